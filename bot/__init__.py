@@ -1,0 +1,1 @@
+"""dicebot: a self-hosted Discord bot for dice games played in server channels."""
