@@ -1,0 +1,112 @@
+"""The bot itself: a ``commands.Bot`` that opens storage, loads the game cogs and syncs commands."""
+
+from __future__ import annotations
+
+import logging
+import random
+import time
+from collections.abc import Callable
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.engine.core import secure_rng
+from bot.i18n import CatalogueTranslator, t
+from bot.play.components import GameComponent
+from bot.play.scheduler import DeadlineScheduler
+from bot.play.service import GameService
+from bot.settings import Settings
+from bot.storage import Database, GamesRepository, ResultsRepository
+
+log = logging.getLogger(__name__)
+
+#: Every extension the bot loads; a new game is one more line here.
+EXTENSIONS: tuple[str, ...] = (
+    "cogs.help",
+    "cogs.kniffel",
+    "cogs.dicepoker",
+    "cogs.knister",
+    "cogs.tutto",
+    "cogs.leaderboard",
+)
+
+
+class DiceBot(commands.Bot):
+    """Holds the storage, the game service and the deadline scheduler for the cogs."""
+
+    db: Database
+    games: GamesRepository
+    results: ResultsRepository
+    service: GameService
+    scheduler: DeadlineScheduler
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        extensions: tuple[str, ...] = EXTENSIONS,
+        rng: Callable[[], random.Random] = secure_rng,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        intents = discord.Intents.none()
+        intents.guilds = True
+        super().__init__(
+            command_prefix=commands.when_mentioned,
+            intents=intents,
+            help_command=None,
+            allowed_mentions=discord.AllowedMentions(everyone=False, roles=False, users=True),
+        )
+        self.settings = settings
+        self._extensions = extensions
+        self._rng = rng
+        self._clock = clock
+        self.tree.on_error = self._on_app_command_error
+
+    async def setup_hook(self) -> None:
+        self.db = await Database.open(self.settings.database_path)
+        self.games = GamesRepository(self.db)
+        self.results = ResultsRepository(self.db)
+        self.service = GameService(self, self.games, {}, rng=self._rng, clock=self._clock)
+        self.scheduler = DeadlineScheduler(self.games, self.service.on_deadline, clock=self._clock)
+        self.service.on_saved = lambda record: self.scheduler.wake()
+        self.add_dynamic_items(GameComponent)
+        await self.tree.set_translator(CatalogueTranslator())
+        for extension in self._extensions:
+            await self.load_extension(extension)
+        await self._sync_commands()
+        self.scheduler.start()
+
+    async def _sync_commands(self) -> None:
+        guild_id = self.settings.dev_guild_id
+        if guild_id is None:
+            synced = await self.tree.sync()
+        else:
+            guild = discord.Object(guild_id)
+            self.tree.copy_global_to(guild=guild)
+            synced = await self.tree.sync(guild=guild)
+        log.info("synced %d commands%s", len(synced), f" to guild {guild_id}" if guild_id else " globally")
+
+    async def close(self) -> None:
+        """Stop firing deadlines, disconnect, then close the database after the last write finished."""
+        if hasattr(self, "scheduler"):
+            await self.scheduler.stop()
+        await super().close()
+        if hasattr(self, "db"):
+            await self.db.close()
+
+    async def _on_app_command_error(
+        self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError
+    ) -> None:
+        log.error("command %s failed", interaction.command and interaction.command.qualified_name, exc_info=error)
+        text = t("play.unexpected_error", interaction.locale)
+        if interaction.response.is_done():
+            await interaction.followup.send(text, ephemeral=True)
+        else:
+            await interaction.response.send_message(text, ephemeral=True)
+
+
+def create_bot(settings: Settings, **options: Any) -> DiceBot:
+    """The app factory: tests pass a seeded ``rng``, a fake ``clock`` or fewer ``extensions``."""
+    return DiceBot(settings, **options)

@@ -1,0 +1,64 @@
+"""The command group every game shares: ``/<game> leave``, ``/<game> end`` and ``/<game> rules``.
+
+A game's cog subclasses :class:`GameCog` with ``group_name=`` and adds its own ``start`` (whose options differ
+per game) and any private views; the shared commands come from here, written once.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import discord
+from discord import app_commands
+from discord.app_commands import locale_str as _
+from discord.ext import commands
+
+from bot.play.spec import GameSpec
+from bot.ui import rules as rules_ui
+
+if TYPE_CHECKING:
+    from bot.app import DiceBot
+
+
+class GameCog(commands.GroupCog):
+    """Base for game cogs; ``spec`` is registered with the game service when the cog loads."""
+
+    spec: ClassVar[GameSpec]
+
+    def __init__(self, bot: DiceBot) -> None:
+        self.bot = bot
+        super().__init__()
+
+    async def cog_load(self) -> None:
+        self.bot.service.specs[self.spec.kind] = self.spec
+
+    async def cog_unload(self) -> None:
+        self.bot.service.specs.pop(self.spec.kind, None)
+
+    async def open(self, interaction: discord.Interaction[Any], variant: str, options: dict[str, Any]) -> None:
+        """Post the lobby of a new game (called by each game's ``start`` command)."""
+        await self.bot.service.open_lobby(interaction, self.spec, variant, options)
+
+    @app_commands.command(
+        name=_("leave", key="cmd.leave.name"),
+        description=_("Leave the game in this channel", key="cmd.leave.description"),
+    )
+    async def leave(self, interaction: discord.Interaction[Any]) -> None:
+        await self.bot.service.leave(interaction, self.spec)
+
+    @app_commands.command(
+        name=_("end", key="cmd.end.name"),
+        description=_(
+            "End the game in this channel (host or Manage Messages); it is not counted", key="cmd.end.description"
+        ),
+    )
+    async def end(self, interaction: discord.Interaction[Any]) -> None:
+        await self.bot.service.end(interaction, self.spec)
+
+    @app_commands.command(
+        name=_("rules", key="cmd.rules.name"), description=_("Show the rules of this game", key="cmd.rules.description")
+    )
+    async def rules(self, interaction: discord.Interaction[Any]) -> None:
+        await interaction.response.send_message(
+            embed=rules_ui.render(self.spec.kind, str(interaction.locale)), ephemeral=True
+        )

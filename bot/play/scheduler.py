@@ -1,0 +1,78 @@
+"""One task that fires stored deadlines (turn timeouts, lobby expiry), surviving restarts.
+
+Deadlines live in the games table; this task only sleeps until the earliest one, so after a restart it
+simply picks up where the database says. A save that sets an earlier deadline calls :meth:`wake`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Awaitable, Callable
+
+from bot.storage import GamesRepository
+
+log = logging.getLogger(__name__)
+
+#: Re-check at least this often, so a clock jump or a missed wake-up costs at most this delay.
+MAX_SLEEP = 30.0
+#: A deadline whose handler failed is retried after this pause instead of in a tight loop.
+RETRY_AFTER_FAILURE = 5.0
+
+
+class DeadlineScheduler:
+    def __init__(
+        self,
+        games: GamesRepository,
+        fire: Callable[[int], Awaitable[None]],
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._games = games
+        self._fire = fire
+        self._clock = clock
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.create_task(self._run(), name="dicebot-deadlines")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+
+    def wake(self) -> None:
+        """Re-read the next deadline now (one was added or moved)."""
+        self._wake.set()
+
+    async def _run(self) -> None:
+        while True:
+            failed = True
+            upcoming = None
+            try:
+                failed = await self.run_due()
+                upcoming = await self._games.next_deadline()
+            except Exception:
+                log.exception("deadline check failed")
+            delay = MAX_SLEEP if upcoming is None else min(MAX_SLEEP, max(0.0, upcoming - self._clock()))
+            if failed:
+                delay = max(delay, RETRY_AFTER_FAILURE)
+            self._wake.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), timeout=delay)
+
+    async def run_due(self) -> bool:
+        """Fire every deadline that has passed; one failing game never blocks the others. True if one failed."""
+        failed = False
+        for game_id in await self._games.due(self._clock()):
+            try:
+                await self._fire(game_id)
+            except Exception:
+                failed = True
+                log.exception("deadline of game %s failed", game_id)
+        return failed

@@ -1,0 +1,85 @@
+"""Runtime configuration from the environment and ``.env``, validated once at start-up."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+SQLITE_PREFIX = "sqlite:///"
+
+#: How to fix each setting, shown when its value is missing or invalid.
+FIX_HINTS: dict[str, str] = {
+    "discord_token": "set it to your bot token from the Discord developer portal (see .env.example)",
+    "database_url": "use sqlite:///relative/path.sqlite3 or sqlite:////absolute/path.sqlite3",
+    "dev_guild_id": "use the numeric id of your test server, or leave it empty",
+    "log_level": "use one of DEBUG, INFO, WARNING, ERROR, CRITICAL",
+    "discord_api_base": "use an http(s) URL such as http://127.0.0.1:8080/api/v10, or leave it empty",
+    "discord_gateway_url": "use a ws(s) URL such as ws://127.0.0.1:8080/gateway, or leave it empty",
+}
+
+
+class Settings(BaseSettings):
+    """Everything an admin can configure; names match the environment variables in upper case."""
+
+    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
+
+    discord_token: SecretStr = Field(min_length=1)
+    database_url: str = "sqlite:///data/dicebot.sqlite3"
+    dev_guild_id: int | None = None
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = "INFO"
+    discord_api_base: str | None = None
+    discord_gateway_url: str | None = None
+
+    @field_validator("dev_guild_id", "discord_api_base", "discord_gateway_url", mode="before")
+    @classmethod
+    def _empty_is_unset(cls, value: object) -> object:
+        """An empty line in .env (``DEV_GUILD_ID=``) means "not set", as admins expect."""
+        return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _upper_log_level(cls, value: object) -> object:
+        return value.strip().upper() if isinstance(value, str) else value
+
+    @field_validator("database_url")
+    @classmethod
+    def _sqlite_url(cls, value: str) -> str:
+        if not value.startswith(SQLITE_PREFIX) or len(value) == len(SQLITE_PREFIX):
+            raise ValueError("must start with sqlite:/// followed by a file path")
+        return value
+
+    @field_validator("discord_api_base")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("http://", "https://")):
+            raise ValueError("must be an http:// or https:// URL")
+        return value
+
+    @field_validator("discord_gateway_url")
+    @classmethod
+    def _ws_url(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("ws://", "wss://")):
+            raise ValueError("must be a ws:// or wss:// URL")
+        return value
+
+    @property
+    def database_path(self) -> Path:
+        """The SQLite file named by ``DATABASE_URL`` (relative paths are relative to the working directory)."""
+        return Path(self.database_url[len(SQLITE_PREFIX) :])
+
+
+def describe_error(error: ValidationError) -> str:
+    """One line naming every bad variable and how to fix it, never echoing a secret value."""
+    parts = []
+    for item in error.errors():
+        field = str(item["loc"][0]) if item["loc"] else "settings"
+        variable = field.upper()
+        problem = "is missing" if item["type"] == "missing" else f"is invalid ({item['msg']})"
+        if field == "discord_token" and item["type"] != "missing":
+            problem = "is empty"
+        hint = FIX_HINTS.get(field, "check its value")
+        parts.append(f"{variable} {problem}: {hint}")
+    return "; ".join(parts)
