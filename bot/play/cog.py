@@ -6,6 +6,7 @@ per game) and any private views; the shared commands come from here, written onc
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import discord
@@ -13,6 +14,7 @@ from discord import app_commands
 from discord.app_commands import locale_str as _
 from discord.ext import commands
 
+from bot.play.components import Click
 from bot.play.spec import GameSpec
 from bot.ui import rules as rules_ui
 
@@ -62,3 +64,26 @@ class GameCog(commands.GroupCog):
         await interaction.response.send_message(
             embed=rules_ui.render(self.spec.kind, str(interaction.locale)), ephemeral=True
         )
+
+
+class ScorecardGameCog(GameCog):
+    """A five-dice game (Kniffel, dice poker): adds ``/<game> scorecard [player]``."""
+
+    @app_commands.command(
+        name=_("scorecard", key="cmd.scorecard.name"),
+        description=_("Show a scorecard, only to you", key="cmd.scorecard.description"),
+    )
+    @app_commands.describe(player=_("Whose card (default: yours)", key="cmd.scorecard.player"))
+    async def scorecard(self, interaction: discord.Interaction[Any], player: discord.User | None = None) -> None:
+        await self.bot.service.private(interaction, self.spec, "card", player)
+
+
+def dice_action(engine: Any, click: Click, score: Callable[[str], Any]) -> Any:
+    """The click → action mapping of the five-dice games: roll, hold a die, or score the selected option."""
+    if click.action == "roll":
+        return engine.Roll()
+    if click.action == "hold":
+        return engine.ToggleHold(index=int(click.arg))
+    if click.action == "score":
+        return score(click.values[0])
+    raise KeyError(click.action)

@@ -287,7 +287,7 @@ class GameService:
             seat = seats[int(player)]
             seat = replace(seat, timeouts=seat.timeouts + 1)
             announcements.append(t("play.timed_out", record.locale, name=seat.display_name))
-            if seat.timeouts >= MAX_TIMEOUTS and seat.status == "active":
+            if seat.timeouts >= MAX_TIMEOUTS and seat.status == "active" and not engine.is_over(state):
                 seat = replace(seat, status="removed")
                 state = engine.leave(state, player)
                 events.extend(state.events)

@@ -1,0 +1,509 @@
+"""Russian dice poker (RULES.md §2): row scoring, first-roll doubling, settlement and the game state machine."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+from typing import Annotated, Any, Literal, get_args
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from bot.engine.core import (
+    BoxFilled,
+    BoxNotAllowed,
+    Event,
+    GameError,
+    GameOver,
+    GameState,
+    IllegalAction,
+    MustRollFirst,
+    NoRollsLeft,
+    NotAPlayer,
+    NotYourTurn,
+    PlayerResult,
+    competition_ranks,
+    counts,
+    roll,
+    validate_dice,
+)
+
+RowId = Literal[
+    "ones",
+    "twos",
+    "threes",
+    "fours",
+    "fives",
+    "sixes",
+    "pair",
+    "two_pairs",
+    "three_of_a_kind",
+    "small_straight",
+    "large_straight",
+    "full_house",
+    "four_of_a_kind",
+    "poker",
+    "chance",
+]
+
+ROWS: tuple[str, ...] = get_args(RowId)
+UPPER: tuple[str, ...] = ROWS[:6]
+LOWER: tuple[str, ...] = ROWS[6:]
+
+DICE = 5
+ROLLS = 3
+TURNS = 15
+UPPER_TURNS = 6
+UPPER_BONUS = 50
+POKER_BONUS = 50
+
+
+# --------------------------------------------------------------------------------------------------
+# Scoring (the RULES.md §5 contract)
+
+
+class CardTotals(BaseModel):
+    """The sums a scorecard shows at its foot, so the UI and ``total`` agree on one computation."""
+
+    model_config = ConfigDict(frozen=True)
+
+    upper: int
+    upper_bonus: int
+    lower: int
+    total: int
+
+
+def _check_row(row: str) -> None:
+    if row not in ROWS:
+        raise ValueError(f"unknown row {row!r}; expected one of {', '.join(ROWS)}")
+
+
+def _base(faces: Sequence[int], row: str) -> int | None:
+    """Points of a lower row before doubling and the poker bonus; None when the combination is missing."""
+    c = counts(faces)
+    shape = sorted(c.values())
+    if row == "pair":
+        pairs = [face for face, n in c.items() if n >= 2]
+        return 2 * max(pairs) if pairs else None
+    if row == "two_pairs":
+        pairs = [face for face, n in c.items() if n >= 2]
+        return 2 * sum(pairs) if len(pairs) == 2 else None
+    if row == "three_of_a_kind":
+        triples = [face for face, n in c.items() if n >= 3]
+        return 3 * triples[0] if triples else None
+    if row == "small_straight":
+        return 15 if set(faces) == {1, 2, 3, 4, 5} else None
+    if row == "large_straight":
+        return 20 if set(faces) == {2, 3, 4, 5, 6} else None
+    if row == "full_house":
+        return sum(faces) if shape == [2, 3] else None
+    if row == "four_of_a_kind":
+        quads = [face for face, n in c.items() if n >= 4]
+        return 4 * quads[0] if quads else None
+    if row == "poker":
+        return 5 * faces[0] if shape == [5] else None
+    return sum(faces)
+
+
+def score(dice: Sequence[int], row: str, first_roll: bool = False) -> int | None:
+    """Points ``row`` would get for these dice; None when the row's combination is missing.
+
+    Upper rows always take the dice: ``(c[f] - 3) * f``, never doubled. A lower row other than ``chance``
+    scored with the dice of the first roll counts double; the poker +50 is added after doubling.
+    """
+    faces = validate_dice(dice, DICE)
+    _check_row(row)
+    if row in UPPER:
+        face = UPPER.index(row) + 1
+        return (counts(faces)[face] - 3) * face
+    base = _base(faces, row)
+    if base is None:
+        return None
+    points = 2 * base if first_roll and row != "chance" else base
+    return points + POKER_BONUS if row == "poker" else points
+
+
+def row_options(
+    dice: Sequence[int], scorecard: Mapping[str, int], turn: int, first_roll: bool = False
+) -> dict[str, int]:
+    """The open rows of the part that ``turn`` (1..15) belongs to which accept these dice, with their points."""
+    if not 1 <= turn <= TURNS:
+        raise ValueError(f"turn is 1..{TURNS}, got {turn}")
+    for row in scorecard:
+        _check_row(row)
+    part = UPPER if turn <= UPPER_TURNS else LOWER
+    options: dict[str, int] = {}
+    for row in part:
+        if row not in scorecard:
+            points = score(dice, row, first_roll)
+            if points is not None:
+                options[row] = points
+    return options
+
+
+def card_breakdown(scorecard: Mapping[str, int]) -> CardTotals:
+    """Upper sum U, its bonus (+50 once all six upper rows are filled and U >= 0), lower sum and total."""
+    for row in scorecard:
+        _check_row(row)
+    upper = sum(points for row, points in scorecard.items() if row in UPPER)
+    lower = sum(points for row, points in scorecard.items() if row in LOWER)
+    complete = all(row in scorecard for row in UPPER)
+    bonus = UPPER_BONUS if complete and upper >= 0 else 0
+    return CardTotals(upper=upper, upper_bonus=bonus, lower=lower, total=upper + bonus + lower)
+
+
+def total(scorecard: Mapping[str, int]) -> int:
+    """U + bonus (when all six upper rows are filled and U >= 0) + the part-2 rows."""
+    return card_breakdown(scorecard).total
+
+
+def settlement(totals: Sequence[int]) -> list[Fraction]:
+    """Each player's total minus the average, exactly; the results always sum to zero."""
+    for value in totals:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(f"a total is an int, got {value!r}")
+    if not totals:
+        return []
+    average = Fraction(sum(totals), len(totals))
+    return [value - average for value in totals]
+
+
+# --------------------------------------------------------------------------------------------------
+# Actions
+
+
+class Roll(BaseModel):
+    """Roll all five dice (first roll) or every die not held (rerolls)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["roll"] = "roll"
+
+
+class ToggleHold(BaseModel):
+    """Keep or release one die (0..4) between rolls."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["toggle_hold"] = "toggle_hold"
+    index: int = Field(ge=0, lt=DICE)
+
+
+class Score(BaseModel):
+    """Write the current dice into a row of the current part, ending the turn."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["score"] = "score"
+    row: RowId
+
+
+class Pass(BaseModel):
+    """End the turn without writing anything: legal only when no open row of the current part fits."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["pass"] = "pass"
+
+
+Action = Annotated[Roll | ToggleHold | Score | Pass, Field(discriminator="kind")]
+_ACTION_ADAPTER: TypeAdapter[Action] = TypeAdapter(Action)
+
+
+def parse_action(data: dict[str, Any]) -> Action:
+    """Build an action from its JSON form (``{"kind": "score", "row": "poker"}``); ``ValueError`` if invalid."""
+    return _ACTION_ADAPTER.validate_python(data)
+
+
+# --------------------------------------------------------------------------------------------------
+# State
+
+
+class State(GameState):
+    """A dice poker game: ``players`` is the shuffled seat order; cards stay when a player leaves.
+
+    ``turns`` counts finished turns (scored or passed); the running turn is ``turns + 1`` and decides the part.
+    ``dashes`` lists the rows that were still empty after a player's 15th turn and now hold a 0.
+    """
+
+    current: int = 0
+    dice: list[int] = Field(default_factory=list)
+    held: list[bool] = Field(default_factory=lambda: [False] * DICE)
+    rolls: int = 0
+    cards: dict[str, dict[RowId, int]]
+    dashes: dict[str, list[RowId]]
+    turns: dict[str, int]
+    left: list[str] = Field(default_factory=list)
+    over: bool = False
+
+    @property
+    def current_player(self) -> str:
+        """Whose turn it is (meaningless once the game is over)."""
+        return self.players[self.current]
+
+    @property
+    def turn(self) -> int:
+        """The current player's running turn number, 1..15."""
+        return self.turns[self.current_player] + 1
+
+    @property
+    def part(self) -> int:
+        """1 while the upper rows are played (turns 1..6), 2 for the lower rows (turns 7..15)."""
+        return 1 if self.turn <= UPPER_TURNS else 2
+
+    @property
+    def first_roll(self) -> bool:
+        """True while the dice are those of roll 1: a reroll needs at least one die, so no die was rerolled."""
+        return self.rolls == 1
+
+
+def new_game(players: Sequence[str], rng: random.Random) -> State:
+    """Start a game in a random seat order (``rng.shuffle`` of the players), announced as an event."""
+    seats = list(players)
+    if not seats:
+        raise ValueError("a game needs at least one player")
+    if len(set(seats)) != len(seats):
+        raise ValueError("player ids must be unique")
+    rng.shuffle(seats)
+    return State(
+        players=seats,
+        cards={player: {} for player in seats},
+        dashes={player: [] for player in seats},
+        turns=dict.fromkeys(seats, 0),
+        events=[
+            Event(key="dicepoker.order", params={"players": list(seats)}),
+            Event(key="dicepoker.turn", params={"player": seats[0], "turn": 1, "part": 1}),
+        ],
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# Transitions
+
+
+def _check_turn(state: State, player: str) -> None:
+    if state.over:
+        raise GameOver()
+    if player not in state.players or player in state.left:
+        raise NotAPlayer(player=player)
+    if player != state.current_player:
+        raise NotYourTurn(player=state.current_player)
+
+
+def _options(state: State) -> dict[str, int]:
+    return row_options(state.dice, state.cards[state.current_player], state.turn, state.first_roll)
+
+
+def _check_roll(state: State) -> None:
+    if state.rolls >= ROLLS:
+        raise NoRollsLeft()
+    if state.rolls > 0 and all(state.held):
+        raise IllegalAction("a reroll needs at least one die that is not held")
+
+
+def _check_hold(state: State) -> None:
+    if state.rolls == 0:
+        raise MustRollFirst()
+    if state.rolls >= ROLLS:
+        raise NoRollsLeft()
+
+
+def _check_score(state: State, row: str) -> int:
+    """The points ``row`` gets now, or the reason it cannot be chosen."""
+    if state.rolls == 0:
+        raise MustRollFirst()
+    if row in state.cards[state.current_player]:
+        raise BoxFilled(box=row)
+    options = _options(state)
+    if row not in options:
+        raise BoxNotAllowed(box=row)
+    return options[row]
+
+
+def _check_pass(state: State) -> None:
+    if state.rolls == 0:
+        raise MustRollFirst()
+    if _options(state):
+        raise IllegalAction("a row still accepts these dice, so passing is not allowed")
+
+
+def _next_player(state: State) -> int | None:
+    """Seat of the next player still in the game with turns left, searching from the seat after the current."""
+    seats = len(state.players)
+    for step in range(1, seats + 1):
+        seat = (state.current + step) % seats
+        player = state.players[seat]
+        if player not in state.left and state.turns[player] < TURNS:
+            return seat
+    return None
+
+
+def _finish_turn(state: State, player: str) -> None:
+    """Count the turn; after the 15th, the player's empty rows get their dashes (worth 0)."""
+    state.turns[player] += 1
+    if state.turns[player] == TURNS:
+        card = state.cards[player]
+        for row in ROWS:
+            if row not in card:
+                card[row] = 0
+                state.dashes[player].append(row)
+    _end_turn(state)
+
+
+def _end_turn(state: State) -> None:
+    """Clear the dice and hand the turn on, or finish the game when nobody has a turn left."""
+    state.dice = []
+    state.held = [False] * DICE
+    state.rolls = 0
+    seat = _next_player(state)
+    if seat is None:
+        state.over = True
+        winners = [result.player for result in results(state) if result.won]
+        state.events.append(Event(key="game.over", params={"winners": winners}))
+        return
+    state.current = seat
+    state.events.append(
+        Event(
+            key="dicepoker.turn",
+            params={"player": state.current_player, "turn": state.turn, "part": state.part},
+        )
+    )
+
+
+def apply(state: State, player: str, action: Action, rng: random.Random) -> State:
+    """Apply one player's action and return the new state; the given state is never changed.
+
+    Every check runs before the copy is made, so an illegal action raises a ``GameError`` with no side effect.
+    """
+    _check_turn(state, player)
+    if isinstance(action, Roll):
+        _check_roll(state)
+        nxt = state.successor()
+        if nxt.rolls == 0:
+            nxt.dice = roll(rng, DICE)
+        else:
+            fresh = iter(roll(rng, nxt.held.count(False)))
+            nxt.dice = [die if keep else next(fresh) for die, keep in zip(nxt.dice, nxt.held, strict=True)]
+        nxt.rolls += 1
+        nxt.events.append(
+            Event(key="dicepoker.rolled", params={"player": player, "dice": list(nxt.dice), "roll": nxt.rolls})
+        )
+        return nxt
+    if isinstance(action, ToggleHold):
+        _check_hold(state)
+        nxt = state.successor()
+        nxt.held[action.index] = not nxt.held[action.index]
+        return nxt
+    if isinstance(action, Score):
+        points = _check_score(state, action.row)
+        doubled = state.first_roll and action.row in LOWER and action.row != "chance"
+        nxt = state.successor()
+        nxt.cards[player][action.row] = points
+        nxt.events.append(
+            Event(
+                key="dicepoker.scored",
+                params={
+                    "player": player,
+                    "row": action.row,
+                    "points": points,
+                    "doubled": doubled,
+                    "dice": list(nxt.dice),
+                },
+            )
+        )
+        _finish_turn(nxt, player)
+        return nxt
+    if isinstance(action, Pass):
+        _check_pass(state)
+        nxt = state.successor()
+        nxt.events.append(Event(key="dicepoker.passed", params={"player": player, "dice": list(nxt.dice)}))
+        _finish_turn(nxt, player)
+        return nxt
+    raise IllegalAction(f"not a dice poker action: {action!r}")
+
+
+def legal_actions(state: State, player: str) -> list[Action]:
+    """Every action ``apply`` accepts from ``player`` now: roll, hold toggles, fitting rows or a pass."""
+    try:
+        _check_turn(state, player)
+    except GameError:
+        return []
+    actions: list[Action] = []
+    if state.rolls < ROLLS and not (state.rolls > 0 and all(state.held)):
+        actions.append(Roll())
+    if 0 < state.rolls < ROLLS:
+        actions.extend(ToggleHold(index=index) for index in range(DICE))
+    if state.rolls > 0:
+        options = _options(state)
+        actions.extend(Score(row=row) for row in options)
+        if not options:
+            actions.append(Pass())
+    return actions
+
+
+def to_act(state: State) -> list[str]:
+    """The player whose turn it is, or nobody once the game is over."""
+    return [] if state.over else [state.current_player]
+
+
+def leave(state: State, player: str) -> State:
+    """Take ``player`` out of the game: their card stays as it is, they are skipped, their turn passes on."""
+    if state.over:
+        raise GameOver()
+    if player not in state.players or player in state.left:
+        raise NotAPlayer(player=player)
+    nxt = state.successor()
+    nxt.left.append(player)
+    nxt.events.append(Event(key="game.left", params={"player": player}))
+    if player == nxt.current_player:
+        _end_turn(nxt)
+    return nxt
+
+
+def timeout_action(state: State, player: str) -> Action:
+    """What the bot plays for an idle player: roll if they have not, else the best fitting row, else pass.
+
+    Ties go to the row that comes first on the card, so the choice is deterministic.
+    """
+    _check_turn(state, player)
+    if state.rolls == 0:
+        return Roll()
+    options = _options(state)
+    if not options:
+        return Pass()
+    return Score(row=max(options, key=lambda row: options[row]))
+
+
+def is_over(state: State) -> bool:
+    """True once every remaining player has played 15 turns, or nobody is left."""
+    return state.over
+
+
+def card_totals(state: State, player: str) -> CardTotals:
+    """Upper sum, upper bonus, lower sum and total of one player's card."""
+    if player not in state.players:
+        raise NotAPlayer(player=player)
+    return card_breakdown(state.cards[player])
+
+
+def settlements(state: State) -> dict[str, Fraction]:
+    """Every player's exact settlement (total minus the average), in seat order."""
+    totals = [card_totals(state, player).total for player in state.players]
+    return dict(zip(state.players, settlement(totals), strict=True))
+
+
+def results(state: State) -> list[PlayerResult]:
+    """One line per player in seat order (those who left included, with their card as it stands)."""
+    totals = [card_totals(state, player).total for player in state.players]
+    ranks = competition_ranks(totals)
+    shares = settlement(totals)
+    return [
+        PlayerResult(
+            player=player,
+            score=value,
+            rank=rank,
+            won=rank == 1,
+            counters={"settlement": round(float(share), 2)},
+        )
+        for player, value, rank, share in zip(state.players, totals, ranks, shares, strict=True)
+    ]

@@ -1,0 +1,498 @@
+"""Kniffel and its "classic" variant (RULES.md §1): box scoring, the forced joker and the game state machine."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import Annotated, Any, Literal, get_args
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from bot.engine.core import (
+    BoxFilled,
+    BoxNotAllowed,
+    Event,
+    GameError,
+    GameOver,
+    GameState,
+    IllegalAction,
+    MustRollFirst,
+    NoRollsLeft,
+    NotAPlayer,
+    NotYourTurn,
+    PlayerResult,
+    competition_ranks,
+    counts,
+    roll,
+    validate_dice,
+)
+
+Ruleset = Literal["kniffel", "classic"]
+BoxId = Literal[
+    "ones",
+    "twos",
+    "threes",
+    "fours",
+    "fives",
+    "sixes",
+    "three_of_a_kind",
+    "four_of_a_kind",
+    "full_house",
+    "small_straight",
+    "large_straight",
+    "kniffel",
+    "chance",
+]
+
+RULESETS: tuple[str, ...] = get_args(Ruleset)
+BOXES: tuple[str, ...] = get_args(BoxId)
+UPPER: tuple[str, ...] = BOXES[:6]
+LOWER: tuple[str, ...] = BOXES[6:]
+
+DICE = 5
+ROLLS = 3
+TURNS = 13
+UPPER_BONUS = 35
+UPPER_BONUS_THRESHOLD = 63
+KNIFFEL_POINTS = 50
+EXTRA_KNIFFEL_BONUS = 100
+
+_FIXED_POINTS = {"full_house": 25, "small_straight": 30, "large_straight": 40}
+_SMALL_STRAIGHTS = ({1, 2, 3, 4}, {2, 3, 4, 5}, {3, 4, 5, 6})
+_LARGE_STRAIGHTS = ({1, 2, 3, 4, 5}, {2, 3, 4, 5, 6})
+
+
+# --------------------------------------------------------------------------------------------------
+# Scoring (the RULES.md §5 contract)
+
+
+class CardTotals(BaseModel):
+    """The sums a scorecard shows at its foot, so the UI and ``total`` agree on one computation."""
+
+    model_config = ConfigDict(frozen=True)
+
+    upper: int
+    upper_bonus: int
+    lower: int
+    extra_bonus: int
+    total: int
+
+
+def _check_ruleset(ruleset: str) -> None:
+    if ruleset not in RULESETS:
+        raise ValueError(f"unknown ruleset {ruleset!r}; expected one of {', '.join(RULESETS)}")
+
+
+def _check_card(scorecard: Mapping[str, int]) -> None:
+    for box in scorecard:
+        if box not in BOXES:
+            raise ValueError(f"unknown box {box!r}; expected one of {', '.join(BOXES)}")
+
+
+def _is_kniffel(faces: Sequence[int]) -> bool:
+    return len(set(faces)) == 1
+
+
+def _points(faces: Sequence[int], box: str) -> int:
+    """What the box's own condition gives these dice, ignoring the joker."""
+    c = counts(faces)
+    shape = sorted(c.values())
+    if box in UPPER:
+        face = UPPER.index(box) + 1
+        return face * c[face]
+    if box == "three_of_a_kind":
+        return sum(faces) if shape[-1] >= 3 else 0
+    if box == "four_of_a_kind":
+        return sum(faces) if shape[-1] >= 4 else 0
+    if box == "full_house":
+        return 25 if shape == [2, 3] else 0
+    if box == "small_straight":
+        return 30 if any(s <= set(faces) for s in _SMALL_STRAIGHTS) else 0
+    if box == "large_straight":
+        return 40 if set(faces) in _LARGE_STRAIGHTS else 0
+    if box == "kniffel":
+        return KNIFFEL_POINTS if shape == [5] else 0
+    return sum(faces)
+
+
+def score_options(dice: Sequence[int], scorecard: Mapping[str, int], ruleset: str = "kniffel") -> dict[str, int]:
+    """Every box the player may write these dice into now, mapped to the points written there, in card order.
+
+    Under the ``kniffel`` ruleset a five of a kind with the ``kniffel`` box already filled is a joker and the
+    choice is forced: the matching upper box if open, else any open lower box at joker value, else a 0 in an
+    open upper box. An empty dict means the card is full.
+    """
+    faces = validate_dice(dice, DICE)
+    _check_ruleset(ruleset)
+    _check_card(scorecard)
+    open_boxes = [box for box in BOXES if box not in scorecard]
+    if ruleset == "kniffel" and _is_kniffel(faces) and "kniffel" in scorecard:
+        upper = UPPER[faces[0] - 1]
+        if upper not in scorecard:
+            return {upper: _points(faces, upper)}
+        open_lower = [box for box in open_boxes if box in LOWER]
+        if open_lower:
+            return {box: _FIXED_POINTS.get(box, sum(faces)) for box in open_lower}
+        return dict.fromkeys(open_boxes, 0)
+    return {box: _points(faces, box) for box in open_boxes}
+
+
+def extra_bonus(dice: Sequence[int], scorecard: Mapping[str, int], ruleset: str = "kniffel") -> int:
+    """The +100 an extra Kniffel earns when scored now (``kniffel`` ruleset, ``kniffel`` box holding 50).
+
+    A full card cannot take the dice, so it earns nothing.
+    """
+    faces = validate_dice(dice, DICE)
+    _check_ruleset(ruleset)
+    _check_card(scorecard)
+    if (
+        ruleset == "kniffel"
+        and _is_kniffel(faces)
+        and scorecard.get("kniffel") == KNIFFEL_POINTS
+        and len(scorecard) < len(BOXES)
+    ):
+        return EXTRA_KNIFFEL_BONUS
+    return 0
+
+
+def card_breakdown(scorecard: Mapping[str, int], bonus: int = 0, ruleset: str = "kniffel") -> CardTotals:
+    """Upper sum, upper bonus, lower sum, extra bonus and total of a (possibly partial) scorecard."""
+    _check_ruleset(ruleset)
+    _check_card(scorecard)
+    upper = sum(points for box, points in scorecard.items() if box in UPPER)
+    lower = sum(points for box, points in scorecard.items() if box in LOWER)
+    upper_bonus = UPPER_BONUS if ruleset == "kniffel" and upper >= UPPER_BONUS_THRESHOLD else 0
+    return CardTotals(
+        upper=upper,
+        upper_bonus=upper_bonus,
+        lower=lower,
+        extra_bonus=bonus,
+        total=upper + upper_bonus + lower + bonus,
+    )
+
+
+def total(scorecard: Mapping[str, int], bonus: int = 0, ruleset: str = "kniffel") -> int:
+    """Final total: upper sum + upper bonus (``kniffel`` ruleset, upper sum >= 63) + lower sum + ``bonus``.
+
+    ``bonus`` is the sum of the player's extra-Kniffel bonuses, which the scorecard itself does not hold.
+    """
+    return card_breakdown(scorecard, bonus, ruleset).total
+
+
+# --------------------------------------------------------------------------------------------------
+# Actions
+
+
+class Roll(BaseModel):
+    """Roll all five dice (first roll) or every die not held (rerolls)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["roll"] = "roll"
+
+
+class ToggleHold(BaseModel):
+    """Keep or release one die (0..4) between rolls."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["toggle_hold"] = "toggle_hold"
+    index: int = Field(ge=0, lt=DICE)
+
+
+class Score(BaseModel):
+    """Write the current dice into a box, ending the turn."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["score"] = "score"
+    box: BoxId
+
+
+Action = Annotated[Roll | ToggleHold | Score, Field(discriminator="kind")]
+_ACTION_ADAPTER: TypeAdapter[Action] = TypeAdapter(Action)
+
+
+def parse_action(data: dict[str, Any]) -> Action:
+    """Build an action from its JSON form (``{"kind": "score", "box": "chance"}``); ``ValueError`` if invalid."""
+    return _ACTION_ADAPTER.validate_python(data)
+
+
+# --------------------------------------------------------------------------------------------------
+# State
+
+
+class State(GameState):
+    """A Kniffel game: ``players`` is the seat order the roll-off produced; cards stay when a player leaves.
+
+    ``rolloff`` keeps every round of the start roll-off (player -> dice, in rolling order); later rounds hold
+    only the players tied for the highest sum. ``bonuses`` are extra-Kniffel bonuses, ``kniffels`` counts
+    Kniffels scored as 50 plus extra Kniffels (for the leaderboard).
+    """
+
+    ruleset: Ruleset = "kniffel"
+    current: int = 0
+    dice: list[int] = Field(default_factory=list)
+    held: list[bool] = Field(default_factory=lambda: [False] * DICE)
+    rolls: int = 0
+    cards: dict[str, dict[BoxId, int]]
+    bonuses: dict[str, int]
+    kniffels: dict[str, int]
+    turns: dict[str, int]
+    rolloff: list[dict[str, list[int]]] = Field(default_factory=list)
+    left: list[str] = Field(default_factory=list)
+    over: bool = False
+
+    @property
+    def current_player(self) -> str:
+        """Whose turn it is (meaningless once the game is over)."""
+        return self.players[self.current]
+
+
+def _roll_off(players: Sequence[str], rng: random.Random) -> tuple[str, list[dict[str, list[int]]], list[Event]]:
+    """Everyone rolls five dice; the highest sum starts; players tied for it roll again among themselves."""
+    contenders = list(players)
+    rounds: list[dict[str, list[int]]] = []
+    events: list[Event] = []
+    while True:
+        rolls = {player: roll(rng, DICE) for player in contenders}
+        best = max(sum(dice) for dice in rolls.values())
+        contenders = [player for player in contenders if sum(rolls[player]) == best]
+        rounds.append(rolls)
+        events.append(
+            Event(
+                key="kniffel.rolloff",
+                params={
+                    "round": len(rounds),
+                    "rolls": {player: list(dice) for player, dice in rolls.items()},
+                    "highest": list(contenders),
+                },
+            )
+        )
+        if len(contenders) == 1:
+            return contenders[0], rounds, events
+
+
+def new_game(players: Sequence[str], rng: random.Random, ruleset: str = "kniffel") -> State:
+    """Start a game: roll off for the first player (skipped when playing alone), then join order from them."""
+    _check_ruleset(ruleset)
+    joined = list(players)
+    if not joined:
+        raise ValueError("a game needs at least one player")
+    if len(set(joined)) != len(joined):
+        raise ValueError("player ids must be unique")
+    if len(joined) == 1:
+        starter, rounds, events = joined[0], [], []
+    else:
+        starter, rounds, events = _roll_off(joined, rng)
+    start = joined.index(starter)
+    seats = joined[start:] + joined[:start]
+    events.append(Event(key="kniffel.order", params={"players": list(seats)}))
+    events.append(Event(key="kniffel.turn", params={"player": starter, "turn": 1}))
+    return State(
+        ruleset=ruleset,
+        players=seats,
+        cards={player: {} for player in seats},
+        bonuses=dict.fromkeys(seats, 0),
+        kniffels=dict.fromkeys(seats, 0),
+        turns=dict.fromkeys(seats, 0),
+        rolloff=rounds,
+        events=events,
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# Transitions
+
+
+def _check_turn(state: State, player: str) -> None:
+    if state.over:
+        raise GameOver()
+    if player not in state.players or player in state.left:
+        raise NotAPlayer(player=player)
+    if player != state.current_player:
+        raise NotYourTurn(player=state.current_player)
+
+
+def _check_roll(state: State) -> None:
+    if state.rolls >= ROLLS:
+        raise NoRollsLeft()
+    if state.rolls > 0 and all(state.held):
+        raise IllegalAction("a reroll needs at least one die that is not held")
+
+
+def _check_hold(state: State) -> None:
+    if state.rolls == 0:
+        raise MustRollFirst()
+    if state.rolls >= ROLLS:
+        raise NoRollsLeft()
+
+
+def _check_score(state: State, box: str) -> int:
+    """The points ``box`` gets now, or the reason it cannot be chosen."""
+    if state.rolls == 0:
+        raise MustRollFirst()
+    card = state.cards[state.current_player]
+    if box in card:
+        raise BoxFilled(box=box)
+    options = score_options(state.dice, card, state.ruleset)
+    if box not in options:
+        raise BoxNotAllowed(box=box)
+    return options[box]
+
+
+def _next_player(state: State) -> int | None:
+    """Seat of the next player still in the game with turns left, searching from the seat after the current."""
+    seats = len(state.players)
+    for step in range(1, seats + 1):
+        seat = (state.current + step) % seats
+        player = state.players[seat]
+        if player not in state.left and state.turns[player] < TURNS:
+            return seat
+    return None
+
+
+def _end_turn(state: State) -> None:
+    """Clear the dice and hand the turn on, or finish the game when nobody has a turn left."""
+    state.dice = []
+    state.held = [False] * DICE
+    state.rolls = 0
+    seat = _next_player(state)
+    if seat is None:
+        state.over = True
+        winners = [result.player for result in results(state) if result.won]
+        state.events.append(Event(key="game.over", params={"winners": winners}))
+        return
+    state.current = seat
+    player = state.players[seat]
+    state.events.append(Event(key="kniffel.turn", params={"player": player, "turn": state.turns[player] + 1}))
+
+
+def apply(state: State, player: str, action: Action, rng: random.Random) -> State:
+    """Apply one player's action and return the new state; the given state is never changed.
+
+    Every check runs before the copy is made, so an illegal action raises a ``GameError`` with no side effect.
+    """
+    _check_turn(state, player)
+    if isinstance(action, Roll):
+        _check_roll(state)
+        nxt = state.successor()
+        if nxt.rolls == 0:
+            nxt.dice = roll(rng, DICE)
+        else:
+            fresh = iter(roll(rng, nxt.held.count(False)))
+            nxt.dice = [die if keep else next(fresh) for die, keep in zip(nxt.dice, nxt.held, strict=True)]
+        nxt.rolls += 1
+        nxt.events.append(
+            Event(key="kniffel.rolled", params={"player": player, "dice": list(nxt.dice), "roll": nxt.rolls})
+        )
+        return nxt
+    if isinstance(action, ToggleHold):
+        _check_hold(state)
+        nxt = state.successor()
+        nxt.held[action.index] = not nxt.held[action.index]
+        return nxt
+    if isinstance(action, Score):
+        points = _check_score(state, action.box)
+        nxt = state.successor()
+        card = nxt.cards[player]
+        bonus = extra_bonus(nxt.dice, card, nxt.ruleset)
+        if action.box == "kniffel" and points == KNIFFEL_POINTS:
+            nxt.kniffels[player] += 1
+        if bonus:
+            nxt.kniffels[player] += 1
+        card[action.box] = points
+        nxt.bonuses[player] += bonus
+        nxt.turns[player] += 1
+        nxt.events.append(
+            Event(
+                key="kniffel.scored",
+                params={
+                    "player": player,
+                    "box": action.box,
+                    "points": points,
+                    "bonus": bonus,
+                    "dice": list(nxt.dice),
+                },
+            )
+        )
+        _end_turn(nxt)
+        return nxt
+    raise IllegalAction(f"not a Kniffel action: {action!r}")
+
+
+def legal_actions(state: State, player: str) -> list[Action]:
+    """Every action ``apply`` accepts from ``player`` now: roll, hold toggles between rolls, allowed boxes."""
+    try:
+        _check_turn(state, player)
+    except GameError:
+        return []
+    actions: list[Action] = []
+    if state.rolls < ROLLS and not (state.rolls > 0 and all(state.held)):
+        actions.append(Roll())
+    if 0 < state.rolls < ROLLS:
+        actions.extend(ToggleHold(index=index) for index in range(DICE))
+    if state.rolls > 0:
+        options = score_options(state.dice, state.cards[player], state.ruleset)
+        actions.extend(Score(box=box) for box in options)
+    return actions
+
+
+def to_act(state: State) -> list[str]:
+    """The player whose turn it is, or nobody once the game is over."""
+    return [] if state.over else [state.current_player]
+
+
+def leave(state: State, player: str) -> State:
+    """Take ``player`` out of the game: their card stays, they are skipped, their running turn passes on."""
+    if state.over:
+        raise GameOver()
+    if player not in state.players or player in state.left:
+        raise NotAPlayer(player=player)
+    nxt = state.successor()
+    nxt.left.append(player)
+    nxt.events.append(Event(key="game.left", params={"player": player}))
+    if player == nxt.current_player:
+        _end_turn(nxt)
+    return nxt
+
+
+def timeout_action(state: State, player: str) -> Action:
+    """What the bot plays for an idle player: roll if they have not, else the box worth the most points.
+
+    Ties go to the box that comes first on the card, so the choice is deterministic.
+    """
+    _check_turn(state, player)
+    if state.rolls == 0:
+        return Roll()
+    options = score_options(state.dice, state.cards[player], state.ruleset)
+    best = max(options, key=lambda box: options[box])
+    return Score(box=best)
+
+
+def is_over(state: State) -> bool:
+    """True once every remaining player has scored 13 boxes, or nobody is left."""
+    return state.over
+
+
+def card_totals(state: State, player: str) -> CardTotals:
+    """Upper sum, upper bonus, lower sum, extra bonus and total of one player's card."""
+    if player not in state.players:
+        raise NotAPlayer(player=player)
+    return card_breakdown(state.cards[player], state.bonuses[player], state.ruleset)
+
+
+def results(state: State) -> list[PlayerResult]:
+    """One line per player in seat order (those who left included, with their card as it stands)."""
+    totals = [card_totals(state, player) for player in state.players]
+    ranks = competition_ranks([t.total for t in totals])
+    return [
+        PlayerResult(
+            player=player,
+            score=t.total,
+            rank=rank,
+            won=rank == 1,
+            counters={"kniffels": state.kniffels[player], "upper_bonus": int(t.upper_bonus > 0)},
+        )
+        for player, t, rank in zip(state.players, totals, ranks, strict=True)
+    ]

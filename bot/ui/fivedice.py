@@ -1,0 +1,158 @@
+"""The turn message of the five-dice scorecard games (Kniffel, dice poker), written once for both.
+
+A game subclasses :class:`ScorecardUI` and supplies what differs: which boxes may be chosen and how they are
+labelled, the rows of a card, status lines and announcements. Layout on the game message:
+
+- row 0: the five dice (tap to hold; held dice are blue with a lock);
+- row 1: **Roll** (with the roll count) and **Scorecard**;
+- row 2: the **Score…** select listing every allowed box with the points it would give.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import discord
+
+from bot.engine.core import Event
+from bot.i18n import t
+from bot.play.components import custom_id
+from bot.play.spec import Rendered, Table
+from bot.ui.common import COLOUR_OVER, COLOUR_PLAYING, DIE_FACES, faces, mention, monospace_table, shorten
+
+ROLLS = 3
+DICE = 5
+FIELD_LIMIT = 1024
+MEDALS = {1: "🥇", 2: "🥈", 3: "🥉"}
+
+
+class ScorecardUI:
+    """Rendering shared by the five-dice games; subclasses fill in the game-specific parts."""
+
+    kind: str = ""
+    turns: int = 13
+
+    # ------------------------------------------------------------------ game-specific parts
+
+    def choices(self, table: Table) -> list[tuple[str, str, str | None]]:
+        """(label, value, description) for every option of the Score… select now."""
+        raise NotImplementedError
+
+    def card_rows(self, table: Table, player: str) -> list[tuple[str, str]]:
+        """(box label, value) lines of one player's card, sums and bonuses included."""
+        raise NotImplementedError
+
+    def total(self, table: Table, player: str) -> int:
+        raise NotImplementedError
+
+    def status_lines(self, table: Table) -> list[str]:
+        """Extra lines under the dice (the dice poker part, bonus status...)."""
+        return []
+
+    def final_lines(self, table: Table) -> list[str]:
+        """The standings under the final embed's title."""
+        results = {result.player: result for result in self.engine.results(table.state)}
+        lines = []
+        for result in sorted(results.values(), key=lambda r: (r.rank, table.state.players.index(r.player))):
+            medal = MEDALS.get(result.rank, f"{result.rank}.")
+            lines.append(f"{medal} {table.name(result.player)} — **{result.score}**")
+        return lines
+
+    def event_line(self, event: Event, table: Table) -> str | None:
+        """The channel announcement for one engine event, or None to stay quiet."""
+        return None
+
+    @property
+    def engine(self) -> Any:
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ shared rendering
+
+    def render(self, table: Table) -> Rendered:
+        if self.engine.is_over(table.state):
+            return self.render_final(table)
+        return self.render_turn(table)
+
+    def announce(self, table: Table) -> list[str]:
+        lines = []
+        for event in table.state.events:
+            if event.key == "game.left":
+                continue
+            line = self.event_line(event, table)
+            if line:
+                lines.append(line)
+        return lines
+
+    def render_turn(self, table: Table) -> Rendered:
+        state, locale = table.state, table.locale
+        player = state.current_player
+        title = t(f"game.{self.kind}", locale)
+        turn = min(state.turns[player] + 1, self.turns)
+        embed = discord.Embed(
+            title=t("dice.title", locale, game=title, turn=turn, turns=self.turns), colour=COLOUR_PLAYING
+        )
+        lines = [t("dice.turn_of", locale, player=mention(player))]
+        if state.rolls:
+            held = " ".join("🔒" if keep else "▫️" for keep in state.held)
+            lines += [f"# {faces(state.dice)}", held, t("dice.roll_count", locale, roll=state.rolls, rolls=ROLLS)]
+        else:
+            lines.append(t("dice.press_roll", locale))
+        lines += self.status_lines(table)
+        embed.description = "\n".join(lines)
+        standings = [(table.name(p)[:14], str(self.total(table, p))) for p in state.players if p not in state.left]
+        embed.add_field(name=t("dice.totals", locale), value=monospace_table(standings), inline=False)
+        rendered = Rendered(content=t("dice.content", locale, player=mention(player)), embeds=[embed])
+        self._controls(table, rendered)
+        return rendered
+
+    def _controls(self, table: Table, rendered: Rendered) -> None:
+        state, locale, stamp, game = table.state, table.locale, table.stamp, table.game_id
+        layout = rendered.layout
+        can_hold = 0 < state.rolls < ROLLS
+        for index in range(DICE):
+            if state.rolls:
+                held = state.held[index]
+                layout.button(
+                    0,
+                    f"{DIE_FACES[state.dice[index]]} {state.dice[index]}",
+                    custom_id(game, "hold", index, stamp),
+                    style=discord.ButtonStyle.primary if held else discord.ButtonStyle.secondary,
+                    emoji="🔒" if held else None,
+                    disabled=not can_hold,
+                )
+            else:
+                layout.button(0, "·", custom_id(game, "hold", index, stamp), disabled=True)
+        can_roll = state.rolls < ROLLS and not (state.rolls and all(state.held))
+        label = t("dice.roll", locale) if state.rolls == 0 else t("dice.reroll", locale, roll=state.rolls + 1)
+        layout.button(
+            1, label, custom_id(game, "roll", "", stamp), style=discord.ButtonStyle.success, disabled=not can_roll
+        )
+        layout.button(1, t("dice.scorecard", locale), custom_id(game, "card", "", stamp))
+        if state.rolls:
+            choices = self.choices(table)
+            layout.select(2, t("dice.score_placeholder", locale), custom_id(game, "score", "", stamp), choices)
+
+    def render_final(self, table: Table) -> Rendered:
+        state, locale = table.state, table.locale
+        embed = discord.Embed(
+            title=t("dice.final_title", locale, game=t(f"game.{self.kind}", locale)),
+            description="\n".join(self.final_lines(table)),
+            colour=COLOUR_OVER,
+        )
+        for player in state.players:
+            embed.add_field(name=shorten(table.name(player), 256), value=self.card_block(table, player), inline=True)
+        return Rendered(embeds=[embed])
+
+    def card_block(self, table: Table, player: str) -> str:
+        return shorten(monospace_table(self.card_rows(table, player)), FIELD_LIMIT)
+
+    def render_card(self, table: Table, user_id: int, locale: str) -> Rendered:
+        """The ephemeral scorecard of one player."""
+        player = str(user_id)
+        local = Table(table.record, table.state, locale)
+        embed = discord.Embed(
+            title=t("dice.card_title", locale, game=t(f"game.{self.kind}", locale), name=table.name(player)),
+            description=self.card_block(local, player),
+            colour=COLOUR_PLAYING,
+        )
+        return Rendered(embeds=[embed])

@@ -1,0 +1,86 @@
+"""Kniffel's game message, scorecards and announcements."""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from bot.engine import kniffel
+from bot.engine.core import Event
+from bot.i18n import t
+from bot.play.spec import Table
+from bot.ui.common import faces, mention
+from bot.ui.fivedice import ScorecardUI
+
+
+class KniffelUI(ScorecardUI):
+    kind = "kniffel"
+    turns = kniffel.TURNS
+
+    @property
+    def engine(self) -> ModuleType:
+        return kniffel
+
+    def choices(self, table: Table) -> list[tuple[str, str, str | None]]:
+        state, locale = table.state, table.locale
+        card = state.cards[state.current_player]
+        options = kniffel.score_options(state.dice, card, state.ruleset)
+        bonus = kniffel.extra_bonus(state.dice, card, state.ruleset)
+        choices = []
+        for box, points in options.items():
+            label = t("kniffel.option", locale, box=t(f"kniffel.box.{box}", locale), points=points)
+            if bonus:
+                label += " " + t("kniffel.option_bonus", locale, bonus=bonus)
+            choices.append((label, box, None))
+        return choices
+
+    def card_rows(self, table: Table, player: str) -> list[tuple[str, str]]:
+        state, locale = table.state, table.locale
+        card = state.cards[player]
+        sums = kniffel.card_totals(state, player)
+
+        def box(name: str) -> tuple[str, str]:
+            return t(f"kniffel.short.{name}", locale), str(card[name]) if name in card else "–"
+
+        rows = [box(name) for name in kniffel.UPPER]
+        rows.append((t("kniffel.short.upper_sum", locale), str(sums.upper)))
+        if state.ruleset == "kniffel":
+            rows.append((t("kniffel.short.upper_bonus", locale), str(sums.upper_bonus)))
+        rows += [box(name) for name in kniffel.LOWER]
+        if state.ruleset == "kniffel":
+            rows.append((t("kniffel.short.extra_bonus", locale), str(sums.extra_bonus)))
+        rows.append((t("kniffel.short.total", locale), str(sums.total)))
+        return rows
+
+    def total(self, table: Table, player: str) -> int:
+        return kniffel.card_totals(table.state, player).total
+
+    def status_lines(self, table: Table) -> list[str]:
+        return [t(f"kniffel.ruleset.{table.state.ruleset}", table.locale)]
+
+    def event_line(self, event: Event, table: Table) -> str | None:
+        locale, params = table.locale, event.params
+        if event.key == "kniffel.rolloff":
+            rolls = ", ".join(f"{table.name(p)} {faces(dice)} ({sum(dice)})" for p, dice in params["rolls"].items())
+            return t("kniffel.rolloff", locale, round=params["round"], rolls=rolls)
+        if event.key == "kniffel.order":
+            return t("kniffel.order", locale, players=", ".join(table.name(p) for p in params["players"]))
+        if event.key == "kniffel.scored":
+            line = t(
+                "kniffel.scored",
+                locale,
+                name=table.name(params["player"]),
+                points=params["points"],
+                box=t(f"kniffel.box.{params['box']}", locale),
+            )
+            if params["bonus"]:
+                line += " " + t("kniffel.scored_bonus", locale, bonus=params["bonus"])
+            return line
+        if event.key == "kniffel.turn" and len(table.state.players) - len(table.state.left) > 1:
+            return t("kniffel.your_turn", locale, player=mention(params["player"]))
+        if event.key == "game.over":
+            winners = ", ".join(table.name(p) for p in params["winners"])
+            return t("dice.winners", locale, names=winners, count=len(params["winners"]))
+        return None
+
+
+UI = KniffelUI()

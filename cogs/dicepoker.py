@@ -1,0 +1,58 @@
+"""``/dicepoker``: Russian dice poker, with the same dice buttons and score select as Kniffel."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.app_commands import locale_str as _
+
+from bot.engine import dicepoker
+from bot.play.cog import ScorecardGameCog, dice_action
+from bot.play.components import Click
+from bot.play.spec import GameSpec, PrivateView
+from bot.ui.dicepoker import UI
+
+
+def to_action(click: Click) -> dicepoker.Action:
+    return dice_action(dicepoker, click, lambda row: dicepoker.Pass() if row == "pass" else dicepoker.Score(row=row))
+
+
+SPEC = GameSpec(
+    kind="dicepoker",
+    engine=dicepoker,
+    ui=UI,
+    min_players=1,
+    max_players=6,
+    variants=("russian",),
+    timeout_minutes=(5, 1, 60),
+    to_action=to_action,
+    turn_key=lambda state: (state.current, state.turns[state.current_player], state.over),
+    private_views={"card": PrivateView(UI.render_card)},
+    counters=("settlement",),
+)
+
+
+class DicePokerCog(
+    ScorecardGameCog,
+    group_name="dicepoker",
+    group_description=_("Play Russian dice poker", key="cmd.dicepoker.description"),
+):
+    spec = SPEC
+
+    @app_commands.command(
+        name=_("start", key="cmd.start.name"),
+        description=_("Open a dice poker lobby in this channel", key="cmd.dicepoker.start"),
+    )
+    @app_commands.describe(
+        turn_timeout=_("Minutes per turn before the bot plays for you (1-60, default 5)", key="cmd.start.turn_timeout")
+    )
+    async def start(
+        self, interaction: discord.Interaction[Any], turn_timeout: app_commands.Range[int, 1, 60] = 5
+    ) -> None:
+        await self.open(interaction, "russian", {"timeout": turn_timeout})
+
+
+async def setup(bot: Any) -> None:
+    await bot.add_cog(DicePokerCog(bot))

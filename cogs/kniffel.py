@@ -1,0 +1,67 @@
+"""``/kniffel``: Kniffel and its classic variant, played with buttons and a score select."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.app_commands import locale_str as _
+
+from bot.engine import kniffel
+from bot.play.cog import ScorecardGameCog, dice_action
+from bot.play.components import Click
+from bot.play.spec import GameSpec, PrivateView
+from bot.ui.kniffel import UI
+
+
+def to_action(click: Click) -> kniffel.Action:
+    return dice_action(kniffel, click, lambda box: kniffel.Score(box=box))
+
+
+SPEC = GameSpec(
+    kind="kniffel",
+    engine=kniffel,
+    ui=UI,
+    min_players=1,
+    max_players=8,
+    variants=kniffel.RULESETS,
+    timeout_minutes=(5, 1, 60),
+    to_action=to_action,
+    turn_key=lambda state: (state.current, state.turns[state.current_player], state.over),
+    engine_options=lambda options, variant: {"ruleset": variant},
+    private_views={"card": PrivateView(UI.render_card)},
+    counters=("kniffels", "upper_bonus"),
+)
+
+
+class KniffelCog(
+    ScorecardGameCog, group_name="kniffel", group_description=_("Play Kniffel", key="cmd.kniffel.description")
+):
+    spec = SPEC
+
+    @app_commands.command(
+        name=_("start", key="cmd.start.name"),
+        description=_("Open a Kniffel lobby in this channel", key="cmd.kniffel.start"),
+    )
+    @app_commands.describe(
+        rules=_("Rule set: kniffel (bonuses, joker) or classic (none)", key="cmd.kniffel.start.rules"),
+        turn_timeout=_("Minutes per turn before the bot plays for you (1-60, default 5)", key="cmd.start.turn_timeout"),
+    )
+    @app_commands.choices(
+        rules=[
+            app_commands.Choice(name=_("kniffel", key="variant.kniffel"), value="kniffel"),
+            app_commands.Choice(name=_("classic", key="variant.classic"), value="classic"),
+        ]
+    )
+    async def start(
+        self,
+        interaction: discord.Interaction[Any],
+        rules: str = "kniffel",
+        turn_timeout: app_commands.Range[int, 1, 60] = 5,
+    ) -> None:
+        await self.open(interaction, rules, {"timeout": turn_timeout})
+
+
+async def setup(bot: Any) -> None:
+    await bot.add_cog(KniffelCog(bot))

@@ -1,0 +1,594 @@
+"""Tests for the Tutto engine: dice scoring, every card, the worked example turn, timeouts and random play."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Sequence
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bot.engine import tutto as t
+from bot.engine.core import (
+    Event,
+    GameError,
+    GameOver,
+    IllegalAction,
+    InvalidSelection,
+    MustNotStop,
+    MustRollFirst,
+    NotAPlayer,
+    NotYourTurn,
+)
+
+
+class Dice(random.Random):
+    """A random source whose dice show scripted faces, so a test decides every roll."""
+
+    def __init__(self, *faces: int) -> None:
+        super().__init__(0)
+        self.faces = list(faces)
+
+    def randint(self, a: int, b: int) -> int:
+        return self.faces.pop(0)
+
+
+def table(
+    deck: Sequence[str],
+    scores: dict[str, int] | None = None,
+    *,
+    target: int = t.DEFAULT_TARGET,
+) -> t.State:
+    """A game whose next cards are ``deck``, with alice to draw first."""
+    scores = scores or {"alice": 0, "bob": 0}
+    players = list(scores)
+    return t.State(
+        players=players,
+        scores=dict(scores),
+        tuttos=dict.fromkeys(players, 0),
+        current=players[0],
+        deck=list(deck),
+        target=target,
+    )
+
+
+def act(state: t.State, action: t.AnyAction, *faces: int) -> t.State:
+    """The current player does ``action``; the dice it rolls show ``faces``."""
+    return t.apply(state, state.current, action, Dice(*faces))
+
+
+def take(state: t.State, *faces: int) -> t.State:
+    """Toggle dice of the current roll showing ``faces`` into the selection."""
+    used: set[int] = set()
+    for face in faces:
+        index = next(i for i, f in enumerate(state.roll) if f == face and i not in used and i not in state.selected)
+        used.add(index)
+        state = act(state, t.ToggleSelect(index=index))
+    return state
+
+
+def keys(state: t.State) -> list[str]:
+    return [e.key for e in state.events]
+
+
+def event(state: t.State, key: str) -> dict:
+    return next(e.params for e in state.events if e.key == key)
+
+
+# --------------------------------------------------------------------------------------------------
+# Scoring
+
+
+@pytest.mark.parametrize(
+    ("dice", "points"),
+    [
+        ([1], 100),
+        ([5], 50),
+        ([1, 5], 150),
+        ([1, 1, 1], 1000),
+        ([2, 2, 2], 200),
+        ([6, 6, 6], 600),
+        ([1, 1, 4, 4, 4, 5], 650),  # the rulebook's Tutto
+        ([2] * 6, 400),  # six of a kind is two triples
+        ([1] * 6, 2000),
+        ([1, 1, 1, 1], 1100),
+        ([5] * 5, 600),
+        ([1, 2, 3, 4, 5, 6], None),
+        ([2, 2], None),
+        ([3, 3, 3, 3], None),
+    ],
+)
+def test_score_selection(dice: list[int], points: int | None) -> None:
+    assert t.score_selection(dice) == points
+
+
+@pytest.mark.parametrize(
+    ("dice", "points"),
+    [
+        ([1, 2, 3, 4, 5, 6], 150),  # only the 1 and the 5
+        ([2, 2, 3, 3, 4, 4], 0),  # three pairs: a null
+        ([1, 1, 4, 4, 4, 5], 650),
+        ([6] * 6, 1200),
+        ([3, 3, 3, 3, 2, 6], 300),
+        ([2, 3, 4, 6, 2, 3], 0),
+    ],
+)
+def test_best_score(dice: list[int], points: int) -> None:
+    assert t.best_score(dice) == points
+
+
+@pytest.mark.parametrize("bad", [[], [0], [7], [1] * 7, [True], [1.0]])
+def test_scoring_rejects_invalid_dice(bad: list) -> None:
+    with pytest.raises(ValueError, match=r"dice|die"):
+        t.score_selection(bad)
+    with pytest.raises(ValueError, match=r"dice|die"):
+        t.best_score(bad)
+
+
+dice_lists = st.lists(st.integers(min_value=1, max_value=6), min_size=1, max_size=6)
+
+
+@settings(max_examples=60, deadline=None)
+@given(dice_lists, st.randoms())
+def test_best_score_bounds_every_valid_selection(dice: list[int], rnd: random.Random) -> None:
+    best = t.best_score(dice)
+    assert 0 <= best <= 2000
+    subset = [face for face in dice if rnd.random() < 0.5] or dice[:1]
+    points = t.score_selection(subset)
+    assert points is None or 0 < points <= best
+    shuffled = list(dice)
+    rnd.shuffle(shuffled)
+    assert t.best_score(shuffled) == best
+    assert t.score_selection(shuffled) == t.score_selection(dice)
+
+
+# --------------------------------------------------------------------------------------------------
+# Deck and set-up
+
+
+def test_deck_has_the_56_listed_cards() -> None:
+    assert len(t.DECK) == 56
+    assert Counter(t.card_kind(card) for card in t.DECK) == {
+        "stop": 10,
+        "fireworks": 5,
+        "bonus": 25,
+        "double": 5,
+        "plus_minus": 5,
+        "street": 5,
+        "cloverleaf": 1,
+    }
+    assert Counter(t.card_bonus(card) for card in t.DECK if card.startswith("bonus")) == dict.fromkeys(t.BONUSES, 5)
+
+
+def test_card_rule_keys() -> None:
+    assert t.card_rule("bonus_600") == ("tutto.rule.bonus", {"bonus": 600})
+    assert t.card_rule("plus_minus") == ("tutto.rule.plus_minus", {})
+    with pytest.raises(ValueError, match="unknown"):
+        t.card_rule("joker")
+
+
+def test_new_game_shuffles_and_draws_the_starter() -> None:
+    state = t.new_game(["a", "b", "c"], random.Random(5), target=2000)
+    assert sorted(state.deck) == sorted(t.DECK)
+    assert state.deck != list(t.DECK)
+    assert state.target == 2000
+    assert state.phase == "draw"
+    assert state.events[0].key == "game.order"
+    assert state.events[0].params["order"][0] == state.current
+    starters = {t.new_game(["a", "b", "c"], random.Random(seed)).current for seed in range(30)}
+    assert starters == {"a", "b", "c"}
+    with pytest.raises(ValueError, match="target"):
+        t.new_game(["a"], random.Random(0), target=0)
+    with pytest.raises(ValueError, match="unique"):
+        t.new_game(["a", "a"], random.Random(0))
+
+
+def test_the_discards_are_reshuffled_when_the_deck_runs_out() -> None:
+    state = table([]).model_copy(update={"discards": ["bonus_200", "double"]})
+    state = act(state, t.Draw())
+    assert keys(state)[:2] == ["tutto.reshuffled", "tutto.card"]
+    assert sorted([state.card, *state.deck]) == ["bonus_200", "double"]
+    assert state.discards == []
+
+
+# --------------------------------------------------------------------------------------------------
+# The worked example and the cards
+
+
+def test_worked_example_bonus_600_to_1050_then_street_to_a_null() -> None:
+    state = act(table(["bonus_600", "street"]), t.Draw())
+    assert state.card == "bonus_600"
+    assert event(state, "tutto.card") == {"player": "alice", "card": "bonus_600"}
+    state = act(state, t.Roll(), 1, 2, 3, 4, 5, 6)
+    state = take(state, 1)
+    assert t.check_selection(state) == t.SelectionCheck(points=100)
+    state = act(state, t.RollOn(), 2, 2, 2, 3, 6)
+    assert state.card_points == 100
+    state = take(state, 2, 2, 2)
+    assert t.check_selection(state).points == 200
+    assert t.can_stop(state)
+    assert act(state, t.Stop()).scores["alice"] == 300  # stopping now banks 300
+    state = act(state, t.RollOn(), 1, 5)
+    state = take(state, 1, 5)
+    assert t.check_selection(state) == t.SelectionCheck(points=150, tutto=True)
+    assert act(state, t.Stop()).scores["alice"] == 1050  # Stop sets the Tutto aside first
+    state = act(state, t.RollOn())
+    assert state.phase == "tutto"
+    assert state.secured == 1050
+    assert event(state, "tutto.bonus") == {"player": "alice", "bonus": 600, "points": 1050}
+    assert t.legal_actions(state, "alice") == [t.Stop(), t.Continue()]
+    assert act(state, t.Stop()).scores["alice"] == 1050
+    state = act(state, t.Continue())
+    assert state.card == "street"
+    state = act(state, t.Roll(), 2, 3, 3, 3, 5, 5)
+    state = take(state, 2, 3, 5)
+    state = act(state, t.RollOn(), 1, 2, 3)
+    state = take(state, 1)
+    state = act(state, t.RollOn(), 1, 6)
+    state = take(state, 6)
+    state = act(state, t.RollOn(), 1)
+    assert event(state, "tutto.null") == {"player": "alice", "lost": 1050}
+    assert state.scores == {"alice": 0, "bob": 0}
+    assert state.current == "bob"
+    assert state.phase == "draw"
+    assert state.tuttos == {"alice": 1, "bob": 0}
+
+
+def test_stop_card_ends_the_turn_and_loses_earlier_tuttos() -> None:
+    state = act(table(["stop"]), t.Draw())
+    assert keys(state) == ["tutto.card", "tutto.stop_card", "tutto.turn"]
+    assert state.current == "bob"
+    state = act(table(["bonus_200", "stop"]), t.Draw())
+    state = act(state, t.Roll(), 1, 1, 1, 5, 5, 5)
+    state = act(take(state, 1, 1, 1, 5, 5, 5), t.RollOn())
+    assert state.secured == 1700
+    state = act(state, t.Continue())
+    assert event(state, "tutto.stop_card") == {"player": "alice", "lost": 1700}
+    assert state.scores == {"alice": 0, "bob": 0}
+    assert state.discards == ["bonus_200", "stop"]
+
+
+def test_a_null_on_the_first_roll_ends_the_turn() -> None:
+    state = act(act(table(["bonus_300"]), t.Draw()), t.Roll(), 2, 3, 4, 6, 2, 3)
+    assert event(state, "tutto.null") == {"player": "alice", "lost": 0}
+    assert state.current == "bob"
+
+
+def test_double_doubles_the_whole_turn_on_a_tutto() -> None:
+    state = act(act(table(["double"]), t.Draw()), t.Roll(), 1, 1, 4, 4, 4, 5)
+    state = act(take(state, 1, 1, 4, 4, 4, 5), t.RollOn())
+    assert event(state, "tutto.double") == {"player": "alice", "points": 1300}
+    assert act(state, t.Stop()).scores["alice"] == 1300
+    # With T from an earlier Tutto: T = 2 x (T + S).
+    state = act(act(table(["bonus_200", "double"]), t.Draw()), t.Roll(), 1, 1, 1, 5, 5, 5)
+    state = act(take(state, 1, 1, 1, 5, 5, 5), t.RollOn())
+    state = act(act(state, t.Continue()), t.Roll(), 1, 1, 4, 4, 4, 5)
+    state = act(take(state, 1, 1, 4, 4, 4, 5), t.RollOn())
+    assert state.secured == 2 * (1700 + 650)
+
+
+def test_double_stopping_before_a_tutto_banks_t_plus_s_undoubled() -> None:
+    state = act(act(table(["double"]), t.Draw()), t.Roll(), 1, 2, 3, 4, 6, 6)
+    state = act(take(state, 1), t.Stop())
+    assert event(state, "tutto.banked") == {"player": "alice", "points": 100, "score": 100}
+
+
+def test_fireworks_must_take_every_scoring_die_and_banks_at_the_first_null() -> None:
+    state = act(act(table(["fireworks"]), t.Draw()), t.Roll(), 1, 5, 2, 3, 4, 6)
+    state = take(state, 1)
+    assert t.check_selection(state) == t.SelectionCheck(points=None, reason="fireworks_take_all")
+    with pytest.raises(InvalidSelection) as err:
+        act(state, t.RollOn(), 2, 2, 2, 2)
+    assert err.value.params == {"reason": "fireworks_take_all"}
+    with pytest.raises(MustNotStop):
+        act(take(state, 5), t.Stop())
+    state = act(take(state, 5), t.RollOn(), 2, 3, 4, 6)
+    assert event(state, "tutto.fireworks_null") == {"player": "alice", "points": 150}
+    assert state.scores["alice"] == 150
+
+
+def test_fireworks_tutto_rolls_six_again_under_the_same_card() -> None:
+    state = act(act(table(["fireworks", "stop"]), t.Draw()), t.Roll(), 1, 1, 1, 5, 5, 2)
+    state = act(take(state, 1, 1, 1, 5, 5), t.RollOn(), 5)
+    state = act(take(state, 5), t.RollOn())
+    assert event(state, "tutto.fireworks") == {"player": "alice", "points": 1150}
+    assert state.phase == "roll"
+    assert state.card == "fireworks"
+    assert state.in_hand == 6
+    assert not t.can_stop(state)
+    state = act(state, t.Roll(), 5, 2, 3, 4, 6, 6)
+    state = act(take(state, 5), t.RollOn(), 2, 3, 4, 6, 2)
+    assert state.scores["alice"] == 1150 + 50
+    assert state.tuttos["alice"] == 1
+    assert state.deck == ["stop"]  # no card was drawn
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "losers"),
+    [
+        # Every other player sharing the top score loses 1000.
+        (
+            {"alice": 0, "bob": 3000, "carol": 3000, "dave": 500},
+            {"alice": 1000, "bob": 2000, "carol": 2000, "dave": 500},
+            {"bob": 1000, "carol": 1000},
+        ),
+        # Never below 0.
+        ({"alice": 0, "bob": 600}, {"alice": 1000, "bob": 0}, {"bob": 600}),
+        # The card's player shares the top: only the others lose.
+        ({"alice": 3000, "bob": 3000}, {"alice": 4000, "bob": 2000}, {"bob": 1000}),
+        # The card's player leads alone: nobody loses.
+        ({"alice": 3000, "bob": 2000}, {"alice": 4000, "bob": 2000}, {}),
+        # The leader is judged before the bank: overtaking bob still costs him 1000.
+        ({"alice": 2500, "bob": 3000}, {"alice": 3500, "bob": 2000}, {"bob": 1000}),
+    ],
+)
+def test_plus_minus(before: dict[str, int], after: dict[str, int], losers: dict[str, int]) -> None:
+    state = act(act(table(["plus_minus"], before), t.Draw()), t.Roll(), 1, 1, 4, 4, 4, 5)
+    state = take(state, 1, 1, 4, 4, 4, 5)
+    assert not t.can_stop(state)
+    with pytest.raises(MustNotStop):
+        act(state, t.Stop())
+    state = act(state, t.RollOn())
+    assert event(state, "tutto.plus_minus") == {"player": "alice", "points": 1000, "losers": losers}
+    assert state.scores == after
+    assert state.current == "bob"
+
+
+def test_plus_minus_banks_earlier_tuttos_too_and_ignores_dice_points() -> None:
+    state = act(act(table(["bonus_300", "plus_minus"]), t.Draw()), t.Roll(), 5, 5, 5, 1, 1, 1)
+    state = act(take(state, 5, 5, 5, 1, 1, 1), t.RollOn())
+    state = act(act(state, t.Continue()), t.Roll(), 1, 2, 3, 4, 6, 6)
+    state = act(take(state, 1), t.RollOn(), 1, 1, 1, 5, 5)
+    state = act(take(state, 1, 1, 1, 5, 5), t.RollOn())
+    assert state.scores["alice"] == 1800 + 1000
+    assert state.tuttos["alice"] == 2
+
+
+def test_street_collects_new_faces_and_pays_2000() -> None:
+    state = act(act(table(["street"]), t.Draw()), t.Roll(), 1, 1, 2, 2, 3, 3)
+    state = take(state, 1, 1)
+    assert t.check_selection(state).reason == "street_one_per_face"
+    state = act(state, t.ToggleSelect(index=1))  # the second 1 out again
+    assert t.check_selection(state) == t.SelectionCheck(points=0)
+    assert not t.can_stop(state)
+    with pytest.raises(MustNotStop):
+        act(state, t.Stop())
+    state = act(state, t.RollOn(), 1, 4, 4, 5, 6)
+    state = take(state, 1)
+    assert t.check_selection(state).reason == "street_face_taken"
+    state = act(state, t.ToggleSelect(index=0))
+    state = act(take(state, 4, 5, 6), t.RollOn(), 2, 3)
+    state = take(state, 2, 3)
+    assert t.can_stop(state)  # completing the street is the Tutto, after which stopping is allowed
+    banked = act(state, t.Stop())
+    assert event(banked, "tutto.street") == {"player": "alice", "bonus": 2000, "points": 2000}
+    assert banked.scores["alice"] == 2000
+    state = act(state, t.RollOn())
+    assert state.phase == "tutto"
+    assert state.secured == 2000
+    assert state.card_points == 0
+
+
+def test_cloverleaf_two_tuttos_win_the_game_at_once() -> None:
+    scores = {"alice": 1000, "bob": 5000, "carol": 200}
+    state = act(act(table(["cloverleaf", "stop"], scores), t.Draw()), t.Roll(), 1, 1, 1, 5, 5, 5)
+    state = take(state, 1, 1, 1, 5, 5, 5)
+    assert not t.can_stop(state)
+    state = act(state, t.RollOn())
+    assert keys(state)[-1] == "tutto.cloverleaf"
+    assert state.phase == "roll"
+    with pytest.raises(MustRollFirst):
+        act(state, t.Stop())
+    state = act(state, t.Roll(), 2, 2, 2, 3, 3, 3)
+    state = act(take(state, 2, 2, 2, 3, 3, 3), t.RollOn())
+    assert t.is_over(state)
+    assert state.winner == "alice"
+    assert keys(state)[-2:] == ["tutto.cloverleaf_win", "game.over"]
+    assert event(state, "game.over") == {"winners": ["alice"], "buys_round": ["carol"]}
+    assert [(r.player, r.score, r.rank, r.won, r.counters) for r in t.results(state)] == [
+        ("alice", 1000, 1, True, {"tuttos": 2}),
+        ("bob", 5000, 2, False, {"tuttos": 0}),
+        ("carol", 200, 3, False, {"tuttos": 0}),
+    ]
+    with pytest.raises(GameOver):
+        act(state, t.Draw())
+
+
+def test_cloverleaf_null_loses_the_turn() -> None:
+    state = act(act(table(["cloverleaf"]), t.Draw()), t.Roll(), 1, 5, 5, 5, 5, 5)
+    state = act(take(state, 1, 5, 5, 5, 5, 5), t.RollOn())
+    state = act(state, t.Roll(), 1, 2, 3, 4, 6, 6)
+    state = act(take(state, 1), t.RollOn(), 2, 3, 3, 4, 6)
+    assert event(state, "tutto.null") == {"player": "alice", "lost": 700 + 100}
+    assert state.scores["alice"] == 0
+    assert state.discards == ["cloverleaf"]
+
+
+def test_invalid_selections_are_refused_and_change_nothing() -> None:
+    state = act(act(table(["bonus_400"]), t.Draw()), t.Roll(), 1, 2, 3, 4, 6, 6)
+    assert t.check_selection(state) == t.SelectionCheck(points=None, reason="empty")
+    with pytest.raises(InvalidSelection) as err:
+        act(state, t.RollOn(), 1)
+    assert err.value.params == {"reason": "empty"}
+    picked = take(state, 1, 2)
+    assert t.check_selection(picked).reason == "not_scoring"
+    assert not t.can_stop(picked)
+    snapshot = picked.model_copy(deep=True)
+    for action in (t.RollOn(), t.Stop()):
+        with pytest.raises(InvalidSelection) as err:
+            act(picked, action, 1, 1, 1, 1)
+        assert err.value.params == {"reason": "not_scoring"}
+    assert picked == snapshot
+    assert t.RollOn() not in t.legal_actions(picked, "alice")
+
+
+def test_a_triple_cannot_use_a_die_of_an_earlier_roll() -> None:
+    state = act(act(table(["bonus_400"]), t.Draw()), t.Roll(), 4, 4, 4, 1, 2, 3)
+    state = act(take(state, 4, 4, 4), t.RollOn(), 4, 4, 1)
+    state = take(state, 4, 4)
+    assert t.check_selection(state) == t.SelectionCheck(points=None, reason="triple_across_rolls")
+    state = act(take(state, 1), t.ToggleSelect(index=1))
+    assert t.check_selection(state).reason == "triple_across_rolls"
+    state = act(state, t.ToggleSelect(index=0))
+    assert t.check_selection(state) == t.SelectionCheck(points=100)
+
+
+def test_actions_out_of_phase_or_turn_are_refused() -> None:
+    state = table(["bonus_400"], {"alice": 0, "bob": 0})
+    with pytest.raises(IllegalAction):
+        act(state, t.Roll(), 1, 1, 1, 1, 1, 1)
+    with pytest.raises(IllegalAction):
+        act(state, t.ToggleSelect(index=0))
+    with pytest.raises(IllegalAction):
+        act(state, t.Stop())
+    with pytest.raises(IllegalAction):
+        act(state, t.Continue())
+    with pytest.raises(MustRollFirst):
+        act(act(state, t.Draw()), t.ToggleSelect(index=0))
+    with pytest.raises(NotYourTurn):
+        t.apply(state, "bob", t.Draw(), Dice())
+    with pytest.raises(NotAPlayer):
+        t.apply(state, "zed", t.Draw(), Dice())
+    state = act(act(state, t.Draw()), t.Roll(), 1, 2, 3, 4, 6, 6)
+    with pytest.raises(IllegalAction):
+        act(state, t.Draw())
+    state = act(take(state, 1), t.RollOn(), 2, 3, 4, 6, 5)
+    with pytest.raises(IllegalAction, match="no die 5"):
+        act(state, t.ToggleSelect(index=5))
+    toggled = act(act(state, t.ToggleSelect(index=4)), t.ToggleSelect(index=4))
+    assert toggled.selected == []
+
+
+def test_reaching_the_target_ends_the_game() -> None:
+    state = act(act(table(["bonus_200"], target=1000), t.Draw()), t.Roll(), 1, 1, 1, 5, 5, 5)
+    state = act(take(state, 1, 1, 1, 5, 5, 5), t.Stop())
+    assert t.is_over(state)
+    assert t.to_act(state) == []
+    assert event(state, "game.over") == {"winners": ["alice"], "buys_round": ["bob"]}
+    assert [(r.player, r.score, r.won) for r in t.results(state)] == [("alice", 1700, True), ("bob", 0, False)]
+
+
+def test_leave_passes_the_turn_and_ends_the_game_when_nobody_is_left() -> None:
+    state = act(act(table(["bonus_200"], {"alice": 0, "bob": 0, "carol": 0}), t.Draw()), t.Roll(), 1, 2, 3, 4, 6, 6)
+    state = t.leave(state, "alice")
+    assert state.current == "bob"
+    assert state.phase == "draw"
+    assert state.discards == ["bonus_200"]
+    with pytest.raises(NotAPlayer):
+        t.leave(state, "alice")
+    state = t.leave(state, "carol")
+    assert state.current == "bob"
+    state = t.leave(state, "bob")
+    assert t.is_over(state)
+    assert len(t.results(state)) == 3
+
+
+def test_timeout_selects_the_most_then_stops_when_allowed() -> None:
+    state = act(act(table(["bonus_200"]), t.Draw()), t.Roll(), 2, 1, 5, 3, 4, 6)
+    state = take(state, 2)
+    moves = []
+    while state.current == "alice":
+        action = t.timeout_action(state, "alice")
+        moves.append(action)
+        state = act(state, action)
+    assert moves == [
+        t.ToggleSelect(index=0),  # a wrong die out first
+        t.ToggleSelect(index=1),
+        t.ToggleSelect(index=2),
+        t.Stop(),
+    ]
+    assert state.scores["alice"] == 150
+    with pytest.raises(IllegalAction):
+        t.timeout_action(state, "alice")
+
+
+def test_timeout_rolls_on_when_the_card_forbids_stopping() -> None:
+    state = act(act(table(["street"]), t.Draw()), t.Roll(), 3, 3, 5, 5, 6, 6)
+    for _ in range(3):
+        state = act(state, t.timeout_action(state, "alice"))
+    assert state.selection == [3, 5, 6]
+    assert t.timeout_action(state, "alice") == t.RollOn()
+    state = act(state, t.RollOn(), 1, 2, 4)
+    for _ in range(3):
+        state = act(state, t.timeout_action(state, "alice"))
+    assert t.timeout_action(state, "alice") == t.Stop()  # completes the street
+    assert act(state, t.Stop()).scores["alice"] == 2000
+
+
+def test_state_round_trips_and_actions_parse() -> None:
+    state = act(act(table(["fireworks"]), t.Draw()), t.Roll(), 1, 5, 2, 3, 4, 6)
+    state = take(state, 1)
+    assert t.State.load(state.dump()) == state
+    assert t.parse_action({"kind": "toggle", "index": 3}) == t.ToggleSelect(index=3)
+    assert t.parse_action({"kind": "roll_on"}) == t.RollOn()
+    with pytest.raises(ValueError, match="index"):
+        t.parse_action({"kind": "toggle", "index": 6})
+    with pytest.raises(ValueError, match="kind"):
+        t.parse_action({"kind": "pass"})
+
+
+# --------------------------------------------------------------------------------------------------
+# Random play
+
+_ALL_ACTIONS: list[t.AnyAction] = [
+    t.Draw(),
+    t.Roll(),
+    *(t.ToggleSelect(index=i) for i in range(6)),
+    t.RollOn(),
+    t.Stop(),
+    t.Continue(),
+]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.integers(min_value=1, max_value=4),
+    st.integers(min_value=1000, max_value=2000),
+    st.integers(min_value=0, max_value=2**32),
+)
+def test_random_legal_play_reaches_the_target(n_players: int, target: int, seed: int) -> None:
+    rng = random.Random(seed)
+    players = [f"p{i}" for i in range(n_players)]
+    state = t.new_game(players, rng, target=target)
+    for _ in range(20_000):
+        if t.is_over(state):
+            break
+        player = t.to_act(state)[0]
+        legal = t.legal_actions(state, player)
+        before = state.dump()
+        if rng.random() < 0.2:  # probe: apply accepts exactly the legal actions and never mutates its input
+            probe_player = rng.choice([*players, "stranger"])
+            probe = rng.choice(_ALL_ACTIONS)
+            try:
+                t.apply(state, probe_player, probe, random.Random(0))
+            except GameError:
+                assert probe not in t.legal_actions(state, probe_player)
+            else:
+                assert probe in t.legal_actions(state, probe_player)
+            assert state.dump() == before
+        decisions = [a for a in legal if not isinstance(a, t.ToggleSelect)]
+        action = rng.choice(decisions if decisions and rng.random() < 0.6 else legal)
+        state = t.apply(state, player, action, rng)
+        assert state.dump() != before
+        assert t.State.load(state.dump()) == state
+        assert all(score >= 0 for score in state.scores.values())
+        assert len(state.deck) + len(state.discards) + (state.card is not None) == len(t.DECK)
+    assert t.is_over(state)
+    assert max(state.scores.values()) >= target or state.winner is not None
+    assert sum(r.won for r in t.results(state)) >= 1
+
+
+def test_full_seeded_game_with_the_timeout_strategy() -> None:
+    rng = random.Random(0)
+    state = t.new_game(["alice", "bob"], rng, target=2000)
+    while not t.is_over(state):
+        player = t.to_act(state)[0]
+        state = t.apply(state, player, t.timeout_action(state, player), rng)
+    assert state.move == 108
+    assert [(r.player, r.score, r.rank, r.won, r.counters) for r in t.results(state)] == [
+        ("alice", 900, 2, False, {"tuttos": 1}),
+        ("bob", 3250, 1, True, {"tuttos": 2}),  # two Fireworks Tuttos, then 2800 banked at the null
+    ]
+    assert state.events[-1] == Event(key="game.over", params={"winners": ["bob"], "buys_round": ["alice"]})

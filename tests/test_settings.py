@@ -1,0 +1,86 @@
+"""Settings validation and the admin-facing start-up errors of ``python -m bot``."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from bot.settings import Settings, describe_error
+
+ENV_NAMES = ("DISCORD_TOKEN", "DATABASE_URL", "DEV_GUILD_ID", "LOG_LEVEL", "DISCORD_API_BASE", "DISCORD_GATEWAY_URL")
+
+
+@pytest.fixture(autouse=True)
+def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    for name in ENV_NAMES:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)
+
+
+def test_defaults() -> None:
+    settings = Settings(discord_token="abc")
+    assert settings.database_path == Path("data/dicebot.sqlite3")
+    assert settings.log_level == "INFO"
+    assert settings.dev_guild_id is None
+
+
+def test_reads_dotenv_and_treats_empty_as_unset(tmp_path: Path) -> None:
+    (tmp_path / ".env").write_text("DISCORD_TOKEN=from-file\nDEV_GUILD_ID=\nLOG_LEVEL=debug\n")
+    settings = Settings()
+    assert settings.discord_token.get_secret_value() == "from-file"
+    assert settings.dev_guild_id is None
+    assert settings.log_level == "DEBUG"
+
+
+def test_token_is_never_shown() -> None:
+    settings = Settings(discord_token="super-secret")
+    assert "super-secret" not in repr(settings)
+    assert "super-secret" not in str(settings.model_dump())
+
+
+@pytest.mark.parametrize(
+    ("overrides", "expected"),
+    [
+        ({}, "DISCORD_TOKEN is missing"),
+        ({"discord_token": ""}, "DISCORD_TOKEN is empty"),
+        ({"discord_token": "x", "database_url": "postgres://db"}, "DATABASE_URL is invalid"),
+        ({"discord_token": "x", "dev_guild_id": "abc"}, "DEV_GUILD_ID is invalid"),
+        ({"discord_token": "x", "discord_gateway_url": "http://x"}, "DISCORD_GATEWAY_URL is invalid"),
+        ({"discord_token": "x", "discord_api_base": "ftp://x"}, "DISCORD_API_BASE is invalid"),
+    ],
+)
+def test_errors_name_the_variable(overrides: dict[str, str], expected: str) -> None:
+    with pytest.raises(ValidationError) as caught:
+        Settings(**overrides)
+    line = describe_error(caught.value)
+    assert expected in line
+    assert "\n" not in line
+
+
+def run_bot(env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    clean = {k: v for k, v in os.environ.items() if k not in ENV_NAMES}
+    return subprocess.run(
+        [sys.executable, "-m", "bot"], env={**clean, **env}, cwd=cwd, capture_output=True, text=True, timeout=60
+    )
+
+
+def test_missing_token_exits_2_with_one_line(tmp_path: Path) -> None:
+    done = run_bot({}, tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "dicebot: DISCORD_TOKEN is missing: set it to your bot token from the Discord developer portal "
+        "(see .env.example)"
+    ]
+    assert "Traceback" not in done.stderr
+
+
+def test_invalid_value_exits_2(tmp_path: Path) -> None:
+    done = run_bot({"DISCORD_TOKEN": "x", "LOG_LEVEL": "loud"}, tmp_path)
+    assert done.returncode == 2
+    assert "LOG_LEVEL is invalid" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
