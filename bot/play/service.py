@@ -109,21 +109,21 @@ class GameService:
                 deadline_at=self._clock() + LOBBY_MINUTES * 60,
             )
         except ChannelBusy as busy:
-            await self._reply_error(
-                interaction,
-                "play.channel_busy",
-                game=t(f"game.{busy.game.kind}", interaction.locale),
-                link=jump_url(busy.game),
-            )
+            async with self._locks[busy.game.id]:
+                existing = await self._games.get(busy.game.id) or busy.game
+            game = t(f"game.{existing.kind}", interaction.locale)
+            await self._reply_error(interaction, "play.channel_busy", game=game, link=jump_url(existing))
             return
-        self.on_saved(record)
-        try:
-            await interaction.response.send_message(**lobby_ui.render(spec, self._table(record)).kwargs())
-            message = await interaction.original_response()
-        except discord.HTTPException:
-            await self._games.delete(record.id)
-            raise
-        await self._games.attach_message(record.id, message.id)
+        async with self._locks[record.id]:
+            # Held until the message id is stored, so a fast first click finds the game message.
+            self.on_saved(record)
+            try:
+                await interaction.response.send_message(**lobby_ui.render(spec, self._table(record)).kwargs())
+                message = await interaction.original_response()
+            except discord.HTTPException:
+                await self._games.delete(record.id)
+                raise
+            await self._games.attach_message(record.id, message.id)
 
     async def leave(self, interaction: discord.Interaction[Any], spec: GameSpec) -> None:
         """``/<game> leave``: leave the lobby, or the running game (the card stays, the turn is skipped)."""

@@ -1,0 +1,238 @@
+"""``/leaderboard``, ``/stats`` and ``/forget-me``: rankings and statistics over every finished game.
+
+``/stats [user] [game]`` takes no subcommand because it is what people run most, and Discord cannot have a
+command and subcommands under one name; deleting one's results is therefore its own ``/forget-me`` (the
+stats footer points to it). Leaderboard paging edits the board in place for the person who ran the command;
+anyone else who clicks gets their own private copy of that page, with their own rank underneath, so nobody
+pages a board out from under its owner.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, cast
+
+import discord
+from discord import app_commands
+from discord.app_commands import locale_str as _
+from discord.ext import commands
+
+from bot.i18n import t
+from bot.storage import StatsRepository
+from bot.storage.stats import METRICS, PERIODS, Metric, Period
+from bot.ui import leaderboard as ui
+
+if TYPE_CHECKING:
+    from bot.app import DiceBot
+
+log = logging.getLogger(__name__)
+
+#: The games with results; a fifth game adds its kind here (slash command choices are fixed at definition).
+KINDS: tuple[str, ...] = ("kniffel", "dicepoker", "knister", "tutto")
+
+GAME_CHOICES = [
+    app_commands.Choice(name=_("Kniffel", key="game.kniffel"), value="kniffel"),
+    app_commands.Choice(name=_("Dice poker", key="game.dicepoker"), value="dicepoker"),
+    app_commands.Choice(name=_("Knister", key="game.knister"), value="knister"),
+    app_commands.Choice(name=_("Tutto", key="game.tutto"), value="tutto"),
+]
+
+
+def _locale(interaction: discord.Interaction[Any]) -> str:
+    return str(interaction.locale)
+
+
+async def _guarded(interaction: discord.Interaction[Any], handler: Callable[[], Awaitable[None]]) -> None:
+    """Run a click handler; an unexpected error becomes a private apology, never "This interaction failed"."""
+    try:
+        await handler()
+    except Exception:
+        log.exception("leaderboard click %s failed", (interaction.data or {}).get("custom_id"))
+        text = t("play.unexpected_error", _locale(interaction))
+        if interaction.response.is_done():
+            await interaction.followup.send(text, ephemeral=True)
+        else:
+            await interaction.response.send_message(text, ephemeral=True)
+
+
+class BoardButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=ui.BOARD_ID.pattern):
+    """Previous/Next on any leaderboard message, however old: the custom id says which page to show."""
+
+    def __init__(self, request: ui.BoardRequest) -> None:
+        super().__init__(discord.ui.Button(custom_id=request.custom_id(request.page)))
+        self.request = request
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> BoardButton:
+        request = ui.BoardRequest.parse(match.string)
+        assert request is not None
+        return cls(request)
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        cog = interaction.client.get_cog(Leaderboard.__cog_name__)
+        await _guarded(interaction, lambda: cog.turn_page(interaction, self.request))
+
+
+class ForgetButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=ui.FORGET_ID.pattern):
+    """Confirm or Cancel under the private forget-me question; the custom id names the only user it obeys."""
+
+    def __init__(self, action: str, user_id: int) -> None:
+        super().__init__(discord.ui.Button(custom_id=f"lbforget:{action}:{user_id}"))
+        self.action = action
+        self.user_id = user_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> ForgetButton:
+        return cls(match["action"], int(match["user"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        cog = interaction.client.get_cog(Leaderboard.__cog_name__)
+        await _guarded(interaction, lambda: cog.forget(interaction, self.action, self.user_id))
+
+
+class Leaderboard(commands.Cog):
+    """Rankings per game, metric, period and scope; personal statistics; deleting one's results."""
+
+    def __init__(self, bot: DiceBot) -> None:
+        self.bot = bot
+        self.stats = StatsRepository(bot.db)
+
+    async def cog_load(self) -> None:
+        self.bot.add_dynamic_items(BoardButton, ForgetButton)
+
+    async def cog_unload(self) -> None:
+        self.bot.remove_dynamic_items(BoardButton, ForgetButton)
+
+    def _now(self) -> float:
+        """The bot's clock (tests move it), which also stamped the results' ``finished_at``."""
+        clock: Callable[[], float] = getattr(self.bot, "_clock", time.time)
+        return clock()
+
+    # ------------------------------------------------------------------ /leaderboard
+
+    @app_commands.command(
+        name=_("leaderboard", key="cmd.leaderboard.name"),
+        description=_("Show the best players of a game", key="cmd.leaderboard.description"),
+    )
+    @app_commands.describe(
+        game=_("Which game", key="cmd.leaderboard.game"),
+        metric=_(
+            "Rank by wins, best score, average score (5+ games) or games played (default: wins)",
+            key="cmd.leaderboard.metric",
+        ),
+        period=_("All time, the last 30 days or the last 7 days (default: all time)", key="cmd.leaderboard.period"),
+        scope=_("This server or every server (default: this server)", key="cmd.leaderboard.scope"),
+    )
+    @app_commands.choices(
+        game=GAME_CHOICES,
+        metric=[
+            app_commands.Choice(name=_("Wins", key="leaderboard.metric.wins"), value="wins"),
+            app_commands.Choice(name=_("Best score", key="leaderboard.metric.best"), value="best"),
+            app_commands.Choice(name=_("Average score", key="leaderboard.metric.average"), value="average"),
+            app_commands.Choice(name=_("Games played", key="leaderboard.metric.games"), value="games"),
+        ],
+        period=[
+            app_commands.Choice(name=_("All time", key="leaderboard.period.all"), value="all"),
+            app_commands.Choice(name=_("Last 30 days", key="leaderboard.period.month"), value="month"),
+            app_commands.Choice(name=_("Last 7 days", key="leaderboard.period.week"), value="week"),
+        ],
+        scope=[
+            app_commands.Choice(name=_("This server", key="leaderboard.scope.server"), value="server"),
+            app_commands.Choice(name=_("All servers", key="leaderboard.scope.global"), value="global"),
+        ],
+    )
+    async def leaderboard(
+        self,
+        interaction: discord.Interaction[Any],
+        game: str,
+        metric: str = "wins",
+        period: str = "all",
+        scope: str = "server",
+    ) -> None:
+        request = ui.BoardRequest(
+            game, metric, period, "global" if scope == "global" else "server", 0, interaction.user.id
+        )
+        embed, view = await self._board(interaction, request)
+        await interaction.response.send_message(embed=embed, view=view)
+
+    async def turn_page(self, interaction: discord.Interaction[Any], request: ui.BoardRequest) -> None:
+        """Previous/Next: the owner's board changes in place; anyone else gets that page privately."""
+        if request.kind not in KINDS or request.metric not in METRICS or request.period not in PERIODS:
+            await interaction.response.send_message(t("leaderboard.outdated", _locale(interaction)), ephemeral=True)
+            return
+        if interaction.user.id != request.owner:
+            embed, view = await self._board(interaction, request.for_user(interaction.user.id))
+            await interaction.response.send_message(embed=embed, view=view, ephemeral=True)
+            return
+        embed, view = await self._board(interaction, request)
+        await interaction.response.edit_message(embed=embed, view=view)
+
+    async def _board(
+        self, interaction: discord.Interaction[Any], request: ui.BoardRequest
+    ) -> tuple[discord.Embed, discord.ui.View]:
+        # Outside a server there is no "this server": such a board spans every server.
+        guild_id = interaction.guild_id if request.scope == "server" else None
+        page = await self.stats.leaderboard(
+            request.kind,
+            cast(Metric, request.metric),
+            cast(Period, request.period),
+            guild_id,
+            page=request.page,
+            caller_id=request.owner,
+            now=self._now(),
+        )
+        return ui.render_board(page, request, _locale(interaction))
+
+    # ------------------------------------------------------------------ /stats
+
+    @app_commands.command(
+        name=_("stats", key="cmd.stats.name"),
+        description=_("Show a player's game statistics", key="cmd.stats.description"),
+    )
+    @app_commands.describe(
+        user=_("Whose statistics (default: yours)", key="cmd.stats.user"),
+        game=_("Only this game (default: every game played)", key="cmd.stats.game"),
+    )
+    @app_commands.choices(game=GAME_CHOICES)
+    async def stats_command(
+        self, interaction: discord.Interaction[Any], user: discord.User | None = None, game: str | None = None
+    ) -> None:
+        who = user or interaction.user
+        found = await self.stats.user_stats(who.id, (game,) if game else KINDS)
+        embed = ui.render_stats(who.display_name, found, game, _locale(interaction))
+        await interaction.response.send_message(embed=embed)
+
+    # ------------------------------------------------------------------ /forget-me
+
+    @app_commands.command(
+        name=_("forget-me", key="cmd.forget_me.name"),
+        description=_("Delete all your stored game results (leaderboards and stats)", key="cmd.forget_me.description"),
+    )
+    async def forget_me(self, interaction: discord.Interaction[Any]) -> None:
+        count = await self.stats.count_results(interaction.user.id)
+        text, view = ui.render_forget_prompt(count, interaction.user.id, _locale(interaction))
+        await interaction.response.send_message(text, view=view, ephemeral=True)
+
+    async def forget(self, interaction: discord.Interaction[Any], action: str, user_id: int) -> None:
+        """Confirm deletes and says how many rows went; Cancel says nothing went. Only ``user_id`` may press."""
+        locale = _locale(interaction)
+        if interaction.user.id != user_id:
+            await interaction.response.send_message(t("forget.not_yours", locale), ephemeral=True)
+            return
+        if action == "cancel":
+            await interaction.response.edit_message(content=t("forget.cancelled", locale), view=None)
+            return
+        deleted = await self.stats.forget(user_id)
+        log.info("forget-me deleted %d results of a user", deleted)
+        await interaction.response.edit_message(content=ui.render_forgotten(deleted, locale), view=None)
+
+
+async def setup(bot: DiceBot) -> None:
+    await bot.add_cog(Leaderboard(bot))

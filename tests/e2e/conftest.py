@@ -1,0 +1,218 @@
+"""End-to-end harness: the real dicebot, unmodified discord.py, talking to fakediscord on 127.0.0.1.
+
+Tests act as users (slash commands, clicks, selects) and read what the bot posted. Dice are seeded through
+``Harness.rng``; time for deadlines is a controllable clock (``Harness.advance``), so timeouts fire on demand.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import copy
+import dataclasses
+import random
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.app import DiceBot, create_bot
+from bot.endpoints import configure_endpoints
+from bot.settings import Settings
+from bot.storage import GameRecord
+from fakediscord import Channel, FakeDiscord, Guild, InteractionHandle, Message, User
+
+TOKEN = "dicebot-e2e-token"
+START_TIMEOUT = 15.0
+
+
+class ScriptedRandom(random.Random):
+    """A seeded random source whose next die faces a test can dictate with :meth:`script`."""
+
+    def __init__(self, seed: int = 1) -> None:
+        super().__init__(seed)
+        self.queue: list[int] = []
+
+    def script(self, *faces: int) -> None:
+        self.queue.extend(faces)
+
+    def randint(self, a: int, b: int) -> int:
+        if self.queue:
+            face = self.queue.pop(0)
+            assert a <= face <= b, f"scripted {face} outside {a}..{b}"
+            return face
+        return super().randint(a, b)
+
+
+class Clock:
+    """Wall-clock time the test can move forward; the bot's deadlines read it."""
+
+    def __init__(self, start: float = 1_800_000_000.0) -> None:
+        self.now = start
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@dataclass
+class Harness:
+    """One server world plus the bot process state the tests drive."""
+
+    server: FakeDiscord
+    guild: Guild
+    channel: Channel
+    users: list[User]
+    database: Path
+    rng: ScriptedRandom = field(default_factory=ScriptedRandom)
+    clock: Clock = field(default_factory=Clock)
+    extensions: Sequence[str] | None = None
+    bot: DiceBot | None = None
+    _runner: asyncio.Task[None] | None = None
+
+    @property
+    def alice(self) -> User:
+        return self.users[0]
+
+    @property
+    def bob(self) -> User:
+        return self.users[1]
+
+    @property
+    def carol(self) -> User:
+        return self.users[2]
+
+    # ------------------------------------------------------------------ bot lifecycle
+
+    async def start_bot(self, extensions: Sequence[str] | None = None) -> DiceBot:
+        """Start the bot with all extensions, or only ``extensions`` (kept for later restarts)."""
+        if extensions is not None:
+            self.extensions = extensions
+        settings = Settings(
+            discord_token=TOKEN,
+            database_url=f"sqlite:///{self.database}",
+            discord_api_base=self.server.api_base,
+            discord_gateway_url=self.server.gateway_url,
+            _env_file=None,
+        )
+        configure_endpoints(settings.discord_api_base, settings.discord_gateway_url)
+        options: dict[str, Any] = {"rng": lambda: self.rng, "clock": self.clock}
+        if self.extensions is not None:
+            options["extensions"] = tuple(self.extensions)
+        bot = create_bot(settings, **options)
+        synced_before = len(self.server.find_requests("PUT"))
+        runner = asyncio.create_task(bot.start(TOKEN))
+
+        def synced() -> bool:
+            return len(self.server.find_requests("PUT")) > synced_before and bot.is_ready()
+
+        waiting = asyncio.create_task(self.server.wait_for(synced, timeout=START_TIMEOUT, what="bot ready"))
+        await asyncio.wait({runner, waiting}, return_when=asyncio.FIRST_COMPLETED)
+        if not waiting.done():
+            waiting.cancel()
+            runner.result()
+        waiting.result()
+        self.bot, self._runner = bot, runner
+        return bot
+
+    async def stop_bot(self) -> None:
+        if self.bot is not None:
+            await self.bot.close()
+        if self._runner is not None:
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.wait_for(self._runner, 10)
+        self.bot, self._runner = None, None
+
+    async def restart(self) -> DiceBot:
+        """Stop the bot (as SIGTERM would) and start a new process on the same database."""
+        await self.stop_bot()
+        return await self.start_bot()
+
+    async def advance(self, seconds: float) -> None:
+        """Move time forward and fire every deadline that fell due, as the scheduler would."""
+        assert self.bot is not None
+        self.clock.now += seconds
+        await self.bot.scheduler.run_due()
+
+    # ------------------------------------------------------------------ playing
+
+    async def command(self, user: User, command: str, /, **options: Any) -> InteractionHandle:
+        return await self.server.slash(user, self.channel, command, **options)
+
+    async def reply_text(self, handle: InteractionHandle) -> str:
+        """The text of the bot's (usually ephemeral) answer to an interaction."""
+        return (await handle.message()).text
+
+    async def open_lobby(self, game: str, host: User, **options: Any) -> Message:
+        handle = await self.command(host, f"{game} start", **options)
+        return await handle.message()
+
+    async def click(self, user: User, message: Message, label: str) -> InteractionHandle:
+        handle = await self.server.click_button(user, message, label=label)
+        await handle.response()
+        return handle
+
+    async def start_game(self, game: str, players: Sequence[User], **options: Any) -> Message:
+        """Host opens the lobby, the others join, the host starts; returns the game message."""
+        message = await self.open_lobby(game, players[0], **options)
+        for player in players[1:]:
+            await self.click(player, message, "Join")
+        await self.click(players[0], message, "Start")
+        return message
+
+    def user(self, player: str | int) -> User:
+        return next(user for user in self.users if user.id == int(player))
+
+    async def state(self) -> Any:
+        """The engine state of the channel's latest game."""
+        record = await self.record()
+        assert record is not None and record.state is not None and self.bot is not None
+        return self.bot.service.specs[record.kind].engine.State.load(record.state)
+
+    async def record(self) -> GameRecord | None:
+        """The most recent game of this channel, straight from the database."""
+        assert self.bot is not None
+        cursor = await self.bot.db.reader.execute(
+            "SELECT id FROM games WHERE channel_id = ? ORDER BY id DESC LIMIT 1", (self.channel.id,)
+        )
+        row = await cursor.fetchone()
+        return await self.bot.games.get(row[0]) if row else None
+
+    @staticmethod
+    def snapshot(message: Message) -> Message:
+        """The message as a user's client still shows it after later edits (for stale and double clicks)."""
+        return dataclasses.replace(message, components=copy.deepcopy(message.components))
+
+    async def wait_post(self, fragment: str, timeout: float = 5.0) -> str:
+        """Wait until a public channel message contains ``fragment`` (announcements follow the response)."""
+
+        def found() -> str | None:
+            return next((post for post in self.posts() if fragment in post), None)
+
+        return await self.server.wait_for(found, timeout=timeout, what=f"a post containing {fragment!r}")
+
+    def posts(self) -> list[str]:
+        """Texts of the public messages in the channel, oldest first."""
+        return [message.text for message in self.server.channel_messages(self.channel) if not message.ephemeral]
+
+
+@pytest.fixture
+async def harness(tmp_path: Path) -> AsyncIterator[Harness]:
+    async with FakeDiscord(token=TOKEN) as server:
+        guild = server.add_guild("Dice Club")
+        channel = server.add_channel(guild, "games")
+        users = [server.add_user(name) for name in ("Alice", "Bob", "Carol")]
+        harness = Harness(server, guild, channel, users, tmp_path / "dicebot.sqlite3")
+        try:
+            yield harness
+        finally:
+            await harness.stop_bot()
+            configure_endpoints(None, None)
+
+
+@pytest.fixture
+async def running(harness: Harness) -> Harness:
+    """The harness with the bot started and its commands synced."""
+    await harness.start_bot()
+    return harness

@@ -1,0 +1,64 @@
+"""The bot boots against the local Discord server, syncs commands, answers /help and survives restarts."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.e2e.conftest import Harness
+
+pytestmark = pytest.mark.timeout(60)
+
+BASIC = ("cogs.help", "cogs.kniffel")
+
+
+async def test_boot_syncs_commands_and_answers_help(harness: Harness) -> None:
+    await harness.start_bot(BASIC)
+    names = {command["name"] for command in harness.server.commands()}
+    assert {"help", "kniffel"} <= names
+    kniffel = next(command for command in harness.server.commands() if command["name"] == "kniffel")
+    assert {option["name"] for option in kniffel["options"]} >= {"start", "leave", "end", "rules", "scorecard"}
+
+    reply = await harness.command(harness.alice, "help")
+    message = await reply.message()
+    assert message.ephemeral
+    assert "/kniffel" in message.text
+    assert "Kniffel" in message.text
+
+
+async def test_rules_are_shown_privately(harness: Harness) -> None:
+    await harness.start_bot(BASIC)
+    message = await (await harness.command(harness.bob, "kniffel rules")).message()
+    assert message.ephemeral
+    assert "Kniffel — rules" in message.text
+    assert "Full house" in message.text
+
+
+async def test_lobby_button_posted_before_a_restart_still_works(harness: Harness) -> None:
+    await harness.start_bot(BASIC)
+    lobby = await harness.open_lobby("kniffel", harness.alice)
+    await harness.restart()
+    join = await harness.click(harness.bob, lobby, "Join")
+    assert not join.failed
+    assert "Bob" in lobby.text or str(harness.bob.id) in lobby.text
+
+
+async def test_stale_click_is_refused(harness: Harness) -> None:
+    await harness.start_bot(BASIC)
+    lobby = await harness.open_lobby("kniffel", harness.alice)
+    before = harness.snapshot(lobby)
+    await harness.click(harness.bob, lobby, "Join")
+    again = await harness.click(harness.carol, before, "Join")
+    reply = await again.message()
+    assert reply.ephemeral
+    assert "outdated" in reply.text
+    record = await harness.record()
+    assert record is not None
+    assert [seat.display_name for seat in record.seats] == ["Alice", "Bob"]
+
+
+async def test_rate_limited_callback_is_retried(harness: Harness) -> None:
+    await harness.start_bot(BASIC)
+    harness.server.inject_rest_error("POST", r"/callback$", 429, retry_after=0.2)
+    reply = await harness.command(harness.alice, "help")
+    message = await reply.message(timeout=10)
+    assert "/kniffel" in message.text

@@ -1,0 +1,223 @@
+"""/kniffel end to end: whole games through clicks and the select, joker, timeouts, restarts, lobby rules."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.engine import kniffel
+from tests.e2e.conftest import Harness
+from tests.e2e.dice import best_option, play_to_end, play_turn
+
+pytestmark = pytest.mark.timeout(120)
+
+
+@pytest.mark.parametrize("ruleset", ["kniffel", "classic"])
+async def test_complete_two_player_game(running: Harness, ruleset: str) -> None:
+    h = running
+    message = await h.start_game("kniffel", [h.alice, h.bob], rules=ruleset)
+    await h.wait_post("Roll-off")
+    await play_to_end(h, message, kniffel)
+
+    state = await h.state()
+    record = await h.record()
+    assert record is not None and record.status == "finished"
+    totals = {player: kniffel.card_totals(state, player) for player in state.players}
+    for player in state.players:
+        assert len(state.cards[player]) == 13
+        assert totals[player].total == kniffel.total(state.cards[player], state.bonuses[player], ruleset)
+    assert "final scores" in message.text
+    for player, sums in totals.items():
+        assert h.user(player).name in message.text
+        assert str(sums.total) in message.text
+    assert message.components == []
+
+    stored = await h.bot.results.for_game(record.id)
+    assert {(row.user_id, row.score) for row in stored} == {(int(p), s.total) for p, s in totals.items()}
+    best = max(s.total for s in totals.values())
+    assert all(row.won == (row.score == best) for row in stored)
+    assert all(row.kniffels is not None and row.upper_bonus is not None for row in stored)
+    if ruleset == "classic":
+        assert all(s.upper_bonus == 0 and s.extra_bonus == 0 for s in totals.values())
+    await h.wait_post("Winner")
+
+
+async def test_joker_and_extra_kniffel_bonus_through_the_select(running: Harness) -> None:
+    h = running
+    message = await h.start_game("kniffel", [h.alice])
+    h.rng.script(5, 5, 5, 5, 5)
+    await h.click(h.alice, message, "Roll")
+    assert [o.value for o in message.select().options][-2:] == ["kniffel", "chance"]
+    await (await h.server.select(h.alice, message, message.select().custom_id, ["kniffel"])).response()
+
+    h.rng.script(5, 5, 5, 5, 5)
+    await h.click(h.alice, message, "Roll")
+    options = message.select().options
+    assert [o.value for o in options] == ["fives"]
+    assert options[0].label == "Fives — 25 (+100 bonus)"
+    await (await h.server.select(h.alice, message, message.select().custom_id, ["fives"])).response()
+
+    h.rng.script(5, 5, 5, 5, 5)
+    await h.click(h.alice, message, "Roll")
+    labels = {o.value: o.label for o in message.select().options}
+    assert labels["full_house"] == "Full House — 25 (+100 bonus)"
+    assert labels["large_straight"] == "Large straight — 40 (+100 bonus)"
+    assert "fives" not in labels and "ones" not in labels
+    await (await h.server.select(h.alice, message, message.select().custom_id, ["large_straight"])).response()
+    await h.wait_post("Alice: 40 in Large straight and +100 extra Kniffel bonus!")
+
+    state = await h.state()
+    card = state.cards[str(h.alice.id)]
+    assert card == {"kniffel": 50, "fives": 25, "large_straight": 40}
+    assert state.bonuses[str(h.alice.id)] == 200
+
+
+async def test_only_the_current_player_may_act(running: Harness) -> None:
+    h = running
+    message = await h.start_game("kniffel", [h.alice, h.bob])
+    state = await h.state()
+    waiting = h.bob if state.current_player == str(h.alice.id) else h.alice
+    before = await h.state()
+    reply = await h.click(waiting, message, "Roll")
+    assert (await reply.message()).text == "It is not your turn."
+    assert (await reply.message()).ephemeral
+    assert (await h.state()) == before
+
+    outsider = await h.click(h.carol, message, "Scorecard")
+    assert "not playing" in (await outsider.message()).text
+
+
+async def test_double_click_on_roll_rolls_once(running: Harness) -> None:
+    h = running
+    message = await h.start_game("kniffel", [h.alice])
+    shown = h.snapshot(message)
+    first = await h.server.click_button(h.alice, shown, label="Roll")
+    second = await h.server.click_button(h.alice, shown, label="Roll")
+    await first.response()
+    await second.response()
+    state = await h.state()
+    assert state.rolls == 1
+    replies = [m.text for handle in (first, second) for m in handle.ephemeral_messages]
+    assert replies == ["This message is outdated — use the latest game message."]
+
+
+async def test_score_from_an_outdated_message_is_refused(running: Harness) -> None:
+    h = running
+    message = await h.start_game("kniffel", [h.alice])
+    await h.click(h.alice, message, "Roll")
+    shown = h.snapshot(message)
+    option = best_option(message)
+    await h.click(h.alice, message, "Roll (2/3)")
+    before = await h.state()
+    stale = await h.server.select(h.alice, shown, shown.select().custom_id, [option])
+    assert "outdated" in (await stale.message()).text
+    assert await h.state() == before
+
+
+async def test_restart_mid_turn_continues_on_the_same_message(running: Harness) -> None:
+    h = running
+    message = await h.start_game("kniffel", [h.alice])
+    await h.click(h.alice, message, "Roll")
+    record = await h.record()
+    hold = await h.server.click_button(h.alice, message, prefix=f"g:{record.id}:hold:0:")
+    await hold.response()
+    before = await h.state()
+    await h.restart()
+    assert await h.state() == before
+    await h.click(h.alice, message, "Roll (2/3)")
+    after = await h.state()
+    assert after.rolls == 2
+    assert after.dice[0] == before.dice[0]
+    await (await h.server.select(h.alice, message, message.select().custom_id, [best_option(message)])).response()
+    assert (await h.state()).turns[str(h.alice.id)] == 1
+
+
+async def test_timeout_scores_the_best_box_and_three_timeouts_remove(running: Harness) -> None:
+    h = running
+    message = await h.start_game("kniffel", [h.alice, h.bob], turn_timeout=1)
+    first = (await h.state()).current_player
+    await h.advance(59)
+    assert (await h.state()).turns[first] == 0
+    await h.advance(2)
+    state = await h.state()
+    assert state.turns[first] == 1
+    await h.wait_post("ran out of time")
+    assert state.current_player != first
+
+    # the other player plays normally; the first player times out twice more and is removed
+    for _ in range(2):
+        await play_turn(h, message, chase=False)
+        await h.advance(61)
+    record = await h.record()
+    assert record.seat(int(first)).status == "removed"
+    await h.wait_post("removed")
+    state = await h.state()
+    assert first in state.left
+    assert record.status == "running"
+
+
+async def test_lobby_join_leave_cancel_and_host_rules(running: Harness) -> None:
+    h = running
+    lobby = await h.open_lobby("kniffel", h.alice, rules="classic")
+    assert "Classic" in lobby.text
+    await h.click(h.bob, lobby, "Join")
+    again = await h.click(h.bob, lobby, "Join")
+    assert "already in this game" in (await again.message()).text
+    start = await h.click(h.bob, lobby, "Start")
+    assert "Only the host" in (await start.message()).text
+    await h.click(h.bob, lobby, "Leave")
+    record = await h.record()
+    assert [seat.display_name for seat in record.seats] == ["Alice"]
+    cancel = await h.click(h.bob, lobby, "Cancel")
+    assert "Only the host" in (await cancel.message()).text
+    await h.click(h.alice, lobby, "Cancel")
+    assert (await h.record()).status == "abandoned"
+    assert lobby.components == []
+    await h.wait_post("cancelled")
+
+
+async def test_second_game_in_the_channel_is_refused_with_a_link(running: Harness) -> None:
+    h = running
+    lobby = await h.open_lobby("kniffel", h.alice)
+    reply = await h.command(h.bob, "kniffel start")
+    text = (await reply.message()).text
+    assert "already running here" in text
+    assert str(lobby.id) in text
+
+
+async def test_lobby_expires_after_fifteen_minutes(running: Harness) -> None:
+    h = running
+    lobby = await h.open_lobby("kniffel", h.alice)
+    await h.advance(15 * 60 + 1)
+    assert (await h.record()).status == "abandoned"
+    assert lobby.components == []
+    await h.wait_post("expired")
+
+
+async def test_leave_and_end_commands(running: Harness) -> None:
+    h = running
+    message = await h.start_game("kniffel", [h.alice, h.bob])
+    left = await h.command(h.bob, "kniffel leave")
+    assert (await left.message()).text == "You left the game."
+    state = await h.state()
+    assert str(h.bob.id) in state.left
+    assert state.current_player == str(h.alice.id)
+
+    refused = await h.command(h.carol, "kniffel end")
+    assert "Only the host" in (await refused.message()).text
+    ended = await h.command(h.alice, "kniffel end")
+    assert (await ended.message()).text == "The game was ended."
+    record = await h.record()
+    assert record.status == "abandoned"
+    assert await h.bot.results.for_game(record.id) == []
+    assert message.components == []
+
+
+async def test_scorecard_command_and_button(running: Harness) -> None:
+    h = running
+    message = await h.start_game("kniffel", [h.alice, h.bob])
+    await play_turn(h, message, chase=False)
+    card = await (await h.command(h.carol, "kniffel scorecard", player=h.alice)).message()
+    assert card.ephemeral
+    assert "Alice" in card.text and "Total" in card.text
+    own = await (await h.click(h.bob, message, "Scorecard")).message()
+    assert own.ephemeral and "Bob" in own.text

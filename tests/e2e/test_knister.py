@@ -1,0 +1,296 @@
+"""/knister end to end: rounds driven by clicks on the round message and on private grids, timeouts, restarts."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from bot.engine import knister as kn
+from fakediscord import InvalidInput, Message, User
+from tests.e2e.conftest import Harness
+
+pytestmark = pytest.mark.timeout(120)
+
+TIMEOUT_SECONDS = 2 * 60
+EXTENSIONS = ("cogs.help", "cogs.knister")
+
+
+@pytest.fixture
+async def knister(harness: Harness) -> Harness:
+    """The bot with Knister loaded (and nothing that other games need)."""
+    await harness.start_bot(EXTENSIONS)
+    return harness
+
+
+async def start_game(h: Harness, players: list[User], **options: object) -> Message:
+    """Open the lobby, let the others join and start; returns the round message.
+
+    Waits until the bot has stored the lobby's message id before the first Join: the lobby is answered before
+    the id is saved, and a click in between updates the game but not the message.
+    """
+    message = await h.open_lobby("knister", players[0], **options)
+    for _ in range(500):
+        record = await h.record()
+        if record is not None and record.message_id == message.id:
+            break
+        await asyncio.sleep(0.01)
+    for player in players[1:]:
+        await h.click(player, message, "Join")
+    await h.click(players[0], message, "Start")
+    return message
+
+
+class Table:
+    """Drives one Knister game as its players would, reading the truth from the database."""
+
+    def __init__(self, harness: Harness, message: Message) -> None:
+        self.h = harness
+        self.message = message
+
+    async def shows(self, text: str) -> None:
+        """Wait until the round message shows ``text`` (it is edited after the click on a grid is answered)."""
+        await self.h.server.wait_for(lambda: text in self.message.text, what=f"the round message to show {text!r}")
+
+    async def posted(self, text: str, since: int = 0) -> str:
+        """Wait for a channel post after the first ``since`` ones that contains ``text`` and return it.
+
+        Announcements are posted after the click is answered, so they are waited for, never assumed.
+        """
+        return await self.h.server.wait_for(
+            lambda: next((post for post in self.h.posts()[since:] if text in post), None), what=f"a post {text!r}"
+        )
+
+    async def state(self) -> kn.State:
+        return await self.h.state()
+
+    async def game_id(self) -> int:
+        record = await self.h.record()
+        assert record is not None
+        return record.id
+
+    async def roll(self) -> kn.State:
+        """The round's roller presses Roll on the round message."""
+        roller = self.h.user((await self.state()).roller)
+        await self.h.server.wait_for(  # the round message is edited just after the last placement is answered
+            lambda: not self.message.button(label="Roll").disabled, what="the Roll button of the new round"
+        )
+        handle = await self.h.click(roller, self.message, "Roll")
+        assert not handle.ephemeral_messages
+        return await self.state()
+
+    async def open_grid(self, user: User) -> Message:
+        """``user`` presses Place (or My grid) on the round message and gets their grid, only for them."""
+        prefix = f"g:{await self.game_id()}:grid:"
+        handle = await self.h.server.click_button(user, self.message, prefix=prefix)
+        grid = await handle.message()
+        assert grid.ephemeral
+        assert len(grid.buttons) == kn.CELLS
+        return grid
+
+    async def place(self, user: User, grid: Message, cell: int) -> Message:
+        """Click a cell of a grid; returns the message the user sees in reply (the updated grid or an error)."""
+        button = grid.button(prefix=f"g:{await self.game_id()}:place:{cell}:")
+        handle = await self.h.server.click(user, grid, button.custom_id)
+        return await handle.message()
+
+    async def place_best(self, user: User) -> Message:
+        """Open the grid and place where the number adds most, as a sensible player would."""
+        state = await self.state()
+        assert state.number is not None
+        cell = kn.best_cell(state.grids[str(user.id)], state.number)
+        grid = await self.open_grid(user)
+        updated = await self.place(user, grid, cell)
+        assert updated is grid
+        return updated
+
+
+def filled(grid: kn.Grid) -> int:
+    return sum(number is not None for row in grid for number in row)
+
+
+async def test_two_player_game_through_clicks(knister: Harness) -> None:
+    h = knister
+    alice, bob = h.alice, h.bob
+    table = Table(h, await start_game(h, [alice, bob]))
+    assert "round 1/25" in table.message.text
+    await table.posted("Rolling order:")
+
+    for round_number in range(1, kn.ROUNDS + 1):
+        posts = len(h.posts())
+        state = await table.roll()
+        assert state.round == round_number
+        assert f"= {state.number}" in table.message.text
+        faces = " ".join("⚀⚁⚂⚃⚄⚅"[die - 1] for die in state.dice or [])
+        await table.posted(f"{h.user(state.roller).name} rolled {faces} = {state.number}", since=posts)
+        first, second = (alice, bob) if round_number % 2 else (bob, alice)  # placements in either order
+        grid = await table.place_best(first)
+        assert "Waiting for: " + second.name in grid.text
+        assert all(button.disabled for button in grid.buttons)
+        await table.shows(f"✅ {first.name}")
+        assert f"⏳ {second.name}" in table.message.text
+        await table.place_best(second)
+
+    record = await h.record()
+    assert record is not None
+    assert record.status == "finished"
+    state = kn.State.load(record.state or "")
+    assert all(filled(state.grids[p]) == kn.CELLS for p in state.players)
+    expected = {int(r.player): (r.score, r.rank, r.won) for r in kn.results(state)}
+    stored = await h.bot.results.for_game(record.id)
+    assert {row.user_id: (row.score, row.rank, row.won) for row in stored} == expected
+    assert {row.score for row in stored} == {kn.score_grid(state.grids[p]) for p in state.players}
+    await table.shows("final scores")
+    for user in (alice, bob):
+        assert f"{user.name} — {expected[user.id][0]}" in table.message.text
+    assert not table.message.buttons
+    await table.posted("🏆")
+
+
+async def test_solo_game_through_clicks(knister: Harness) -> None:
+    h = knister
+    alice = h.alice
+    table = Table(h, await start_game(h, [alice]))
+    posts_at_start = len(h.posts())
+    for _ in range(kn.ROUNDS):
+        await table.roll()
+        grid = await table.place_best(alice)
+        assert len(grid.buttons) == kn.CELLS
+    record = await h.record()
+    assert record is not None
+    assert record.status == "finished"
+    state = kn.State.load(record.state or "")
+    total = kn.score_grid(state.grids[str(alice.id)])
+    (row,) = await h.bot.results.for_game(record.id)
+    assert (row.user_id, row.score, row.rank, row.won) == (alice.id, total, 1, True)
+    await table.shows("Rating:" if kn.solo_rating(total) else "No rating")
+    end = await table.posted(f"🏁 Alice finished with {total} points.")
+    assert h.posts()[posts_at_start:] == [end]  # a solo game is quiet until the end
+
+
+async def test_only_the_roller_rolls_and_nobody_places_before_the_roll(knister: Harness) -> None:
+    h = knister
+    table = Table(h, await start_game(h, [h.alice, h.bob]))
+    state = await table.state()
+    other = h.bob if state.roller == str(h.alice.id) else h.alice
+    refused = await (await h.server.click_button(other, table.message, label="Roll")).message()
+    assert refused.ephemeral
+    assert "not your turn" in refused.text
+    grid = await table.open_grid(other)
+    assert all(button.disabled for button in grid.buttons)
+    assert "Waiting for" in grid.text
+    outsider = await (await h.server.click_button(h.carol, table.message, label="Roll")).message()
+    assert "not playing" in outsider.text
+    outsider = await (await h.server.click_button(h.carol, table.message, label="My grid")).message()
+    assert "not playing" in outsider.text
+    assert (await table.state()).dice is None
+
+
+async def test_double_click_on_a_cell_places_once(knister: Harness) -> None:
+    h = knister
+    table = Table(h, await start_game(h, [h.alice, h.bob]))
+    await table.roll()
+    grid = await table.open_grid(h.alice)
+    cell = grid.button(prefix=f"g:{await table.game_id()}:place:7:").custom_id
+    first = await h.server.click(h.alice, grid, cell)
+    second = await h.server.click(h.alice, grid, cell)  # sent before the first one is answered
+    answers = [await first.message(), await second.message()]
+    assert sum(answer is grid for answer in answers) == 1
+    (error,) = [answer for answer in answers if answer is not grid]
+    assert error.ephemeral
+    assert "already placed" in error.text
+    state = await table.state()
+    assert filled(state.grids[str(h.alice.id)]) == 1
+    assert state.placed == [str(h.alice.id)]
+
+
+async def test_filled_cells_cannot_be_placed_into(knister: Harness) -> None:
+    h = knister
+    table = Table(h, await start_game(h, [h.alice, h.bob]))
+    await table.roll()
+    kept = await table.open_grid(h.alice)  # a second grid of round 1, left open
+    grid = await table.open_grid(h.alice)
+    await table.place(h.alice, grid, 0)
+    assert grid.buttons[0].disabled
+    assert grid.buttons[0].label == str((await table.state()).number)
+    again = await table.place(h.alice, kept, 0)
+    assert "already placed" in again.text
+    await table.place_best(h.bob)
+
+    state = await table.roll()
+    assert state.round == 2
+    fresh = await table.open_grid(h.alice)
+    assert fresh.buttons[0].disabled
+    with pytest.raises(InvalidInput):
+        await h.server.click(h.alice, fresh, fresh.buttons[0].custom_id or "")
+    stale = await table.place(h.alice, kept, 0)  # last round's grid still shows cell 0 empty
+    assert stale.ephemeral
+    assert "outdated" in stale.text
+    state = await table.state()
+    assert str(h.alice.id) not in state.placed
+    assert filled(state.grids[str(h.alice.id)]) == 1
+
+
+async def test_round_timeout_rolls_then_places_for_the_missing(knister: Harness) -> None:
+    h = knister
+    table = Table(h, await start_game(h, [h.alice, h.bob], round_timeout=2))
+    state = await table.state()
+    roller = h.user(state.roller)
+
+    await h.advance(TIMEOUT_SECONDS - 10)
+    assert (await table.state()).dice is None
+    await h.advance(11)
+    state = await table.state()
+    assert state.dice is not None
+    await table.posted(f"⏰ {roller.name} ran out of time")
+    assert f"= {state.number}" in table.message.text
+
+    await table.place_best(h.alice)
+    before = await table.state()
+    expected_cell = kn.best_cell(before.grids[str(h.bob.id)], before.number or 0)
+    await h.advance(TIMEOUT_SECONDS - 10)  # the roll restarted the round's clock
+    assert (await table.state()).round == 1
+    await h.advance(11)
+    after = await table.state()
+    assert after.round == 2
+    row, column = divmod(expected_cell, kn.SIZE)
+    assert after.grids[str(h.bob.id)][row][column] == before.number
+    assert filled(after.grids[str(h.alice.id)]) == 1
+    await table.posted(f"⏰ {h.bob.name} ran out of time")
+    await table.shows("round 2/25")
+
+
+async def test_restart_between_a_placement_and_the_end_of_the_round(knister: Harness) -> None:
+    h = knister
+    alice, bob, carol = h.alice, h.bob, h.carol
+    table = Table(h, await start_game(h, [alice, bob, carol]))
+    state = await table.roll()
+    number = state.number
+    alices_spare = await table.open_grid(alice)
+    await table.place(alice, await table.open_grid(alice), 4)
+    bobs_grid = await table.open_grid(bob)  # opened before the restart, used after it
+    await table.shows(f"✅ {alice.name}")
+
+    await h.restart()
+
+    assert "already placed" in (await table.place(alice, alices_spare, 5)).text
+    alices_grid = await table.open_grid(alice)
+    assert all(button.disabled for button in alices_grid.buttons)
+    assert "Waiting for: Bob, Carol" in alices_grid.text
+    assert await table.place(bob, bobs_grid, 6) is bobs_grid
+    state = await table.state()
+    assert state.round == 1
+    assert state.placed == [str(alice.id), str(bob.id)]
+    assert f"✅ {alice.name}" in table.message.text
+    await table.shows(f"✅ {bob.name}")
+    assert f"⏳ {carol.name}" in table.message.text
+    await table.place(carol, await table.open_grid(carol), 7)
+
+    state = await table.state()
+    assert state.round == 2
+    assert state.dice is None
+    assert state.placed == []
+    for user, cell in ((alice, 4), (bob, 6), (carol, 7)):
+        grid = state.grids[str(user.id)]
+        assert filled(grid) == 1
+        assert grid[cell // kn.SIZE][cell % kn.SIZE] == number

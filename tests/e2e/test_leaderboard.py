@@ -1,0 +1,273 @@
+"""/leaderboard, /stats and /forget-me end to end, after finished games of two game types.
+
+Games are stored the way the game service stores them at their end (``GamesRepository.save`` of a finished
+game with its results, in one transaction), through the running bot's own repository; an abandoned game is
+saved without results, as the service does. Everything else goes through the local Discord server: slash
+commands, Previous/Next clicks (also after a restart), and forget-me's confirm button.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from bot.storage import ResultRow, Seat
+from fakediscord import Message, User
+from tests.e2e.conftest import Harness
+
+pytestmark = pytest.mark.timeout(60)
+
+EXTENSIONS = ("cogs.help", "cogs.leaderboard")
+DAY = 86400.0
+OTHER_GUILD = 777
+
+
+def competition(scores: list[int]) -> list[int]:
+    return [1 + sum(other > score for other in scores) for score in scores]
+
+
+async def finished(
+    h: Harness,
+    kind: str,
+    scores: dict[int, int],
+    *,
+    days_ago: float = 0.5,
+    guild: int | None = None,
+    names: dict[int, str] | None = None,
+    counters: dict[int, dict[str, float]] | None = None,
+) -> None:
+    """Store a finished game with its results, as the game service does when a game ends."""
+    assert h.bot is not None
+    guild_id = h.guild.id if guild is None else guild
+    names = names or {}
+    users = list(scores)
+    record = await h.bot.games.create(
+        kind=kind,
+        variant="standard",
+        guild_id=guild_id,
+        channel_id=h.channel.id if guild is None else guild * 10,
+        host=Seat(users[0], names.get(users[0], str(users[0]))),
+        locale="en-US",
+        options={},
+        deadline_at=None,
+    )
+    at = h.clock.now - days_ago * DAY
+    rows = [
+        ResultRow(
+            game_id=record.id,
+            kind=kind,
+            variant="standard",
+            guild_id=guild_id,
+            channel_id=record.channel_id,
+            user_id=user,
+            display_name=names.get(user, f"player{user}"),
+            score=score,
+            rank=rank,
+            won=rank == 1,
+            finished_at=at,
+            **(counters or {}).get(user, {}),
+        )
+        for (user, score), rank in zip(scores.items(), competition(list(scores.values())), strict=True)
+    ]
+    await h.bot.games.save(replace(record, status="finished", finished_at=at), rows)
+
+
+async def abandoned(h: Harness, kind: str, user: User) -> None:
+    """A game ended before its end: saved without results (what ``/<game> end`` does)."""
+    assert h.bot is not None
+    record = await h.bot.games.create(
+        kind=kind,
+        variant="standard",
+        guild_id=h.guild.id,
+        channel_id=h.channel.id,
+        host=Seat(user.id, user.name),
+        locale="en-US",
+        options={},
+        deadline_at=None,
+    )
+    await h.bot.games.save(replace(record, status="abandoned", finished_at=h.clock.now))
+
+
+async def seed_two_game_types(h: Harness) -> None:
+    """Kniffel and Tutto here, Kniffel on another server, one abandoned game, one old game."""
+    alice, bob, carol = h.alice.id, h.bob.id, h.carol.id
+    names = {alice: "Alice", bob: "Bob", carol: "Carol"}
+    kniffel = {alice: {"kniffels": 1, "upper_bonus": 1}, bob: {"kniffels": 0, "upper_bonus": 0}}
+    await finished(h, "kniffel", {alice: 250, bob: 200}, names=names, counters=kniffel)
+    await finished(h, "kniffel", {alice: 180, bob: 230, carol: 100}, names=names, days_ago=3)
+    await finished(h, "kniffel", {bob: 210, carol: 220}, names=names, days_ago=20)
+    await finished(h, "kniffel", {carol: 300}, names=names, days_ago=60)
+    await finished(h, "tutto", {carol: 6200, alice: 4100}, names=names, counters={carol: {"tuttos": 2}})
+    # Bob's games elsewhere count on the global board only.
+    await finished(h, "kniffel", {bob: 240}, guild=OTHER_GUILD, names=names)
+    await finished(h, "kniffel", {bob: 190}, guild=OTHER_GUILD, names=names)
+    await abandoned(h, "kniffel", h.alice)
+
+
+def description_lines(message: Message) -> list[str]:
+    return (message.embeds[0].get("description") or "").splitlines()
+
+
+def footer(message: Message) -> str:
+    return (message.embeds[0].get("footer") or {}).get("text") or ""
+
+
+async def board(h: Harness, user: User, **options: str) -> Message:
+    handle = await h.command(user, "leaderboard", **options)
+    return await handle.message()
+
+
+@pytest.fixture
+async def bot(harness: Harness) -> Harness:
+    await harness.start_bot(EXTENSIONS)
+    return harness
+
+
+async def test_leaderboard_ranks_in_each_scope_and_period(bot: Harness) -> None:
+    h = bot
+    await seed_two_game_types(h)
+    alice, bob, carol = h.alice.id, h.bob.id, h.carol.id
+
+    wins = await board(h, h.alice, game="kniffel")
+    assert not wins.ephemeral
+    assert wins.embeds[0]["title"] == "🏆 Kniffel — Wins"
+    # Here: Alice 1 win (2 games), Bob 1 (3), Carol 2 (3, one of them 60 days ago); the abandoned game is absent.
+    assert description_lines(wins) == [
+        f"🥇 <@{carol}> — **2** · 3 games",
+        f"🥈 <@{bob}> — **1** · 3 games",
+        f"🥈 <@{alice}> — **1** · 2 games",
+    ]
+    assert footer(wins) == "This server · All time · page 1/1"
+    assert not wins.buttons
+
+    everywhere = await board(h, h.alice, game="kniffel", scope="global")
+    assert description_lines(everywhere) == [
+        "🥇 Bob — **3** · 5 games",
+        "🥈 Carol — **2** · 3 games",
+        "🥉 Alice — **1** · 2 games",
+    ]
+    assert footer(everywhere).startswith("All servers · All time")
+
+    month = await board(h, h.bob, game="kniffel", metric="best", period="month")
+    assert description_lines(month) == [
+        f"🥇 <@{alice}> — **250** · 2 games",
+        f"🥈 <@{bob}> — **230** · 3 games",
+        f"🥉 <@{carol}> — **220** · 2 games",
+    ]
+    assert footer(month) == "This server · Last 30 days · page 1/1"
+
+    week = await board(h, h.carol, game="kniffel", metric="games", period="week")
+    assert description_lines(week) == [
+        f"🥇 <@{alice}> — **2**",
+        f"🥇 <@{bob}> — **2**",
+        f"🥉 <@{carol}> — **1**",
+    ]
+    assert footer(week) == "This server · Last 7 days · page 1/1"
+
+    tutto = await board(h, h.alice, game="tutto")
+    assert description_lines(tutto)[:2] == [f"🥇 <@{carol}> — **1** · 1 game", f"🥈 <@{alice}> — **0** · 1 game"]
+
+    average = await board(h, h.alice, game="kniffel", metric="average")
+    assert "Nobody has 5 finished games on this board yet" in average.text
+
+
+async def test_stats_show_every_game_and_its_counters(bot: Harness) -> None:
+    h = bot
+    await seed_two_game_types(h)
+
+    mine = await (await h.command(h.alice, "stats")).message()
+    assert mine.embeds[0]["title"] == "📊 Statistics — Alice"
+    fields = {field["name"]: field["value"] for field in mine.embeds[0]["fields"]}
+    assert list(fields) == ["Kniffel", "Tutto"]
+    assert "Games **2** · Wins **1** (50%)" in fields["Kniffel"]
+    assert "Best **250** · Average **215.0**" in fields["Kniffel"]
+    assert "Upper bonus in 1 of 2 games (50%) · Kniffels rolled **1**" in fields["Kniffel"]
+    assert f"Last played <t:{int(h.clock.now - 0.5 * DAY)}:R>" in fields["Kniffel"]
+    assert "Tuttos **0**" in fields["Tutto"]
+
+    carol = await (await h.command(h.bob, "stats", user=h.carol, game="tutto")).message()
+    fields = {field["name"]: field["value"] for field in carol.embeds[0]["fields"]}
+    assert list(fields) == ["Tutto"]
+    assert "Games **1** · Wins **1** (100%)" in fields["Tutto"]
+    assert "Tuttos **2**" in fields["Tutto"]
+
+    nothing = await (await h.command(h.alice, "stats", game="knister")).message()
+    assert "Alice has no finished Knister games yet." in nothing.text
+
+
+async def test_empty_leaderboard_says_so(bot: Harness) -> None:
+    message = await board(bot, bot.alice, game="knister")
+    assert "Nobody is on this board yet." in message.text
+    assert "Finish a game (`/knister start`) to get on it." in message.text
+    assert not message.buttons
+
+
+async def test_paging_in_place_privately_for_others_and_after_a_restart(bot: Harness) -> None:
+    h = bot
+    # Fourteen players with 14..1 wins; Alice has one win, so she is 14th and sees her rank underneath.
+    for player in range(1, 14):
+        for _ in range(15 - player):
+            await finished(h, "kniffel", {1000 + player: 200})
+    await finished(h, "kniffel", {h.alice.id: 200})
+
+    message = await board(h, h.alice, game="kniffel")
+    lines = description_lines(message)
+    assert lines[0] == "🥇 <@1001> — **14** · 14 games"
+    assert len(lines) == 12
+    assert lines[-1] == "**You:** #14 — 1 · 1 game"
+    assert footer(message) == "This server · All time · page 1/2"
+    assert message.button(label="Previous").disabled
+    assert not message.button(label="Next").disabled
+
+    await h.click(h.alice, message, "Next")
+    assert footer(message) == "This server · All time · page 2/2"
+    assert description_lines(message)[-1] == f"`#14` <@{h.alice.id}> — **1** · 1 game"
+    assert message.button(label="Next").disabled
+
+    # Someone else's click leaves Alice's board alone and shows them that page privately.
+    other = await h.server.click_button(h.bob, message, label="Previous")
+    private = await other.message()
+    assert private.ephemeral
+    assert footer(private) == "This server · All time · page 1/2"
+    assert "You are not on this board yet." in private.text
+    assert footer(message) == "This server · All time · page 2/2"
+
+    await h.restart()
+    await h.click(h.alice, message, "Previous")
+    assert footer(message) == "This server · All time · page 1/2"
+
+
+async def test_forget_me_removes_exactly_the_callers_results(bot: Harness) -> None:
+    h = bot
+    await seed_two_game_types(h)
+    assert h.bot is not None
+
+    async def count(user: User) -> int:
+        assert h.bot is not None
+        cursor = await h.bot.db.reader.execute("SELECT COUNT(*) FROM results WHERE user_id = ?", (user.id,))
+        return (await cursor.fetchone())[0]
+
+    others = {user.id: await count(user) for user in (h.bob, h.carol)}
+    prompt = await (await h.command(h.alice, "forget-me")).message()
+    assert prompt.ephemeral
+    assert "This deletes all **3** of your stored game results" in prompt.text
+
+    cancel = await h.click(h.alice, prompt, "Cancel")
+    assert not cancel.failed
+    assert prompt.text == "Nothing was deleted."
+    assert await count(h.alice) == 3
+
+    prompt = await (await h.command(h.alice, "forget-me")).message()
+    await h.click(h.alice, prompt, "Delete my results")
+    assert prompt.text == "Done: 3 stored game results were deleted."
+    assert not prompt.buttons
+    assert await count(h.alice) == 0
+    assert {user.id: await count(user) for user in (h.bob, h.carol)} == others
+
+    wins = await board(h, h.alice, game="kniffel")
+    assert f"<@{h.alice.id}>" not in wins.text
+    assert "You are not on this board yet." in wins.text
+    again = await (await h.command(h.alice, "forget-me")).message()
+    assert again.text == "There are no stored game results of yours."
+    assert not again.buttons

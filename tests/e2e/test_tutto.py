@@ -1,0 +1,407 @@
+"""Tutto end to end: games played through clicks on the local Discord server, with a scripted deck and dice."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import MutableSequence, Sequence
+from typing import Any
+
+import pytest
+
+from bot.engine import tutto as tu
+from bot.i18n import t
+from fakediscord import Button, InteractionHandle, Message, User
+from fakediscord.errors import ComponentNotFound, InvalidInput
+from tests.e2e.conftest import Harness
+
+pytestmark = pytest.mark.timeout(60)
+
+EXTENSIONS = ("cogs.help", "cogs.tutto")
+LOCALE = "en-US"
+TURN_SECONDS = 5 * 60
+SECONDARY = 2
+"""Button style of a die not yet selected."""
+
+
+class Script(random.Random):
+    """The bot's random source for a test: the deck starts with ``cards``, the dice show ``faces`` in order.
+
+    ``start`` is the seat index of the first player (the engine draws it with ``randrange``). Running out of
+    scripted faces is a test bug, reported as such rather than rolled at random.
+    """
+
+    def __init__(self, cards: Sequence[str] = (), faces: Sequence[int] = (), start: int = 0) -> None:
+        super().__init__(0)
+        self.cards = list(cards)
+        self.faces = list(faces)
+        self.start = start
+
+    def shuffle(self, x: MutableSequence[Any]) -> None:
+        rest = list(x)
+        for card in self.cards:
+            rest.remove(card)
+        x[:] = self.cards + rest
+        self.cards = []
+
+    def randrange(self, start: int, stop: int | None = None, step: int = 1) -> int:
+        return self.start
+
+    def randint(self, a: int, b: int) -> int:
+        assert self.faces, "the test scripted too few dice"
+        return self.faces.pop(0)
+
+
+class Table:
+    """One Tutto game message and the moves players make on it."""
+
+    def __init__(self, harness: Harness, message: Message) -> None:
+        self.harness = harness
+        self.message = message
+        self.game_id = int(message.buttons[0].custom_id.split(":")[1]) if message.buttons else 0
+
+    @property
+    def text(self) -> str:
+        return self.message.text
+
+    def prefix(self, action: str, arg: str | int | None = None) -> str:
+        """The start of a component id: any argument, or exactly ``arg``."""
+        return f"g:{self.game_id}:{action}:" + ("" if arg is None else f"{arg}:")
+
+    def has(self, action: str, arg: str | int | None = None) -> bool:
+        return any((b.custom_id or "").startswith(self.prefix(action, arg)) for b in self.message.buttons)
+
+    def button(self, action: str, arg: str | int | None = None) -> Button:
+        return self.message.button(prefix=self.prefix(action, arg))
+
+    async def press(self, user: User, action: str, arg: str | int | None = None) -> InteractionHandle:
+        """Click a button and expect the game message to change (no refusal)."""
+        handle = await self.harness.server.click_button(user, self.message, prefix=self.prefix(action, arg))
+        await handle.response()
+        assert not handle.ephemeral_messages, handle.ephemeral_messages[0].text
+        return handle
+
+    async def refused(self, user: User, action: str, arg: str | int | None = None) -> str:
+        """Click a button the bot must refuse; returns its private answer."""
+        handle = await self.harness.server.click_button(user, self.message, prefix=self.prefix(action, arg))
+        return (await handle.message()).text
+
+    async def pick(self, user: User, *faces: int) -> None:
+        """Toggle dice of the current roll showing ``faces`` (the leftmost not yet selected)."""
+        for face in faces:
+            die = next(
+                b
+                for b in self.message.buttons
+                if (b.custom_id or "").startswith(self.prefix("die"))
+                and b.label == f"{'⚀⚁⚂⚃⚄⚅'[face - 1]} {face}"
+                and b.style == SECONDARY
+            )
+            handle = await self.harness.server.click(user, self.message, die.custom_id or "")
+            await handle.response()
+            assert not handle.ephemeral_messages, handle.ephemeral_messages[0].text
+
+    async def announced(self, text: str) -> None:
+        """Wait until the channel shows ``text`` in a public post."""
+        await self.harness.server.wait_for(
+            lambda: any(text in post for post in self.harness.posts()), what=f"an announcement with {text!r}"
+        )
+
+
+async def play(harness: Harness, script: Script, players: Sequence[User], **options: Any) -> Table:
+    """Open a lobby, let ``players`` join and start; the game's randomness comes from ``script``."""
+    harness.rng = script
+    if harness.bot is None:
+        await harness.start_bot(EXTENSIONS)
+    message = await harness.open_lobby("tutto", players[0], **options)
+    await attached(harness)
+    for player in players[1:]:
+        await harness.click(player, message, "Join")
+    await harness.click(players[0], message, "Start")
+    assert message.buttons[0].label == t("tutto.draw", LOCALE), message.text
+    return Table(harness, message)
+
+
+async def attached(harness: Harness) -> None:
+    """Wait until the bot has stored its lobby message's id.
+
+    The bot learns that id only after its reply is visible, so a click in between finds a game without a
+    message to edit in place and the lobby stays stale.
+    """
+    for _ in range(200):
+        record = await harness.record()
+        if record is not None and record.message_id is not None:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("the bot never stored its lobby message")
+
+
+async def score(harness: Harness, user: User) -> int:
+    record = await harness.record()
+    assert record is not None
+    assert record.state is not None
+    return tu.State.load(record.state).scores[str(user.id)]
+
+
+# --------------------------------------------------------------------------------------------------
+
+
+async def test_worked_example_bonus_tutto_then_a_failed_street(harness: Harness) -> None:
+    """RULES.md's worked example: Bonus 600 to a 1050 Tutto, continue, and lose it all on the Street."""
+    script = Script(
+        ["bonus_600", "street"],
+        [1, 2, 3, 4, 5, 6, 2, 2, 2, 3, 6, 1, 5, 2, 3, 3, 3, 5, 5, 1, 2, 3, 1, 6, 1],
+    )
+    alice, bob = harness.alice, harness.bob
+    game = await play(harness, script, [alice, bob])
+    assert "Press **Draw card**" in game.text
+    await game.announced(t("tutto.order", LOCALE, players="Alice, Bob"))
+
+    await game.press(alice, "draw")
+    assert "Bonus 600" in game.text
+    assert t("tutto.rule.bonus", LOCALE, bonus=600) in game.text
+    await game.press(alice, "roll")
+    assert not game.has("stop") or game.button("stop").disabled
+    await game.pick(alice, 1)
+    assert "Selected: ⚀ → **+100**" in game.text
+    assert game.button("stop").label == "Stop · bank 100"
+    await game.press(alice, "roll_on")
+    assert game.button("aside", 0).disabled
+
+    await game.pick(alice, 2, 2, 2)
+    assert game.button("stop").label == "Stop · bank 300"
+    await game.press(alice, "roll_on")
+    await game.pick(alice, 1, 5)
+    assert game.button("roll_on").label == "Tutto!"
+    await game.press(alice, "roll_on")
+    await game.announced("Alice: Tutto! +600 bonus — 1050 secured.")
+    assert game.button("stop").label == "Stop · bank 1050"
+
+    await game.press(alice, "continue")
+    assert "**Street**" in game.text
+    assert not game.has("stop")
+    await game.press(alice, "roll")
+    await game.pick(alice, 2, 3, 5)
+    await game.press(alice, "roll_on")
+    await game.pick(alice, 1)
+    await game.press(alice, "roll_on")
+    await game.pick(alice, 6)
+    await game.press(alice, "roll_on")
+    await game.announced("Alice: Null — the turn's 1050 points are lost.")
+    assert await score(harness, alice) == 0
+    assert game.message.content == f"<@{bob.id}>, your turn."
+    assert "Press **Draw card**" in game.text
+
+
+async def test_the_rulebook_tutto_650_banks_with_the_bonus(harness: Harness) -> None:
+    script = Script(["bonus_200"], [1, 1, 4, 4, 4, 5])
+    alice = harness.alice
+    game = await play(harness, script, [alice], target=1000)
+    await game.press(alice, "draw")
+    await game.press(alice, "roll")
+    await game.pick(alice, 1, 1, 4, 4, 4, 5)
+    assert "+650" in game.text
+    assert game.button("stop").label == "Stop · bank 850"
+    await game.press(alice, "stop")
+    await game.announced("Alice banks 850 — 850 in all.")
+    assert await score(harness, alice) == 850
+
+
+async def test_fireworks_take_every_scoring_die_and_bank_at_the_null(harness: Harness) -> None:
+    script = Script(["fireworks"], [1, 5, 2, 3, 4, 6, 1, 1, 1, 5, 2, 3, 4, 6, 2, 3])
+    alice, bob = harness.alice, harness.bob
+    game = await play(harness, script, [alice, bob])
+    await game.press(alice, "draw")
+    assert "Fireworks" in game.text
+    await game.press(alice, "roll")
+    await game.pick(alice, 1)
+    assert t("tutto.reason.fireworks_take_all", LOCALE) in game.text
+    assert game.button("roll_on").disabled
+    assert not game.has("stop")
+    await game.pick(alice, 5)
+    await game.press(alice, "roll_on")
+    assert not game.has("stop")
+    await game.pick(alice, 1, 1, 1, 5)
+    await game.press(alice, "roll_on")
+    await game.announced("Tutto under Fireworks — 1200 secured, all six dice again!")
+    assert not game.has("stop")
+    await game.press(alice, "roll")
+    await game.announced("Alice: the Fireworks end at a null; the points are kept.")
+    await game.announced("Alice banks 1200 — 1200 in all.")
+    assert await score(harness, alice) == 1200
+    assert game.message.content == f"<@{bob.id}>, your turn."
+
+
+async def test_stop_is_never_offered_under_a_card_that_forbids_it(harness: Harness) -> None:
+    """Plus/Minus: no Stop button at any point, a click on it is impossible, and the turn ends in a null."""
+    script = Script(["plus_minus"], [1, 2, 3, 4, 6, 6, 5, 2, 3, 4, 6, 2, 3, 4, 6])
+    alice = harness.alice
+    game = await play(harness, script, [alice, harness.bob])
+    await game.press(alice, "draw")
+    assert not game.has("stop")
+    await game.press(alice, "roll")
+    await game.pick(alice, 1)
+    assert not game.has("stop")
+    with pytest.raises(ComponentNotFound):
+        await harness.server.click_button(alice, game.message, prefix=game.prefix("stop"))
+    await game.press(alice, "roll_on")
+    await game.pick(alice, 5)
+    assert not game.has("stop")
+    await game.press(alice, "roll_on")
+    await game.announced("Alice: Null — the turn's 150 points are lost.")
+    assert await score(harness, alice) == 0
+
+
+async def test_double_then_plus_minus_takes_1000_from_the_leader(harness: Harness) -> None:
+    script = Script(["double", "plus_minus"], [1, 2, 3, 4, 6, 6, 1, 1, 1, 5, 5, 1, 1, 1, 5, 5, 5])
+    alice, bob = harness.alice, harness.bob
+    game = await play(harness, script, [alice, bob])
+    await game.press(alice, "draw")
+    await game.press(alice, "roll")
+    await game.pick(alice, 1)
+    await game.press(alice, "roll_on")
+    await game.pick(alice, 1, 1, 1, 5, 5)
+    assert game.button("stop").label == "Stop · bank 2400"
+    await game.press(alice, "roll_on")
+    await game.announced("Alice: Tutto! ×2: 2400.")
+    await game.press(alice, "stop")
+    await game.announced("Alice banks 2400 — 2400 in all.")
+
+    await game.press(bob, "draw")
+    await game.press(bob, "roll")
+    await game.pick(bob, 1, 1, 1, 5, 5, 5)
+    await game.press(bob, "roll_on")
+    await game.announced("➕➖ Plus/Minus: Bob +1000, Alice −1000")
+    assert (await score(harness, alice), await score(harness, bob)) == (1400, 1000)
+    assert "▶ Alice 1400" in game.text
+
+
+async def test_cloverleaf_two_tuttos_win_at_once(harness: Harness) -> None:
+    script = Script(["cloverleaf"], [1, 1, 1, 5, 5, 5, 6, 6, 6, 1, 1, 1])
+    alice, bob = harness.alice, harness.bob
+    game = await play(harness, script, [alice, bob])
+    await game.press(alice, "draw")
+    assert "Cloverleaf" in game.text
+    await game.press(alice, "roll")
+    await game.pick(alice, 1, 1, 1, 5, 5, 5)
+    assert not game.has("stop")
+    await game.press(alice, "roll_on")
+    await game.announced("first Tutto under the Cloverleaf")
+    await game.press(alice, "roll")
+    await game.pick(alice, 6, 6, 6, 1, 1, 1)
+    await game.press(alice, "roll_on")
+    await game.announced("🍀 Cloverleaf: two Tuttos — Alice wins the game!")
+    assert "final scores" in game.text
+    assert "🍀 Alice won with the Cloverleaf." in game.text
+    assert not game.message.buttons
+    record = await harness.record()
+    assert record is not None
+    assert record.status == "finished"
+    assert harness.bot is not None
+    results = {row.display_name: row for row in await harness.bot.results.for_game(record.id)}
+    assert (results["Alice"].won, results["Alice"].rank, results["Alice"].tuttos) == (True, 1, 2)
+    assert (results["Bob"].won, results["Bob"].tuttos) == (False, 0)
+
+
+async def test_an_invalid_selection_is_refused_and_explained(harness: Harness) -> None:
+    script = Script(["bonus_300"], [2, 2, 3, 4, 6, 1, 5, 2, 3, 4, 6])
+    alice, bob = harness.alice, harness.bob
+    game = await play(harness, script, [alice, bob])
+    await game.press(alice, "draw")
+    await game.press(alice, "roll")
+    await game.pick(alice, 2)
+    assert t("tutto.reason.not_scoring", LOCALE) in game.text
+    assert game.button("roll_on").disabled
+    assert game.button("stop").disabled
+    with pytest.raises(InvalidInput):
+        await harness.server.click_button(alice, game.message, prefix=game.prefix("roll_on"))
+    assert "not your turn" in await game.refused(bob, "die", 5)
+    await game.press(alice, "die", 0)
+    await game.pick(alice, 1)
+    assert "**+100**" in game.text
+    await game.press(alice, "roll_on")
+    assert "Set aside: ⚀ · **100**" in game.text
+
+
+async def test_a_game_to_a_low_target(harness: Harness) -> None:
+    script = Script(["bonus_200", "stop", "bonus_400"], [5, 2, 3, 4, 6, 6, 1, 1, 1, 2, 3, 4])
+    alice, bob = harness.alice, harness.bob
+    game = await play(harness, script, [alice, bob], target=1000)
+    assert "first to 1000" in game.text
+    await game.press(alice, "draw")
+    await game.press(alice, "roll")
+    await game.pick(alice, 5)
+    await game.press(alice, "stop")
+    await game.announced("Alice banks 50 — 50 in all.")
+    await game.press(bob, "draw")
+    await game.announced("🛑 Bob drew Stop — turn over.")
+    await game.press(alice, "draw")
+    await game.press(alice, "roll")
+    await game.pick(alice, 1, 1, 1)
+    await game.press(alice, "stop")
+    await game.announced("🏆 Winner: Alice!")
+    await game.announced("🍺 Bob buys the next round.")
+    assert "🥇 Alice — **1050**" in game.text
+    assert not game.message.buttons
+    record = await harness.record()
+    assert record is not None
+    assert (record.status, record.deadline_at) == ("finished", None)
+    assert harness.bot is not None
+    rows = await harness.bot.results.for_game(record.id)
+    assert [(row.display_name, row.score, row.rank, row.tuttos) for row in rows] == [
+        ("Alice", 1050, 1, 0),
+        ("Bob", 0, 2, 0),
+    ]
+
+
+async def test_restart_mid_turn_then_a_timeout_plays_cautiously(harness: Harness) -> None:
+    script = Script(["bonus_500", "bonus_300"], [1, 2, 3, 4, 6, 6, 5, 2, 3, 4, 6, 1, 5, 5, 2, 3, 4])
+    alice, bob = harness.alice, harness.bob
+    game = await play(harness, script, [alice, bob])
+    await game.press(alice, "draw")
+    await game.press(alice, "roll")
+    await game.pick(alice, 1)
+
+    await harness.stop_bot()
+    await harness.start_bot(EXTENSIONS)
+
+    await game.press(alice, "roll_on")
+    await game.pick(alice, 5)
+    await game.press(alice, "stop")
+    await game.announced("Alice banks 150 — 150 in all.")
+
+    # Bob never shows up: the bot draws, rolls, sets aside every scoring die and stops at once.
+    await harness.advance(TURN_SECONDS + 1)
+    await game.announced("Bob ran out of time")
+    await game.announced("Bob banks 200 — 200 in all.")
+    assert await score(harness, bob) == 200
+    assert game.message.content == f"<@{alice.id}>, your turn."
+
+
+async def test_a_solo_timeout_plays_one_turn_only(harness: Harness) -> None:
+    script = Script(["bonus_200", "bonus_300"], [1, 2, 3, 4, 6, 6])
+    alice = harness.alice
+    game = await play(harness, script, [alice], target=1000)
+    await harness.advance(TURN_SECONDS + 1)
+    await game.announced("Alice banks 100 — 100 in all.")
+    record = await harness.record()
+    assert record is not None
+    assert record.state is not None
+    state = tu.State.load(record.state)
+    assert (state.phase, state.turn, state.scores[str(alice.id)]) == ("draw", 1, 100)
+    assert record.deadline_at is not None
+    assert record.deadline_at > harness.clock.now
+    assert "Press **Draw card**" in game.text
+
+
+async def test_commands_and_rules(harness: Harness) -> None:
+    await harness.start_bot(EXTENSIONS)
+    group = next(command for command in harness.server.commands() if command["name"] == "tutto")
+    subcommands = {option["name"]: option for option in group["options"]}
+    assert set(subcommands) == {"start", "leave", "end", "rules"}
+    options = {option["name"]: option for option in subcommands["start"]["options"]}
+    assert (options["target"]["min_value"], options["target"]["max_value"]) == (1000, 20000)
+    assert (options["turn_timeout"]["min_value"], options["turn_timeout"]["max_value"]) == (1, 60)
+    rules = await (await harness.command(harness.alice, "tutto rules")).message()
+    assert rules.ephemeral
+    assert "Tutto — rules" in rules.text
+    assert "Cloverleaf" in rules.text

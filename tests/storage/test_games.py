@@ -1,0 +1,125 @@
+"""The games repository: one active game per channel, optimistic versions, seats, deadlines, results."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from bot.storage import ChannelBusy, Database, GamesRepository, ResultRow, ResultsRepository, Seat, StaleVersion
+
+
+@pytest.fixture
+async def db(tmp_path: Path) -> AsyncIterator[Database]:
+    database = await Database.open(tmp_path / "db.sqlite3")
+    yield database
+    await database.close()
+
+
+async def new_game(games: GamesRepository, channel_id: int = 10, deadline_at: float | None = None):
+    return await games.create(
+        kind="kniffel",
+        variant="classic",
+        guild_id=1,
+        channel_id=channel_id,
+        host=Seat(100, "Alice"),
+        locale="en-US",
+        options={"timeout": 5},
+        deadline_at=deadline_at,
+    )
+
+
+async def test_create_and_load_round_trip(db: Database) -> None:
+    games = GamesRepository(db)
+    created = await new_game(games)
+    assert created.status == "lobby"
+    assert created.version == 0
+    assert created.seats == (Seat(100, "Alice"),)
+    assert created.options == {"timeout": 5}
+    assert await games.get(created.id) == created
+    assert await games.active_in_channel(10) == created
+
+
+async def test_second_active_game_in_a_channel_is_refused(db: Database) -> None:
+    games = GamesRepository(db)
+    first = await new_game(games)
+    with pytest.raises(ChannelBusy) as busy:
+        await new_game(games)
+    assert busy.value.game.id == first.id
+    await new_game(games, channel_id=11)
+
+
+async def test_finished_game_frees_the_channel(db: Database) -> None:
+    games = GamesRepository(db)
+    first = await new_game(games)
+    await games.save(replace(first, status="finished", finished_at=1.0))
+    second = await new_game(games)
+    assert second.id != first.id
+
+
+async def test_save_bumps_version_and_refuses_stale_writes(db: Database) -> None:
+    games = GamesRepository(db)
+    game = await new_game(games)
+    joined = await games.save(replace(game, seats=(*game.seats, Seat(200, "Bob"))))
+    assert joined.version == 1
+    with pytest.raises(StaleVersion):
+        await games.save(replace(game, state="{}"))
+    loaded = await games.get(game.id)
+    assert loaded is not None
+    assert loaded.state is None
+    assert [seat.display_name for seat in loaded.seats] == ["Alice", "Bob"]
+
+
+async def test_attach_message_keeps_the_version(db: Database) -> None:
+    games = GamesRepository(db)
+    game = await new_game(games)
+    await games.attach_message(game.id, 555)
+    loaded = await games.get(game.id)
+    assert loaded is not None
+    assert (loaded.message_id, loaded.version) == (555, 0)
+
+
+async def test_deadlines_are_found_in_order(db: Database) -> None:
+    games = GamesRepository(db)
+    late = await new_game(games, channel_id=1, deadline_at=200.0)
+    early = await new_game(games, channel_id=2, deadline_at=100.0)
+    await new_game(games, channel_id=3)
+    assert await games.next_deadline() == 100.0
+    assert await games.due(150.0) == [early.id]
+    assert await games.due(250.0) == [early.id, late.id]
+    await games.save(replace(early, status="abandoned", deadline_at=None))
+    assert await games.next_deadline() == 200.0
+
+
+async def test_results_are_written_with_the_final_save(db: Database) -> None:
+    games, results = GamesRepository(db), ResultsRepository(db)
+    game = await new_game(games)
+    row = ResultRow(
+        game_id=game.id,
+        kind="kniffel",
+        variant="classic",
+        guild_id=1,
+        channel_id=10,
+        user_id=100,
+        display_name="Alice",
+        score=250,
+        rank=1,
+        won=True,
+        finished_at=5.0,
+        kniffels=1,
+        upper_bonus=0,
+    )
+    await games.save(replace(game, status="finished", finished_at=5.0), [row])
+    assert await results.for_game(game.id) == [row]
+
+
+async def test_failed_save_writes_no_results(db: Database) -> None:
+    games, results = GamesRepository(db), ResultsRepository(db)
+    game = await new_game(games)
+    await games.save(game)
+    row = ResultRow(game.id, "kniffel", "classic", 1, 10, 100, "Alice", 1, 1, True, 1.0)
+    with pytest.raises(StaleVersion):
+        await games.save(replace(game, status="finished"), [row])
+    assert await results.for_game(game.id) == []

@@ -1,0 +1,450 @@
+"""Leaderboard and /stats queries on a temporary database with crafted results.
+
+Results go in the way the bot stores them (a game saved as finished together with its results), so the
+standings triggers run exactly as in production. A seeded random cross-check compares every board with a
+plain-Python reference, before and after deletions and after migrating a database that already had results.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import sqlite3
+from collections import defaultdict
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import pytest
+
+from bot.storage import Database, GamesRepository, ResultRow, Seat, StatsRepository
+from bot.storage.database import bundled_migrations
+from bot.storage.stats import METRICS, MIN_AVERAGE_GAMES, PERIOD_DAYS, LeaderboardPage
+
+NOW = 1_800_000_000.0
+DAY = 86400.0
+GUILD, OTHER_GUILD = 501, 502
+KINDS = ("kniffel", "dicepoker", "knister", "tutto")
+
+
+@pytest.fixture
+async def db(tmp_path: Path) -> AsyncIterator[Database]:
+    database = await Database.open(tmp_path / "db.sqlite3")
+    yield database
+    await database.close()
+
+
+@pytest.fixture
+def games(db: Database) -> GamesRepository:
+    return GamesRepository(db)
+
+
+@pytest.fixture
+def stats(db: Database) -> StatsRepository:
+    return StatsRepository(db)
+
+
+def competition(scores: Sequence[float]) -> list[int]:
+    return [1 + sum(other > score for other in scores) for score in scores]
+
+
+async def play(
+    games: GamesRepository,
+    scores: dict[int, int],
+    *,
+    kind: str = "kniffel",
+    guild: int | None = GUILD,
+    at: float = NOW - 3600,
+    names: dict[int, str] | None = None,
+    counters: dict[int, dict[str, float]] | None = None,
+) -> int:
+    """A finished game with these players' scores (rank and win from the scores); returns its id."""
+    users = list(scores)
+    names = names or {}
+    host = Seat(users[0], names.get(users[0], f"user{users[0]}"))
+    record = await games.create(
+        kind=kind,
+        variant="standard",
+        guild_id=guild,
+        channel_id=(guild or 0) * 10 + 1,
+        host=host,
+        locale="en-US",
+        options={},
+        deadline_at=None,
+    )
+    ranks = competition(list(scores.values()))
+    rows = [
+        ResultRow(
+            game_id=record.id,
+            kind=kind,
+            variant="standard",
+            guild_id=guild,
+            channel_id=record.channel_id,
+            user_id=user,
+            display_name=names.get(user, f"user{user}"),
+            score=score,
+            rank=rank,
+            won=rank == 1,
+            finished_at=at,
+            **(counters or {}).get(user, {}),
+        )
+        for (user, score), rank in zip(scores.items(), ranks, strict=True)
+    ]
+    await games.save(replace(record, status="finished", finished_at=at), rows)
+    return record.id
+
+
+async def board(
+    stats: StatsRepository,
+    metric: str = "wins",
+    period: str = "all",
+    guild: int | None = GUILD,
+    *,
+    page: int = 0,
+    caller: int = 0,
+    kind: str = "kniffel",
+) -> LeaderboardPage:
+    return await stats.leaderboard(kind, metric, period, guild, page=page, caller_id=caller, now=NOW)  # type: ignore[arg-type]
+
+
+def lines(page: LeaderboardPage) -> list[tuple[int, int, float, int]]:
+    """(rank, user, figure, games) per line."""
+    return [(row.rank, row.user_id, row.value, row.games) for row in page.rows]
+
+
+# ---------------------------------------------------------------------- ranks and metrics
+
+
+async def test_ties_share_a_rank_and_the_next_rank_skips(games: GamesRepository, stats: StatsRepository) -> None:
+    # Wins (games): 1 → 2 (2), 2 → 2 (2), 3 → 1 (3), 4 → 0 (2); equal figures list more games first.
+    await play(games, {1: 300, 4: 100})
+    await play(games, {1: 250, 3: 120})
+    await play(games, {2: 280, 4: 90})
+    await play(games, {2: 270, 3: 260})
+    await play(games, {3: 310})
+    page = await board(stats, "wins")
+    assert lines(page) == [(1, 1, 2, 2), (1, 2, 2, 2), (3, 3, 1, 3), (4, 4, 0, 2)]
+    for period in ("month", "week"):
+        assert lines(await board(stats, "wins", period)) == lines(page)
+    assert page.total == 4
+    assert page.pages == 1
+
+
+async def test_best_average_and_games_metrics(games: GamesRepository, stats: StatsRepository) -> None:
+    for score in (100, 200, 300, 400, 500):
+        await play(games, {1: score})
+    for score in (350, 350, 350, 350, 350, 350):
+        await play(games, {2: score})
+    await play(games, {3: 600})
+
+    best = await board(stats, "best")
+    assert [(r, u, v) for r, u, v, _ in lines(best)] == [(1, 3, 600), (2, 1, 500), (3, 2, 350)]
+
+    games_played = await board(stats, "games")
+    assert [(r, u, v) for r, u, v, _ in lines(games_played)] == [(1, 2, 6), (2, 1, 5), (3, 3, 1)]
+
+    average = await board(stats, "average")
+    assert [(r, u, v) for r, u, v, _ in lines(average)] == [(1, 2, 350.0), (2, 1, 300.0)]
+
+
+async def test_average_needs_five_games_in_the_period(games: GamesRepository, stats: StatsRepository) -> None:
+    for _ in range(MIN_AVERAGE_GAMES - 1):
+        await play(games, {1: 300})
+    for _ in range(MIN_AVERAGE_GAMES):
+        await play(games, {2: 100})
+    # Five games for 3 in all, but only four of them in the last week.
+    for day in (1, 2, 3, 4, 20):
+        await play(games, {3: 200}, at=NOW - day * DAY)
+
+    page = await board(stats, "average", caller=1)
+    assert [user for _, user, _, _ in lines(page)] == [3, 2]
+    assert page.caller is None
+    assert page.caller_games == MIN_AVERAGE_GAMES - 1
+
+    week = await board(stats, "average", "week", caller=3)
+    assert [user for _, user, _, _ in lines(week)] == [2]
+    assert week.caller is None
+    assert week.caller_games == 4
+
+
+async def test_abandoned_games_do_not_count(games: GamesRepository, stats: StatsRepository) -> None:
+    await play(games, {1: 200, 2: 100})
+    record = await games.create(
+        kind="kniffel",
+        variant="standard",
+        guild_id=GUILD,
+        channel_id=99,
+        host=Seat(3, "user3"),
+        locale="en-US",
+        options={},
+        deadline_at=None,
+    )
+    await games.save(replace(record, status="abandoned", finished_at=NOW))
+    page = await board(stats, "games", caller=3)
+    assert [user for _, user, _, _ in lines(page)] == [1, 2]
+    assert page.caller is None
+    assert page.caller_games == 0
+    assert await stats.user_stats(3, KINDS) == []
+
+
+# ---------------------------------------------------------------------- scope, period, names
+
+
+async def test_server_scope_counts_only_that_server_and_global_counts_all(
+    games: GamesRepository, stats: StatsRepository
+) -> None:
+    await play(games, {1: 300, 2: 100}, guild=GUILD)
+    await play(games, {2: 300, 1: 100}, guild=OTHER_GUILD)
+    await play(games, {2: 300, 3: 100}, guild=OTHER_GUILD)
+    await play(games, {3: 300}, guild=None)  # in a DM: global only
+
+    here = await board(stats, "wins", guild=GUILD)
+    assert [(r, u, v, g) for r, u, v, g in lines(here)] == [(1, 1, 1, 1), (2, 2, 0, 1)]
+    there = await board(stats, "wins", guild=OTHER_GUILD)
+    assert [(r, u, v, g) for r, u, v, g in lines(there)] == [(1, 2, 2, 2), (2, 1, 0, 1), (2, 3, 0, 1)]
+    everywhere = await board(stats, "wins", guild=None)
+    assert [(r, u, v, g) for r, u, v, g in lines(everywhere)] == [(1, 2, 2, 3), (2, 1, 1, 2), (2, 3, 1, 2)]
+
+
+async def test_periods_are_rolling_windows_of_7_and_30_days(games: GamesRepository, stats: StatsRepository) -> None:
+    await play(games, {1: 100}, at=NOW - 1 * DAY)
+    await play(games, {1: 100}, at=NOW - 10 * DAY)
+    await play(games, {1: 100}, at=NOW - 40 * DAY)
+    await play(games, {2: 100}, at=NOW - 40 * DAY)
+    for period, expected in (("week", [(1, 1)]), ("month", [(1, 2)]), ("all", [(1, 3), (2, 1)])):
+        for guild in (GUILD, None):
+            page = await board(stats, "games", period, guild)
+            assert [(u, g) for _, u, _, g in lines(page)] == expected, (period, guild)
+    assert PERIOD_DAYS == {"week": 7, "month": 30}
+
+
+async def test_global_boards_show_the_latest_stored_name(games: GamesRepository, stats: StatsRepository) -> None:
+    await play(games, {1: 100}, at=NOW - 5 * DAY, names={1: "Old name"})
+    await play(games, {1: 100}, kind="tutto", guild=OTHER_GUILD, at=NOW - DAY, names={1: "New name"})
+    await play(games, {1: 100}, at=NOW - 3 * DAY, names={1: "Middle name"})
+    for period in ("all", "month"):
+        page = await board(stats, "games", period, None)
+        assert page.rows[0].display_name == "New name"
+
+
+# ---------------------------------------------------------------------- paging and the caller's rank
+
+
+async def test_paging_keeps_ranks_across_pages_and_clamps_past_the_end(
+    games: GamesRepository, stats: StatsRepository
+) -> None:
+    # 25 players; player u plays (26 - u) games except that players 10 and 11 tie (15 games each).
+    for user in range(1, 26):
+        count = 15 if user in (10, 11) else 26 - user
+        for _ in range(count):
+            await play(games, {user: 100}, at=NOW - DAY)
+    for period in ("all", "week"):
+        first = await board(stats, "games", period, caller=11)
+        second = await board(stats, "games", period, page=1, caller=11)
+        third = await board(stats, "games", period, page=2, caller=11)
+        assert (first.total, first.pages) == (25, 3)
+        assert [r for r, *_ in lines(first)] == list(range(1, 11))
+        assert [r for r, *_ in lines(second)] == [10, *range(12, 21)]
+        assert next(u for _, u, _, _ in lines(second)) == 11
+        assert [r for r, *_ in lines(third)] == list(range(21, 26))
+        assert not first.caller_on_page
+        assert second.caller_on_page
+        assert first.caller is not None
+        assert first.caller.rank == 10
+        past = await board(stats, "games", period, page=99, caller=11)
+        assert past.page == 2
+        assert lines(past) == lines(third)
+
+
+async def test_caller_rank_underneath_and_empty_board(games: GamesRepository, stats: StatsRepository) -> None:
+    empty = await board(stats, "wins", caller=1)
+    assert (empty.total, empty.rows, empty.caller, empty.pages) == (0, (), None, 1)
+    for user in range(1, 13):
+        for _ in range(user):
+            await play(games, {user: 100})
+    page = await board(stats, "games", caller=1)
+    assert len(page.rows) == 10
+    assert not page.caller_on_page
+    assert page.caller is not None
+    assert (page.caller.rank, page.caller.value) == (12, 1)
+    window = await board(stats, "games", "month", caller=1)
+    assert window.caller is not None
+    assert window.caller.rank == 12
+
+
+# ---------------------------------------------------------------------- /stats
+
+
+async def test_user_stats_per_game_with_counters(games: GamesRepository, stats: StatsRepository) -> None:
+    await play(games, {1: 250, 2: 200}, at=NOW - 2 * DAY, counters={1: {"kniffels": 2, "upper_bonus": 1}})
+    await play(games, {1: 150, 2: 210}, at=NOW - DAY, counters={1: {"kniffels": 1, "upper_bonus": 0}})
+    await play(games, {1: 7000, 2: 3000}, kind="tutto", guild=OTHER_GUILD, counters={1: {"tuttos": 3}})
+    await play(games, {1: 120, 2: 80}, kind="dicepoker", counters={1: {"settlement": 20.5}, 2: {"settlement": -20.5}})
+    await play(games, {1: 130, 2: 90}, kind="dicepoker", counters={1: {"settlement": -4.25}})
+
+    mine = await stats.user_stats(1, KINDS)
+    assert [entry.kind for entry in mine] == ["kniffel", "dicepoker", "tutto"]
+    kniffel, dicepoker, tutto = mine
+    assert (kniffel.games, kniffel.wins, kniffel.best, kniffel.average) == (2, 1, 250, 200.0)
+    assert (kniffel.kniffels, kniffel.upper_bonus, kniffel.upper_bonus_rate, kniffel.win_rate) == (3, 1, 0.5, 0.5)
+    assert kniffel.last_at == NOW - DAY
+    assert (tutto.games, tutto.wins, tutto.tuttos) == (1, 1, 3)
+    assert dicepoker.settlement == pytest.approx(16.25)
+    assert [entry.kind for entry in await stats.user_stats(1, ("tutto",))] == ["tutto"]
+    assert await stats.user_stats(3, KINDS) == []
+
+
+# ---------------------------------------------------------------------- forget-me
+
+
+async def test_forget_me_removes_exactly_the_callers_rows(
+    db: Database, games: GamesRepository, stats: StatsRepository
+) -> None:
+    await play(games, {1: 300, 2: 200, 3: 100})
+    await play(games, {2: 300, 1: 200}, kind="tutto", guild=OTHER_GUILD)
+    await play(games, {1: 300}, guild=None)
+    await play(games, {3: 300, 2: 100})
+    before_others = {user: await stats.user_stats(user, KINDS) for user in (2, 3)}
+
+    assert await stats.count_results(1) == 3
+    assert await stats.forget(1) == 3
+    assert await stats.count_results(1) == 0
+    assert await stats.forget(1) == 0
+
+    assert await stats.user_stats(1, KINDS) == []
+    assert {user: await stats.user_stats(user, KINDS) for user in (2, 3)} == before_others
+    cursor = await db.reader.execute("SELECT COUNT(*) FROM results")
+    assert (await cursor.fetchone())[0] == 5
+    for guild in (GUILD, None):
+        for period in ("all", "week"):
+            page = await board(stats, "games", period, guild, caller=1)
+            assert 1 not in [row.user_id for row in page.rows]
+            assert page.caller is None
+    cursor = await db.reader.execute("SELECT COUNT(*) FROM player_names WHERE user_id = 1")
+    assert (await cursor.fetchone())[0] == 0
+
+
+# ---------------------------------------------------------------------- cross-check against a reference
+
+
+@dataclass(frozen=True)
+class Played:
+    game_id: int
+    kind: str
+    guild: int | None
+    user: int
+    score: int
+    won: bool
+    at: float
+
+
+def reference(played: Sequence[Played], kind: str, metric: str, period: str, guild: int | None) -> list[tuple]:
+    """(rank, user, figure, games) for every ranked player, ordered as the board lists them."""
+    since = NOW - PERIOD_DAYS[period] * DAY if period != "all" else float("-inf")
+    per_user: dict[int, list[Played]] = defaultdict(list)
+    for row in played:
+        if row.kind == kind and row.at >= since and (guild is None or row.guild == guild):
+            per_user[row.user].append(row)
+    figures = {}
+    for user, rows in per_user.items():
+        if metric == "average" and len(rows) < MIN_AVERAGE_GAMES:
+            continue
+        figures[user] = {
+            "wins": sum(row.won for row in rows),
+            "best": max(row.score for row in rows),
+            "average": sum(row.score for row in rows) / len(rows),
+            "games": len(rows),
+        }[metric]
+    order = sorted(figures, key=lambda user: (-figures[user], -len(per_user[user]), user))
+    values = [figures[user] for user in order]
+    ranks = competition(values)
+    return [
+        (rank, user, pytest.approx(figures[user]), len(per_user[user])) for rank, user in zip(ranks, order, strict=True)
+    ]
+
+
+async def everything(stats: StatsRepository, kind: str, metric: str, period: str, guild: int | None) -> list[tuple]:
+    rows: list[tuple] = []
+    page = 0
+    while True:
+        found = await board(stats, metric, period, guild, page=page, kind=kind)
+        rows += lines(found)
+        if page + 1 >= found.pages:
+            return rows
+        page += 1
+
+
+async def random_games(games: GamesRepository, rng: random.Random, count: int) -> list[Played]:
+    played = []
+    for _ in range(count):
+        kind = rng.choice(("kniffel", "tutto"))
+        guild = rng.choice((GUILD, OTHER_GUILD, None))
+        users = rng.sample(range(1, 31), rng.randint(1, 3))
+        scores = {user: rng.randint(0, 12) for user in users}  # narrow range: plenty of ties
+        at = NOW - rng.uniform(0, 60) * DAY
+        game_id = await play(games, scores, kind=kind, guild=guild, at=at)
+        ranks = competition(list(scores.values()))
+        played += [
+            Played(game_id, kind, guild, user, score, rank == 1, at)
+            for (user, score), rank in zip(scores.items(), ranks, strict=True)
+        ]
+    return played
+
+
+async def assert_boards_match(stats: StatsRepository, played: Sequence[Played]) -> None:
+    for kind, metric, period, guild in itertools.product(
+        ("kniffel", "tutto"), METRICS, ("all", "month", "week"), (GUILD, OTHER_GUILD, None)
+    ):
+        assert await everything(stats, kind, metric, period, guild) == reference(played, kind, metric, period, guild), (
+            kind,
+            metric,
+            period,
+            guild,
+        )
+
+
+async def test_every_board_matches_a_reference_before_and_after_deletions(
+    db: Database, games: GamesRepository, stats: StatsRepository
+) -> None:
+    rng = random.Random(8)
+    played = await random_games(games, rng, 150)
+    await assert_boards_match(stats, played)
+
+    # Deleting games (their results go by cascade) runs the delete trigger: best and last played are searched
+    # again when the deleted row held them.
+    doomed = set(rng.sample(sorted({row.game_id for row in played}), 40))
+    for game_id in doomed:
+        await games.delete(game_id)
+    played = [row for row in played if row.game_id not in doomed]
+    await assert_boards_match(stats, played)
+    for user in range(1, 31):
+        mine = [row for row in played if row.user == user and row.kind == "kniffel"]
+        found = await stats.user_stats(user, ("kniffel",))
+        if not mine:
+            assert found == []
+            continue
+        (entry,) = found
+        assert (entry.games, entry.best, entry.last_at) == (
+            len(mine),
+            max(row.score for row in mine),
+            max(row.at for row in mine),
+        )
+
+
+async def test_migration_backfills_standings_from_existing_results(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite3"
+    old = await Database.open(path, bundled_migrations()[:1])
+    try:
+        played = await random_games(GamesRepository(old), random.Random(3), 60)
+    finally:
+        await old.close()
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT version FROM schema_version").fetchone()[0] == 1
+    db = await Database.open(path)
+    try:
+        await assert_boards_match(StatsRepository(db), played)
+        # And the triggers keep going after the upgrade.
+        more = await random_games(GamesRepository(db), random.Random(4), 20)
+        await assert_boards_match(StatsRepository(db), [*played, *more])
+    finally:
+        await db.close()
