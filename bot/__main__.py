@@ -28,8 +28,11 @@ async def run(bot: DiceBot, token: str) -> None:
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, lambda: asyncio.ensure_future(bot.close()))
-    async with bot:
+    try:
         await bot.start(token)
+    finally:
+        # start() returns as soon as the gateway closes; wait here until the database is closed too.
+        await bot.close()
 
 
 def main() -> int:

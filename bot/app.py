@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import random
 import time
@@ -63,6 +64,8 @@ class DiceBot(commands.Bot):
         self._rng = rng
         self._clock = clock
         self.tree.on_error = self._on_app_command_error
+        self._close_lock = asyncio.Lock()
+        self._closed = False
 
     async def setup_hook(self) -> None:
         self.db = await Database.open(self.settings.database_path)
@@ -89,12 +92,19 @@ class DiceBot(commands.Bot):
         log.info("synced %d commands%s", len(synced), f" to guild {guild_id}" if guild_id else " globally")
 
     async def close(self) -> None:
-        """Stop firing deadlines, disconnect, then close the database after the last write finished."""
-        if hasattr(self, "scheduler"):
-            await self.scheduler.stop()
-        await super().close()
-        if hasattr(self, "db"):
-            await self.db.close()
+        """Stop firing deadlines, disconnect, then close the database after the last write finished.
+
+        A signal handler and the ``async with`` exit both call this; the second caller waits for the first.
+        """
+        async with self._close_lock:
+            if self._closed:
+                return
+            if hasattr(self, "scheduler"):
+                await self.scheduler.stop()
+            await super().close()
+            if hasattr(self, "db"):
+                await self.db.close()
+            self._closed = True
 
     async def _on_app_command_error(
         self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError

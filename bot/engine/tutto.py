@@ -204,6 +204,8 @@ class State(core.GameState):
     selected: list[int] = Field(default_factory=list)
     """Indices into ``roll`` the player has picked so far."""
     card_tuttos: int = 0
+    turn: int = 0
+    """Turns that have passed, counted so a new turn is recognisable even when it is the same (solo) player's."""
     winner: str | None = None
     """The player who won with the Cloverleaf, if any."""
 
@@ -563,6 +565,7 @@ def _end_turn(nxt: State) -> None:
         _finish(nxt)
         return
     nxt.current = candidates[0]
+    nxt.turn += 1
     nxt.phase = "draw"
     nxt.events.append(Event(key="tutto.turn", params={"player": nxt.current}))
 

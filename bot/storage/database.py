@@ -70,8 +70,9 @@ class Database:
             raise DatabaseError(f"cannot open the database {path} (DATABASE_URL): {exc}") from exc
         reader: aiosqlite.Connection | None = None
         try:
+            await _refuse_newer_schema(writer, path, migrations)
             await _configure(writer)
-            await _migrate(writer, path, migrations)
+            await _migrate(writer, migrations)
             reader = await aiosqlite.connect(path, isolation_level=None)
             await _configure(reader)
         except sqlite3.Error as exc:
@@ -128,8 +129,8 @@ async def schema_version(conn: aiosqlite.Connection) -> int:
     return int(row[0]) if row else 0
 
 
-async def _migrate(conn: aiosqlite.Connection, path: Path, migrations: list[Migration]) -> None:
-    """Apply every migration newer than the database, each in its own transaction with its version bump."""
+async def _refuse_newer_schema(conn: aiosqlite.Connection, path: Path, migrations: list[Migration]) -> None:
+    """Check before any pragma writes to the file, so a database from a newer dicebot stays byte-for-byte intact."""
     latest = migrations[-1].version if migrations else 0
     current = await schema_version(conn)
     if current > latest:
@@ -137,6 +138,11 @@ async def _migrate(conn: aiosqlite.Connection, path: Path, migrations: list[Migr
             f"the database {path} has schema version {current}, newer than this dicebot understands ({latest}); "
             "upgrade dicebot or point DATABASE_URL at another file"
         )
+
+
+async def _migrate(conn: aiosqlite.Connection, migrations: list[Migration]) -> None:
+    """Apply every migration newer than the database, each in its own transaction with its version bump."""
+    current = await schema_version(conn)
     for migration in migrations:
         if migration.version <= current:
             continue

@@ -284,13 +284,34 @@ async def test_restart_between_a_placement_and_the_end_of_the_round(knister: Har
     assert f"✅ {alice.name}" in table.message.text
     await table.shows(f"✅ {bob.name}")
     assert f"⏳ {carol.name}" in table.message.text
-    await table.place(carol, await table.open_grid(carol), 7)
+    carols_cell = kn.best_cell(state.grids[str(carol.id)], number or 0)
+    await h.advance(TIMEOUT_SECONDS + 1)  # the round's deadline survived the restart too
 
     state = await table.state()
     assert state.round == 2
     assert state.dice is None
     assert state.placed == []
-    for user, cell in ((alice, 4), (bob, 6), (carol, 7)):
+    await table.posted(f"⏰ {carol.name} ran out of time")
+    assert f"⏰ {alice.name}" not in "\n".join(h.posts())
+    for user, cell in ((alice, 4), (bob, 6), (carol, carols_cell)):
         grid = state.grids[str(user.id)]
         assert filled(grid) == 1
         assert grid[cell // kn.SIZE][cell % kn.SIZE] == number
+
+
+async def test_grid_command_and_rules(knister: Harness) -> None:
+    h = knister
+    table = Table(h, await start_game(h, [h.alice, h.bob]))
+    await table.roll()
+    await table.place(h.alice, await table.open_grid(h.alice), 12)
+    own = await (await h.command(h.alice, "knister grid")).message()
+    assert own.ephemeral
+    assert own.buttons[12].disabled
+    assert own.buttons[12].label == str((await table.state()).number)
+    assert "Line scores so far" in own.text
+    outsider = await (await h.command(h.carol, "knister grid")).message()
+    assert "not playing" in outsider.text
+    rules = await (await h.command(h.carol, "knister rules")).message()
+    assert rules.ephemeral
+    assert "Knister — rules" in rules.text
+    assert "Diagonals count double" in rules.text

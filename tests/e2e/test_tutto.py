@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import random
 from collections.abc import MutableSequence, Sequence
 from typing import Any
 
@@ -13,7 +11,7 @@ from bot.engine import tutto as tu
 from bot.i18n import t
 from fakediscord import Button, InteractionHandle, Message, User
 from fakediscord.errors import ComponentNotFound, InvalidInput
-from tests.e2e.conftest import Harness
+from tests.e2e.conftest import Harness, ScriptedRandom
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -24,18 +22,17 @@ SECONDARY = 2
 """Button style of a die not yet selected."""
 
 
-class Script(random.Random):
+class Script(ScriptedRandom):
     """The bot's random source for a test: the deck starts with ``cards``, the dice show ``faces`` in order.
 
-    ``start`` is the seat index of the first player (the engine draws it with ``randrange``). Running out of
-    scripted faces is a test bug, reported as such rather than rolled at random.
+    ``start`` is the seat index of the first player (the engine draws it with ``randrange``).
     """
 
     def __init__(self, cards: Sequence[str] = (), faces: Sequence[int] = (), start: int = 0) -> None:
-        super().__init__(0)
+        super().__init__()
         self.cards = list(cards)
-        self.faces = list(faces)
         self.start = start
+        self.script(*faces)
 
     def shuffle(self, x: MutableSequence[Any]) -> None:
         rest = list(x)
@@ -46,10 +43,6 @@ class Script(random.Random):
 
     def randrange(self, start: int, stop: int | None = None, step: int = 1) -> int:
         return self.start
-
-    def randint(self, a: int, b: int) -> int:
-        assert self.faces, "the test scripted too few dice"
-        return self.faces.pop(0)
 
 
 class Table:
@@ -100,46 +93,20 @@ class Table:
             await handle.response()
             assert not handle.ephemeral_messages, handle.ephemeral_messages[0].text
 
-    async def announced(self, text: str) -> None:
-        """Wait until the channel shows ``text`` in a public post."""
-        await self.harness.server.wait_for(
-            lambda: any(text in post for post in self.harness.posts()), what=f"an announcement with {text!r}"
-        )
-
 
 async def play(harness: Harness, script: Script, players: Sequence[User], **options: Any) -> Table:
     """Open a lobby, let ``players`` join and start; the game's randomness comes from ``script``."""
     harness.rng = script
     if harness.bot is None:
         await harness.start_bot(EXTENSIONS)
-    message = await harness.open_lobby("tutto", players[0], **options)
-    await attached(harness)
-    for player in players[1:]:
-        await harness.click(player, message, "Join")
-    await harness.click(players[0], message, "Start")
+    message = await harness.start_game("tutto", players, **options)
     assert message.buttons[0].label == t("tutto.draw", LOCALE), message.text
     return Table(harness, message)
 
 
-async def attached(harness: Harness) -> None:
-    """Wait until the bot has stored its lobby message's id.
-
-    The bot learns that id only after its reply is visible, so a click in between finds a game without a
-    message to edit in place and the lobby stays stale.
-    """
-    for _ in range(200):
-        record = await harness.record()
-        if record is not None and record.message_id is not None:
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError("the bot never stored its lobby message")
-
-
 async def score(harness: Harness, user: User) -> int:
-    record = await harness.record()
-    assert record is not None
-    assert record.state is not None
-    return tu.State.load(record.state).scores[str(user.id)]
+    state = await harness.state()
+    return state.scores[str(user.id)]
 
 
 # --------------------------------------------------------------------------------------------------
@@ -154,7 +121,7 @@ async def test_worked_example_bonus_tutto_then_a_failed_street(harness: Harness)
     alice, bob = harness.alice, harness.bob
     game = await play(harness, script, [alice, bob])
     assert "Press **Draw card**" in game.text
-    await game.announced(t("tutto.order", LOCALE, players="Alice, Bob"))
+    await harness.wait_post(t("tutto.order", LOCALE, players="Alice, Bob"))
 
     await game.press(alice, "draw")
     assert "Bonus 600" in game.text
@@ -173,7 +140,7 @@ async def test_worked_example_bonus_tutto_then_a_failed_street(harness: Harness)
     await game.pick(alice, 1, 5)
     assert game.button("roll_on").label == "Tutto!"
     await game.press(alice, "roll_on")
-    await game.announced("Alice: Tutto! +600 bonus — 1050 secured.")
+    await harness.wait_post("Alice: Tutto! +600 bonus — 1050 secured.")
     assert game.button("stop").label == "Stop · bank 1050"
 
     await game.press(alice, "continue")
@@ -186,7 +153,7 @@ async def test_worked_example_bonus_tutto_then_a_failed_street(harness: Harness)
     await game.press(alice, "roll_on")
     await game.pick(alice, 6)
     await game.press(alice, "roll_on")
-    await game.announced("Alice: Null — the turn's 1050 points are lost.")
+    await harness.wait_post("Alice: Null — the turn's 1050 points are lost.")
     assert await score(harness, alice) == 0
     assert game.message.content == f"<@{bob.id}>, your turn."
     assert "Press **Draw card**" in game.text
@@ -202,7 +169,7 @@ async def test_the_rulebook_tutto_650_banks_with_the_bonus(harness: Harness) -> 
     assert "+650" in game.text
     assert game.button("stop").label == "Stop · bank 850"
     await game.press(alice, "stop")
-    await game.announced("Alice banks 850 — 850 in all.")
+    await harness.wait_post("Alice banks 850 — 850 in all.")
     assert await score(harness, alice) == 850
 
 
@@ -222,11 +189,11 @@ async def test_fireworks_take_every_scoring_die_and_bank_at_the_null(harness: Ha
     assert not game.has("stop")
     await game.pick(alice, 1, 1, 1, 5)
     await game.press(alice, "roll_on")
-    await game.announced("Tutto under Fireworks — 1200 secured, all six dice again!")
+    await harness.wait_post("Tutto under Fireworks — 1200 secured, all six dice again!")
     assert not game.has("stop")
     await game.press(alice, "roll")
-    await game.announced("Alice: the Fireworks end at a null; the points are kept.")
-    await game.announced("Alice banks 1200 — 1200 in all.")
+    await harness.wait_post("Alice: the Fireworks end at a null; the points are kept.")
+    await harness.wait_post("Alice banks 1200 — 1200 in all.")
     assert await score(harness, alice) == 1200
     assert game.message.content == f"<@{bob.id}>, your turn."
 
@@ -247,7 +214,7 @@ async def test_stop_is_never_offered_under_a_card_that_forbids_it(harness: Harne
     await game.pick(alice, 5)
     assert not game.has("stop")
     await game.press(alice, "roll_on")
-    await game.announced("Alice: Null — the turn's 150 points are lost.")
+    await harness.wait_post("Alice: Null — the turn's 150 points are lost.")
     assert await score(harness, alice) == 0
 
 
@@ -262,15 +229,15 @@ async def test_double_then_plus_minus_takes_1000_from_the_leader(harness: Harnes
     await game.pick(alice, 1, 1, 1, 5, 5)
     assert game.button("stop").label == "Stop · bank 2400"
     await game.press(alice, "roll_on")
-    await game.announced("Alice: Tutto! ×2: 2400.")
+    await harness.wait_post("Alice: Tutto! ×2: 2400.")
     await game.press(alice, "stop")
-    await game.announced("Alice banks 2400 — 2400 in all.")
+    await harness.wait_post("Alice banks 2400 — 2400 in all.")
 
     await game.press(bob, "draw")
     await game.press(bob, "roll")
     await game.pick(bob, 1, 1, 1, 5, 5, 5)
     await game.press(bob, "roll_on")
-    await game.announced("➕➖ Plus/Minus: Bob +1000, Alice −1000")
+    await harness.wait_post("➕➖ Plus/Minus: Bob +1000, Alice −1000")
     assert (await score(harness, alice), await score(harness, bob)) == (1400, 1000)
     assert "▶ Alice 1400" in game.text
 
@@ -285,11 +252,11 @@ async def test_cloverleaf_two_tuttos_win_at_once(harness: Harness) -> None:
     await game.pick(alice, 1, 1, 1, 5, 5, 5)
     assert not game.has("stop")
     await game.press(alice, "roll_on")
-    await game.announced("first Tutto under the Cloverleaf")
+    await harness.wait_post("first Tutto under the Cloverleaf")
     await game.press(alice, "roll")
     await game.pick(alice, 6, 6, 6, 1, 1, 1)
     await game.press(alice, "roll_on")
-    await game.announced("🍀 Cloverleaf: two Tuttos — Alice wins the game!")
+    await harness.wait_post("🍀 Cloverleaf: two Tuttos — Alice wins the game!")
     assert "final scores" in game.text
     assert "🍀 Alice won with the Cloverleaf." in game.text
     assert not game.message.buttons
@@ -331,15 +298,15 @@ async def test_a_game_to_a_low_target(harness: Harness) -> None:
     await game.press(alice, "roll")
     await game.pick(alice, 5)
     await game.press(alice, "stop")
-    await game.announced("Alice banks 50 — 50 in all.")
+    await harness.wait_post("Alice banks 50 — 50 in all.")
     await game.press(bob, "draw")
-    await game.announced("🛑 Bob drew Stop — turn over.")
+    await harness.wait_post("🛑 Bob drew Stop — turn over.")
     await game.press(alice, "draw")
     await game.press(alice, "roll")
     await game.pick(alice, 1, 1, 1)
     await game.press(alice, "stop")
-    await game.announced("🏆 Winner: Alice!")
-    await game.announced("🍺 Bob buys the next round.")
+    await harness.wait_post("🏆 Winner: Alice!")
+    await harness.wait_post("🍺 Bob buys the next round.")
     assert "🥇 Alice — **1050**" in game.text
     assert not game.message.buttons
     record = await harness.record()
@@ -361,18 +328,17 @@ async def test_restart_mid_turn_then_a_timeout_plays_cautiously(harness: Harness
     await game.press(alice, "roll")
     await game.pick(alice, 1)
 
-    await harness.stop_bot()
-    await harness.start_bot(EXTENSIONS)
+    await harness.restart()
 
     await game.press(alice, "roll_on")
     await game.pick(alice, 5)
     await game.press(alice, "stop")
-    await game.announced("Alice banks 150 — 150 in all.")
+    await harness.wait_post("Alice banks 150 — 150 in all.")
 
     # Bob never shows up: the bot draws, rolls, sets aside every scoring die and stops at once.
     await harness.advance(TURN_SECONDS + 1)
-    await game.announced("Bob ran out of time")
-    await game.announced("Bob banks 200 — 200 in all.")
+    await harness.wait_post("Bob ran out of time")
+    await harness.wait_post("Bob banks 200 — 200 in all.")
     assert await score(harness, bob) == 200
     assert game.message.content == f"<@{alice.id}>, your turn."
 
@@ -382,7 +348,7 @@ async def test_a_solo_timeout_plays_one_turn_only(harness: Harness) -> None:
     alice = harness.alice
     game = await play(harness, script, [alice], target=1000)
     await harness.advance(TURN_SECONDS + 1)
-    await game.announced("Alice banks 100 — 100 in all.")
+    await harness.wait_post("Alice banks 100 — 100 in all.")
     record = await harness.record()
     assert record is not None
     assert record.state is not None

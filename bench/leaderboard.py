@@ -1,0 +1,242 @@
+"""Seed a million results into a temporary database and time every leaderboard and /stats query.
+
+Run: ``.venv/bin/python bench/leaderboard.py [--results 1000000] [--runs 7] [--keep path]``.
+
+The data is shaped like a real installation rather than uniform noise, because uniform data hides the worst
+cases: 1,000 servers whose sizes follow Zipf's law (the biggest holds about an eighth of all results),
+50,000 users who mostly play in one server and sometimes two, a few heavy players per server, four game
+kinds of different popularity, one to four players per game, and finish times spread over the last year.
+Results are inserted at schema version 1 and the leaderboard migration then backfills its standings, which
+times the upgrade of an existing database too. Every query is timed through :class:`StatsRepository` on the
+real reader connection (aiosqlite round trips included): median and worst of ``--runs`` runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import itertools
+import platform
+import random
+import sqlite3
+import statistics
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+from bot.storage import Database, ResultRow, ResultsRepository, StatsRepository
+from bot.storage.database import bundled_migrations
+from bot.storage.stats import METRICS, PERIODS
+
+GUILDS = 1000
+USERS = 50_000
+KINDS = {"kniffel": 0.40, "tutto": 0.25, "dicepoker": 0.20, "knister": 0.15}
+PLAYERS_PER_GAME = (1, 2, 2, 2, 3, 3, 4)
+YEAR = 365 * 86400
+NOW = 1_780_000_000.0
+SCORE_RANGE = {"kniffel": (80, 380), "tutto": (1000, 9000), "dicepoker": (-120, 400), "knister": (0, 160)}
+
+
+def cumulative(weights: list[float]) -> list[float]:
+    return list(itertools.accumulate(weights))
+
+
+def seed(path: Path, results: int, rng: random.Random) -> dict[str, int]:
+    """Write games and results at schema 1; returns a few ids worth timing (biggest guild, heaviest user)."""
+    guild_weights = cumulative([1 / rank for rank in range(1, GUILDS + 1)])
+    guild_ids = [10_000_000 + index for index in range(GUILDS)]
+    members: list[list[int]] = [[] for _ in range(GUILDS)]
+    for user in range(1, USERS + 1):
+        home = rng.choices(range(GUILDS), cum_weights=guild_weights)[0]
+        members[home].append(user)
+        if rng.random() < 0.3:
+            members[rng.randrange(GUILDS)].append(user)
+    for pool in members:
+        while len(pool) < 4:
+            pool.append(rng.randint(1, USERS))
+    # Within a server a few people play most games: Zipf over its members.
+    member_weights = [cumulative([1 / (rank**0.8) for rank in range(1, len(pool) + 1)]) for pool in members]
+    kinds, kind_weights = list(KINDS), cumulative(list(KINDS.values()))
+
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA foreign_keys = OFF")
+    conn.execute("BEGIN")
+    game_rows: list[tuple[object, ...]] = []
+    result_rows: list[tuple[object, ...]] = []
+    written, game_id = 0, 0
+    while written < results:
+        game_id += 1
+        guild = rng.choices(range(GUILDS), cum_weights=guild_weights)[0]
+        kind = rng.choices(kinds, cum_weights=kind_weights)[0]
+        wanted = min(rng.choice(PLAYERS_PER_GAME), results - written)
+        players = list(dict.fromkeys(rng.choices(members[guild], cum_weights=member_weights[guild], k=wanted)))
+        finished = NOW - rng.random() * YEAR
+        low, high = SCORE_RANGE[kind]
+        scores = [rng.randint(low, high) for _ in players]
+        ranks = [1 + sum(other > score for other in scores) for score in scores]
+        channel = guild_ids[guild] * 10 + rng.randrange(3)
+        game_rows.append(
+            (game_id, kind, "standard", guild_ids[guild], channel, players[0], finished - 600, finished, finished)
+        )
+        for user, score, rank in zip(players, scores, ranks, strict=True):
+            counters: tuple[object, ...] = (None, None, None, None)
+            if kind == "kniffel":
+                counters = (rng.choice((0, 0, 0, 1, 1, 2)), int(rng.random() < 0.4), None, None)
+            elif kind == "tutto":
+                counters = (None, None, rng.randrange(4), None)
+            elif kind == "dicepoker":
+                counters = (None, None, None, round(rng.uniform(-50, 50), 2))
+            result_rows.append(
+                (
+                    game_id,
+                    kind,
+                    "standard",
+                    guild_ids[guild],
+                    channel,
+                    user,
+                    f"player{user}",
+                    score,
+                    rank,
+                    int(rank == 1),
+                    finished,
+                    *counters,
+                )
+            )
+        written += len(players)
+        if len(result_rows) >= 100_000 or written >= results:
+            conn.executemany(
+                "INSERT INTO games (id, kind, variant, guild_id, channel_id, host_id, status, created_at, "
+                "updated_at, finished_at) VALUES (?, ?, ?, ?, ?, ?, 'finished', ?, ?, ?)",
+                game_rows,
+            )
+            conn.executemany(
+                "INSERT INTO results (game_id, kind, variant, guild_id, channel_id, user_id, display_name, score, "
+                "rank, won, finished_at, kniffels, upper_bonus, tuttos, settlement) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                result_rows,
+            )
+            game_rows.clear()
+            result_rows.clear()
+    conn.execute("COMMIT")
+    big_guild = conn.execute("SELECT guild_id FROM results GROUP BY guild_id ORDER BY COUNT(*) DESC LIMIT 1").fetchone()
+    median_guild = conn.execute(
+        "SELECT guild_id FROM results GROUP BY guild_id ORDER BY COUNT(*) LIMIT 1 OFFSET ?", (GUILDS // 2,)
+    ).fetchone()
+    heavy = conn.execute("SELECT user_id FROM results GROUP BY user_id ORDER BY COUNT(*) DESC LIMIT 1").fetchone()
+    facts = {
+        "games": game_id,
+        "big_guild": big_guild[0],
+        "big_guild_results": conn.execute("SELECT COUNT(*) FROM results WHERE guild_id = ?", big_guild).fetchone()[0],
+        "median_guild": median_guild[0],
+        "median_guild_results": conn.execute(
+            "SELECT COUNT(*) FROM results WHERE guild_id = ?", median_guild
+        ).fetchone()[0],
+        "heavy_user": heavy[0],
+        "heavy_user_results": conn.execute("SELECT COUNT(*) FROM results WHERE user_id = ?", heavy).fetchone()[0],
+        "users": conn.execute("SELECT COUNT(DISTINCT user_id) FROM results").fetchone()[0],
+    }
+    conn.close()
+    return facts
+
+
+async def timed(runs: int, query: Callable[[], Awaitable[object]]) -> tuple[float, float]:
+    """Median and worst wall time in milliseconds (one untimed warm-up run first)."""
+    await query()
+    samples = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        await query()
+        samples.append((time.perf_counter() - start) * 1000)
+    return statistics.median(samples), max(samples)
+
+
+async def bench(path: Path, facts: dict[str, int], runs: int) -> list[tuple[str, float, float]]:
+    start = time.perf_counter()
+    db = await Database.open(path)
+    print(f"migration 0002 (backfill of standings, new indexes): {time.perf_counter() - start:.1f} s")
+    stats = StatsRepository(db)
+    figures: list[tuple[str, float, float]] = []
+    heavy, casual = facts["heavy_user"], 4242
+    scopes = {"global": None, "big server": facts["big_guild"], "median server": facts["median_guild"]}
+    try:
+        for scope, guild in scopes.items():
+            for period in PERIODS:
+                for metric in METRICS:
+                    for page, caller in ((0, heavy), (0, casual), (50, casual)):
+
+                        async def query(metric=metric, period=period, guild=guild, page=page, caller=caller) -> object:
+                            return await stats.leaderboard(
+                                "kniffel", metric, period, guild, page=page, caller_id=caller, now=NOW
+                            )
+
+                        board = await query()
+                        label = f"board {scope:13} {period:5} {metric:7} page {board.page + 1:>2}/{board.pages:<5}"
+                        label += " heavy caller" if caller == heavy else " casual caller"
+                        median, worst = await timed(runs, query)
+                        figures.append((label, median, worst))
+                        print(f"{label}  median {median:6.2f} ms  worst {worst:6.2f} ms")
+        kinds = list(KINDS)
+        for who, user in (("heaviest user", heavy), ("casual user", casual)):
+            median, worst = await timed(runs, lambda user=user: stats.user_stats(user, kinds))
+            figures.append((f"/stats {who}", median, worst))
+            print(f"/stats {who:13}  median {median:6.2f} ms  worst {worst:6.2f} ms")
+        median, worst = await timed(runs * 5, lambda: store_game(db, facts["big_guild"]))
+        figures.append(("store one finished 3-player game (results + triggers)", median, worst))
+        print(f"store a finished 3-player game   median {median:6.2f} ms  worst {worst:6.2f} ms")
+        start = time.perf_counter()
+        deleted = await stats.forget(heavy)
+        forget_ms = (time.perf_counter() - start) * 1000
+        figures.append((f"forget-me heaviest user ({deleted} rows), once", forget_ms, forget_ms))
+        print(f"forget-me of the heaviest user ({deleted} rows): {forget_ms:.1f} ms")
+    finally:
+        await db.close()
+    return figures
+
+
+_next_game = itertools.count(10_000_000)
+
+
+async def store_game(db: Database, guild: int) -> None:
+    """What the end of a game writes besides the game row: three results, in one transaction (triggers run)."""
+    game_id = next(_next_game)
+    rows = [
+        ResultRow(
+            game_id, "kniffel", "standard", guild, guild * 10, user, f"player{user}", 200 + user, user, user == 1, NOW
+        )
+        for user in (1, 2, 3)
+    ]
+    async with db.transaction() as conn:
+        await conn.execute(
+            "INSERT INTO games (id, kind, variant, guild_id, channel_id, host_id, status, created_at, updated_at, "
+            "finished_at) VALUES (?, 'kniffel', 'standard', ?, ?, 1, 'finished', ?, ?, ?)",
+            (game_id, guild, guild * 10, NOW, NOW, NOW),
+        )
+        await ResultsRepository.insert(conn, rows)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--results", type=int, default=1_000_000)
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--seed", type=int, default=8)
+    parser.add_argument("--keep", type=Path, help="write the database here instead of a temporary folder")
+    args = parser.parse_args()
+    print(f"Python {platform.python_version()}, SQLite {sqlite3.sqlite_version}")
+    with tempfile.TemporaryDirectory() as folder:
+        path = args.keep or Path(folder) / "bench.sqlite3"
+        start = time.perf_counter()
+        asyncio.run(_schema_one(path))
+        facts = seed(path, args.results, random.Random(args.seed))
+        print(f"seeded {args.results:,} results in {time.perf_counter() - start:.1f} s: {facts}")
+        figures = asyncio.run(bench(path, facts, args.runs))
+    slowest = max(figures, key=lambda figure: figure[2])
+    print(f"slowest worst case: {slowest[0]}  {slowest[2]:.2f} ms")
+
+
+async def _schema_one(path: Path) -> None:
+    await (await Database.open(path, bundled_migrations()[:1])).close()
+
+
+if __name__ == "__main__":
+    main()

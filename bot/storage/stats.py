@@ -1,0 +1,319 @@
+"""Leaderboard pages, a caller's own rank, per-game statistics and forget-me, over the stored results.
+
+All-time boards read the ``standings`` table that triggers keep next to ``results`` (migration 0002): a page
+is an index walk and a rank is one counted index range, whatever the number of players. Week and month are
+rolling windows ("the last 7/30 days" up to now), which a stored total cannot answer, so they aggregate the
+results in the window through covering indexes and rank with window functions. docs/benchmarks.md has the
+figures on a million results.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+import aiosqlite
+
+from bot.storage.database import Database
+
+Metric = Literal["wins", "best", "average", "games"]
+Period = Literal["all", "month", "week"]
+METRICS: tuple[Metric, ...] = get_args(Metric)
+PERIODS: tuple[Period, ...] = get_args(Period)
+#: Length of the rolling windows, in days.
+PERIOD_DAYS: dict[str, int] = {"week": 7, "month": 30}
+#: Fewer games than this make an average luck rather than skill, so they do not rank by average.
+MIN_AVERAGE_GAMES = 5
+PAGE_SIZE = 10
+#: The standings scope of boards over every server (guild ids are snowflakes, never 0).
+GLOBAL_SCOPE = 0
+
+# Per metric, the figure aggregated over the results in a week/month window (all-time boards read the
+# standings column of the same name).
+_WINDOW_VALUE: dict[str, str] = {
+    "wins": "SUM(won)",
+    "best": "MAX(score)",
+    "average": "AVG(score)",
+    "games": "COUNT(*)",
+}
+
+
+def _order(metric: str) -> str:
+    """The order a board lists players in: figure, then more games, then user id; as the metric's index."""
+    return "games DESC, user_id" if metric == "games" else f"{metric} DESC, games DESC, user_id"
+
+
+@dataclass(frozen=True)
+class Standing:
+    """One player's line on a board: shared competition rank ("1224"), figure and games counted."""
+
+    rank: int
+    user_id: int
+    display_name: str
+    value: float
+    games: int
+
+
+@dataclass(frozen=True)
+class LeaderboardPage:
+    """One page of a board plus what the caller needs to know about themselves."""
+
+    kind: str
+    metric: Metric
+    period: Period
+    #: The guild for a server board, None for every server.
+    guild_id: int | None
+    #: Zero-based; a request past the end is answered with the last page.
+    page: int
+    total: int
+    rows: tuple[Standing, ...]
+    #: The caller's line when they rank on this board at all.
+    caller: Standing | None
+    #: Games the caller has in this board's scope and period (tells them how far they are from averaging).
+    caller_games: int
+    page_size: int = PAGE_SIZE
+
+    @property
+    def pages(self) -> int:
+        return max(1, -(-self.total // self.page_size))
+
+    @property
+    def caller_on_page(self) -> bool:
+        return self.caller is not None and any(row.user_id == self.caller.user_id for row in self.rows)
+
+
+@dataclass(frozen=True)
+class GameStats:
+    """A user's figures in one game over every server."""
+
+    kind: str
+    games: int
+    wins: int
+    best: int
+    score_sum: int
+    last_at: float
+    kniffels: int
+    upper_bonus: int
+    tuttos: int
+    settlement: float
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.games if self.games else 0.0
+
+    @property
+    def average(self) -> float:
+        return self.score_sum / self.games if self.games else 0.0
+
+    @property
+    def upper_bonus_rate(self) -> float:
+        return self.upper_bonus / self.games if self.games else 0.0
+
+
+class StatsRepository:
+    """Read-only queries on the reader connection, plus forget-me on the writer."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    async def leaderboard(
+        self,
+        kind: str,
+        metric: Metric,
+        period: Period,
+        guild_id: int | None,
+        *,
+        page: int,
+        caller_id: int,
+        now: float,
+        page_size: int = PAGE_SIZE,
+    ) -> LeaderboardPage:
+        """Page ``page`` of the board for ``kind`` in one guild (or every server when ``guild_id`` is None)."""
+        if metric not in METRICS or period not in PERIODS:
+            raise ValueError(f"unknown metric {metric!r} or period {period!r}")
+        page = max(0, page)
+        board = _Board(kind, metric, period, guild_id, now)
+        conn = self._db.reader
+        fetch = board.all_time if period == "all" else board.window
+        total, rows, caller = await fetch(conn, page, page_size, caller_id)
+        if page and not rows and total:
+            # Past the end (players went since the button was drawn): show the last page instead.
+            page = (total - 1) // page_size
+            total, rows, caller = await fetch(conn, page, page_size, caller_id)
+        caller_games = caller.games if caller else await board.games_of(conn, caller_id)
+        return LeaderboardPage(
+            kind, metric, period, guild_id, page, total, tuple(rows), caller, caller_games, page_size
+        )
+
+    async def user_stats(self, user_id: int, kinds: Sequence[str]) -> list[GameStats]:
+        """The user's figures per game they played, in the order of ``kinds``; games never played are left out."""
+        if not kinds:
+            return []
+        marks = ", ".join("?" for _ in kinds)
+        cursor = await self._db.reader.execute(
+            "SELECT kind, games, wins, best, score_sum, last_at, kniffels, upper_bonus, tuttos, settlement "
+            f"FROM standings WHERE kind IN ({marks}) AND scope = ? AND user_id = ?",
+            (*kinds, GLOBAL_SCOPE, user_id),
+        )
+        found = {row[0]: GameStats(*row) for row in await cursor.fetchall()}
+        return [found[kind] for kind in kinds if kind in found]
+
+    async def count_results(self, user_id: int) -> int:
+        """How many results forget-me would delete (all games, every server)."""
+        cursor = await self._db.reader.execute("SELECT COUNT(*) FROM results WHERE user_id = ?", (user_id,))
+        return (await cursor.fetchone())[0]
+
+    async def forget(self, user_id: int) -> int:
+        """Delete every stored result of the user and what was derived from them; the number of results.
+
+        The delete trigger would take each result out of the standings one by one, moving the user's entry
+        in every metric index per row. Removing the user's standings and name first leaves the trigger only
+        lookups that find nothing: about a third less time for a heavy player, with the write lock held
+        (docs/benchmarks.md).
+        """
+        async with self._db.transaction() as conn:
+            await conn.execute(
+                "DELETE FROM standings WHERE user_id = ?1 "
+                "AND kind IN (SELECT DISTINCT kind FROM results WHERE user_id = ?1) "
+                "AND scope IN (SELECT 0 UNION SELECT guild_id FROM results WHERE user_id = ?1)",
+                (user_id,),
+            )
+            await conn.execute("DELETE FROM player_names WHERE user_id = ?", (user_id,))
+            cursor = await conn.execute("DELETE FROM results WHERE user_id = ?", (user_id,))
+            return cursor.rowcount
+
+
+@dataclass(frozen=True)
+class _Board:
+    """The SQL for one board, chosen by period and scope."""
+
+    kind: str
+    metric: str
+    period: str
+    guild_id: int | None
+    now: float
+
+    @property
+    def scope(self) -> int:
+        return GLOBAL_SCOPE if self.guild_id is None else self.guild_id
+
+    @property
+    def since(self) -> float:
+        return self.now - PERIOD_DAYS[self.period] * 86400
+
+    # ------------------------------------------------------------------ all time: standings
+
+    async def all_time(
+        self, conn: aiosqlite.Connection, page: int, page_size: int, caller_id: int
+    ) -> tuple[int, list[Standing], Standing | None]:
+        # The metric is a standings column with its own index; INDEXED BY pins the plan to it (left to itself
+        # SQLite prefers the games index for the average board's "games >= 5" and sorts every player).
+        metric = self.metric
+        indexed = f"INDEXED BY standings_{metric}"
+        where = "kind = ? AND scope = ?" + (f" AND games >= {MIN_AVERAGE_GAMES}" if metric == "average" else "")
+        params = (self.kind, self.scope)
+        cursor = await conn.execute(f"SELECT COUNT(*) FROM standings {indexed} WHERE {where}", params)
+        total = (await cursor.fetchone())[0]
+        cursor = await conn.execute(
+            f"SELECT s.user_id, s.games, s.{metric}, COALESCE(n.display_name, s.user_id) "
+            f"FROM standings AS s {indexed} LEFT JOIN player_names AS n USING (user_id) "
+            f"WHERE {where} ORDER BY {_order(metric)} LIMIT ? OFFSET ?",
+            (*params, page_size, page * page_size),
+        )
+        rows: list[Standing] = []
+        for position, (user_id, games, figure, name) in enumerate(await cursor.fetchall(), page * page_size + 1):
+            # Listed best first, so a line ties with the one above it or ranks by its position.
+            if rows and rows[-1].value == figure:
+                rank = rows[-1].rank
+            elif rows:
+                rank = position
+            else:
+                rank = await self._rank_of(conn, indexed, where, params, figure)
+            rows.append(Standing(rank, user_id, str(name), figure, games))
+        caller = next((row for row in rows if row.user_id == caller_id), None)
+        if caller is None:
+            cursor = await conn.execute(
+                f"SELECT s.games, s.{metric}, COALESCE(n.display_name, s.user_id) "
+                f"FROM standings AS s LEFT JOIN player_names AS n USING (user_id) WHERE {where} AND user_id = ?",
+                (*params, caller_id),
+            )
+            mine = await cursor.fetchone()
+            if mine is not None:
+                games, figure, name = mine
+                rank = await self._rank_of(conn, indexed, where, params, figure)
+                caller = Standing(rank, caller_id, str(name), figure, games)
+        return total, rows, caller
+
+    async def _rank_of(
+        self, conn: aiosqlite.Connection, indexed: str, where: str, params: tuple[object, ...], figure: float
+    ) -> int:
+        """1 + the players with a strictly better figure: ties share the rank."""
+        cursor = await conn.execute(
+            f"SELECT COUNT(*) FROM standings {indexed} WHERE {where} AND {self.metric} > ?", (*params, figure)
+        )
+        return 1 + (await cursor.fetchone())[0]
+
+    # ------------------------------------------------------------------ week / month: results in the window
+
+    def _window_source(self) -> tuple[str, tuple[object, ...]]:
+        if self.guild_id is None:
+            return "kind = ? AND finished_at >= ?", (self.kind, self.since)
+        return "guild_id = ? AND kind = ? AND finished_at >= ?", (self.guild_id, self.kind, self.since)
+
+    async def window(
+        self, conn: aiosqlite.Connection, page: int, page_size: int, caller_id: int
+    ) -> tuple[int, list[Standing], Standing | None]:
+        where, params = self._window_source()
+        having = f" HAVING COUNT(*) >= {MIN_AVERAGE_GAMES}" if self.metric == "average" else ""
+        # The aggregate is built once (MATERIALIZED) and read four ways: the page, the caller's line, a rank
+        # per line (1 + players with a strictly better figure) and the total, which comes back as an extra
+        # row (kind 2) so an empty page still tells how many pages there are.
+        cursor = await conn.execute(
+            f"""
+            WITH agg AS MATERIALIZED (
+                SELECT user_id, COUNT(*) AS games, {_WINDOW_VALUE[self.metric]} AS value
+                FROM results WHERE {where} GROUP BY user_id{having}
+            ), page AS (
+                SELECT user_id, games, value FROM agg ORDER BY value DESC, games DESC, user_id LIMIT ? OFFSET ?
+            ), picked AS (
+                SELECT 0 AS line, user_id, games, value FROM page
+                UNION ALL
+                SELECT 1, user_id, games, value FROM agg WHERE user_id = ?
+            )
+            SELECT p.line AS line, 1 + (SELECT COUNT(*) FROM agg AS a WHERE a.value > p.value) AS rank,
+                   p.user_id AS user_id, COALESCE(n.display_name, p.user_id) AS name, p.value AS value,
+                   p.games AS games
+            FROM picked AS p LEFT JOIN player_names AS n USING (user_id)
+            UNION ALL
+            SELECT 2, (SELECT COUNT(*) FROM agg), NULL, NULL, NULL, NULL
+            ORDER BY line, value DESC, games DESC, user_id
+            """,
+            (*params, page_size, page * page_size, caller_id),
+        )
+        total, rows, caller = 0, [], None
+        for line, rank, user_id, name, figure, games in await cursor.fetchall():
+            if line == 2:
+                total = rank
+                continue
+            standing = Standing(rank, user_id, str(name), figure, games)
+            if line == 0:
+                rows.append(standing)
+            else:
+                caller = standing
+        return total, rows, caller
+
+    async def games_of(self, conn: aiosqlite.Connection, user_id: int) -> int:
+        """The user's games on this board whether or not they rank (for "5 games needed" hints)."""
+        if self.period == "all":
+            cursor = await conn.execute(
+                "SELECT games FROM standings WHERE kind = ? AND scope = ? AND user_id = ?",
+                (self.kind, self.scope, user_id),
+            )
+        else:
+            where, params = self._window_source()
+            cursor = await conn.execute(
+                f"SELECT COUNT(*) FROM results WHERE {where} AND user_id = ?", (*params, user_id)
+            )
+        row = await cursor.fetchone()
+        return int(row[0]) if row else 0

@@ -1,0 +1,273 @@
+"""Knister's round message, the private 5x5 grid of buttons, the final grids and the announcements.
+
+The round message is public and never shows a grid: Knister is played blind, everybody only sees their own
+grid, as an ephemeral message of 25 buttons (exactly Discord's 5 rows x 5 buttons, so everything else that
+grid message says lives in its embed). A grid's cell buttons are stamped with the round rather than the game
+version, so other players placing in the same round do not make it outdated, while last round's grid is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import discord
+
+from bot.engine import knister
+from bot.i18n import t
+from bot.play.components import custom_id
+from bot.play.spec import Rendered, Table
+from bot.ui.common import COLOUR_OVER, COLOUR_PLAYING, faces, mention, monospace_table, shorten
+from bot.ui.fivedice import MEDALS
+
+#: Discord shows at most 32 characters of a display name; longer stored names are cut so embeds stay small.
+NAME_LIMIT = 32
+EMPTY_CELL = "·"
+
+
+def grid_block(grid: knister.Grid, scores: knister.LineScores, locale: str) -> str:
+    """A grid with its row scores on the right, column scores below and the diagonals, as a code block.
+
+    Kept to 17 characters wide so three of them fit side by side as inline fields of the final embed.
+    """
+    lines = []
+    for row, points in zip(grid, scores.rows, strict=True):
+        cells = " ".join(f"{number:>2}" if number is not None else f"{EMPTY_CELL:>2}" for number in row)
+        lines.append(f"{cells}|{points:>2}")
+    lines.append("-" * (3 * knister.SIZE - 1) + "+")
+    lines.append(" ".join(f"{points:>2}" for points in scores.columns))
+    main, anti = scores.diagonals
+    lines.append(t("knister.diagonals_short", locale, main=main, anti=anti))
+    return "```\n" + "\n".join(lines) + "\n```"
+
+
+def line_table(scores: knister.LineScores, locale: str) -> str:
+    """The line scores of one grid as labelled rows (the private grid's embed)."""
+    return monospace_table(
+        [
+            [t("knister.line_rows", locale), *scores.rows],
+            [t("knister.line_columns", locale), *scores.columns],
+            [t("knister.line_diagonals", locale), *scores.diagonals],
+            [t("knister.line_total", locale), scores.total],
+        ]
+    )
+
+
+class KnisterUI:
+    """Pure rendering of Knister states (see :class:`bot.play.spec.GameUI`)."""
+
+    # ------------------------------------------------------------------ the round message
+
+    def render(self, table: Table) -> Rendered:
+        if knister.is_over(table.state):
+            return self.render_final(table)
+        return self.render_round(table)
+
+    def render_round(self, table: Table) -> Rendered:
+        """Round n/25, the roller, the roll once thrown, and who has placed (never anybody's grid)."""
+        state, locale = table.state, table.locale
+        embed = discord.Embed(
+            title=t("knister.title", locale, round=state.round, rounds=knister.ROUNDS), colour=COLOUR_PLAYING
+        )
+        active = state.active
+        if state.dice is None:
+            content = t("knister.content_roll", locale, player=mention(state.roller))
+            embed.description = t("knister.waiting_roll", locale, player=mention(state.roller))
+        else:
+            content = t(
+                "knister.content_place", locale, number=state.number, placed=len(state.placed), players=len(active)
+            )
+            embed.description = "\n".join(
+                [
+                    t("knister.rolled_line", locale, faces=faces(state.dice), number=state.number),
+                    t("knister.rolled_by", locale, player=mention(state.roller)),
+                    t("knister.place_prompt", locale, number=state.number),
+                ]
+            )
+        embed.add_field(
+            name=t("knister.placed_title", locale, placed=len(state.placed), players=len(active)),
+            value="\n".join(self._player_line(table, player) for player in active),
+            inline=False,
+        )
+        rendered = Rendered(content=content, embeds=[embed])
+        rolled = state.dice is not None
+        game, stamp = table.game_id, table.stamp
+        rendered.layout.button(
+            0,
+            t("knister.roll", locale),
+            custom_id(game, "roll", "", stamp),
+            style=discord.ButtonStyle.success,
+            emoji="🎲",
+            disabled=rolled,
+        )
+        rendered.layout.button(
+            0,
+            t("knister.place", locale, number=state.number) if rolled else t("knister.my_grid", locale),
+            custom_id(game, "grid", "", stamp),
+            style=discord.ButtonStyle.primary if rolled else discord.ButtonStyle.secondary,
+        )
+        return rendered
+
+    @staticmethod
+    def _player_line(table: Table, player: str) -> str:
+        state = table.state
+        if player in state.placed:
+            mark = "✅"
+        elif state.dice is not None:
+            mark = "⏳"
+        else:
+            mark = "▫️"
+        line = f"{mark} {shorten(table.name(player), NAME_LIMIT)}"
+        return f"{line} 🎲" if player == state.roller else line
+
+    # ------------------------------------------------------------------ the private grid
+
+    def render_grid(self, table: Table, user_id: int, locale: str) -> Rendered:
+        """One player's grid as 25 buttons; empty cells are clickable while that player still has to place."""
+        state, player = table.state, str(user_id)
+        grid = state.grids[player]
+        can_place = state.dice is not None and player in knister.to_act(state)
+        title = (
+            t("knister.grid_title_over", locale)
+            if state.over
+            else t("knister.grid_title", locale, round=state.round, rounds=knister.ROUNDS)
+        )
+        embed = discord.Embed(title=title, description=self._grid_status(table, player, locale), colour=COLOUR_PLAYING)
+        scores = knister.line_scores(grid, partial=not state.over)
+        embed.add_field(
+            name=t("knister.lines_final" if state.over else "knister.lines_so_far", locale),
+            value=line_table(scores, locale),
+            inline=False,
+        )
+        rendered = Rendered(embeds=[embed])
+        for cell in range(knister.CELLS):
+            row, column = divmod(cell, knister.SIZE)
+            number = grid[row][column]
+            component_id = custom_id(table.game_id, "place", cell, state.round)
+            if number is None:
+                rendered.layout.button(
+                    row,
+                    EMPTY_CELL,
+                    component_id,
+                    style=discord.ButtonStyle.primary if can_place else discord.ButtonStyle.secondary,
+                    disabled=not can_place,
+                )
+            else:
+                rendered.layout.button(row, str(number), component_id, disabled=True)
+        return rendered
+
+    @staticmethod
+    def _grid_status(table: Table, player: str, locale: str) -> str:
+        """What this player can do now, for the grid's embed (the grid message has no room for more buttons)."""
+        state = table.state
+        if state.over:
+            return t("knister.grid_over", locale, points=knister.line_scores(state.grids[player]).total)
+        if player in state.left:
+            return t("knister.grid_left", locale)
+        if state.dice is None:
+            if player == state.roller:
+                return t("knister.grid_your_roll", locale)
+            return t("knister.grid_wait_roll", locale, player=shorten(table.name(state.roller), NAME_LIMIT))
+        if player in state.placed:
+            waiting = [shorten(table.name(p), NAME_LIMIT) for p in knister.to_act(state)]
+            return t("knister.grid_placed", locale, number=state.number, names=", ".join(waiting))
+        return "\n".join(
+            [
+                t("knister.rolled_line", locale, faces=faces(state.dice), number=state.number),
+                t("knister.grid_place", locale, number=state.number),
+            ]
+        )
+
+    # ------------------------------------------------------------------ the end
+
+    def render_final(self, table: Table) -> Rendered:
+        """Standings, then every grid with its line scores as an inline field (12 players fit Discord's limits)."""
+        state, locale = table.state, table.locale
+        results = sorted(knister.results(state), key=lambda r: (r.rank, state.players.index(r.player)))
+        lines = [
+            t(
+                "knister.final_line",
+                locale,
+                medal=MEDALS.get(result.rank, f"{result.rank}."),
+                name=shorten(table.name(result.player), NAME_LIMIT),
+                points=result.score,
+            )
+            for result in results
+        ]
+        if len(state.players) == 1:
+            lines.append(self._rating(results[0].score, locale))
+        embed = discord.Embed(title=t("knister.final_title", locale), description="\n".join(lines), colour=COLOUR_OVER)
+        for result in results:
+            grid = state.grids[result.player]
+            embed.add_field(
+                name=t(
+                    "knister.final_field",
+                    locale,
+                    medal=MEDALS.get(result.rank, f"{result.rank}."),
+                    name=shorten(table.name(result.player), NAME_LIMIT),
+                    points=result.score,
+                ),
+                value=grid_block(grid, knister.line_scores(grid), locale),
+                inline=True,
+            )
+        return Rendered(embeds=[embed])
+
+    @staticmethod
+    def _rating(points: int, locale: str) -> str:
+        rating = knister.solo_rating(points)
+        return t(f"knister.rating.{rating or 'none'}", locale)
+
+    # ------------------------------------------------------------------ announcements
+
+    def announce(self, table: Table) -> list[str]:
+        """The roll, each new round's roller and the end; quiet about placements, whose grids are secret.
+
+        A solo player is looking at the message they just clicked, so only the end is announced then.
+        """
+        state, locale = table.state, table.locale
+        together = len(state.active) > 1
+        lines = []
+        for event in state.events:
+            params = event.params
+            if event.key == "game.order" and together:
+                lines.append(t("knister.order", locale, players=self._names(table, params["order"])))
+            elif event.key == "knister.round" and together:
+                lines.append(
+                    t(
+                        "knister.round",
+                        locale,
+                        round=params["round"],
+                        rounds=knister.ROUNDS,
+                        player=mention(params["roller"]),
+                    )
+                )
+            elif event.key == "knister.rolled" and together:
+                lines.append(
+                    t(
+                        "knister.rolled",
+                        locale,
+                        name=table.name(params["player"]),
+                        faces=faces(params["dice"]),
+                        number=params["sum"],
+                    )
+                )
+            elif event.key == "game.over":
+                lines.append(self._over_line(table, params["winners"]))
+        return lines
+
+    def _over_line(self, table: Table, winners: Sequence[str]) -> str:
+        state, locale = table.state, table.locale
+        scores = {result.player: result.score for result in knister.results(state)}
+        if len(state.players) == 1:
+            player = state.players[0]
+            points = scores[player]
+            rating = self._rating(points, locale)
+            return t("knister.solo_over", locale, name=table.name(player), points=points, rating=rating)
+        points = scores[winners[0]] if winners else 0
+        return t("knister.winners", locale, names=self._names(table, winners), points=points, count=len(winners))
+
+    @staticmethod
+    def _names(table: Table, players: Sequence[str]) -> str:
+        return ", ".join(table.name(player) for player in players)
+
+
+UI = KnisterUI()

@@ -1,0 +1,232 @@
+"""Pure rendering of the leaderboard (with its paging buttons), the statistics embed and the forget-me prompt.
+
+The buttons are restart-safe: their custom ids carry everything a click needs and are matched by the
+``DynamicItem`` classes in ``cogs/leaderboard.py``, never by a view kept in memory (views are sent stopped).
+
+- paging: ``lb:<game>:<metric>:<period>:<scope>:<page>:<owner id>``, the guild comes from the interaction;
+- forget-me: ``lbforget:<confirm|cancel>:<user id>``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from typing import Literal
+
+import discord
+
+from bot.i18n import t
+from bot.storage.stats import MIN_AVERAGE_GAMES, GameStats, LeaderboardPage, Standing
+from bot.ui.common import COLOUR_LOBBY, COLOUR_OVER, mention, shorten
+
+Scope = Literal["server", "global"]
+MEDALS = {1: "🥇", 2: "🥈", 3: "🥉"}
+NAME_LIMIT = 32
+MAX_CUSTOM_ID = 100
+BOARD_ID = re.compile(
+    r"lb:(?P<kind>[a-z]+):(?P<metric>[a-z]+):(?P<period>[a-z]+):(?P<scope>server|global):(?P<page>\d{1,6}):"
+    r"(?P<owner>\d{1,20})"
+)
+FORGET_ID = re.compile(r"lbforget:(?P<action>confirm|cancel):(?P<user>\d{1,20})")
+
+
+@dataclass(frozen=True)
+class BoardRequest:
+    """Which board someone looks at, and who asked (their rank goes underneath; only they page it)."""
+
+    kind: str
+    metric: str
+    period: str
+    scope: Scope
+    page: int
+    owner: int
+
+    def custom_id(self, page: int) -> str:
+        value = f"lb:{self.kind}:{self.metric}:{self.period}:{self.scope}:{page}:{self.owner}"
+        if len(value) > MAX_CUSTOM_ID or not BOARD_ID.fullmatch(value):
+            raise ValueError(f"invalid leaderboard component id {value!r}")
+        return value
+
+    @classmethod
+    def parse(cls, custom_id: str) -> BoardRequest | None:
+        match = BOARD_ID.fullmatch(custom_id)
+        if match is None:
+            return None
+        scope: Scope = "server" if match["scope"] == "server" else "global"
+        return cls(match["kind"], match["metric"], match["period"], scope, int(match["page"]), int(match["owner"]))
+
+    def for_user(self, user_id: int) -> BoardRequest:
+        return replace(self, owner=user_id)
+
+
+def forget_id(action: Literal["confirm", "cancel"], user_id: int) -> str:
+    return f"lbforget:{action}:{user_id}"
+
+
+def _stopped(items: Sequence[discord.ui.Item[discord.ui.View]]) -> discord.ui.View:
+    """A view discord.py does not keep: clicks reach the DynamicItem handlers, before or after a restart."""
+    view = discord.ui.View(timeout=None)
+    for item in items:
+        view.add_item(item)
+    view.stop()
+    return view
+
+
+def _plural(key: str, count: int, locale: str | None, **params: object) -> str:
+    return t(f"{key}_one", locale, **params) if count == 1 else t(key, locale, count=count, **params)
+
+
+def figure(metric: str, value: float) -> str:
+    """How a metric's value reads: averages with one decimal, everything else whole."""
+    return f"{value:.1f}" if metric == "average" else str(round(value))
+
+
+def rank_label(rank: int) -> str:
+    return MEDALS.get(rank, f"`#{rank}`")
+
+
+def player_label(row: Standing, scope: Scope) -> str:
+    """A mention on a server board (Discord shows the current server name); the stored name across servers."""
+    if scope == "server":
+        return mention(row.user_id)
+    return discord.utils.escape_mentions(discord.utils.escape_markdown(shorten(row.display_name, NAME_LIMIT)))
+
+
+def render_board(
+    page: LeaderboardPage, request: BoardRequest, locale: str | None
+) -> tuple[discord.Embed, discord.ui.View]:
+    """The leaderboard embed with Previous/Next (when there is more than one page)."""
+    scope: Scope = "global" if page.guild_id is None else "server"
+    title = t(
+        "leaderboard.title",
+        locale,
+        game=t(f"game.{page.kind}", locale),
+        metric=t(f"leaderboard.metric.{page.metric}", locale),
+    )
+    lines = []
+    for row in page.rows:
+        key = "leaderboard.line_games" if page.metric == "games" else "leaderboard.line"
+        lines.append(
+            t(
+                key,
+                locale,
+                rank=rank_label(row.rank),
+                name=player_label(row, scope),
+                value=figure(page.metric, row.value),
+                games=_plural("leaderboard.games", row.games, locale),
+            )
+        )
+    if not lines:
+        if page.metric == "average":
+            lines.append(t("leaderboard.empty_average", locale, min=MIN_AVERAGE_GAMES))
+        else:
+            lines.append(t("leaderboard.empty", locale))
+            lines.append(t("leaderboard.empty_hint", locale, command=page.kind))
+    elif not page.caller_on_page:
+        lines.append("")
+        lines.append(_caller_line(page, locale))
+    embed = discord.Embed(title=title, description="\n".join(lines), colour=COLOUR_OVER)
+    embed.set_footer(
+        text=t(
+            "leaderboard.footer",
+            locale,
+            scope=t(f"leaderboard.scope.{scope}", locale),
+            period=t(f"leaderboard.period.{page.period}", locale),
+            page=page.page + 1,
+            pages=page.pages,
+        )
+    )
+    items: list[discord.ui.Item[discord.ui.View]] = []
+    if page.pages > 1:
+        shown = replace(request, scope=scope, page=page.page)
+        items.append(
+            discord.ui.Button(
+                label=t("leaderboard.previous", locale),
+                emoji="◀️",
+                custom_id=shown.custom_id(max(page.page - 1, 0)),
+                disabled=page.page == 0,
+            )
+        )
+        items.append(
+            discord.ui.Button(
+                label=t("leaderboard.next", locale),
+                emoji="▶️",
+                custom_id=shown.custom_id(page.page + 1),
+                disabled=page.page + 1 >= page.pages,
+            )
+        )
+    return embed, _stopped(items)
+
+
+def _caller_line(page: LeaderboardPage, locale: str | None) -> str:
+    caller = page.caller
+    if caller is not None:
+        return t(
+            "leaderboard.you_games" if page.metric == "games" else "leaderboard.you",
+            locale,
+            rank=caller.rank,
+            value=figure(page.metric, caller.value),
+            games=_plural("leaderboard.games", caller.games, locale),
+        )
+    if page.metric == "average" and page.caller_games:
+        return t("leaderboard.you_need_games", locale, min=MIN_AVERAGE_GAMES, games=page.caller_games)
+    return t("leaderboard.you_unranked", locale)
+
+
+def _percent(part: float) -> str:
+    return f"{part:.0%}"
+
+
+def render_stats(name: str, stats: Sequence[GameStats], game: str | None, locale: str | None) -> discord.Embed:
+    """One field per game played: games, wins and win rate, best and average, last played, game counters."""
+    embed = discord.Embed(title=t("stats.title", locale, name=shorten(name, 200)), colour=COLOUR_LOBBY)
+    if not stats:
+        if game is None:
+            embed.description = t("stats.nothing", locale, name=name)
+        else:
+            embed.description = t("stats.nothing_game", locale, name=name, game=t(f"game.{game}", locale))
+    for entry in stats:
+        last = datetime.fromtimestamp(entry.last_at, tz=UTC)
+        lines = [
+            t("stats.games", locale, games=entry.games, wins=entry.wins, rate=_percent(entry.win_rate)),
+            t("stats.scores", locale, best=entry.best, average=f"{entry.average:.1f}"),
+        ]
+        if entry.kind == "kniffel":
+            lines.append(
+                t(
+                    "stats.kniffel",
+                    locale,
+                    count=entry.upper_bonus,
+                    games=entry.games,
+                    rate=_percent(entry.upper_bonus_rate),
+                    kniffels=entry.kniffels,
+                )
+            )
+        elif entry.kind == "tutto":
+            lines.append(t("stats.tutto", locale, tuttos=entry.tuttos))
+        elif entry.kind == "dicepoker":
+            lines.append(t("stats.dicepoker", locale, settlement=f"{entry.settlement:+.2f}"))
+        lines.append(t("stats.last", locale, when=discord.utils.format_dt(last, "R")))
+        embed.add_field(name=t(f"game.{entry.kind}", locale), value="\n".join(lines), inline=False)
+    embed.set_footer(text=t("stats.footer", locale))
+    return embed
+
+
+def render_forget_prompt(count: int, user_id: int, locale: str | None) -> tuple[str, discord.ui.View]:
+    """The private question before deleting: how many results go, a red Confirm and a Cancel."""
+    if count == 0:
+        return t("forget.nothing", locale), _stopped([])
+    text = _plural("forget.prompt", count, locale)
+    confirm = discord.ui.Button(
+        label=t("forget.confirm", locale), style=discord.ButtonStyle.danger, custom_id=forget_id("confirm", user_id)
+    )
+    cancel = discord.ui.Button(
+        label=t("forget.cancel", locale), style=discord.ButtonStyle.secondary, custom_id=forget_id("cancel", user_id)
+    )
+    return text, _stopped([confirm, cancel])
+
+
+def render_forgotten(count: int, locale: str | None) -> str:
+    return _plural("forget.done", count, locale)

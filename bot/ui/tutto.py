@@ -1,0 +1,349 @@
+"""Tutto's game message and channel announcements.
+
+One message per game, edited in place. Its embed names the card with a one-line reminder of its rule, the dice
+set aside under it, the live value of the selection (or why it is refused) and the scoreboard with the points at
+risk this turn. Its buttons:
+
+- the dice of the current roll, tap to select (six dice: two rows of three; fewer: one row);
+- the dice set aside earlier under this card, greyed out on their own row;
+- the turn's actions: **Draw card**, **Roll**, **Roll on** / **Stop** (Stop only under a card that allows it),
+  and after a Tutto **Continue** / **Stop**.
+
+Buttons the engine would refuse are disabled rather than answered with an error, and the embed says why.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+import discord
+
+from bot.engine import tutto
+from bot.engine.core import Event, GameError
+from bot.i18n import t
+from bot.play.components import custom_id
+from bot.play.spec import Rendered, Table
+from bot.ui.common import COLOUR_OVER, COLOUR_PLAYING, DIE_FACES, faces, mention, monospace_table
+
+BAR_WIDTH = 10
+NAME_WIDTH = 14
+DICE_PER_ROW = 3
+"""Six dice split 3 + 3 so the labels stay readable on phones; fewer fit one row of Discord's five."""
+ACTION_ROW = 3
+MEDALS = {1: "🥇", 2: "🥈", 3: "🥉"}
+MISSING_FACE = "▫️"
+STOPPABLE = frozenset({tutto.BONUS, tutto.DOUBLE})
+"""Cards that offer **Stop** before a Tutto (Street banks only through its Tutto, so it offers none)."""
+
+
+def progress_bar(score: int, target: int, width: int = BAR_WIDTH) -> str:
+    """``▰▰▰▱▱▱``: the share of the target reached, rounded down so a full bar means the target is reached."""
+    filled = max(0, min(width, score * width // target)) if target > 0 else width
+    return "▰" * filled + "▱" * (width - filled)
+
+
+def card_name(card: str, locale: str) -> str:
+    """The card's short name, e.g. ``Bonus 600``."""
+    return t(f"tutto.card.{tutto.card_kind(card)}", locale, bonus=tutto.card_bonus(card))
+
+
+def card_rule(card: str, locale: str) -> str:
+    """The one-line reminder of what the card asks for."""
+    key, params = tutto.card_rule(card)
+    return t(key, locale, **params)
+
+
+def bank_preview(state: tutto.State) -> int | None:
+    """What **Stop** would bank now, or None when the engine would refuse it.
+
+    Asks the engine itself (Stop never rolls, so the random source is unused) rather than repeating every
+    card's payout here.
+    """
+    if not tutto.can_stop(state):
+        return None
+    try:
+        banked = tutto.apply(state, state.current, tutto.Stop(), random.Random(0))
+    except GameError:
+        return None
+    return next((event.params["points"] for event in banked.events if event.key == "tutto.banked"), None)
+
+
+def _state(table: Table) -> tutto.State:
+    state = table.state
+    assert isinstance(state, tutto.State)
+    return state
+
+
+def _names(table: Table, players: Sequence[str]) -> str:
+    return ", ".join(table.name(player) for player in players)
+
+
+def _board_name(table: Table, player: str) -> str:
+    """A display name cut for the scoreboard's code block, where a backtick would end the block."""
+    return table.name(player)[:NAME_WIDTH].replace("`", "'")
+
+
+def buys_round_line(table: Table, winners: Sequence[str], buyers: Sequence[str]) -> str | None:
+    """Who buys the next round, or None when only winners would (a solo game, everybody tied)."""
+    if set(buyers) <= set(winners):
+        return None
+    key = "tutto.buys_round" if len(buyers) == 1 else "tutto.buy_round"
+    return t(key, table.locale, names=_names(table, buyers))
+
+
+class TuttoUI:
+    """Renders a Tutto table; stateless, one shared instance.
+
+    Button colours tell the risk: green rolls, blue banks, red continues after a Tutto with everything at stake.
+    """
+
+    # ------------------------------------------------------------------ the game message
+
+    def render(self, table: Table) -> Rendered:
+        """The turn message while the game runs, the final standings once it is over."""
+        state = _state(table)
+        if tutto.is_over(state):
+            return self.render_final(table)
+        embed = discord.Embed(title=self._title(table), description="\n".join(self._turn_lines(table)))
+        embed.colour = COLOUR_PLAYING
+        embed.add_field(name=t("tutto.scores", table.locale), value=self._scoreboard(table), inline=False)
+        rendered = Rendered(
+            content=t("tutto.content", table.locale, player=mention(state.current)),
+            embeds=[embed],
+        )
+        self._controls(table, rendered)
+        return rendered
+
+    def _title(self, table: Table) -> str:
+        return t("tutto.title", table.locale, game=t("game.tutto", table.locale), target=_state(table).target)
+
+    def _turn_lines(self, table: Table) -> list[str]:
+        state, locale = _state(table), table.locale
+        lines = [t("tutto.turn_of", locale, player=mention(state.current))]
+        if state.card is None:
+            lines.append(t("tutto.press_draw", locale))
+            return lines
+        lines.append(
+            t("tutto.card_line", locale, card=card_name(state.card, locale), rule=card_rule(state.card, locale))
+        )
+        if state.phase == "tutto":
+            lines.append(t("tutto.tutto_choice", locale, points=state.secured))
+        elif tutto.card_kind(state.card) == tutto.STREET:
+            collected = " ".join(DIE_FACES[face] if face in state.aside else MISSING_FACE for face in range(1, 7))
+            lines.append(t("tutto.street_aside", locale, faces=collected))
+        elif state.aside:
+            lines.append(t("tutto.aside", locale, dice=faces(sorted(state.aside)), points=state.card_points))
+        if state.phase == "roll":
+            lines.append(t("tutto.press_roll", locale, count=state.in_hand))
+        elif state.phase == "select":
+            lines.append(f"# {faces(state.roll)}")
+            lines.append(self._selection_line(state, locale))
+        lines.append(self._at_risk_line(state, locale))
+        return lines
+
+    def _selection_line(self, state: tutto.State, locale: str) -> str:
+        """The live value of the selection, or the reason Roll on and Stop are disabled."""
+        check = tutto.check_selection(state)
+        if check.reason == "empty":
+            return t("tutto.reason.empty", locale)
+        if check.points is None:
+            return t("tutto.invalid", locale, reason=t(f"tutto.reason.{check.reason}", locale))
+        assert state.card is not None
+        dice = faces(state.selection)
+        if tutto.card_kind(state.card) == tutto.STREET:
+            return t("tutto.selected_street_tutto" if check.tutto else "tutto.selected_street", locale, dice=dice)
+        return t("tutto.selected_tutto" if check.tutto else "tutto.selected", locale, dice=dice, points=check.points)
+
+    def _at_risk_line(self, state: tutto.State, locale: str) -> str:
+        """T + S: what a null or a Stop card would cost (under Fireworks a null banks it instead)."""
+        total = state.secured + state.card_points
+        if state.card is not None and tutto.card_kind(state.card) == tutto.FIREWORKS:
+            return t("tutto.kept_fireworks", locale, points=total)
+        if state.secured and state.card_points:
+            return t("tutto.at_risk_parts", locale, points=total, secured=state.secured, card=state.card_points)
+        return t("tutto.at_risk", locale, points=total)
+
+    def _scoreboard(self, table: Table) -> str:
+        """Banked scores in seat order, the player on turn marked, with a bar towards the target."""
+        state = _state(table)
+        rows = [
+            (
+                f"{'▶' if player == state.current else ' '} {_board_name(table, player)}",
+                str(state.scores[player]),
+                progress_bar(state.scores[player], state.target),
+            )
+            for player in state.active
+        ]
+        return monospace_table(rows)
+
+    # ------------------------------------------------------------------ buttons
+
+    def _controls(self, table: Table, rendered: Rendered) -> None:
+        state, locale, stamp, game = _state(table), table.locale, table.stamp, table.game_id
+        layout = rendered.layout
+        if state.phase == "draw":
+            layout.button(
+                ACTION_ROW,
+                t("tutto.draw", locale),
+                custom_id(game, "draw", "", stamp),
+                style=discord.ButtonStyle.primary,
+                emoji="🃏",
+            )
+            return
+        if state.phase == "roll":
+            layout.button(
+                ACTION_ROW,
+                t("tutto.roll", locale),
+                custom_id(game, "roll", "", stamp),
+                style=discord.ButtonStyle.success,
+                emoji="🎲",
+            )
+            return
+        if state.phase == "tutto":
+            layout.button(
+                ACTION_ROW,
+                t("tutto.stop_bank", locale, points=state.secured),
+                custom_id(game, "stop", "", stamp),
+                style=discord.ButtonStyle.primary,
+            )
+            layout.button(
+                ACTION_ROW,
+                t("tutto.continue", locale),
+                custom_id(game, "continue", "", stamp),
+                style=discord.ButtonStyle.danger,
+            )
+            return
+        self._dice(table, rendered)
+        check = tutto.check_selection(state)
+        if check.points is None:
+            label = t("tutto.roll_on", locale)
+        elif check.tutto:
+            label = t("tutto.set_aside_tutto", locale)
+        else:
+            label = t("tutto.roll_on_count", locale, count=state.in_hand - len(state.selected))
+        layout.button(
+            ACTION_ROW,
+            label,
+            custom_id(game, "roll_on", "", stamp),
+            style=discord.ButtonStyle.success if check.points is not None else discord.ButtonStyle.secondary,
+            disabled=check.points is None,
+        )
+        assert state.card is not None
+        if tutto.card_kind(state.card) in STOPPABLE:
+            bank = bank_preview(state)
+            layout.button(
+                ACTION_ROW,
+                t("tutto.stop", locale) if bank is None else t("tutto.stop_bank", locale, points=bank),
+                custom_id(game, "stop", "", stamp),
+                style=discord.ButtonStyle.primary,
+                disabled=bank is None,
+            )
+
+    def _dice(self, table: Table, rendered: Rendered) -> None:
+        """The roll as toggles (rows 0-1) and the dice set aside under this card, greyed, on row 2."""
+        state, stamp, game = _state(table), table.stamp, table.game_id
+        per_row = DICE_PER_ROW if len(state.roll) == tutto.DICE else len(state.roll)
+        for index, face in enumerate(state.roll):
+            selected = index in state.selected
+            rendered.layout.button(
+                index // per_row,
+                f"{DIE_FACES[face]} {face}",
+                custom_id(game, "die", index, stamp),
+                style=discord.ButtonStyle.primary if selected else discord.ButtonStyle.secondary,
+                emoji="✅" if selected else None,
+            )
+        for index, face in enumerate(state.aside):
+            rendered.layout.button(
+                2, f"{DIE_FACES[face]} {face}", custom_id(game, "aside", index, stamp), disabled=True
+            )
+
+    # ------------------------------------------------------------------ the end
+
+    def render_final(self, table: Table) -> Rendered:
+        """Final standings: ranks, scores and Tuttos, the winner and who buys the next round."""
+        state, locale = _state(table), table.locale
+        results = sorted(tutto.results(state), key=lambda r: (r.rank, state.players.index(r.player)))
+        lines = [
+            t(
+                "tutto.final_line",
+                locale,
+                medal=MEDALS.get(result.rank, f"{result.rank}."),
+                name=table.name(result.player),
+                score=result.score,
+                bar=progress_bar(result.score, state.target),
+                tuttos=result.counters.get("tuttos", 0),
+            )
+            for result in results
+        ]
+        lines.append("")
+        if state.winner is not None:
+            lines.append(t("tutto.cloverleaf_winner", locale, name=table.name(state.winner)))
+        winners = [result.player for result in results if result.won]
+        lines.append(t("tutto.winners", locale, names=_names(table, winners)))
+        buyers = buys_round_line(table, winners, tutto.buys_next_round(state))
+        if buyers:
+            lines.append(buyers)
+        embed = discord.Embed(
+            title=t("tutto.final_title", locale, game=t("game.tutto", locale)),
+            description="\n".join(lines),
+            colour=COLOUR_OVER,
+        )
+        return Rendered(embeds=[embed])
+
+    # ------------------------------------------------------------------ the channel
+
+    def announce(self, table: Table) -> list[str]:
+        """Card effects, banked points and turns, in plain words; rolls and toggles stay on the message."""
+        lines = []
+        for event in _state(table).events:
+            line = self.event_line(event, table)
+            if line:
+                lines.append(line)
+        return lines
+
+    def event_line(self, event: Event, table: Table) -> str | None:
+        """The announcement for one engine event, or None to stay quiet."""
+        state, locale, params = _state(table), table.locale, event.params
+        name = table.name(params["player"]) if "player" in params else ""
+        key = event.key
+        if key == "game.order":
+            return t("tutto.order", locale, players=_names(table, params["order"]))
+        if key == "tutto.turn":
+            return t("tutto.your_turn", locale, player=mention(params["player"])) if len(state.active) > 1 else None
+        if key == "tutto.reshuffled":
+            return t("tutto.reshuffled", locale)
+        if key == "tutto.stop_card":
+            lost = params["lost"]
+            return t("tutto.stop_card_lost" if lost else "tutto.stop_card", locale, name=name, lost=lost)
+        if key == "tutto.null":
+            lost = params["lost"]
+            return t("tutto.null" if lost else "tutto.null_nothing", locale, name=name, lost=lost)
+        if key == "tutto.plus_minus":
+            parts = [t("tutto.plus_minus", locale, name=name, points=params["points"])]
+            parts += [
+                t("tutto.plus_minus_loser", locale, name=table.name(loser), points=lost)
+                for loser, lost in params["losers"].items()
+                if lost
+            ]
+            return ", ".join(parts)
+        if key == "tutto.cloverleaf_win":
+            return t("tutto.cloverleaf_win", locale, name=name)
+        if key in {
+            "tutto.fireworks_null",
+            "tutto.bonus",
+            "tutto.double",
+            "tutto.street",
+            "tutto.fireworks",
+            "tutto.cloverleaf",
+            "tutto.banked",
+        }:
+            return t(key, locale, **{**params, "name": name})
+        if key == "game.over":
+            winners = t("tutto.winners", locale, names=_names(table, params["winners"]))
+            buyers = buys_round_line(table, params["winners"], params["buys_round"])
+            return f"{winners}\n{buyers}" if buyers else winners
+        return None
+
+
+UI = TuttoUI()

@@ -1,0 +1,317 @@
+"""The :class:`FakeDiscord` server: lifecycle, world building, user actions, waiting and fault injection.
+
+This is the one class tests (and, later, the browser playground) talk to. It composes the world
+(:mod:`fakediscord.state`), the REST API (:mod:`fakediscord.rest`) and the gateway (:mod:`fakediscord.gateway`)
+behind one aiohttp application bound to a free port on 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any, Self, TypeVar
+
+from aiohttp import web
+
+from fakediscord.errors import FakeDiscordError
+from fakediscord.faults import Fault, Faults
+from fakediscord.gateway import PRIVILEGED_INTENTS, Gateway, GatewayFrame
+from fakediscord.interactions import InteractionHandle
+from fakediscord.messages import Message
+from fakediscord.models import DEFAULT_BOT_PERMISSIONS, Channel, Guild, User
+from fakediscord.rest import API_PREFIX, RecordedRequest, RestAPI
+from fakediscord.state import World
+
+T = TypeVar("T")
+
+
+class FakeDiscord:
+    """A local Discord: REST under :attr:`api_base`, the gateway at :attr:`gateway_url`.
+
+    Use it as an async context manager (or call :meth:`start` / :meth:`close`). ``interaction_timeout`` is the
+    3-second acknowledgement deadline and ``token_lifetime`` the 15-minute interaction token lifetime; both can
+    be shortened for tests, and :meth:`advance_time` moves the server's clock instead of sleeping.
+    ``allowed_intents`` are the privileged intents "enabled in the developer portal" (all by default).
+    """
+
+    def __init__(
+        self,
+        token: str = "fakediscord-bot-token",
+        *,
+        application_id: int | None = None,
+        bot_name: str = "dicebot",
+        bot_permissions: int = DEFAULT_BOT_PERMISSIONS,
+        interaction_timeout: float = 3.0,
+        token_lifetime: float = 15 * 60.0,
+        heartbeat_interval: float = 41.25,
+        allowed_intents: int = PRIVILEGED_INTENTS,
+        host: str = "127.0.0.1",
+        port: int = 0,
+    ) -> None:
+        self.token = token
+        self.world = World(
+            application_id=application_id,
+            bot_name=bot_name,
+            bot_permissions=bot_permissions,
+            interaction_timeout=interaction_timeout,
+            token_lifetime=token_lifetime,
+        )
+        self.gateway = Gateway(
+            self.world, token, heartbeat_interval=heartbeat_interval, allowed_intents=allowed_intents
+        )
+        self.world.emit = self.gateway.dispatch
+        self.faults = Faults()
+        self.rest = RestAPI(self.world, token, self.gateway, self.faults)
+        self._host = host
+        self._port = port
+        self._runner: web.AppRunner | None = None
+        self._base = ""
+
+    # -- lifecycle ----------------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Bind the port and serve; afterwards :attr:`api_base` and :attr:`gateway_url` are valid."""
+        app = web.Application()
+        app.router.add_get("/gateway", self.gateway.handle)
+        app.router.add_get("/gateway/", self.gateway.handle)
+        self.rest.install(app)
+        self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, self._host, self._port)
+        await site.start()
+        host, port = self._runner.addresses[0][:2]
+        self._base = f"{host}:{port}"
+        self.gateway.url = self.gateway_url
+
+    async def close(self) -> None:
+        """Stop timers, close gateway sockets and the HTTP server."""
+        self.world.cancel_timers()
+        await self.gateway.close()
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    async def __aenter__(self) -> Self:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+    @property
+    def api_base(self) -> str:
+        """The REST base to give discord.py (``http://127.0.0.1:PORT/api/v10``)."""
+        return f"http://{self._base}{API_PREFIX}"
+
+    @property
+    def gateway_url(self) -> str:
+        """The gateway URL (also what READY's ``resume_gateway_url`` and ``GET /gateway`` return)."""
+        return f"ws://{self._base}/gateway"
+
+    @property
+    def application_id(self) -> int:
+        return self.world.application_id
+
+    @property
+    def bot(self) -> User:
+        """The bot's own user (its id is the application id, as for most real bots)."""
+        return self.world.bot
+
+    @property
+    def interaction_timeout(self) -> float:
+        return self.world.interaction_timeout
+
+    @interaction_timeout.setter
+    def interaction_timeout(self, seconds: float) -> None:
+        self.world.interaction_timeout = seconds
+
+    @property
+    def token_lifetime(self) -> float:
+        return self.world.token_lifetime
+
+    @token_lifetime.setter
+    def token_lifetime(self, seconds: float) -> None:
+        self.world.token_lifetime = seconds
+
+    def advance_time(self, seconds: float) -> None:
+        """Move the server clock forward (fails pending interactions, expires tokens) without sleeping."""
+        self.world.advance_time(seconds)
+
+    # -- building the world -------------------------------------------------------------------------------
+
+    def add_guild(self, name: str, *, locale: str = "en-US") -> Guild:
+        """A guild the bot is in; every user is a member. Sent as GUILD_CREATE if the bot is connected."""
+        return self.world.add_guild(name, locale=locale)
+
+    def add_channel(self, guild: Guild, name: str, *, topic: str | None = None) -> Channel:
+        """A text channel in ``guild``."""
+        return self.world.add_channel(guild, name, topic=topic)
+
+    def add_user(self, name: str, *, permissions: int | None = None, locale: str = "en-US") -> User:
+        """A person, member of every guild; ``permissions`` (a bit set) are granted through a personal role."""
+        return self.world.add_user(name, permissions=permissions, locale=locale)
+
+    def dm_channel(self, user: User) -> Channel:
+        """The DM channel between the bot and ``user``; slash commands can be invoked there too."""
+        return self.world.dm_channel(user)
+
+    # -- reading the world --------------------------------------------------------------------------------
+
+    def channel_messages(self, channel: Channel) -> list[Message]:
+        """Messages everybody sees in ``channel``, oldest first (no ephemeral ones)."""
+        return self.world.channel_messages(channel)
+
+    def visible_messages(self, channel: Channel, user: User) -> list[Message]:
+        """What ``user`` sees in ``channel``: public messages plus ephemeral replies addressed to them."""
+        return self.world.visible_messages(channel, user)
+
+    def commands(self, guild: Guild | None = None) -> list[dict[str, Any]]:
+        """The synced commands of one scope (global when ``guild`` is None), as Discord stores them."""
+        return self.world.commands.list(guild.id if guild else None)
+
+    @property
+    def interactions(self) -> list[InteractionHandle]:
+        return list(self.world.interactions.values())
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        """Every REST request the bot made, in order."""
+        return self.rest.requests
+
+    @property
+    def unhandled_requests(self) -> list[RecordedRequest]:
+        """Requests to routes fakediscord does not implement (answered 404, code 0)."""
+        return [r for r in self.rest.requests if r.unhandled]
+
+    @property
+    def gateway_frames(self) -> list[GatewayFrame]:
+        """Every gateway payload sent and received, in order."""
+        return self.gateway.frames
+
+    def find_requests(self, method: str | None = None, path: str | None = None) -> list[RecordedRequest]:
+        """Recorded requests filtered by method and a regex searched in the path (relative to the API base)."""
+        return [
+            r
+            for r in self.rest.requests
+            if (method is None or r.method == method.upper()) and (path is None or re.search(path, r.path))
+        ]
+
+    # -- waiting ------------------------------------------------------------------------------------------
+
+    async def wait_for(self, predicate: Callable[[], T], timeout: float = 5.0, what: str = "condition") -> T:
+        """Wait until ``predicate()`` is truthy and return its value; ``TimeoutError`` with diagnostics."""
+        return await self.world.changes.wait_for(predicate, timeout, what, self.diagnostics)
+
+    async def wait_until_ready(self, timeout: float = 10.0) -> None:
+        """Wait until the bot identified and was sent READY and a GUILD_CREATE per guild."""
+        await self.wait_for(lambda: self.gateway.ready, timeout, "the bot to connect to the gateway")
+
+    async def wait_for_commands(
+        self, timeout: float = 10.0, *, names: list[str] | None = None, guild: Guild | None = None
+    ) -> list[dict[str, Any]]:
+        """Wait until the bot synced commands (and, if given, ``names`` are invocable in ``guild``'s scope).
+
+        Returns the commands invocable there: the guild's plus the global ones.
+        """
+        store = self.world.commands
+        scope = guild.id if guild else None
+
+        def synced() -> list[dict[str, Any]] | None:
+            if store.writes == 0 or not set(names or []) <= set(store.names(scope)):
+                return None
+            return store.list(scope) + (store.list(None) if scope is not None else [])
+
+        return await self.wait_for(synced, timeout, f"command sync {names or ''}".strip())
+
+    def diagnostics(self) -> str:
+        """State worth reading when a wait times out: interactions, API errors, unhandled requests."""
+        errors = [r for r in self.rest.requests if r.status >= 400][-10:]
+        lines = [self.world.summary()]
+        lines += [f"API error: {r} {r.response}" for r in errors]
+        lines += [f"unhandled request: {r.method} {r.path}" for r in self.unhandled_requests]
+        lines += [f"gateway error: {e}" for e in self.gateway.errors]
+        return "\n".join(lines)
+
+    # -- user actions -------------------------------------------------------------------------------------
+
+    async def slash(self, user: User, channel: Channel, command: str, /, **options: Any) -> InteractionHandle:
+        """``user`` runs ``/command`` (``"group sub"`` for subcommands) with typed ``options`` in ``channel``.
+
+        Raises :class:`UnknownCommand` / :class:`InvalidInput` if Discord would not let the user send it.
+        """
+        await self._require_bot()
+        return self.world.invoke_command(user, channel, command, options)
+
+    async def click(self, user: User, message: Message, custom_id: str) -> InteractionHandle:
+        """``user`` clicks the button with ``custom_id`` on ``message``."""
+        await self._require_bot()
+        return self.world.click(user, message, custom_id)
+
+    async def click_button(
+        self,
+        user: User,
+        message: Message,
+        *,
+        label: str | None = None,
+        custom_id: str | None = None,
+        prefix: str | None = None,
+    ) -> InteractionHandle:
+        """``user`` clicks the first button matching the label / custom_id / custom_id prefix."""
+        button = message.button(label=label, custom_id=custom_id, prefix=prefix)
+        if button.custom_id is None:
+            raise FakeDiscordError(f"button {button.label!r} is a link button; clicking it opens {button.url}")
+        return await self.click(user, message, button.custom_id)
+
+    async def select(self, user: User, message: Message, custom_id: str, values: list[Any]) -> InteractionHandle:
+        """``user`` picks ``values`` in a select (option values; users/roles/channels for entity selects)."""
+        await self._require_bot()
+        return self.world.select(user, message, custom_id, values)
+
+    async def submit_modal(
+        self, user: User, opened_by: InteractionHandle, values: dict[str, str | list[str]]
+    ) -> InteractionHandle:
+        """``user`` submits the modal the bot answered ``opened_by`` with; ``values`` by input custom_id."""
+        await self._require_bot()
+        return self.world.submit_modal(user, opened_by, values)
+
+    async def post_message(self, user: User, channel: Channel, content: str) -> Message:
+        """``user`` types a message in ``channel`` (sent to the bot as MESSAGE_CREATE)."""
+        await self._require_bot()
+        return self.world.post_user_message(user, channel, content)
+
+    async def _require_bot(self, timeout: float = 5.0) -> None:
+        """Events need a gateway session; while one resumes they are buffered and replayed, as on Discord."""
+        await self.wait_for(lambda: self.gateway.current is not None, timeout, "a bot gateway session")
+
+    # -- faults -------------------------------------------------------------------------------------------
+
+    def inject_rest_error(
+        self,
+        method: str,
+        path_regex: str,
+        status: int,
+        *,
+        retry_after: float | None = None,
+        times: int = 1,
+        global_: bool = False,
+    ) -> Fault:
+        """Answer the next ``times`` matching requests with ``status`` (429 with ``retry_after``, or 5xx).
+
+        ``path_regex`` is searched in the path relative to :attr:`api_base`, e.g. ``r"/callback$"``.
+        """
+        return self.faults.add(method, path_regex, status, retry_after=retry_after, times=times, global_=global_)
+
+    def clear_faults(self) -> None:
+        self.faults.clear()
+
+    async def reconnect_gateway(self, timeout: float = 10.0) -> None:
+        """Send op 7 RECONNECT and wait until the bot RESUMEd (missed events are replayed)."""
+        await self.gateway.reconnect(timeout)
+
+    async def invalidate_session(self, resumable: bool = False, timeout: float = 10.0) -> None:
+        """Send op 9 INVALID_SESSION; wait for the bot to RESUME (resumable) or IDENTIFY anew."""
+        await self.gateway.invalidate(resumable, timeout)
+
+    async def drop_gateway(self, code: int = 4000, timeout: float = 10.0) -> None:
+        """Close the bot's socket with ``code`` as a network failure would, and wait for its RESUME."""
+        await self.gateway.drop(code, timeout)

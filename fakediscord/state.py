@@ -1,0 +1,573 @@
+"""The fake world and Discord's rules, independent of HTTP and websockets.
+
+:class:`World` owns users, guilds, channels, messages, commands and interactions, and implements what Discord
+does with them: creating and editing messages, acknowledging interactions within their deadline, expiring
+interaction tokens, hiding ephemeral messages. The REST and gateway layers only translate to and from the wire;
+everything they change goes through here and is announced to the bot with :attr:`World.emit`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from fakediscord import components as comps
+from fakediscord import interactions as ix
+from fakediscord.commands import CommandStore
+from fakediscord.errors import APIError, ComponentNotFound, InvalidInput, UnknownCommand
+from fakediscord.messages import CHAT_INPUT_COMMAND, EPHEMERAL, IS_COMPONENTS_V2, LOADING, Attachment, Message
+from fakediscord.models import (
+    DEFAULT_BOT_PERMISSIONS,
+    DEFAULT_PERMISSIONS,
+    DM,
+    Channel,
+    Guild,
+    Role,
+    Snowflakes,
+    User,
+    iso_now,
+)
+from fakediscord.validation import check_message, check_modal
+from fakediscord.waiting import Changes
+
+# Gateway intents an event needs (https://discord.com/developers/docs/events/gateway#gateway-intents).
+GUILDS = 1 << 0
+GUILD_MEMBERS = 1 << 1
+GUILD_MESSAGES = 1 << 9
+DIRECT_MESSAGES = 1 << 12
+NO_INTENT = 0
+
+#: Message flags a bot may set or clear when editing (the rest, like EPHEMERAL, are fixed at creation).
+EDITABLE_FLAGS = 1 << 2 | 1 << 12 | IS_COMPONENTS_V2
+Emitter = Callable[[str, dict[str, Any], int], None]
+
+
+@dataclass(frozen=True)
+class Upload:
+    """A file part of a multipart request (``files[n]``), before it becomes an attachment."""
+
+    filename: str
+    data: bytes
+    content_type: str = "application/octet-stream"
+
+
+class World:
+    """State plus rules. ``clock`` is monotonic seconds; :meth:`advance_time` moves it for deadline tests."""
+
+    def __init__(
+        self,
+        *,
+        application_id: int | None,
+        bot_name: str,
+        bot_permissions: int,
+        interaction_timeout: float,
+        token_lifetime: float,
+    ) -> None:
+        self.snowflakes = Snowflakes()
+        self.changes = Changes()
+        self.application_id = application_id or self.snowflakes.next()
+        self.bot = User(id=self.application_id, name=bot_name, bot=True)
+        self.bot_permissions = bot_permissions
+        self.interaction_timeout = interaction_timeout
+        self.token_lifetime = token_lifetime
+        self.commands = CommandStore(self.application_id, self.snowflakes)
+        self.owner = User(id=self.snowflakes.next(), name="Owner")
+        self.users: dict[int, User] = {self.bot.id: self.bot}
+        self.guilds: dict[int, Guild] = {}
+        self.channels: dict[int, Channel] = {}
+        self.messages: dict[int, Message] = {}
+        self.interactions: dict[int, ix.InteractionHandle] = {}
+        self._by_token: dict[str, ix.InteractionHandle] = {}
+        self._dms: dict[int, Channel] = {}
+        self._timers: list[asyncio.TimerHandle] = []
+        self._clock_offset = 0.0
+        self.emit: Emitter = lambda event, data, intent: None
+
+    # -- time ---------------------------------------------------------------------------------------------
+
+    def clock(self) -> float:
+        return time.monotonic() + self._clock_offset
+
+    def advance_time(self, seconds: float) -> None:
+        """Jump the clock forward: pending interactions past their deadline fail, old tokens expire."""
+        self._clock_offset += seconds
+        self.expire_interactions()
+
+    def expire_interactions(self) -> None:
+        now = self.clock()
+        for handle in self.interactions.values():
+            handle.expire(now)
+
+    def cancel_timers(self) -> None:
+        for timer in self._timers:
+            timer.cancel()
+        self._timers.clear()
+
+    # -- population ---------------------------------------------------------------------------------------
+
+    def add_user(self, name: str, *, permissions: int | None = None, locale: str = "en-US") -> User:
+        user = User(id=self.snowflakes.next(), name=name, locale=locale, permissions=permissions)
+        self.users[user.id] = user
+        for guild in self.guilds.values():
+            self._join(guild, user)
+            self.emit("GUILD_MEMBER_ADD", {**guild.member_payload(user), "guild_id": str(guild.id)}, GUILD_MEMBERS)
+        self.changes.notify()
+        return user
+
+    def add_guild(self, name: str, *, locale: str = "en-US") -> Guild:
+        guild = Guild(id=self.snowflakes.next(), name=name, owner_id=self.owner.id, locale=locale)
+        guild.roles.append(Role(id=guild.id, name="@everyone", permissions=DEFAULT_PERMISSIONS))
+        bot_role = Role(self.snowflakes.next(), self.bot.name, self.bot_permissions, position=1, managed=True)
+        guild.roles.append(bot_role)
+        for user in self.users.values():
+            self._join(guild, user)
+        guild.member_roles[self.bot.id] = [bot_role.id]
+        self.guilds[guild.id] = guild
+        self.emit("GUILD_CREATE", guild.payload(), GUILDS)
+        self.changes.notify()
+        return guild
+
+    def add_channel(self, guild: Guild, name: str, *, topic: str | None = None) -> Channel:
+        channel = Channel(self.snowflakes.next(), name, guild=guild, position=len(guild.channels), topic=topic)
+        guild.channels.append(channel)
+        self.channels[channel.id] = channel
+        self.emit("CHANNEL_CREATE", channel.payload(), GUILDS)
+        self.changes.notify()
+        return channel
+
+    def dm_channel(self, user: User) -> Channel:
+        """The DM channel between the bot and ``user`` (created on first use, as Discord does)."""
+        if user.id not in self._dms:
+            channel = Channel(self.snowflakes.next(), "", type=DM, recipient=user)
+            self._dms[user.id] = channel
+            self.channels[channel.id] = channel
+        return self._dms[user.id]
+
+    def _join(self, guild: Guild, user: User) -> None:
+        guild.members[user.id] = user
+        if user.permissions is not None:
+            role = Role(self.snowflakes.next(), f"{user.name} role", user.permissions, position=1)
+            guild.roles.append(role)
+            guild.member_roles[user.id] = [role.id]
+
+    def app_permissions(self, channel: Channel) -> int:
+        return channel.guild.permissions_of(self.bot) if channel.guild is not None else DEFAULT_BOT_PERMISSIONS
+
+    # -- lookups for the REST layer -----------------------------------------------------------------------
+
+    def channel(self, channel_id: int) -> Channel:
+        try:
+            return self.channels[channel_id]
+        except KeyError:
+            raise APIError.unknown_channel() from None
+
+    def guild(self, guild_id: int) -> Guild:
+        try:
+            return self.guilds[guild_id]
+        except KeyError:
+            raise APIError.unknown_guild() from None
+
+    def message(self, channel: Channel, message_id: int) -> Message:
+        """A message the bot may see through the channel routes (never ephemeral ones, as on Discord)."""
+        message = self.messages.get(message_id)
+        if message is None or message.deleted or message.channel is not channel or message.ephemeral:
+            raise APIError.unknown_message()
+        return message
+
+    def channel_messages(self, channel: Channel) -> list[Message]:
+        """Messages everyone in the channel sees, oldest first."""
+        return [m for m in self.messages.values() if m.channel is channel and not m.deleted and not m.ephemeral]
+
+    def visible_messages(self, channel: Channel, user: User) -> list[Message]:
+        """What ``user`` sees in the channel: the public messages plus their own ephemeral replies."""
+        return [m for m in self.messages.values() if m.channel is channel and m.is_visible_to(user)]
+
+    # -- messages -----------------------------------------------------------------------------------------
+
+    def create_message(
+        self,
+        channel: Channel,
+        author: User,
+        data: dict[str, Any],
+        uploads: list[Upload] | None = None,
+        *,
+        kind: int = 0,
+        extra_flags: int = 0,
+        visible_to: User | None = None,
+        handle: ix.InteractionHandle | None = None,
+    ) -> Message:
+        message = Message(id=self.snowflakes.next(), channel=channel, author=author, type=kind)
+        self._apply(message, data, uploads or [], creating=True)
+        message.flags |= extra_flags
+        if author.bot:
+            message.application_id = self.application_id if handle else None
+            message.webhook_id = self.application_id if handle else None
+        if handle is not None:
+            message.interaction_metadata = self._interaction_metadata(handle)
+        message.visible_to = visible_to if message.ephemeral else None
+        self.messages[message.id] = message
+        channel.last_message_id = message.id
+        if not message.ephemeral:
+            self.emit("MESSAGE_CREATE", message.payload(), _message_intent(channel))
+        self.changes.notify()
+        return message
+
+    def edit_message(self, message: Message, data: dict[str, Any], uploads: list[Upload] | None = None) -> Message:
+        self._apply(message, data, uploads or [], creating=False)
+        message.edited_timestamp = iso_now()
+        message.edits += 1
+        if not message.ephemeral:
+            self.emit("MESSAGE_UPDATE", message.payload(), _message_intent(message.channel))
+        self.changes.notify()
+        return message
+
+    def delete_message(self, message: Message) -> None:
+        message.deleted = True
+        if not message.ephemeral:
+            payload = {"id": str(message.id), "channel_id": str(message.channel.id)}
+            if message.channel.guild_id is not None:
+                payload["guild_id"] = str(message.channel.guild_id)
+            self.emit("MESSAGE_DELETE", payload, _message_intent(message.channel))
+        self.changes.notify()
+
+    def post_user_message(self, user: User, channel: Channel, content: str) -> Message:
+        """A message typed by a user (for bots that also read chat)."""
+        check_message({"content": content})
+        return self.create_message(channel, user, {"content": content})
+
+    def _apply(self, message: Message, data: dict[str, Any], uploads: list[Upload], *, creating: bool) -> None:
+        """Copy the message fields present in ``data``; a PATCH leaves absent fields untouched, as on Discord."""
+        if "content" in data:
+            message.content = data["content"] or ""
+        if "embeds" in data:
+            message.embeds = copy.deepcopy(data["embeds"] or [])
+        if "components" in data:
+            message.components = copy.deepcopy(data["components"] or [])
+            comps.assign_ids(message.components)
+        if "flags" in data and data["flags"] is not None:
+            flags = int(data["flags"])
+            message.flags = flags if creating else (message.flags & ~EDITABLE_FLAGS) | (flags & EDITABLE_FLAGS)
+        if "tts" in data:
+            message.tts = bool(data["tts"])
+        if "attachments" in data:
+            kept = {int(a["id"]) for a in data["attachments"] or [] if "filename" not in a}
+            message.attachments = [a for a in message.attachments if a.id in kept]
+            described = {int(a["id"]): a for a in data["attachments"] or [] if "filename" in a}
+            for index, upload in enumerate(uploads):
+                meta = described.get(index, {})
+                message.attachments.append(self._attachment(upload, meta.get("description")))
+        else:
+            message.attachments += [self._attachment(u, None) for u in uploads]
+
+    def _attachment(self, upload: Upload, description: str | None) -> Attachment:
+        return Attachment(self.snowflakes.next(), upload.filename, upload.data, upload.content_type, description)
+
+    def _interaction_metadata(self, handle: ix.InteractionHandle) -> dict[str, Any]:
+        metadata: dict[str, Any] = {
+            "id": str(handle.id),
+            "type": handle.type,
+            "user": handle.user.payload(),
+            "authorizing_integration_owners": handle.payload.get("authorizing_integration_owners", {}),
+        }
+        if handle.source is not None:
+            metadata["interacted_message_id"] = str(handle.source.id)
+        if handle.original is not None and handle.original is not handle.source:
+            metadata["original_response_message_id"] = str(handle.original.id)
+        return metadata
+
+    # -- user actions that create interactions ------------------------------------------------------------
+
+    def invoke_command(self, user: User, channel: Channel, path: str, values: dict[str, Any]) -> ix.InteractionHandle:
+        invocation = self.commands.build_invocation(channel.guild_id, path, values)
+        command = invocation.command
+        guild = channel.guild
+        required = command.get("default_member_permissions")
+        if guild is not None and required is not None and guild.permissions_of(user) & int(required) != int(required):
+            raise UnknownCommand(f"{user.name} lacks the permissions /{command['name']} requires ({required})")
+        context = 0 if guild is not None else 1
+        if (command.get("contexts") is not None and context not in command["contexts"]) or (
+            guild is None and command.get("dm_permission") is False
+        ):
+            raise UnknownCommand(f"/{command['name']} is not available in this context")
+        data = invocation.data
+        if invocation.referenced:
+            data["resolved"] = ix.resolved_data(guild, user, invocation.referenced)
+        return self._dispatch(ix.APPLICATION_COMMAND, user, channel, data, description=f"/{path}")
+
+    def click(self, user: User, message: Message, custom_id: str) -> ix.InteractionHandle:
+        self._check_can_use(user, message)
+        button = comps.find_button(message.components, custom_id=custom_id)
+        if button is None:
+            raise ComponentNotFound(
+                f"no button {custom_id!r} on message {message.id}: {comps.describe(message.components)}"
+            )
+        if button.disabled:
+            raise InvalidInput(f"button {button.label!r} ({custom_id}) is disabled")
+        data = {"custom_id": custom_id, "component_type": comps.BUTTON, "id": button.raw.get("id")}
+        return self._dispatch(
+            ix.MESSAGE_COMPONENT, user, message.channel, data, source=message, description=f"click {custom_id!r}"
+        )
+
+    def select(self, user: User, message: Message, custom_id: str, values: list[Any]) -> ix.InteractionHandle:
+        self._check_can_use(user, message)
+        select = comps.find_select(message.components, custom_id=custom_id)
+        if select is None:
+            raise ComponentNotFound(
+                f"no select {custom_id!r} on message {message.id}: {comps.describe(message.components)}"
+            )
+        if select.disabled:
+            raise InvalidInput(f"select {custom_id!r} is disabled")
+        if not select.min_values <= len(values) <= select.max_values:
+            raise InvalidInput(f"select {custom_id!r} takes {select.min_values}..{select.max_values} values")
+        data: dict[str, Any] = {"custom_id": custom_id, "component_type": select.type, "id": select.raw.get("id")}
+        if select.type == comps.STRING_SELECT:
+            unknown = [v for v in values if v not in select.values]
+            if unknown:
+                raise InvalidInput(f"select {custom_id!r} has no option(s) {unknown}; options: {select.values}")
+            data["values"] = list(values)
+        else:
+            if not all(isinstance(v, User | Role | Channel) for v in values):
+                raise InvalidInput(f"select {custom_id!r} takes users, roles or channels, got {values!r}")
+            data["values"] = [str(v.id) for v in values]
+            data["resolved"] = ix.resolved_data(message.channel.guild, user, values)
+        return self._dispatch(
+            ix.MESSAGE_COMPONENT, user, message.channel, data, source=message, description=f"select {custom_id!r}"
+        )
+
+    def submit_modal(
+        self, user: User, opened_by: ix.InteractionHandle, values: dict[str, str | list[str]]
+    ) -> ix.InteractionHandle:
+        modal = opened_by.modal
+        if modal is None:
+            raise InvalidInput(f"{opened_by.description} did not open a modal")
+        inputs = [c for c in comps.walk(modal["components"]) if c.get("custom_id")]
+        unknown = sorted(set(values) - {c["custom_id"] for c in inputs})
+        if unknown:
+            raise InvalidInput(f"modal {modal['custom_id']!r} has no input(s) {unknown}")
+        missing = [c["custom_id"] for c in inputs if c.get("required", True) and c["custom_id"] not in values]
+        if missing:
+            raise InvalidInput(f"modal {modal['custom_id']!r} needs value(s) for {missing}")
+        submitted = [_submitted(c, values) for c in modal["components"]]
+        data = {"custom_id": modal["custom_id"], "components": submitted}
+        return self._dispatch(
+            ix.MODAL_SUBMIT,
+            user,
+            opened_by.channel,
+            data,
+            source=opened_by.source,
+            description=f"modal {modal['custom_id']!r}",
+        )
+
+    def _check_can_use(self, user: User, message: Message) -> None:
+        if not message.is_visible_to(user):
+            raise InvalidInput(f"{user.name} cannot see message {message.id}")
+        guild = message.channel.guild
+        if guild is not None and user.id not in guild.members:
+            raise InvalidInput(f"{user.name} is not a member of {guild.name}")
+
+    def _dispatch(
+        self,
+        kind: int,
+        user: User,
+        channel: Channel,
+        data: dict[str, Any],
+        *,
+        source: Message | None = None,
+        description: str,
+    ) -> ix.InteractionHandle:
+        interaction_id = self.snowflakes.next()
+        token = f"aW50ZXJhY3Rpb24.{interaction_id}.{secrets.token_urlsafe(24)}"
+        payload = ix.build_payload(
+            interaction_id=interaction_id,
+            token=token,
+            application_id=self.application_id,
+            kind=kind,
+            user=user,
+            channel=channel,
+            data=data,
+            bot=self.bot,
+            app_permissions=self.app_permissions(channel),
+            message=source,
+        )
+        now = self.clock()
+        handle = ix.InteractionHandle(
+            id=interaction_id,
+            token=token,
+            type=kind,
+            user=user,
+            channel=channel,
+            payload=payload,
+            created_at=now,
+            deadline=now + self.interaction_timeout,
+            changes=self.changes,
+            description=f"{description} by {user.name}",
+            source=source,
+        )
+        self.interactions[interaction_id] = handle
+        self._by_token[token] = handle
+        loop = asyncio.get_running_loop()
+        self._timers = [t for t in self._timers if t.when() > loop.time()]
+        self._timers.append(loop.call_later(self.interaction_timeout, self.expire_interactions))
+        self.emit("INTERACTION_CREATE", payload, NO_INTENT)
+        self.changes.notify()
+        return handle
+
+    # -- the bot's answers --------------------------------------------------------------------------------
+
+    def interaction_for_callback(self, interaction_id: int, token: str) -> ix.InteractionHandle:
+        handle = self.interactions.get(interaction_id)
+        if handle is None or handle.token != token:
+            raise APIError.unknown_interaction()
+        return handle
+
+    def respond(self, handle: ix.InteractionHandle, body: dict[str, Any], uploads: list[Upload]) -> dict[str, Any]:
+        """POST /interactions/{id}/{token}/callback; returns the callback response object."""
+        if handle.acknowledged:
+            raise APIError.already_acknowledged()
+        handle.expire(self.clock())
+        if handle.failed:
+            raise APIError.unknown_interaction()
+        callback_type = body.get("type")
+        data = body.get("data") or {}
+        from_component = handle.source is not None and handle.type in (ix.MESSAGE_COMPONENT, ix.MODAL_SUBMIT)
+        allowed = {ix.CHANNEL_MESSAGE_WITH_SOURCE, ix.DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE}
+        if from_component:
+            allowed |= {ix.DEFERRED_UPDATE_MESSAGE, ix.UPDATE_MESSAGE}
+        if handle.type != ix.MODAL_SUBMIT:
+            allowed.add(ix.MODAL)
+        if callback_type not in allowed:
+            raise APIError.invalid_form_body(
+                {"type": {"_errors": [{"code": "INTERACTION_CALLBACK_TYPE_INVALID", "message": "Invalid type"}]}}
+            )
+        original: Message | None = None
+        if callback_type == ix.CHANNEL_MESSAGE_WITH_SOURCE:
+            check_message(data, prefix=("data",))
+            if not _has_body(data, uploads):
+                raise APIError.empty_message()
+            kind = CHAT_INPUT_COMMAND if handle.type == ix.APPLICATION_COMMAND else 0
+            original = self.create_message(
+                handle.channel, self.bot, data, uploads, kind=kind, visible_to=handle.user, handle=handle
+            )
+        elif callback_type == ix.DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE:
+            ephemeral = int(data.get("flags") or 0) & EPHEMERAL
+            kind = CHAT_INPUT_COMMAND if handle.type == ix.APPLICATION_COMMAND else 0
+            original = self.create_message(
+                handle.channel,
+                self.bot,
+                {"content": "", "flags": ephemeral | LOADING},
+                kind=kind,
+                visible_to=handle.user,
+                handle=handle,
+            )
+        elif callback_type == ix.UPDATE_MESSAGE:
+            assert handle.source is not None
+            check_message(data, prefix=("data",))
+            original = self.edit_message(handle.source, data, uploads)
+        elif callback_type == ix.DEFERRED_UPDATE_MESSAGE:
+            original = handle.source
+        else:
+            check_modal(data)
+            handle.modal = copy.deepcopy(data)
+        handle.acknowledge(callback_type, original)
+        response: dict[str, Any] = {
+            "interaction": {
+                "id": str(handle.id),
+                "type": handle.type,
+                "activity_instance_id": None,
+                "response_message_id": str(original.id) if original is not None else None,
+                "response_message_loading": callback_type == ix.DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE,
+                "response_message_ephemeral": bool(original is not None and original.ephemeral),
+            }
+        }
+        if original is not None and callback_type != ix.DEFERRED_UPDATE_MESSAGE:
+            response["resource"] = {"type": callback_type, "message": original.payload()}
+        return response
+
+    def handle_by_token(self, token: str) -> ix.InteractionHandle | None:
+        return self._by_token.get(token)
+
+    def interaction_for_webhook(self, application_id: int, token: str) -> ix.InteractionHandle:
+        """The interaction behind a webhook token, enforcing its 15-minute (configurable) lifetime."""
+        handle = self._by_token.get(token)
+        if handle is None or application_id != self.application_id:
+            raise APIError.unknown_webhook()
+        if self.clock() - handle.created_at > self.token_lifetime:
+            raise APIError.invalid_webhook_token()
+        return handle
+
+    def followup(self, handle: ix.InteractionHandle, data: dict[str, Any], uploads: list[Upload]) -> Message:
+        """POST /webhooks/{app}/{token}: the first followup after a deferred reply replaces the placeholder."""
+        if not handle.acknowledged:
+            raise APIError.unknown_webhook()
+        check_message(data)
+        if not _has_body(data, uploads):
+            raise APIError.empty_message()
+        original = handle.original
+        if (
+            handle.response_type == ix.DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE
+            and original is not None
+            and original.loading
+            and not original.deleted
+        ):
+            original.flags &= ~LOADING
+            message = self.edit_message(original, {k: v for k, v in data.items() if k != "flags"}, uploads)
+        else:
+            message = self.create_message(
+                handle.channel, self.bot, data, uploads, visible_to=handle.user, handle=handle
+            )
+        handle.followups.append(message)
+        self.changes.notify()
+        return message
+
+    def webhook_message(self, handle: ix.InteractionHandle, message_id: str) -> Message:
+        """``@original`` or one of this interaction's followups; anything else is Unknown Message."""
+        if message_id == "@original":
+            message = handle.original
+        else:
+            wanted = int(message_id) if message_id.isdigit() else -1
+            message = next((m for m in [handle.original, *handle.followups] if m and m.id == wanted), None)
+        if message is None or message.deleted:
+            raise APIError.unknown_message()
+        return message
+
+    def edit_webhook_message(
+        self, handle: ix.InteractionHandle, message: Message, data: dict[str, Any], uploads: list[Upload]
+    ) -> Message:
+        check_message(data)
+        if message.loading:
+            message.flags &= ~LOADING
+        return self.edit_message(message, data, uploads)
+
+    def summary(self) -> str:
+        """Interactions so far, for timeout diagnostics."""
+        return "\n".join(h.summary() for h in self.interactions.values()) or "no interactions"
+
+
+def _has_body(data: dict[str, Any], uploads: list[Upload]) -> bool:
+    return bool(data.get("content") or data.get("embeds") or data.get("components") or uploads or data.get("poll"))
+
+
+def _message_intent(channel: Channel) -> int:
+    return DIRECT_MESSAGES if channel.type == DM else GUILD_MESSAGES
+
+
+def _submitted(component: dict[str, Any], values: dict[str, str | list[str]]) -> dict[str, Any]:
+    """Mirror one modal component as Discord reports it on submit (rows and labels keep their structure)."""
+    kind = component.get("type")
+    if kind == comps.ACTION_ROW:
+        return {"type": kind, "components": [_submitted(c, values) for c in component.get("components") or []]}
+    if kind == comps.LABEL:
+        return {"type": kind, "id": component.get("id"), "component": _submitted(component["component"], values)}
+    custom_id = component.get("custom_id")
+    out: dict[str, Any] = {"type": kind, "id": component.get("id"), "custom_id": custom_id}
+    value = values.get(custom_id or "", "" if kind == comps.TEXT_INPUT else [])
+    if kind == comps.TEXT_INPUT:
+        out["value"] = value if isinstance(value, str) else " ".join(value)
+    else:
+        out["values"] = [value] if isinstance(value, str) else list(value)
+    return out

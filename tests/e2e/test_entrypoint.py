@@ -1,0 +1,104 @@
+"""``python -m bot`` as an admin runs it: pointed at a Discord-compatible server, stopped with SIGTERM."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sqlite3
+import sys
+from pathlib import Path
+
+import pytest
+
+from fakediscord import FakeDiscord
+
+pytestmark = pytest.mark.timeout(90)
+
+TOKEN = "entrypoint-token"
+SETTINGS = ("DISCORD_TOKEN", "DATABASE_URL", "DEV_GUILD_ID", "LOG_LEVEL", "DISCORD_API_BASE", "DISCORD_GATEWAY_URL")
+
+
+def bot_env(server: FakeDiscord, database: Path, **extra: str) -> dict[str, str]:
+    env = {key: value for key, value in os.environ.items() if key not in SETTINGS}
+    env.update(
+        DISCORD_TOKEN=TOKEN,
+        DATABASE_URL=f"sqlite:///{database}",
+        DISCORD_API_BASE=server.api_base,
+        DISCORD_GATEWAY_URL=server.gateway_url,
+        LOG_LEVEL="INFO",
+    )
+    env.update(extra)
+    return env
+
+
+async def test_runs_answers_help_and_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
+    async with FakeDiscord(token=TOKEN) as server:
+        guild = server.add_guild("Admins")
+        channel = server.add_channel(guild, "general")
+        admin = server.add_user("Admin")
+        database = tmp_path / "nested" / "dicebot.sqlite3"
+        process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "bot",
+            env=bot_env(server, database, DEV_GUILD_ID=str(guild.id)),
+            cwd=tmp_path,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        try:
+            await server.wait_for_commands(names=["help", "kniffel", "dicepoker"], guild=guild, timeout=30)
+            await server.wait_until_ready(timeout=30)
+            reply = await server.slash(admin, channel, "help")
+            assert "/kniffel" in (await reply.message(timeout=10)).text
+        finally:
+            if process.returncode is None:
+                process.send_signal(signal.SIGTERM)
+            _, stderr = await asyncio.wait_for(process.communicate(), 30)
+        assert process.returncode == 0, stderr.decode()
+        assert TOKEN not in stderr.decode()
+        with sqlite3.connect(database) as conn:
+            assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+async def test_database_from_a_newer_version_stops_with_one_line(tmp_path: Path) -> None:
+    database = tmp_path / "dicebot.sqlite3"
+    with sqlite3.connect(database) as conn:
+        conn.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+        conn.execute("INSERT INTO schema_version VALUES (9999)")
+    before = database.read_bytes()
+    async with FakeDiscord(token=TOKEN) as server:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "bot",
+            env=bot_env(server, database),
+            cwd=tmp_path,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        _, stderr = await asyncio.wait_for(process.communicate(), 60)
+    lines = [line for line in stderr.decode().splitlines() if line.startswith("dicebot:")]
+    assert process.returncode == 2
+    assert len(lines) == 1
+    assert "newer than this dicebot" in lines[0]
+    assert "Traceback" not in stderr.decode()
+    assert database.read_bytes() == before
+
+
+async def test_rejected_token_stops_with_one_line(tmp_path: Path) -> None:
+    async with FakeDiscord(token="the-real-token") as server:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "bot",
+            env=bot_env(server, tmp_path / "db.sqlite3"),
+            cwd=tmp_path,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        _, stderr = await asyncio.wait_for(process.communicate(), 60)
+    assert process.returncode == 2
+    assert "DISCORD_TOKEN was rejected" in stderr.decode()
+    assert "Traceback" not in stderr.decode()

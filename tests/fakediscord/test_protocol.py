@@ -1,0 +1,191 @@
+"""The wire protocol checked with a bare aiohttp client: gateway handshake, compression, resume, REST errors."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import zlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+import aiohttp
+import pytest
+
+from fakediscord import FakeDiscord, Guild
+
+from .conftest import TOKEN
+
+pytestmark = pytest.mark.timeout(10)
+
+
+class RawClient:
+    """A minimal gateway client that decodes text frames and zlib-stream binary frames."""
+
+    def __init__(self, ws: aiohttp.ClientWebSocketResponse) -> None:
+        self.ws = ws
+        self.inflate = zlib.decompressobj()
+        self.binary_frames: list[bytes] = []
+
+    async def recv(self) -> dict[str, Any]:
+        msg = await self.ws.receive(timeout=5)
+        if msg.type is aiohttp.WSMsgType.BINARY:
+            self.binary_frames.append(msg.data)
+            return json.loads(self.inflate.decompress(msg.data))
+        assert msg.type is aiohttp.WSMsgType.TEXT, msg
+        return json.loads(msg.data)
+
+    async def send(self, op: int, d: Any) -> None:
+        await self.ws.send_json({"op": op, "d": d})
+
+    async def identify(self, token: str = TOKEN, intents: int = 1) -> dict[str, Any]:
+        await self.send(2, {"token": token, "intents": intents, "properties": {}})
+        return await self.recv()
+
+
+@pytest.fixture
+async def world() -> AsyncIterator[tuple[FakeDiscord, Guild]]:
+    async with FakeDiscord(token=TOKEN) as server:
+        guild = server.add_guild("Raw")
+        server.add_channel(guild, "dice")
+        yield server, guild
+
+
+@pytest.fixture
+async def http() -> AsyncIterator[aiohttp.ClientSession]:
+    async with aiohttp.ClientSession() as session:
+        yield session
+
+
+async def connect(http: aiohttp.ClientSession, server: FakeDiscord, query: str = "v=10&encoding=json") -> RawClient:
+    return RawClient(await http.ws_connect(f"{server.gateway_url}?{query}"))
+
+
+async def test_plain_json_handshake_heartbeat_and_ready(world: tuple[FakeDiscord, Guild], http: aiohttp.ClientSession):
+    server, guild = world
+    client = await connect(http, server)
+    hello = await client.recv()
+    assert hello["op"] == 10
+    assert hello["d"]["heartbeat_interval"] == 41250
+    await client.send(1, None)
+    assert (await client.recv())["op"] == 11
+    ready = await client.identify()
+    assert (ready["t"], ready["s"]) == ("READY", 1)
+    assert ready["d"]["resume_gateway_url"] == server.gateway_url
+    assert ready["d"]["application"] == {"id": str(server.application_id), "flags": 0}
+    assert ready["d"]["guilds"] == [{"id": str(guild.id), "unavailable": True}]
+    guild_create = await client.recv()
+    assert (guild_create["t"], guild_create["s"]) == ("GUILD_CREATE", 2)
+    assert [c["name"] for c in guild_create["d"]["channels"]] == ["dice"]
+    assert {r["name"] for r in guild_create["d"]["roles"]} == {"@everyone", "dicebot"}
+    await server.wait_until_ready(timeout=1)
+
+
+async def test_zlib_stream_frames_end_with_sync_flush(world: tuple[FakeDiscord, Guild], http: aiohttp.ClientSession):
+    server, _ = world
+    client = await connect(http, server, "v=10&encoding=json&compress=zlib-stream")
+    assert (await client.recv())["op"] == 10
+    assert (await client.identify())["t"] == "READY"
+    assert (await client.recv())["t"] == "GUILD_CREATE"
+    assert len(client.binary_frames) == 3
+    assert all(frame.endswith(b"\x00\x00\xff\xff") for frame in client.binary_frames)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("zstandard") is not None, reason="zstandard is installed")
+async def test_zstd_stream_without_the_module_closes_with_a_reason(
+    world: tuple[FakeDiscord, Guild], http: aiohttp.ClientSession
+):
+    server, _ = world
+    client = await connect(http, server, "v=10&encoding=json&compress=zstd-stream")
+    msg = await client.ws.receive(timeout=5)
+    assert msg.type is aiohttp.WSMsgType.CLOSE
+    assert "zstandard" in msg.extra
+    assert server.gateway.errors
+    assert "zstandard" in server.gateway.errors[0]
+
+
+async def test_wrong_token_closes_with_4004(world: tuple[FakeDiscord, Guild], http: aiohttp.ClientSession):
+    server, _ = world
+    client = await connect(http, server)
+    await client.recv()
+    await client.send(2, {"token": "nope", "intents": 1, "properties": {}})
+    msg = await client.ws.receive(timeout=5)
+    assert (msg.type, msg.data) == (aiohttp.WSMsgType.CLOSE, 4004)
+
+
+async def test_opcode_before_identify_closes_with_4003(world: tuple[FakeDiscord, Guild], http: aiohttp.ClientSession):
+    server, guild = world
+    client = await connect(http, server)
+    await client.recv()
+    await client.send(8, {"guild_id": str(guild.id), "query": "", "limit": 0})
+    msg = await client.ws.receive(timeout=5)
+    assert (msg.type, msg.data) == (aiohttp.WSMsgType.CLOSE, 4003)
+
+
+async def test_resume_replays_what_was_missed(world: tuple[FakeDiscord, Guild], http: aiohttp.ClientSession):
+    server, guild = world
+    first = await connect(http, server)
+    await first.recv()
+    session_id = (await first.identify())["d"]["session_id"]
+    assert (await first.recv())["s"] == 2
+    await first.ws.close(code=4000)
+    await server.wait_for(lambda: not server.gateway.ready, what="the disconnect")
+    server.add_channel(guild, "while-away")  # CHANNEL_CREATE, buffered as seq 3
+
+    second = await connect(http, server)
+    await second.recv()
+    await second.send(6, {"token": TOKEN, "session_id": session_id, "seq": 2})
+    replayed, resumed = await second.recv(), await second.recv()
+    assert (replayed["t"], replayed["s"], replayed["d"]["name"]) == ("CHANNEL_CREATE", 3, "while-away")
+    assert (resumed["t"], resumed["s"]) == ("RESUMED", 4)
+
+
+async def test_resume_after_a_normal_close_is_refused(world: tuple[FakeDiscord, Guild], http: aiohttp.ClientSession):
+    server, _ = world
+    first = await connect(http, server)
+    await first.recv()
+    session_id = (await first.identify())["d"]["session_id"]
+    await first.ws.close(code=1000)
+    await server.wait_for(lambda: server.gateway.current is None, what="the session to end")
+    second = await connect(http, server)
+    await second.recv()
+    await second.send(6, {"token": TOKEN, "session_id": session_id, "seq": 2})
+    assert await second.recv() == {"op": 9, "d": False}
+
+
+async def test_rest_errors_use_discord_format(world: tuple[FakeDiscord, Guild], http: aiohttp.ClientSession):
+    server, _ = world
+    auth = {"Authorization": f"Bot {TOKEN}"}
+    async with http.get(f"{server.api_base}/users/@me", headers={"Authorization": "Bot wrong"}) as r:
+        assert (r.status, await r.json()) == (401, {"code": 0, "message": "401: Unauthorized"})
+    async with http.get(f"{server.api_base}/guilds/1/audit-logs", headers=auth) as r:
+        assert (r.status, (await r.json())["code"]) == (404, 0)
+    assert [str(r) for r in server.unhandled_requests] == ["GET /guilds/1/audit-logs -> 404"]
+    async with http.get(f"{server.api_base}/gateway/bot", headers=auth) as r:
+        assert (await r.json())["url"] == server.gateway_url
+    async with http.get(f"{server.api_base}/channels/123", headers=auth) as r:
+        assert (r.status, (await r.json())["code"]) == (404, 10003)
+
+
+async def test_injected_server_error_then_recovery(world: tuple[FakeDiscord, Guild], http: aiohttp.ClientSession):
+    server, _ = world
+    fault = server.inject_rest_error("GET", r"^/users/@me$", 502, times=2)
+    auth = {"Authorization": f"Bot {TOKEN}"}
+    statuses = []
+    for _ in range(3):
+        async with http.get(f"{server.api_base}/users/@me", headers=auth) as r:
+            statuses.append(r.status)
+    assert statuses == [502, 502, 200]
+    assert (fault.hits, fault.remaining) == (2, 0)
+
+
+async def test_global_rate_limit_headers(world: tuple[FakeDiscord, Guild], http: aiohttp.ClientSession):
+    server, _ = world
+    server.inject_rest_error("*", r"^/users/@me$", 429, retry_after=2.5, global_=True)
+    async with http.get(f"{server.api_base}/users/@me", headers={"Authorization": f"Bot {TOKEN}"}) as r:
+        body = await r.json()
+        assert r.status == 429
+        assert body["retry_after"] == 2.5
+        assert body["global"] is True
+        assert r.headers["X-RateLimit-Global"] == "true"
+        assert r.headers["Via"]
+        assert r.headers["X-RateLimit-Reset-After"] == "2.500"

@@ -1,0 +1,127 @@
+"""The world without sockets: command store semantics and the interaction payloads users produce."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from fakediscord import APIError, UnknownCommand
+from fakediscord.models import ADMINISTRATOR, DEFAULT_BOT_PERMISSIONS
+from fakediscord.state import World
+
+pytestmark = pytest.mark.timeout(5)
+
+SUB = {
+    "name": "kniffel",
+    "description": "Kniffel",
+    "options": [
+        {
+            "name": "admin",
+            "description": "admin tools",
+            "type": 2,
+            "options": [
+                {
+                    "name": "reset",
+                    "description": "reset",
+                    "type": 1,
+                    "options": [{"name": "player", "description": "who", "type": 6, "required": True}],
+                }
+            ],
+        },
+        {"name": "start", "description": "start", "type": 1, "options": []},
+    ],
+}
+
+
+def make_world() -> World:
+    return World(
+        application_id=None,
+        bot_name="dicebot",
+        bot_permissions=DEFAULT_BOT_PERMISSIONS,
+        interaction_timeout=3.0,
+        token_lifetime=900.0,
+    )
+
+
+def test_overwrite_keeps_ids_of_commands_that_stay() -> None:
+    world = make_world()
+    (first,) = world.commands.overwrite(None, [SUB])
+    kept, added = world.commands.overwrite(None, [SUB, {"name": "help", "description": "h"}])
+    assert kept["id"] == first["id"]
+    assert added["id"] != first["id"]
+    assert world.commands.overwrite(None, []) == []
+    with pytest.raises(APIError) as caught:
+        world.commands.get(None, int(first["id"]))
+    assert caught.value.code == 10063
+
+
+async def test_group_subcommand_options_and_resolved_user() -> None:
+    world = make_world()
+    guild = world.add_guild("G")
+    channel = world.add_channel(guild, "c")
+    alice, bob = world.add_user("Alice"), world.add_user("Bob")
+    world.commands.overwrite(guild.id, [SUB])
+    handle = world.invoke_command(alice, channel, "kniffel admin reset", {"player": bob})
+    data = handle.payload["data"]
+    assert data["guild_id"] == str(guild.id)
+    assert data["options"] == [
+        {
+            "name": "admin",
+            "type": 2,
+            "options": [{"name": "reset", "type": 1, "options": [{"name": "player", "type": 6, "value": str(bob.id)}]}],
+        }
+    ]
+    assert data["resolved"]["members"][str(bob.id)]["permissions"]
+    payload: dict[str, Any] = handle.payload
+    assert payload["member"]["user"]["id"] == str(alice.id)
+    assert "user" not in payload
+    assert payload["context"] == 0
+    assert payload["authorizing_integration_owners"] == {"0": str(guild.id)}
+    assert payload["app_permissions"] == str(DEFAULT_BOT_PERMISSIONS)
+    with pytest.raises(UnknownCommand, match="needs a subcommand"):
+        world.invoke_command(alice, channel, "kniffel admin", {})
+    world.cancel_timers()
+
+
+async def test_member_permissions_gate_commands() -> None:
+    world = make_world()
+    guild = world.add_guild("G")
+    channel = world.add_channel(guild, "c")
+    admin = world.add_user("Admin", permissions=ADMINISTRATOR)
+    player = world.add_user("Player")
+    world.commands.overwrite(None, [{"name": "wipe", "description": "w", "default_member_permissions": "32"}])
+    handle = world.invoke_command(admin, channel, "wipe", {})
+    assert int(handle.payload["member"]["permissions"]) & 32
+    with pytest.raises(UnknownCommand, match="lacks"):
+        world.invoke_command(player, channel, "wipe", {})
+    world.cancel_timers()
+
+
+async def test_dm_invocation_carries_the_user() -> None:
+    world = make_world()
+    alice = world.add_user("Alice")
+    world.commands.overwrite(None, [{"name": "help", "description": "h"}])
+    handle = world.invoke_command(alice, world.dm_channel(alice), "help", {})
+    assert handle.payload["user"]["id"] == str(alice.id)
+    assert "member" not in handle.payload
+    assert handle.payload["context"] == 1
+    assert handle.payload["channel"]["type"] == 1
+    world.cancel_timers()
+
+
+async def test_advancing_the_clock_fails_pending_interactions_and_expires_tokens() -> None:
+    world = make_world()
+    alice = world.add_user("Alice")
+    world.commands.overwrite(None, [{"name": "help", "description": "h"}])
+    handle = world.invoke_command(alice, world.dm_channel(alice), "help", {})
+    world.advance_time(3.5)
+    assert handle.failed
+    with pytest.raises(APIError) as caught:
+        world.respond(handle, {"type": 4, "data": {"content": "late"}}, [])
+    assert caught.value.code == 10062
+    world.advance_time(900)
+    with pytest.raises(APIError) as caught:
+        world.interaction_for_webhook(world.application_id, handle.token)
+    assert caught.value.code == 50027
+    world.cancel_timers()

@@ -1,0 +1,314 @@
+"""Rendering tests for Knister on engine states: Discord's component and embed limits, disabled cells, stamps."""
+
+from __future__ import annotations
+
+import random
+
+import discord
+import pytest
+
+from bot.engine import knister as kn
+from bot.play.components import MAX_CUSTOM_ID, parse_custom_id
+from bot.play.spec import Rendered, Table
+from bot.storage import GameRecord, Seat
+from bot.ui.knister import UI
+from cogs.knister import SPEC
+
+GAME_ID = 4242
+LOCALE = "en-US"
+EMBED_TOTAL, EMBED_FIELDS, FIELD_VALUE, FIELD_NAME = 6000, 25, 1024, 256
+ALICE, BOB = "101", "102"
+
+
+def record(players: list[str], state: kn.State | None, names: dict[str, str] | None = None) -> GameRecord:
+    seats = tuple(Seat(int(p), (names or {}).get(p, f"Player {p}")) for p in players)
+    return GameRecord(
+        id=GAME_ID,
+        kind="knister",
+        variant="standard",
+        guild_id=1,
+        channel_id=2,
+        host_id=int(players[0]),
+        status="running" if state is None or not state.over else "finished",
+        version=17,
+        created_at=0.0,
+        updated_at=0.0,
+        message_id=3,
+        state=state.dump() if state else None,
+        seats=seats,
+    )
+
+
+def table(state: kn.State, names: dict[str, str] | None = None) -> Table:
+    return Table(record(state.players, state, names), state, LOCALE)
+
+
+def play(state: kn.State, rng: random.Random, rounds: int) -> kn.State:
+    """Play ``rounds`` complete rounds, everybody placing in their first empty cell."""
+    for _ in range(rounds):
+        state = kn.apply(state, state.roller, kn.Roll(), rng)
+        for player in kn.to_act(state):
+            state = kn.apply(state, player, kn.legal_actions(state, player)[0], rng)
+    return state
+
+
+def assert_within_limits(rendered: Rendered) -> None:
+    """What Discord (and the local test server) enforce on a message's components and embeds."""
+    view = rendered.layout.view()
+    rows: dict[int, list[discord.ui.Item]] = {}
+    for item in view.children:
+        rows.setdefault(item.row, []).append(item)
+    assert len(rows) <= 5
+    for items in rows.values():
+        assert len(items) <= 5
+        for item in items:
+            assert isinstance(item, discord.ui.Button)
+            assert item.label or item.emoji
+            assert item.label is None or len(item.label) <= 80
+            assert len(item.custom_id) <= MAX_CUSTOM_ID
+            assert parse_custom_id(item.custom_id) is not None
+    for embed in rendered.embeds:
+        assert len(embed) <= EMBED_TOTAL
+        assert len(embed.fields) <= EMBED_FIELDS
+        assert len(embed.title or "") <= 256
+        assert len(embed.description or "") <= 4096
+        for field in embed.fields:
+            assert 0 < len(field.name) <= FIELD_NAME
+            assert 0 < len(field.value) <= FIELD_VALUE
+    if rendered.content is not None:
+        assert len(rendered.content) <= 2000
+
+
+def buttons(rendered: Rendered) -> list[discord.ui.Button]:
+    return [item for item in rendered.layout.view().children if isinstance(item, discord.ui.Button)]
+
+
+@pytest.fixture
+def rng() -> random.Random:
+    return random.Random(7)
+
+
+def test_round_message_before_the_roll_offers_roll_and_grid(rng: random.Random) -> None:
+    state = kn.new_game([ALICE, BOB], rng)
+    rendered = UI.render(table(state))
+    assert_within_limits(rendered)
+    roll, grid = buttons(rendered)
+    assert parse_custom_id(roll.custom_id).action == "roll"
+    assert not roll.disabled
+    assert parse_custom_id(grid.custom_id).action == "grid"
+    assert f"<@{state.roller}>" in rendered.content
+    assert "round 1/25" in rendered.embeds[0].title
+
+
+def test_round_message_after_the_roll_ticks_who_placed(rng: random.Random) -> None:
+    state = kn.new_game([ALICE, BOB], rng)
+    state = kn.apply(state, state.roller, kn.Roll(), rng)
+    state = kn.apply(state, ALICE, kn.Place(cell=0), rng)
+    rendered = UI.render(table(state, {ALICE: "Alice", BOB: "Bob"}))
+    assert_within_limits(rendered)
+    roll, place = buttons(rendered)
+    assert roll.disabled
+    assert place.label == f"Place {state.number}"
+    placed = rendered.embeds[0].fields[0].value
+    assert "✅ Alice" in placed
+    assert "⏳ Bob" in placed
+    assert str(state.number) in rendered.embeds[0].description
+    assert "1/2" in rendered.content
+
+
+def test_private_grid_is_five_by_five_and_stamped_with_the_round(rng: random.Random) -> None:
+    state = play(kn.new_game([ALICE, BOB], rng), rng, 3)
+    state = kn.apply(state, state.roller, kn.Roll(), rng)
+    rendered = UI.render_grid(table(state), int(ALICE), LOCALE)
+    assert_within_limits(rendered)
+    cells = buttons(rendered)
+    assert len(cells) == kn.CELLS
+    assert [cell.row for cell in cells] == [i // kn.SIZE for i in range(kn.CELLS)]
+    for index, cell in enumerate(cells):
+        click = parse_custom_id(cell.custom_id)
+        assert (click.action, click.arg, click.stamp) == ("place", str(index), state.round)
+        assert SPEC.stamp_of(click, table(state).record, state) == state.round
+        number = state.grids[ALICE][index // kn.SIZE][index % kn.SIZE]
+        if number is None:
+            assert not cell.disabled
+            assert cell.label == "·"
+        else:
+            assert cell.disabled
+            assert cell.label == str(number)
+    assert sum(cell.disabled for cell in cells) == 3
+
+
+def test_round_stamp_ignores_other_placements_but_not_a_new_round(rng: random.Random) -> None:
+    state = kn.new_game([ALICE, BOB], rng)
+    state = kn.apply(state, state.roller, kn.Roll(), rng)
+    before = UI.render_grid(table(state), int(ALICE), LOCALE)
+    after_bob = kn.apply(state, BOB, kn.Place(cell=0), rng)
+    click = parse_custom_id(buttons(before)[3].custom_id)
+    stored = table(after_bob).record
+    assert click.stamp == SPEC.stamp_of(click, stored, after_bob)
+    next_round = kn.apply(after_bob, ALICE, kn.Place(cell=0), rng)
+    assert click.stamp != SPEC.stamp_of(click, table(next_round).record, next_round)
+    roll = parse_custom_id(buttons(UI.render(table(state)))[0].custom_id)
+    assert SPEC.stamp_of(roll, stored, after_bob) == stored.version
+
+
+def test_private_grid_after_placing_is_locked_and_names_the_missing(rng: random.Random) -> None:
+    state = kn.new_game([ALICE, BOB], rng)
+    state = kn.apply(state, state.roller, kn.Roll(), rng)
+    state = kn.apply(state, ALICE, kn.Place(cell=12), rng)
+    rendered = UI.render_grid(table(state, {BOB: "Bob"}), int(ALICE), LOCALE)
+    assert all(cell.disabled for cell in buttons(rendered))
+    assert buttons(rendered)[12].label == str(state.number)
+    description = rendered.embeds[0].description
+    assert f"placed **{state.number}**" in description
+    assert "Bob" in description
+
+
+def test_private_grid_before_the_roll_is_locked(rng: random.Random) -> None:
+    state = kn.new_game([ALICE, BOB], rng)
+    other = BOB if state.roller == ALICE else ALICE
+    assert all(cell.disabled for cell in buttons(UI.render_grid(table(state), int(other), LOCALE)))
+    assert "Roll" in UI.render_grid(table(state), int(state.roller), LOCALE).embeds[0].description
+
+
+def test_private_grid_shows_line_scores_so_far() -> None:
+    rng = random.Random(1)
+    state = play(kn.new_game([ALICE], rng), rng, 10)
+    rendered = UI.render_grid(table(state), int(ALICE), LOCALE)
+    scores = kn.line_scores(state.grids[ALICE], partial=True)
+    field = rendered.embeds[0].fields[0]
+    assert field.name == "Line scores so far"
+    assert f"Total {scores.total}" in " ".join(field.value.split())
+
+
+def test_cell_buttons_fit_with_the_longest_game_id(rng: random.Random) -> None:
+    state = kn.apply(kn.new_game([ALICE], rng), ALICE, kn.Roll(), rng)
+    huge = Table(
+        GameRecord(**{**record([ALICE], state).__dict__, "id": 2**63 - 1}),
+        state,
+        LOCALE,
+    )
+    assert_within_limits(UI.render_grid(huge, int(ALICE), LOCALE))
+    assert_within_limits(UI.render(huge))
+
+
+def worst_case_final() -> tuple[kn.State, dict[str, str]]:
+    """12 players with 32-character names and the widest grid block: every line scores two digits (164 in all).
+
+    Numbers always take two characters, so the block's size depends only on the scores' digits.
+    """
+    players = [str(1000 + i) for i in range(12)]
+    state = kn.new_game(players, random.Random(3))
+    rows = [[8 + (column + row) % 5 for column in range(kn.SIZE)] for row in range(kn.SIZE)]
+    state.grids = {p: [list(row) for row in rows] for p in players}
+    state.over = True
+    state.round = kn.ROUNDS
+    names = {p: "W" * 32 for p in players}
+    return state, names
+
+
+def test_final_embed_fits_for_twelve_players() -> None:
+    state, names = worst_case_final()
+    rendered = UI.render(table(state, names))
+    assert_within_limits(rendered)
+    assert not rendered.layout
+    embed = rendered.embeds[0]
+    assert len(embed.fields) == 12
+    assert all(field.inline for field in embed.fields)
+    assert embed.fields[0].name.endswith("— 164")
+    assert len(embed) < 3500  # room to spare for longer translations
+    assert max(len(line) for line in embed.fields[0].value.strip("`\n").splitlines()) <= 17
+
+
+def test_final_grid_shows_line_scores_and_total() -> None:
+    rows = [[7, 4, 8, 9, 11], [3, 7, 3, 7, 7], [5, 5, 10, 5, 5], [8, 9, 3, 6, 9], [8, 11, 8, 8, 7]]
+    state = kn.new_game([ALICE], random.Random(0))
+    state.grids[ALICE] = rows
+    state.over = True
+    rendered = UI.render(table(state, {ALICE: "Alice"}))
+    embed = rendered.embeds[0]
+    assert "🥇 Alice — **53**" in embed.description
+    assert "Rating: good!" in embed.description
+    block = embed.fields[0].value
+    assert embed.fields[0].name == "🥇 Alice — 53"
+    assert " 7  4  8  9 11| 0" in block
+    assert " 8 11  8  8  7| 3" in block
+    assert " 1  0  3  8  1" in block
+    assert "↘3 ↙8 ×2" in block
+
+
+def test_ties_share_the_rank() -> None:
+    state, names = worst_case_final()
+    state.grids[state.players[0]][0][0] = 2  # breaks a straight: 164 - 12 - 12 - 2 x 12
+    rendered = UI.render(table(state, names))
+    description = rendered.embeds[0].description.splitlines()
+    assert sum(line.startswith("🥇") for line in description) == 11
+    assert description[-1].startswith("12.")
+
+
+@pytest.mark.parametrize(("total", "text"), [(49, "No rating"), (50, "good"), (80, "very good"), (100, "amazing")])
+def test_solo_rating(total: int, text: str) -> None:
+    assert text in UI._rating(total, LOCALE)
+
+
+def test_announcements_multiplayer(rng: random.Random) -> None:
+    state = kn.new_game([ALICE, BOB], rng)
+    names = {ALICE: "Alice", BOB: "Bob"}
+    start = UI.announce(table(state, names))
+    assert start[0].startswith("Rolling order:")
+    assert f"Round 1/25: <@{state.roller}> rolls." in start
+    rolled = kn.apply(state, state.roller, kn.Roll(), rng)
+    (line,) = UI.announce(table(rolled, names))
+    assert line.startswith(f"🎲 {names[state.roller]} rolled")
+    assert f"= {rolled.number} — everybody place it!" in line
+    placed = kn.apply(rolled, ALICE, kn.Place(cell=0), rng)
+    assert UI.announce(table(placed, names)) == []
+    next_round = kn.apply(placed, BOB, kn.Place(cell=0), rng)
+    assert UI.announce(table(next_round, names)) == [f"Round 2/25: <@{next_round.roller}> rolls."]
+
+
+def test_announcements_solo_only_at_the_end() -> None:
+    rng = random.Random(5)
+    state = kn.new_game([ALICE], rng)
+    assert UI.announce(table(state)) == []
+    state = play(state, rng, kn.ROUNDS - 1)
+    state = kn.apply(state, ALICE, kn.Roll(), rng)
+    assert UI.announce(table(state)) == []
+    state = kn.apply(state, ALICE, kn.legal_actions(state, ALICE)[0], rng)
+    (line,) = UI.announce(table(state, {ALICE: "Alice"}))
+    assert line.startswith(f"🏁 Alice finished with {kn.results(state)[0].score} points.")
+
+
+def test_game_over_announces_the_winners() -> None:
+    rng = random.Random(9)
+    state = play(kn.new_game([ALICE, BOB], rng), rng, kn.ROUNDS)
+    assert state.over
+    lines = UI.announce(table(state, {ALICE: "Alice", BOB: "Bob"}))
+    assert lines[-1].startswith("🏆 ")
+    rendered = UI.render(table(state))
+    assert_within_limits(rendered)
+    assert not rendered.layout
+    over = UI.render_grid(table(state), int(BOB), LOCALE)
+    assert all(cell.disabled for cell in buttons(over))
+    assert over.embeds[0].fields[0].name == "Line scores"
+
+
+def test_turn_key_changes_on_the_roll_and_each_round(rng: random.Random) -> None:
+    state = kn.new_game([ALICE, BOB], rng)
+    rolled = kn.apply(state, state.roller, kn.Roll(), rng)
+    one = kn.apply(rolled, ALICE, kn.Place(cell=0), rng)
+    two = kn.apply(one, BOB, kn.Place(cell=0), rng)
+    assert SPEC.turn_key(state) != SPEC.turn_key(rolled)
+    assert SPEC.turn_key(rolled) == SPEC.turn_key(one)
+    assert SPEC.turn_key(one) != SPEC.turn_key(two)
+
+
+def test_clicks_map_to_actions() -> None:
+    roll = parse_custom_id(f"g:{GAME_ID}:roll::3")
+    place = parse_custom_id(f"g:{GAME_ID}:place:24:3")
+    assert SPEC.to_action(roll) == kn.Roll()
+    assert SPEC.to_action(place) == kn.Place(cell=24)
+    with pytest.raises(ValueError, match="less than 25"):
+        SPEC.to_action(parse_custom_id(f"g:{GAME_ID}:place:25:3"))
+    with pytest.raises(KeyError):
+        SPEC.to_action(parse_custom_id(f"g:{GAME_ID}:hold:1:3"))
