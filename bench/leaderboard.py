@@ -230,8 +230,9 @@ def main() -> None:
         facts = seed(path, args.results, random.Random(args.seed))
         print(f"seeded {args.results:,} results in {time.perf_counter() - start:.1f} s: {facts}")
         figures = asyncio.run(bench(path, facts, args.runs))
-    slowest = max(figures, key=lambda figure: figure[2])
-    print(f"slowest worst case: {slowest[0]}  {slowest[2]:.2f} ms")
+    reads = [figure for figure in figures if figure[0].startswith(("board", "/stats"))]
+    slowest = max(reads, key=lambda figure: figure[2])
+    print(f"slowest worst case of a board or /stats: {slowest[0]}  {slowest[2]:.2f} ms (target: under 50 ms)")
 
 
 async def _schema_one(path: Path) -> None:

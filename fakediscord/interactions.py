@@ -193,7 +193,6 @@ def build_payload(
     user: User,
     channel: Channel,
     data: dict[str, Any],
-    bot: User,
     app_permissions: int,
     message: Message | None = None,
 ) -> dict[str, Any]:

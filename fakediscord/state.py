@@ -20,7 +20,7 @@ from fakediscord import components as comps
 from fakediscord import interactions as ix
 from fakediscord.commands import CommandStore
 from fakediscord.errors import APIError, ComponentNotFound, InvalidInput, UnknownCommand
-from fakediscord.messages import CHAT_INPUT_COMMAND, EPHEMERAL, IS_COMPONENTS_V2, LOADING, Attachment, Message
+from fakediscord.messages import CHAT_INPUT_COMMAND, DEFAULT, EPHEMERAL, IS_COMPONENTS_V2, LOADING, Attachment, Message
 from fakediscord.models import (
     DEFAULT_BOT_PERMISSIONS,
     DEFAULT_PERMISSIONS,
@@ -196,18 +196,14 @@ class World:
         data: dict[str, Any],
         uploads: list[Upload] | None = None,
         *,
-        kind: int = 0,
-        extra_flags: int = 0,
+        kind: int = DEFAULT,
         visible_to: User | None = None,
         handle: ix.InteractionHandle | None = None,
     ) -> Message:
         message = Message(id=self.snowflakes.next(), channel=channel, author=author, type=kind)
         self._apply(message, data, uploads or [], creating=True)
-        message.flags |= extra_flags
-        if author.bot:
-            message.application_id = self.application_id if handle else None
-            message.webhook_id = self.application_id if handle else None
         if handle is not None:
+            message.application_id = message.webhook_id = self.application_id
             message.interaction_metadata = self._interaction_metadata(handle)
         message.visible_to = visible_to if message.ephemeral else None
         self.messages[message.id] = message
@@ -255,9 +251,10 @@ class World:
         if "tts" in data:
             message.tts = bool(data["tts"])
         if "attachments" in data:
-            kept = {int(a["id"]) for a in data["attachments"] or [] if "filename" not in a}
-            message.attachments = [a for a in message.attachments if a.id in kept]
-            described = {int(a["id"]): a for a in data["attachments"] or [] if "filename" in a}
+            # Entries naming an existing attachment keep it; the others describe files[n] by their index n.
+            listed = {int(a["id"]): a for a in data["attachments"] or []}
+            message.attachments = [a for a in message.attachments if a.id in listed]
+            described = {i: a for i, a in listed.items() if i < len(uploads)}
             for index, upload in enumerate(uploads):
                 meta = described.get(index, {})
                 message.attachments.append(self._attachment(upload, meta.get("description")))
@@ -390,7 +387,6 @@ class World:
             user=user,
             channel=channel,
             data=data,
-            bot=self.bot,
             app_permissions=self.app_permissions(channel),
             message=source,
         )
@@ -449,13 +445,13 @@ class World:
             check_message(data, prefix=("data",))
             if not _has_body(data, uploads):
                 raise APIError.empty_message()
-            kind = CHAT_INPUT_COMMAND if handle.type == ix.APPLICATION_COMMAND else 0
+            kind = CHAT_INPUT_COMMAND if handle.type == ix.APPLICATION_COMMAND else DEFAULT
             original = self.create_message(
                 handle.channel, self.bot, data, uploads, kind=kind, visible_to=handle.user, handle=handle
             )
         elif callback_type == ix.DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE:
             ephemeral = int(data.get("flags") or 0) & EPHEMERAL
-            kind = CHAT_INPUT_COMMAND if handle.type == ix.APPLICATION_COMMAND else 0
+            kind = CHAT_INPUT_COMMAND if handle.type == ix.APPLICATION_COMMAND else DEFAULT
             original = self.create_message(
                 handle.channel,
                 self.bot,

@@ -221,16 +221,9 @@ class _Board:
             f"WHERE {where} ORDER BY {_order(metric)} LIMIT ? OFFSET ?",
             (*params, page_size, page * page_size),
         )
-        rows: list[Standing] = []
-        for position, (user_id, games, figure, name) in enumerate(await cursor.fetchall(), page * page_size + 1):
-            # Listed best first, so a line ties with the one above it or ranks by its position.
-            if rows and rows[-1].value == figure:
-                rank = rows[-1].rank
-            elif rows:
-                rank = position
-            else:
-                rank = await self._rank_of(conn, indexed, where, params, figure)
-            rows.append(Standing(rank, user_id, str(name), figure, games))
+        found = await cursor.fetchall()
+        first_rank = await self._rank_of(conn, indexed, where, params, found[0][2]) if found else 0
+        rows = _ranked(found, page * page_size, first_rank)
         caller = next((row for row in rows if row.user_id == caller_id), None)
         if caller is None:
             cursor = await conn.execute(
@@ -266,41 +259,47 @@ class _Board:
     ) -> tuple[int, list[Standing], Standing | None]:
         where, params = self._window_source()
         having = f" HAVING COUNT(*) >= {MIN_AVERAGE_GAMES}" if self.metric == "average" else ""
-        # The aggregate is built once (MATERIALIZED) and read four ways: the page, the caller's line, a rank
-        # per line (1 + players with a strictly better figure) and the total, which comes back as an extra
-        # row (kind 2) so an empty page still tells how many pages there are.
+        # The aggregate is built once (MATERIALIZED) and read four times: the page (line 0), the caller's line
+        # with its rank (line 1), the total (line 2, so an empty page still tells how many pages there are)
+        # and the rank of the page's first line (line 3); the page's other ranks follow from their order.
         cursor = await conn.execute(
             f"""
             WITH agg AS MATERIALIZED (
                 SELECT user_id, COUNT(*) AS games, {_WINDOW_VALUE[self.metric]} AS value
                 FROM results WHERE {where} GROUP BY user_id{having}
-            ), page AS (
+            ), page AS MATERIALIZED (
                 SELECT user_id, games, value FROM agg ORDER BY value DESC, games DESC, user_id LIMIT ? OFFSET ?
             ), picked AS (
-                SELECT 0 AS line, user_id, games, value FROM page
+                SELECT 0 AS line, NULL AS rank, user_id, games, value FROM page
                 UNION ALL
-                SELECT 1, user_id, games, value FROM agg WHERE user_id = ?
+                SELECT 1, 1 + (SELECT COUNT(*) FROM agg AS better WHERE better.value > mine.value), user_id, games,
+                       value
+                FROM agg AS mine WHERE user_id = ?
             )
-            SELECT p.line AS line, 1 + (SELECT COUNT(*) FROM agg AS a WHERE a.value > p.value) AS rank,
-                   p.user_id AS user_id, COALESCE(n.display_name, p.user_id) AS name, p.value AS value,
-                   p.games AS games
+            SELECT p.line AS line, p.rank AS rank, p.user_id AS user_id, COALESCE(n.display_name, p.user_id) AS name,
+                   p.value AS value, p.games AS games
             FROM picked AS p LEFT JOIN player_names AS n USING (user_id)
             UNION ALL
             SELECT 2, (SELECT COUNT(*) FROM agg), NULL, NULL, NULL, NULL
+            UNION ALL
+            SELECT 3, 1 + (SELECT COUNT(*) FROM agg WHERE value > (SELECT MAX(value) FROM page)), NULL, NULL, NULL,
+                   NULL
             ORDER BY line, value DESC, games DESC, user_id
             """,
             (*params, page_size, page * page_size, caller_id),
         )
-        total, rows, caller = 0, [], None
+        total, first_rank, found, caller = 0, 0, [], None
         for line, rank, user_id, name, figure, games in await cursor.fetchall():
-            if line == 2:
-                total = rank
-                continue
-            standing = Standing(rank, user_id, str(name), figure, games)
             if line == 0:
-                rows.append(standing)
+                found.append((user_id, games, figure, name))
+            elif line == 1:
+                caller = Standing(rank, user_id, str(name), figure, games)
+            elif line == 2:
+                total = rank
             else:
-                caller = standing
+                first_rank = rank
+        rows = _ranked(found, page * page_size, first_rank)
+        caller = next((row for row in rows if row.user_id == caller_id), caller)
         return total, rows, caller
 
     async def games_of(self, conn: aiosqlite.Connection, user_id: int) -> int:
@@ -317,3 +316,21 @@ class _Board:
             )
         row = await cursor.fetchone()
         return int(row[0]) if row else 0
+
+
+def _ranked(found: Sequence[tuple[int, int, float, object]], offset: int, first_rank: int) -> list[Standing]:
+    """Competition ranks ("1224") for a page listed best first.
+
+    A line ties with the line above it or ranks by its position, so only the first line's rank needs the
+    database (1 + the players with a strictly better figure): one counted range instead of one per line.
+    """
+    rows: list[Standing] = []
+    for position, (user_id, games, figure, name) in enumerate(found, offset + 1):
+        if not rows:
+            rank = first_rank
+        elif rows[-1].value == figure:
+            rank = rows[-1].rank
+        else:
+            rank = position
+        rows.append(Standing(rank, user_id, str(name), figure, games))
+    return rows

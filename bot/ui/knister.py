@@ -109,6 +109,7 @@ class KnisterUI:
 
     @staticmethod
     def _player_line(table: Table, player: str) -> str:
+        """``✅ name`` once placed, ``⏳ name`` while awaited; the roller gets a die. Never what or where."""
         state = table.state
         if player in state.placed:
             mark = "✅"

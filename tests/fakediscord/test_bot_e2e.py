@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+
 import aiohttp
 import discord
 import pytest
@@ -238,3 +240,18 @@ async def test_rest_reads_and_dms_parse_in_discord_py(scene: Scene, bot: StubBot
     await sent.delete()
     assert server.channel_messages(scene.channel) == []
     assert server.unhandled_requests == []
+
+
+async def test_followup_with_file_then_edit_attachments(scene: Scene, bot: StubBot) -> None:
+    reply = await scene.server.slash(scene.alice, scene.channel, "game score")
+    await reply.message()
+    async with aiohttp.ClientSession() as http:
+        webhook = discord.Webhook.partial(scene.server.application_id, reply.token, session=http)
+        sent = await webhook.send("sheet", file=discord.File(io.BytesIO(b"csv"), filename="sheet.csv"), wait=True)
+        followup = await reply.followup(0)
+        assert followup.attachments[0].data == b"csv"
+        assert sent.attachments[0].filename == "sheet.csv"
+        await webhook.edit_message(sent.id, content="no sheet", attachments=[])
+    assert followup.content == "no sheet"
+    assert followup.attachments == []
+    assert reply.messages == [reply.original, followup]

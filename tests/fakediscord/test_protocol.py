@@ -189,3 +189,56 @@ async def test_global_rate_limit_headers(world: tuple[FakeDiscord, Guild], http:
         assert r.headers["X-RateLimit-Global"] == "true"
         assert r.headers["Via"]
         assert r.headers["X-RateLimit-Reset-After"] == "2.500"
+
+
+@pytest.mark.parametrize(
+    ("after_identify", "code"),
+    [
+        (json.dumps({"op": 2, "d": {"token": TOKEN, "intents": 1}}), 4005),
+        ('{"op": 42, "d": null}', 4001),
+        ("not json", 4002),
+    ],
+)
+async def test_protocol_violations_close_the_socket(
+    world: tuple[FakeDiscord, Guild], http: aiohttp.ClientSession, after_identify: str, code: int
+) -> None:
+    server, _ = world
+    client = await connect(http, server)
+    await client.recv()
+    await client.identify()
+    await client.recv()  # GUILD_CREATE
+    await client.ws.send_str(after_identify)
+    msg = await client.ws.receive(timeout=5)
+    assert (msg.type, msg.data) == (aiohttp.WSMsgType.CLOSE, code)
+
+
+async def test_privileged_intents_must_be_allowed(http: aiohttp.ClientSession) -> None:
+    async with FakeDiscord(token=TOKEN, allowed_intents=0) as server:
+        client = await connect(http, server)
+        await client.recv()
+        await client.send(2, {"token": TOKEN, "intents": 1 << 15, "properties": {}})
+        msg = await client.ws.receive(timeout=5)
+        assert (msg.type, msg.data) == (aiohttp.WSMsgType.CLOSE, 4014)
+
+
+async def test_member_chunks_and_message_content_intent(
+    world: tuple[FakeDiscord, Guild], http: aiohttp.ClientSession
+) -> None:
+    server, guild = world
+    alice = server.add_user("Alice")
+    client = await connect(http, server)
+    await client.recv()
+    await client.identify(intents=1 | 1 << 9)  # GUILDS | GUILD_MESSAGES, no MESSAGE_CONTENT
+    guild_create = await client.recv()
+    assert [m["user"]["id"] for m in guild_create["d"]["members"]] == [str(server.bot.id)]
+    assert guild_create["d"]["member_count"] == 2
+    await client.send(8, {"guild_id": str(guild.id), "query": "", "limit": 0, "nonce": "n1"})
+    chunk = await client.recv()
+    assert chunk["t"] == "GUILD_MEMBERS_CHUNK"
+    assert chunk["d"]["nonce"] == "n1"
+    assert {m["user"]["id"] for m in chunk["d"]["members"]} == {str(server.bot.id), str(alice.id)}
+    await server.post_message(alice, guild.channels[0], "hello bot")
+    created = await client.recv()
+    assert created["t"] == "MESSAGE_CREATE"
+    assert created["d"]["content"] == ""
+    assert created["d"]["author"]["id"] == str(alice.id)

@@ -8,7 +8,7 @@ import pytest
 
 from fakediscord import APIError, UnknownCommand
 from fakediscord.models import ADMINISTRATOR, DEFAULT_BOT_PERMISSIONS
-from fakediscord.state import World
+from fakediscord.state import Upload, World
 
 pytestmark = pytest.mark.timeout(5)
 
@@ -125,3 +125,17 @@ async def test_advancing_the_clock_fails_pending_interactions_and_expires_tokens
         world.interaction_for_webhook(world.application_id, handle.token)
     assert caught.value.code == 50027
     world.cancel_timers()
+
+
+async def test_edits_keep_listed_attachments_and_add_new_files() -> None:
+    world = make_world()
+    guild = world.add_guild("G")
+    channel = world.add_channel(guild, "c")
+    first = Upload("a.txt", b"a")
+    message = world.create_message(channel, world.bot, {"content": "x", "attachments": [{"id": 0}]}, [first])
+    (kept,) = message.attachments
+    listed = [{"id": str(kept.id), "filename": "a.txt"}, {"id": 0, "filename": "b.txt"}]
+    world.edit_message(message, {"attachments": listed}, [Upload("b.txt", b"b")])
+    assert [(a.filename, a.data) for a in message.attachments] == [("a.txt", b"a"), ("b.txt", b"b")]
+    world.edit_message(message, {"attachments": []})
+    assert message.attachments == []

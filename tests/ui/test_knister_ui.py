@@ -116,6 +116,20 @@ def test_round_message_after_the_roll_ticks_who_placed(rng: random.Random) -> No
     assert "1/2" in rendered.content
 
 
+def test_round_message_fits_twelve_players_with_long_names(rng: random.Random) -> None:
+    players = [str(1000 + i) for i in range(12)]
+    state = kn.new_game(players, rng)
+    state = kn.apply(state, state.roller, kn.Roll(), rng)
+    for player in players[:5]:
+        state = kn.apply(state, player, kn.Place(cell=0), rng)
+    rendered = UI.render(table(state, {p: "W" * 40 for p in players}))
+    assert_within_limits(rendered)
+    lines = rendered.embeds[0].fields[0].value.splitlines()
+    assert len(lines) == 12
+    assert sum(line.startswith("✅") for line in lines) == 5
+    assert all(len(line) < 40 for line in lines)
+
+
 def test_private_grid_is_five_by_five_and_stamped_with_the_round(rng: random.Random) -> None:
     state = play(kn.new_game([ALICE, BOB], rng), rng, 3)
     state = kn.apply(state, state.roller, kn.Roll(), rng)
