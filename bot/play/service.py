@@ -18,7 +18,7 @@ from typing import Any
 import discord
 
 from bot.engine.core import GameError, GameState, secure_rng
-from bot.i18n import t
+from bot.i18n import has, t
 from bot.play.components import Click
 from bot.play.spec import GameSpec, Rendered, Table
 from bot.storage import ChannelBusy, GameRecord, GamesRepository, ResultRow, Seat, StaleVersion
@@ -52,6 +52,14 @@ class Outcome:
     results: list[ResultRow] = field(default_factory=list)
     #: Ephemeral confirmation for the user who asked (commands only).
     reply_key: str = "play.done"
+
+
+def error_key(spec: GameSpec, error: GameError) -> str:
+    """The message for a refused action: the game's text for the error's reason when it has one."""
+    reason = error.params.get("reason")
+    if reason is not None and has(f"{spec.kind}.reason.{reason}"):
+        return f"{spec.kind}.reason.{reason}"
+    return f"error.{error.key}"
 
 
 def jump_url(record: GameRecord) -> str:
@@ -206,7 +214,7 @@ class GameService:
                     outcome = self._move(spec, record, state, interaction.user.id, spec.to_action(click))
                 saved = await self._save(outcome)
             except GameError as error:
-                await self._reply_error(interaction, f"error.{error.key}", **error.params)
+                await self._reply_error(interaction, error_key(spec, error), **error.params)
                 return
             except PlayError as error:
                 await self._reply_error(interaction, error.key, **error.params)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import discord
 
-from bot.i18n import t
+from bot.i18n import has, t
 from bot.play.components import custom_id
 from bot.play.spec import GameSpec, Rendered, Table
 from bot.ui.common import COLOUR_ABANDONED, COLOUR_LOBBY, mention
@@ -24,6 +24,13 @@ def render(spec: GameSpec, table: Table) -> Rendered:
         value=players or t("lobby.nobody", locale),
         inline=False,
     )
+    settings = [
+        t(f"lobby.option.{name}", locale, value=value)
+        for name, value in record.options.items()
+        if has(f"lobby.option.{name}")
+    ]
+    if settings:
+        embed.add_field(name=t("lobby.settings", locale), value="\n".join(settings), inline=False)
     rendered = Rendered(embeds=[embed])
     if not open_lobby:
         embed.description = t("lobby.closed", locale)

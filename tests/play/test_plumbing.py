@@ -1,0 +1,63 @@
+"""Pure parts of the shared plumbing: component ids, translations, error messages."""
+
+from __future__ import annotations
+
+import discord
+import pytest
+from discord import app_commands
+
+from bot.engine.core import InvalidSelection, NotYourTurn
+from bot.i18n import CatalogueTranslator, catalogue, language_of, t
+from bot.play.components import MAX_CUSTOM_ID, Click, custom_id, parse_custom_id
+from bot.play.service import error_key
+from cogs.kniffel import SPEC as KNIFFEL
+from cogs.tutto import SPEC as TUTTO
+
+
+def test_custom_id_round_trip() -> None:
+    value = custom_id(123, "hold", 4, 17)
+    assert value == "g:123:hold:4:17"
+    assert parse_custom_id(value, ["x"]) == Click(123, "hold", "4", 17, ("x",))
+    assert parse_custom_id("lb:kniffel:wins") is None
+
+
+def test_custom_id_refuses_what_discord_or_the_pattern_would_reject() -> None:
+    with pytest.raises(ValueError, match="invalid component id"):
+        custom_id(1, "bad action", "", 0)
+    with pytest.raises(ValueError, match="invalid component id"):
+        custom_id(1, "score", "x" * MAX_CUSTOM_ID, 0)
+
+
+def test_translation_falls_back_to_english_then_to_the_key() -> None:
+    assert t("error.not_your_turn", "de") == t("error.not_your_turn", "en-US") == "It is not your turn."
+    assert t("no.such.key", "en-US") == "no.such.key"
+    assert t("lobby.players", "en-US", count=2, max=8) == "Players (2/8)"
+    assert t("lobby.players", "en-US") == "Players ({count}/{max})"
+
+
+def test_language_of_discord_locales() -> None:
+    assert language_of(discord.Locale.german) == "de"
+    assert language_of("pt-BR") == "pt"
+    assert language_of(None) == "en"
+
+
+def test_every_error_key_has_an_english_message() -> None:
+    import bot.engine.core as core
+
+    keys = {cls.key for cls in vars(core).values() if isinstance(cls, type) and issubclass(cls, core.GameError)}
+    missing = sorted(key for key in keys if f"error.{key}" not in catalogue("en"))
+    assert missing == []
+
+
+async def test_translator_leaves_english_alone_and_skips_missing_languages() -> None:
+    translator = CatalogueTranslator()
+    text = app_commands.locale_str("Show the rules", key="error.not_your_turn")
+    context = app_commands.TranslationContext(app_commands.TranslationContextLocation.other, None)
+    assert await translator.translate(text, discord.Locale.american_english, context) is None
+    assert await translator.translate(text, discord.Locale.hungarian, context) is None
+
+
+def test_error_key_prefers_the_games_reason_text() -> None:
+    assert error_key(TUTTO, InvalidSelection(reason="fireworks_take_all")) == "tutto.reason.fireworks_take_all"
+    assert error_key(TUTTO, InvalidSelection(reason="unknown_reason")) == "error.invalid_selection"
+    assert error_key(KNIFFEL, NotYourTurn()) == "error.not_your_turn"

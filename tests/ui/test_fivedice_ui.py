@@ -1,0 +1,104 @@
+"""Kniffel and dice poker messages stay within Discord's limits at full tables, mid-game and at the end."""
+
+from __future__ import annotations
+
+import random
+import time
+from types import ModuleType
+
+import discord
+import pytest
+
+from bot.engine import dicepoker, kniffel
+from bot.play.spec import Rendered, Table
+from bot.storage import GameRecord, Seat
+from bot.ui.dicepoker import UI as DICEPOKER_UI
+from bot.ui.dicepoker import bonus_status, signed
+from bot.ui.fivedice import ScorecardUI
+from bot.ui.kniffel import UI as KNIFFEL_UI
+
+LONG_NAME = "W" * 32
+
+
+def table_for(state: object, players: list[str], kind: str) -> Table:
+    seats = tuple(Seat(int(player), f"{LONG_NAME[:-2]}{index:02d}") for index, player in enumerate(players))
+    now = time.time()
+    record = GameRecord(
+        id=987654321, kind=kind, variant=kind, guild_id=1, channel_id=2, host_id=int(players[0]),
+        status="running", version=123456, created_at=now, updated_at=now, seats=seats,
+    )  # fmt: skip
+    return Table(record, state, "en-US")
+
+
+def assert_within_limits(rendered: Rendered) -> None:
+    assert len(rendered.content or "") <= 2000
+    assert len(rendered.embeds) <= 10
+    for embed in rendered.embeds:
+        assert len(embed) <= 6000
+        assert len(embed.title or "") <= 256
+        assert len(embed.description or "") <= 4096
+        assert len(embed.fields) <= 25
+        for field in embed.fields:
+            assert len(field.name) <= 256
+            assert len(field.value) <= 1024
+    rows = rendered.layout.view().to_components()
+    assert len(rows) <= 5
+    for row in rows:
+        assert len(row["components"]) <= 5
+        for component in row["components"]:
+            assert len(component.get("custom_id", "")) <= 100
+            assert len(component.get("label") or "") <= 80
+            assert len(component.get("options", [])) <= 25
+
+
+def play(engine: ModuleType, ui: ScorecardUI, kind: str, players: int, **options: str) -> None:
+    ids = [str(10**17 + index) for index in range(players)]
+    rng = random.Random(7)
+    state = engine.new_game(ids, rng, **options)
+    while not engine.is_over(state):
+        player = engine.to_act(state)[0]
+        state = engine.apply(state, player, engine.timeout_action(state, player), rng)
+        assert_within_limits(ui.render(table_for(state, ids, kind)))
+    final = ui.render(table_for(state, ids, kind))
+    assert_within_limits(final)
+    assert final.layout.view().to_components() == []
+    assert len(final.embeds[0].fields) == players
+    for player in ids:
+        assert_within_limits(ui.render_card(table_for(state, ids, kind), int(player), "en-US"))
+
+
+@pytest.mark.parametrize("ruleset", ["kniffel", "classic"])
+def test_kniffel_eight_players(ruleset: str) -> None:
+    play(kniffel, KNIFFEL_UI, "kniffel", 8, ruleset=ruleset)
+
+
+def test_dicepoker_six_players() -> None:
+    play(dicepoker, DICEPOKER_UI, "dicepoker", 6)
+
+
+def test_signed_numbers() -> None:
+    from fractions import Fraction
+
+    assert signed(12) == "+12"
+    assert signed(-2) == "−2"
+    assert signed(0) == "0"
+    assert signed(Fraction(50, 3)) == "+16.67"
+    assert signed(Fraction(-1, 2)) == "−0.5"
+
+
+def test_bonus_status() -> None:
+    assert bonus_status({}) == "possible"
+    assert bonus_status(dict.fromkeys(dicepoker.UPPER, 0)) == "made"
+    assert bonus_status({"ones": -3, "twos": -6, "threes": -9, "fours": -12, "fives": -15}) == "lost"
+    assert bonus_status({"ones": -3, "twos": -6, "threes": -9, "fours": -12, "fives": -15, "sixes": -18}) == "lost"
+
+
+def test_select_offers_only_allowed_boxes_with_points() -> None:
+    rng = random.Random(3)
+    state = kniffel.new_game(["1"], rng)
+    state = kniffel.apply(state, "1", kniffel.Roll(), rng)
+    rendered = KNIFFEL_UI.render(table_for(state, ["1"], "kniffel"))
+    select = next(item for item in rendered.layout.view().children if isinstance(item, discord.ui.Select))
+    expected = kniffel.score_options(state.dice, {}, "kniffel")
+    assert [option.value for option in select.options] == list(expected)
+    assert all(option.label.endswith(f"— {expected[option.value]}") for option in select.options)
