@@ -202,9 +202,9 @@ async def store_game(db: Database, guild: int) -> None:
     game_id = next(_next_game)
     rows = [
         ResultRow(
-            game_id, "kniffel", "standard", guild, guild * 10, user, f"player{user}", 200 + user, user, user == 1, NOW
+            game_id, "kniffel", "standard", guild, guild * 10, user, f"new{user}", 200 - seat, seat, seat == 1, NOW
         )
-        for user in (1, 2, 3)
+        for seat, user in enumerate((900_001, 900_002, 900_003), 1)
     ]
     async with db.transaction() as conn:
         await conn.execute(

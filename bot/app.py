@@ -62,7 +62,7 @@ class DiceBot(commands.Bot):
         self.settings = settings
         self._extensions = extensions
         self._rng = rng
-        self._clock = clock
+        self.clock = clock
         self.tree.on_error = self._on_app_command_error
         self._close_lock = asyncio.Lock()
         self._closed = False
@@ -71,8 +71,8 @@ class DiceBot(commands.Bot):
         self.db = await Database.open(self.settings.database_path)
         self.games = GamesRepository(self.db)
         self.results = ResultsRepository(self.db)
-        self.service = GameService(self, self.games, {}, rng=self._rng, clock=self._clock)
-        self.scheduler = DeadlineScheduler(self.games, self.service.on_deadline, clock=self._clock)
+        self.service = GameService(self, self.games, {}, rng=self._rng, clock=self.clock)
+        self.scheduler = DeadlineScheduler(self.games, self.service.on_deadline, clock=self.clock)
         self.service.on_saved = lambda record: self.scheduler.wake()
         self.add_dynamic_items(GameComponent)
         await self.tree.set_translator(CatalogueTranslator())

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 import re
-import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, cast
 
@@ -112,8 +111,7 @@ class Leaderboard(commands.Cog):
 
     def _now(self) -> float:
         """The bot's clock (tests move it), which also stamped the results' ``finished_at``."""
-        clock: Callable[[], float] = getattr(self.bot, "_clock", time.time)
-        return clock()
+        return self.bot.clock()
 
     # ------------------------------------------------------------------ /leaderboard
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import discord
 import pytest
 
 from bot.engine import kniffel
@@ -221,3 +222,24 @@ async def test_scorecard_command_and_button(running: Harness) -> None:
     assert "Alice" in card.text and "Total" in card.text
     own = await (await h.click(h.bob, message, "Scorecard")).message()
     assert own.ephemeral and "Bob" in own.text
+
+
+async def test_member_with_manage_messages_may_end_the_game(running: Harness) -> None:
+    h = running
+    moderator = h.server.add_user("Mod", permissions=int(discord.Permissions(manage_messages=True).value))
+    h.users.append(moderator)
+    await h.start_game("kniffel", [h.alice, h.bob])
+    ended = await h.command(moderator, "kniffel end")
+    assert (await ended.message()).text == "The game was ended."
+    assert (await h.record()).status == "abandoned"
+    await h.wait_post("ended by Mod")
+
+
+async def test_pending_timeout_fires_after_a_restart(running: Harness) -> None:
+    h = running
+    await h.start_game("kniffel", [h.alice], turn_timeout=2)
+    await h.restart()
+    await h.advance(121)
+    state = await h.state()
+    assert state.turns[str(h.alice.id)] == 1
+    await h.wait_post("ran out of time")
