@@ -77,6 +77,7 @@ class DicePokerUI(ScorecardUI):
         rows.append(row("upper_sum", signed(sums.upper)))
         rows.append(row("upper_bonus", str(sums.upper_bonus)))
         rows += [row(name, cell(name, False)) for name in dicepoker.LOWER]
+        rows.append(row("lower_sum", str(sums.lower)))
         rows.append(row("total", str(sums.total)))
         return rows
 
