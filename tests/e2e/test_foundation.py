@@ -62,3 +62,16 @@ async def test_rate_limited_callback_is_retried(harness: Harness) -> None:
     reply = await harness.command(harness.alice, "help")
     message = await reply.message(timeout=10)
     assert "/kniffel" in message.text
+
+
+async def test_game_continues_across_a_gateway_reconnect_and_invalid_session(harness: Harness) -> None:
+    await harness.start_bot(BASIC)
+    lobby = await harness.open_lobby("kniffel", harness.alice)
+    await harness.server.reconnect_gateway()
+    await harness.click(harness.bob, lobby, "Join")
+    await harness.server.invalidate_session(resumable=False)
+    await harness.click(harness.alice, lobby, "Start")
+    record = await harness.record()
+    assert record is not None
+    assert record.status == "running"
+    assert [seat.display_name for seat in record.seats] == ["Alice", "Bob"]
