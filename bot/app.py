@@ -32,6 +32,8 @@ EXTENSIONS: tuple[str, ...] = (
     "cogs.tutto",
     "cogs.leaderboard",
 )
+#: Seconds a shutdown waits for clicks and commands in progress to finish their reply and save.
+SHUTDOWN_GRACE = 10.0
 
 
 class DiceBot(commands.Bot):
@@ -101,6 +103,8 @@ class DiceBot(commands.Bot):
                 return
             if hasattr(self, "scheduler"):
                 await self.scheduler.stop()
+            if hasattr(self, "service"):
+                await self.service.drain(SHUTDOWN_GRACE)
             await super().close()
             if hasattr(self, "db"):
                 await self.db.close()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, ClassVar, Self
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -161,6 +161,35 @@ def roll(rng: random.Random, n: int) -> list[int]:
 def competition_ranks(scores: Sequence[int | float]) -> list[int]:
     """Standard competition ranks ("1224"): equal scores share a rank, higher is better."""
     return [1 + sum(other > score for other in scores) for score in scores]
+
+
+def ranked_results(
+    scores: Mapping[str, int], counters: Mapping[str, dict[str, int | float]] | None = None
+) -> list[PlayerResult]:
+    """One result line per player of ``scores``, in its order, with competition ranks: every rank 1 has won.
+
+    ``counters`` holds each player's leaderboard counters; a game without any leaves it out.
+    """
+    ranks = competition_ranks(list(scores.values()))
+    return [
+        PlayerResult(
+            player=player, score=score, rank=rank, won=rank == 1, counters=counters[player] if counters else {}
+        )
+        for (player, score), rank in zip(scores.items(), ranks, strict=True)
+    ]
+
+
+def next_player(players: Sequence[str], after: str, eligible: Callable[[str], bool]) -> str | None:
+    """The first player after ``after`` in seat order for whom ``eligible`` holds, ``after`` itself last.
+
+    Turn-based games hand the turn on this way, skipping players who left (or have nothing left to play).
+    """
+    start = players.index(after)
+    for step in range(1, len(players) + 1):
+        candidate = players[(start + step) % len(players)]
+        if eligible(candidate):
+            return candidate
+    return None
 
 
 def secure_rng() -> random.Random:

@@ -9,24 +9,24 @@ from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from bot.engine import fivedice
 from bot.engine.core import (
     BoxFilled,
     BoxNotAllowed,
     Event,
-    GameError,
-    GameOver,
-    GameState,
     IllegalAction,
-    MustRollFirst,
-    NoRollsLeft,
     NotAPlayer,
-    NotYourTurn,
     PlayerResult,
-    competition_ranks,
     counts,
-    roll,
+    ranked_results,
     validate_dice,
 )
+from bot.engine.fivedice import DICE, FiveDiceState, Roll, ToggleHold
+
+# Unused here but part of this engine's interface (docs/architecture.md): the shared ones, re-exported.
+from bot.engine.fivedice import ROLLS as ROLLS
+from bot.engine.fivedice import is_over as is_over
+from bot.engine.fivedice import to_act as to_act
 
 RowId = Literal[
     "ones",
@@ -50,8 +50,6 @@ ROWS: tuple[str, ...] = get_args(RowId)
 UPPER: tuple[str, ...] = ROWS[:6]
 LOWER: tuple[str, ...] = ROWS[6:]
 
-DICE = 5
-ROLLS = 3
 TURNS = 15
 UPPER_TURNS = 6
 UPPER_BONUS = 50
@@ -170,23 +168,7 @@ def settlement(totals: Sequence[int]) -> list[Fraction]:
 
 # --------------------------------------------------------------------------------------------------
 # Actions
-
-
-class Roll(BaseModel):
-    """Roll all five dice (first roll) or every die not held (rerolls)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    kind: Literal["roll"] = "roll"
-
-
-class ToggleHold(BaseModel):
-    """Keep or release one die (0..4) between rolls."""
-
-    model_config = ConfigDict(frozen=True)
-
-    kind: Literal["toggle_hold"] = "toggle_hold"
-    index: int = Field(ge=0, lt=DICE)
+# Roll and ToggleHold are the shared ones from bot.engine.fivedice.
 
 
 class Score(BaseModel):
@@ -219,27 +201,15 @@ def parse_action(data: dict[str, Any]) -> Action:
 # State
 
 
-class State(GameState):
+class State(FiveDiceState):
     """A dice poker game: ``players`` is the shuffled seat order; cards stay when a player leaves.
 
     ``turns`` counts finished turns (scored or passed); the running turn is ``turns + 1`` and decides the part.
     ``dashes`` lists the rows that were still empty after a player's 15th turn and now hold a 0.
     """
 
-    current: int = 0
-    dice: list[int] = Field(default_factory=list)
-    held: list[bool] = Field(default_factory=lambda: [False] * DICE)
-    rolls: int = 0
     cards: dict[str, dict[RowId, int]]
     dashes: dict[str, list[RowId]]
-    turns: dict[str, int]
-    left: list[str] = Field(default_factory=list)
-    over: bool = False
-
-    @property
-    def current_player(self) -> str:
-        """Whose turn it is (meaningless once the game is over)."""
-        return self.players[self.current]
 
     @property
     def turn(self) -> int:
@@ -281,37 +251,13 @@ def new_game(players: Sequence[str], rng: random.Random) -> State:
 # Transitions
 
 
-def _check_turn(state: State, player: str) -> None:
-    if state.over:
-        raise GameOver()
-    if player not in state.players or player in state.left:
-        raise NotAPlayer(player=player)
-    if player != state.current_player:
-        raise NotYourTurn(player=state.current_player)
-
-
 def _options(state: State) -> dict[str, int]:
     return row_options(state.dice, state.cards[state.current_player], state.turn, state.first_roll)
 
 
-def _check_roll(state: State) -> None:
-    if state.rolls >= ROLLS:
-        raise NoRollsLeft()
-    if state.rolls > 0 and all(state.held):
-        raise IllegalAction("a reroll needs at least one die that is not held")
-
-
-def _check_hold(state: State) -> None:
-    if state.rolls == 0:
-        raise MustRollFirst()
-    if state.rolls >= ROLLS:
-        raise NoRollsLeft()
-
-
 def _check_score(state: State, row: str) -> int:
     """The points ``row`` gets now, or the reason it cannot be chosen."""
-    if state.rolls == 0:
-        raise MustRollFirst()
+    fivedice.check_rolled(state)
     if row in state.cards[state.current_player]:
         raise BoxFilled(box=row)
     options = _options(state)
@@ -321,21 +267,9 @@ def _check_score(state: State, row: str) -> int:
 
 
 def _check_pass(state: State) -> None:
-    if state.rolls == 0:
-        raise MustRollFirst()
+    fivedice.check_rolled(state)
     if _options(state):
         raise IllegalAction("a row still accepts these dice, so passing is not allowed")
-
-
-def _next_player(state: State) -> int | None:
-    """Seat of the next player still in the game with turns left, searching from the seat after the current."""
-    seats = len(state.players)
-    for step in range(1, seats + 1):
-        seat = (state.current + step) % seats
-        player = state.players[seat]
-        if player not in state.left and state.turns[player] < TURNS:
-            return seat
-    return None
 
 
 def _finish_turn(state: State, player: str) -> None:
@@ -351,23 +285,14 @@ def _finish_turn(state: State, player: str) -> None:
 
 
 def _end_turn(state: State) -> None:
-    """Clear the dice and hand the turn on, or finish the game when nobody has a turn left."""
-    state.dice = []
-    state.held = [False] * DICE
-    state.rolls = 0
-    seat = _next_player(state)
-    if seat is None:
-        state.over = True
-        winners = [result.player for result in results(state) if result.won]
-        state.events.append(Event(key="game.over", params={"winners": winners}))
-        return
-    state.current = seat
-    state.events.append(
-        Event(
-            key="dicepoker.turn",
-            params={"player": state.current_player, "turn": state.turn, "part": state.part},
+    """Hand the turn on, announced with its turn number and part, or finish the game (``fivedice.next_turn``)."""
+    if fivedice.next_turn(state, TURNS, results):
+        state.events.append(
+            Event(
+                key="dicepoker.turn",
+                params={"player": state.current_player, "turn": state.turn, "part": state.part},
+            )
         )
-    )
 
 
 def apply(state: State, player: str, action: Action, rng: random.Random) -> State:
@@ -375,25 +300,11 @@ def apply(state: State, player: str, action: Action, rng: random.Random) -> Stat
 
     Every check runs before the copy is made, so an illegal action raises a ``GameError`` with no side effect.
     """
-    _check_turn(state, player)
+    fivedice.check_turn(state, player)
     if isinstance(action, Roll):
-        _check_roll(state)
-        nxt = state.successor()
-        if nxt.rolls == 0:
-            nxt.dice = roll(rng, DICE)
-        else:
-            fresh = iter(roll(rng, nxt.held.count(False)))
-            nxt.dice = [die if keep else next(fresh) for die, keep in zip(nxt.dice, nxt.held, strict=True)]
-        nxt.rolls += 1
-        nxt.events.append(
-            Event(key="dicepoker.rolled", params={"player": player, "dice": list(nxt.dice), "roll": nxt.rolls})
-        )
-        return nxt
+        return fivedice.roll_dice(state, player, rng, "dicepoker.rolled")
     if isinstance(action, ToggleHold):
-        _check_hold(state)
-        nxt = state.successor()
-        nxt.held[action.index] = not nxt.held[action.index]
-        return nxt
+        return fivedice.toggle_hold(state, action.index)
     if isinstance(action, Score):
         points = _check_score(state, action.row)
         doubled = state.first_roll and action.row in LOWER and action.row != "chance"
@@ -424,15 +335,9 @@ def apply(state: State, player: str, action: Action, rng: random.Random) -> Stat
 
 def legal_actions(state: State, player: str) -> list[Action]:
     """Every action ``apply`` accepts from ``player`` now: roll, hold toggles, fitting rows or a pass."""
-    try:
-        _check_turn(state, player)
-    except GameError:
+    if not fivedice.has_turn(state, player):
         return []
-    actions: list[Action] = []
-    if state.rolls < ROLLS and not (state.rolls > 0 and all(state.held)):
-        actions.append(Roll())
-    if 0 < state.rolls < ROLLS:
-        actions.extend(ToggleHold(index=index) for index in range(DICE))
+    actions: list[Action] = [*fivedice.dice_actions(state)]
     if state.rolls > 0:
         options = _options(state)
         actions.extend(Score(row=row) for row in options)
@@ -441,23 +346,9 @@ def legal_actions(state: State, player: str) -> list[Action]:
     return actions
 
 
-def to_act(state: State) -> list[str]:
-    """The player whose turn it is, or nobody once the game is over."""
-    return [] if state.over else [state.current_player]
-
-
 def leave(state: State, player: str) -> State:
     """Take ``player`` out of the game: their card stays as it is, they are skipped, their turn passes on."""
-    if state.over:
-        raise GameOver()
-    if player not in state.players or player in state.left:
-        raise NotAPlayer(player=player)
-    nxt = state.successor()
-    nxt.left.append(player)
-    nxt.events.append(Event(key="game.left", params={"player": player}))
-    if player == nxt.current_player:
-        _end_turn(nxt)
-    return nxt
+    return fivedice.leave(state, player, _end_turn)
 
 
 def timeout_action(state: State, player: str) -> Action:
@@ -465,18 +356,13 @@ def timeout_action(state: State, player: str) -> Action:
 
     Ties go to the row that comes first on the card, so the choice is deterministic.
     """
-    _check_turn(state, player)
+    fivedice.check_turn(state, player)
     if state.rolls == 0:
         return Roll()
     options = _options(state)
     if not options:
         return Pass()
     return Score(row=max(options, key=lambda row: options[row]))
-
-
-def is_over(state: State) -> bool:
-    """True once every remaining player has played 15 turns, or nobody is left."""
-    return state.over
 
 
 def card_totals(state: State, player: str) -> CardTotals:
@@ -494,16 +380,7 @@ def settlements(state: State) -> dict[str, Fraction]:
 
 def results(state: State) -> list[PlayerResult]:
     """One line per player in seat order (those who left included, with their card as it stands)."""
-    totals = [card_totals(state, player).total for player in state.players]
-    ranks = competition_ranks(totals)
-    shares = settlement(totals)
-    return [
-        PlayerResult(
-            player=player,
-            score=value,
-            rank=rank,
-            won=rank == 1,
-            counters={"settlement": round(float(share), 2)},
-        )
-        for player, value, rank, share in zip(state.players, totals, ranks, shares, strict=True)
-    ]
+    return ranked_results(
+        {player: card_totals(state, player).total for player in state.players},
+        {player: {"settlement": round(float(share), 2)} for player, share in settlements(state).items()},
+    )

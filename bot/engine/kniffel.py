@@ -8,24 +8,25 @@ from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from bot.engine import fivedice
 from bot.engine.core import (
     BoxFilled,
     BoxNotAllowed,
     Event,
-    GameError,
-    GameOver,
-    GameState,
     IllegalAction,
-    MustRollFirst,
-    NoRollsLeft,
     NotAPlayer,
-    NotYourTurn,
     PlayerResult,
-    competition_ranks,
     counts,
+    ranked_results,
     roll,
     validate_dice,
 )
+from bot.engine.fivedice import DICE, FiveDiceState, Roll, ToggleHold
+
+# Unused here but part of this engine's interface (docs/architecture.md): the shared ones, re-exported.
+from bot.engine.fivedice import ROLLS as ROLLS
+from bot.engine.fivedice import is_over as is_over
+from bot.engine.fivedice import to_act as to_act
 
 Ruleset = Literal["kniffel", "classic"]
 BoxId = Literal[
@@ -49,8 +50,6 @@ BOXES: tuple[str, ...] = get_args(BoxId)
 UPPER: tuple[str, ...] = BOXES[:6]
 LOWER: tuple[str, ...] = BOXES[6:]
 
-DICE = 5
-ROLLS = 3
 TURNS = 13
 UPPER_BONUS = 35
 UPPER_BONUS_THRESHOLD = 63
@@ -181,23 +180,7 @@ def total(scorecard: Mapping[str, int], bonus: int = 0, ruleset: str = "kniffel"
 
 # --------------------------------------------------------------------------------------------------
 # Actions
-
-
-class Roll(BaseModel):
-    """Roll all five dice (first roll) or every die not held (rerolls)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    kind: Literal["roll"] = "roll"
-
-
-class ToggleHold(BaseModel):
-    """Keep or release one die (0..4) between rolls."""
-
-    model_config = ConfigDict(frozen=True)
-
-    kind: Literal["toggle_hold"] = "toggle_hold"
-    index: int = Field(ge=0, lt=DICE)
+# Roll and ToggleHold are the shared ones from bot.engine.fivedice.
 
 
 class Score(BaseModel):
@@ -222,7 +205,7 @@ def parse_action(data: dict[str, Any]) -> Action:
 # State
 
 
-class State(GameState):
+class State(FiveDiceState):
     """A Kniffel game: ``players`` is the seat order the roll-off produced; cards stay when a player leaves.
 
     ``rolloff`` keeps every round of the start roll-off (player -> dice, in rolling order); later rounds hold
@@ -231,22 +214,10 @@ class State(GameState):
     """
 
     ruleset: Ruleset = "kniffel"
-    current: int = 0
-    dice: list[int] = Field(default_factory=list)
-    held: list[bool] = Field(default_factory=lambda: [False] * DICE)
-    rolls: int = 0
     cards: dict[str, dict[BoxId, int]]
     bonuses: dict[str, int]
     kniffels: dict[str, int]
-    turns: dict[str, int]
     rolloff: list[dict[str, list[int]]] = Field(default_factory=list)
-    left: list[str] = Field(default_factory=list)
-    over: bool = False
-
-    @property
-    def current_player(self) -> str:
-        """Whose turn it is (meaningless once the game is over)."""
-        return self.players[self.current]
 
 
 def _roll_off(players: Sequence[str], rng: random.Random) -> tuple[str, list[dict[str, list[int]]], list[Event]]:
@@ -305,33 +276,9 @@ def new_game(players: Sequence[str], rng: random.Random, ruleset: str = "kniffel
 # Transitions
 
 
-def _check_turn(state: State, player: str) -> None:
-    if state.over:
-        raise GameOver()
-    if player not in state.players or player in state.left:
-        raise NotAPlayer(player=player)
-    if player != state.current_player:
-        raise NotYourTurn(player=state.current_player)
-
-
-def _check_roll(state: State) -> None:
-    if state.rolls >= ROLLS:
-        raise NoRollsLeft()
-    if state.rolls > 0 and all(state.held):
-        raise IllegalAction("a reroll needs at least one die that is not held")
-
-
-def _check_hold(state: State) -> None:
-    if state.rolls == 0:
-        raise MustRollFirst()
-    if state.rolls >= ROLLS:
-        raise NoRollsLeft()
-
-
 def _check_score(state: State, box: str) -> int:
     """The points ``box`` gets now, or the reason it cannot be chosen."""
-    if state.rolls == 0:
-        raise MustRollFirst()
+    fivedice.check_rolled(state)
     card = state.cards[state.current_player]
     if box in card:
         raise BoxFilled(box=box)
@@ -341,31 +288,11 @@ def _check_score(state: State, box: str) -> int:
     return options[box]
 
 
-def _next_player(state: State) -> int | None:
-    """Seat of the next player still in the game with turns left, searching from the seat after the current."""
-    seats = len(state.players)
-    for step in range(1, seats + 1):
-        seat = (state.current + step) % seats
-        player = state.players[seat]
-        if player not in state.left and state.turns[player] < TURNS:
-            return seat
-    return None
-
-
 def _end_turn(state: State) -> None:
-    """Clear the dice and hand the turn on, or finish the game when nobody has a turn left."""
-    state.dice = []
-    state.held = [False] * DICE
-    state.rolls = 0
-    seat = _next_player(state)
-    if seat is None:
-        state.over = True
-        winners = [result.player for result in results(state) if result.won]
-        state.events.append(Event(key="game.over", params={"winners": winners}))
-        return
-    state.current = seat
-    player = state.players[seat]
-    state.events.append(Event(key="kniffel.turn", params={"player": player, "turn": state.turns[player] + 1}))
+    """Hand the turn on, announced with the turn number, or finish the game (``fivedice.next_turn``)."""
+    if fivedice.next_turn(state, TURNS, results):
+        player = state.current_player
+        state.events.append(Event(key="kniffel.turn", params={"player": player, "turn": state.turns[player] + 1}))
 
 
 def apply(state: State, player: str, action: Action, rng: random.Random) -> State:
@@ -373,25 +300,11 @@ def apply(state: State, player: str, action: Action, rng: random.Random) -> Stat
 
     Every check runs before the copy is made, so an illegal action raises a ``GameError`` with no side effect.
     """
-    _check_turn(state, player)
+    fivedice.check_turn(state, player)
     if isinstance(action, Roll):
-        _check_roll(state)
-        nxt = state.successor()
-        if nxt.rolls == 0:
-            nxt.dice = roll(rng, DICE)
-        else:
-            fresh = iter(roll(rng, nxt.held.count(False)))
-            nxt.dice = [die if keep else next(fresh) for die, keep in zip(nxt.dice, nxt.held, strict=True)]
-        nxt.rolls += 1
-        nxt.events.append(
-            Event(key="kniffel.rolled", params={"player": player, "dice": list(nxt.dice), "roll": nxt.rolls})
-        )
-        return nxt
+        return fivedice.roll_dice(state, player, rng, "kniffel.rolled")
     if isinstance(action, ToggleHold):
-        _check_hold(state)
-        nxt = state.successor()
-        nxt.held[action.index] = not nxt.held[action.index]
-        return nxt
+        return fivedice.toggle_hold(state, action.index)
     if isinstance(action, Score):
         points = _check_score(state, action.box)
         nxt = state.successor()
@@ -423,38 +336,18 @@ def apply(state: State, player: str, action: Action, rng: random.Random) -> Stat
 
 def legal_actions(state: State, player: str) -> list[Action]:
     """Every action ``apply`` accepts from ``player`` now: roll, hold toggles between rolls, allowed boxes."""
-    try:
-        _check_turn(state, player)
-    except GameError:
+    if not fivedice.has_turn(state, player):
         return []
-    actions: list[Action] = []
-    if state.rolls < ROLLS and not (state.rolls > 0 and all(state.held)):
-        actions.append(Roll())
-    if 0 < state.rolls < ROLLS:
-        actions.extend(ToggleHold(index=index) for index in range(DICE))
+    actions: list[Action] = [*fivedice.dice_actions(state)]
     if state.rolls > 0:
         options = score_options(state.dice, state.cards[player], state.ruleset)
         actions.extend(Score(box=box) for box in options)
     return actions
 
 
-def to_act(state: State) -> list[str]:
-    """The player whose turn it is, or nobody once the game is over."""
-    return [] if state.over else [state.current_player]
-
-
 def leave(state: State, player: str) -> State:
     """Take ``player`` out of the game: their card stays, they are skipped, their running turn passes on."""
-    if state.over:
-        raise GameOver()
-    if player not in state.players or player in state.left:
-        raise NotAPlayer(player=player)
-    nxt = state.successor()
-    nxt.left.append(player)
-    nxt.events.append(Event(key="game.left", params={"player": player}))
-    if player == nxt.current_player:
-        _end_turn(nxt)
-    return nxt
+    return fivedice.leave(state, player, _end_turn)
 
 
 def timeout_action(state: State, player: str) -> Action:
@@ -462,17 +355,12 @@ def timeout_action(state: State, player: str) -> Action:
 
     Ties go to the box that comes first on the card, so the choice is deterministic.
     """
-    _check_turn(state, player)
+    fivedice.check_turn(state, player)
     if state.rolls == 0:
         return Roll()
     options = score_options(state.dice, state.cards[player], state.ruleset)
     best = max(options, key=lambda box: options[box])
     return Score(box=best)
-
-
-def is_over(state: State) -> bool:
-    """True once every remaining player has scored 13 boxes, or nobody is left."""
-    return state.over
 
 
 def card_totals(state: State, player: str) -> CardTotals:
@@ -484,15 +372,11 @@ def card_totals(state: State, player: str) -> CardTotals:
 
 def results(state: State) -> list[PlayerResult]:
     """One line per player in seat order (those who left included, with their card as it stands)."""
-    totals = [card_totals(state, player) for player in state.players]
-    ranks = competition_ranks([t.total for t in totals])
-    return [
-        PlayerResult(
-            player=player,
-            score=t.total,
-            rank=rank,
-            won=rank == 1,
-            counters={"kniffels": state.kniffels[player], "upper_bonus": int(t.upper_bonus > 0)},
-        )
-        for player, t, rank in zip(state.players, totals, ranks, strict=True)
-    ]
+    totals = {player: card_totals(state, player) for player in state.players}
+    return ranked_results(
+        {player: t.total for player, t in totals.items()},
+        {
+            player: {"kniffels": state.kniffels[player], "upper_bonus": int(t.upper_bonus > 0)}
+            for player, t in totals.items()
+        },
+    )

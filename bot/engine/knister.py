@@ -195,13 +195,7 @@ class State(core.GameState):
 
 def _next_active(state: State, after: str) -> str | None:
     """The next player after ``after`` in join order who has not left (``after`` itself last)."""
-    start = state.players.index(after)
-    n = len(state.players)
-    for step in range(1, n + 1):
-        candidate = state.players[(start + step) % n]
-        if candidate not in state.left:
-            return candidate
-    return None
+    return core.next_player(state.players, after, lambda p: p not in state.left)
 
 
 def new_game(players: Sequence[str], rng: random.Random) -> State:
@@ -359,9 +353,4 @@ def is_over(state: State) -> bool:
 
 def results(state: State) -> list[PlayerResult]:
     """Scores in join order with shared ranks; a grid left incomplete scores 0 on every unfinished line."""
-    scores = [line_scores(state.grids[p]).total for p in state.players]
-    ranks = core.competition_ranks(scores)
-    return [
-        PlayerResult(player=p, score=s, rank=r, won=r == 1)
-        for p, s, r in zip(state.players, scores, ranks, strict=True)
-    ]
+    return core.ranked_results({p: line_scores(state.grids[p]).total for p in state.players})

@@ -557,14 +557,11 @@ def _reset_turn(nxt: State) -> None:
 def _end_turn(nxt: State) -> None:
     """Clear the turn and hand the dice to the next player still in the game."""
     _reset_turn(nxt)
-    start = nxt.players.index(nxt.current)
-    n = len(nxt.players)
-    following = [nxt.players[(start + step) % n] for step in range(1, n + 1)]
-    candidates = [p for p in following if p not in nxt.left]
-    if not candidates:
+    player = core.next_player(nxt.players, nxt.current, lambda p: p not in nxt.left)
+    if player is None:
         _finish(nxt)
         return
-    nxt.current = candidates[0]
+    nxt.current = player
     nxt.turn += 1
     nxt.phase = "draw"
     nxt.events.append(Event(key="tutto.turn", params={"player": nxt.current}))

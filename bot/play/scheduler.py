@@ -34,16 +34,18 @@ class DeadlineScheduler:
         self._clock = clock
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self._stopping = False
 
     def start(self) -> None:
         if self._task is None:
             self._task = asyncio.create_task(self._run(), name="dicebot-deadlines")
 
     async def stop(self) -> None:
+        """Let a deadline being handled finish, then end the task (never cancelled halfway through a game)."""
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            self._stopping = True
+            self._wake.set()
+            await self._task
             self._task = None
 
     def wake(self) -> None:
@@ -51,7 +53,7 @@ class DeadlineScheduler:
         self._wake.set()
 
     async def _run(self) -> None:
-        while True:
+        while not self._stopping:
             failed = True
             upcoming = None
             try:
@@ -62,6 +64,8 @@ class DeadlineScheduler:
             delay = MAX_SLEEP if upcoming is None else min(MAX_SLEEP, max(0.0, upcoming - self._clock()))
             if failed:
                 delay = max(delay, RETRY_AFTER_FAILURE)
+            if self._stopping:
+                return
             self._wake.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout=delay)

@@ -7,13 +7,15 @@ stale messages, one action at a time, timeouts, host rules, results) are written
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
 import logging
 import random
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import discord
 
@@ -32,6 +34,23 @@ MAX_TIMEOUTS = 3
 #: Upper bound on automatic steps for one timed-out player (a Tutto turn takes a handful).
 MAX_AUTO_STEPS = 200
 MESSAGE_LIMIT = 2000
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def tracked(
+    method: Callable[Concatenate[GameService, P], Awaitable[R]],
+) -> Callable[Concatenate[GameService, P], Awaitable[R]]:
+    """Mark an entry point whose work a shutdown waits for (see :meth:`GameService.drain`)."""
+
+    @functools.wraps(method)
+    async def run(self: GameService, *args: P.args, **kwargs: P.kwargs) -> R:
+        with self._working():
+            return await method(self, *args, **kwargs)
+
+    return run
 
 
 class PlayError(Exception):
@@ -93,9 +112,30 @@ class GameService:
         self._clock = clock
         self._locks: defaultdict[int, asyncio.Lock] = defaultdict(asyncio.Lock)
         self.on_saved: Callable[[GameRecord], None] = lambda record: None
+        self._in_flight = 0
+        self._idle = asyncio.Event()
+        self._idle.set()
+
+    @contextlib.contextmanager
+    def _working(self) -> Iterator[None]:
+        """Count a request in progress, so a shutdown can let it finish (reply sent, message id stored)."""
+        self._in_flight += 1
+        self._idle.clear()
+        try:
+            yield
+        finally:
+            self._in_flight -= 1
+            if not self._in_flight:
+                self._idle.set()
+
+    async def drain(self, timeout: float) -> None:
+        """Wait until no click, command or deadline is being handled (or ``timeout`` passes)."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._idle.wait(), timeout)
 
     # ---------------------------------------------------------------- commands
 
+    @tracked
     async def open_lobby(
         self, interaction: discord.Interaction[Any], spec: GameSpec, variant: str, options: dict[str, Any]
     ) -> None:
@@ -162,6 +202,7 @@ class GameService:
             return
         await interaction.response.send_message(ephemeral=True, **rendered.kwargs())
 
+    @tracked
     async def _command(
         self,
         interaction: discord.Interaction[Any],
@@ -188,6 +229,7 @@ class GameService:
 
     # ---------------------------------------------------------------- clicks
 
+    @tracked
     async def on_click(self, interaction: discord.Interaction[Any], click: Click) -> None:
         """Entry point of every game button and select."""
         record = await self._games.get(click.game_id)
@@ -202,6 +244,7 @@ class GameService:
         async with self._locks[record.id]:
             record = await self._games.get(click.game_id)
             assert record is not None
+            record = await self._adopt_message(record, interaction.message)
             try:
                 if not record.active:
                     raise PlayError("play.game_over")
@@ -218,6 +261,8 @@ class GameService:
                 return
             except PlayError as error:
                 await self._reply_error(interaction, error.key, **error.params)
+                if error.key == "play.outdated":
+                    await self._refresh_if_game_message(spec, record, interaction.message)
                 return
             except (KeyError, ValueError):
                 log.warning("malformed click %s on game %s", click, record.id)
@@ -241,6 +286,20 @@ class GameService:
                 await self._edit_game_message(saved, rendered)
             await self._post(saved, outcome.announcements)
 
+    async def _refresh_if_game_message(
+        self, spec: GameSpec, record: GameRecord, message: discord.Message | None
+    ) -> None:
+        """A stale click on the game message: show the current state there, in case an edit was ever missed."""
+        if message is not None and message.id == record.message_id:
+            await self._edit_game_message(record, self.render(spec, record))
+
+    async def _adopt_message(self, record: GameRecord, message: discord.Message | None) -> GameRecord:
+        """Link a game to its public message if posting it was interrupted before the id was stored."""
+        if record.message_id is not None or message is None or message.flags.ephemeral:
+            return record
+        await self._games.attach_message(record.id, message.id)
+        return replace(record, message_id=message.id)
+
     async def _open_private(
         self, interaction: discord.Interaction[Any], spec: GameSpec, record: GameRecord, click: Click
     ) -> None:
@@ -257,6 +316,7 @@ class GameService:
 
     # ---------------------------------------------------------------- deadlines
 
+    @tracked
     async def on_deadline(self, game_id: int) -> None:
         """A stored deadline passed: expire the lobby, or play the timed-out turn for its players."""
         async with self._locks[game_id]:

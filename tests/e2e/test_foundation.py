@@ -75,3 +75,30 @@ async def test_game_continues_across_a_gateway_reconnect_and_invalid_session(har
     assert record is not None
     assert record.status == "running"
     assert [seat.display_name for seat in record.seats] == ["Alice", "Bob"]
+
+
+async def test_outdated_click_repairs_a_game_message_that_missed_an_edit(harness: Harness) -> None:
+    await harness.start_bot(BASIC)
+    lobby = await harness.open_lobby("kniffel", harness.alice)
+    record = await harness.record()
+    assert record is not None
+    assert harness.bot is not None
+    await harness.bot.games.save(record)  # a change whose message edit never happened
+    refused = await harness.click(harness.bob, lobby, "Join")
+    assert "outdated" in (await refused.message()).text
+    await harness.server.wait_for(lambda: lobby.button(label="Join").custom_id.endswith(":1"))
+    await harness.click(harness.bob, lobby, "Join")
+    record = await harness.record()
+    assert [seat.display_name for seat in record.seats] == ["Alice", "Bob"]
+
+
+async def test_shutdown_waits_for_a_command_in_progress(harness: Harness) -> None:
+    bot = await harness.start_bot(BASIC)
+    reply = await harness.command(harness.alice, "kniffel start")
+    await reply.response()  # the lobby is posted; storing its message id may still be under way
+    await harness.stop_bot()
+    assert bot.is_closed()
+    await harness.start_bot()
+    record = await harness.record()
+    assert record is not None
+    assert record.message_id == (await reply.message()).id
