@@ -219,8 +219,14 @@ class GameService:
             try:
                 outcome = change(record, spec, interaction)
                 saved = await self._save(outcome)
+            except GameError as error:
+                await self._reply_error(interaction, error_key(spec, error), **error.params)
+                return
             except PlayError as error:
                 await self._reply_error(interaction, error.key, **error.params)
+                return
+            except StaleVersion:
+                await self._reply_error(interaction, "play.outdated")
                 return
             rendered = self.render(spec, saved)
             await interaction.response.send_message(t(outcome.reply_key, interaction.locale), ephemeral=True)
@@ -254,7 +260,7 @@ class GameService:
                 if record.status == "lobby":
                     outcome = self._lobby_action(spec, record, interaction, click)
                 else:
-                    outcome = self._move(spec, record, state, interaction.user.id, spec.to_action(click))
+                    outcome = self._move(spec, record, state, interaction.user.id, self._action(spec, click))
                 saved = await self._save(outcome)
             except GameError as error:
                 await self._reply_error(interaction, error_key(spec, error), **error.params)
@@ -263,10 +269,6 @@ class GameService:
                 await self._reply_error(interaction, error.key, **error.params)
                 if error.key == "play.outdated":
                     await self._refresh_if_game_message(spec, record, interaction.message)
-                return
-            except (KeyError, ValueError):
-                log.warning("malformed click %s on game %s", click, record.id)
-                await self._reply_error(interaction, "play.outdated")
                 return
             except StaleVersion:
                 await self._reply_error(interaction, "play.outdated")
@@ -285,6 +287,15 @@ class GameService:
                     await interaction.response.defer()
                 await self._edit_game_message(saved, rendered)
             await self._post(saved, outcome.announcements)
+
+    @staticmethod
+    def _action(spec: GameSpec, click: Click) -> Any:
+        """The engine action of a click; a forged or malformed component is refused like an illegal move."""
+        try:
+            return spec.to_action(click)
+        except (KeyError, ValueError, IndexError) as error:
+            log.warning("malformed click %s: %s", click, error)
+            raise PlayError("error.illegal_action") from error
 
     async def _refresh_if_game_message(
         self, spec: GameSpec, record: GameRecord, message: discord.Message | None
@@ -393,7 +404,7 @@ class GameService:
             )
         if click.action == "start":
             return self._start(spec, record)
-        raise KeyError(click.action)
+        raise PlayError("error.illegal_action")
 
     def _leave_lobby(self, record: GameRecord, user_id: int) -> Outcome:
         seats = tuple(seat for seat in record.seats if seat.user_id != user_id)
