@@ -1,7 +1,8 @@
 """End-to-end harness: the real dicebot, unmodified discord.py, talking to fakediscord on 127.0.0.1.
 
 Tests act as users (slash commands, clicks, selects) and read what the bot posted. Dice are seeded through
-``Harness.rng``; time for deadlines is a controllable clock (``Harness.advance``), so timeouts fire on demand.
+``Harness.rng`` (a :class:`~tests.scripted.ScriptedRandom`: the faces a test scripts first, then seed 1); time for
+deadlines is a controllable clock (``Harness.advance``), so timeouts fire on demand.
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ import asyncio
 import contextlib
 import copy
 import dataclasses
-import random
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,27 +23,10 @@ from bot.endpoints import configure_endpoints
 from bot.settings import Settings
 from bot.storage import GameRecord
 from fakediscord import Channel, FakeDiscord, Guild, InteractionHandle, Message, User
+from tests.scripted import ScriptedRandom
 
 TOKEN = "dicebot-e2e-token"
 START_TIMEOUT = 15.0
-
-
-class ScriptedRandom(random.Random):
-    """A seeded random source whose next die faces a test can dictate with :meth:`script`."""
-
-    def __init__(self, seed: int = 1) -> None:
-        super().__init__(seed)
-        self.queue: list[int] = []
-
-    def script(self, *faces: int) -> None:
-        self.queue.extend(faces)
-
-    def randint(self, a: int, b: int) -> int:
-        if self.queue:
-            face = self.queue.pop(0)
-            assert a <= face <= b, f"scripted {face} outside {a}..{b}"
-            return face
-        return super().randint(a, b)
 
 
 class Clock:

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from fractions import Fraction
 from itertools import pairwise
 
@@ -16,7 +15,6 @@ from bot.engine import dicepoker
 from bot.engine.core import (
     BoxFilled,
     BoxNotAllowed,
-    GameError,
     GameOver,
     IllegalAction,
     MustRollFirst,
@@ -40,19 +38,9 @@ from bot.engine.dicepoker import (
     timeout_action,
     total,
 )
+from tests.scripted import chase_most_common_face, play_randomly, scripted_dice
 
 FAST = settings(max_examples=60, deadline=None)
-
-
-class ScriptedRandom(random.Random):
-    """A random source whose dice are given in advance; shuffling still works from a fixed seed."""
-
-    def __init__(self, faces: Iterable[int]) -> None:
-        super().__init__(0)
-        self.faces = list(faces)
-
-    def randint(self, a: int, b: int) -> int:
-        return self.faces.pop(0)
 
 
 def game(players: list[str] | None = None) -> State:
@@ -241,7 +229,7 @@ def test_part_one_takes_only_upper_rows_and_is_never_doubled() -> None:
 
 
 def test_part_two_doubles_on_the_first_roll_only() -> None:
-    rng = ScriptedRandom([6, 6, 6, 6, 6, 2])
+    rng = scripted_dice(6, 6, 6, 6, 6, 2)
     state = apply(playing(game(), [], rolls=0, card=UPPER_DONE), "alice", Roll(), rng)
     assert state.turn == 7
     assert state.part == 2
@@ -386,39 +374,10 @@ def all_actions() -> list[dicepoker.Action]:
     return [Roll(), *(ToggleHold(index=i) for i in range(5)), *(Score(row=row) for row in ROWS), Pass()]
 
 
-def play_randomly(players: list[str], seed: int, probe: bool = False) -> State:
-    """Play a whole game choosing uniformly among the legal actions; with ``probe``, check every reached state.
-
-    The probe asserts the dump/load identity, that ``apply`` accepts exactly the legal actions, and that a
-    refused action leaves the state as it was.
-    """
-    rng = random.Random(seed)
-    chooser = random.Random(seed + 1)
-    state = dicepoker.new_game(players, rng)
-    while not dicepoker.is_over(state):
-        if probe:
-            assert State.load(state.dump()) == state
-            before = state.dump()
-            for player in [*players, "ghost"]:
-                accepted = []
-                for action in all_actions():
-                    try:
-                        apply(state, player, action, random.Random(0))
-                    except GameError:
-                        continue
-                    accepted.append(action)
-                assert accepted == legal_actions(state, player)
-            assert state.dump() == before
-        (player,) = dicepoker.to_act(state)
-        state = apply(state, player, chooser.choice(legal_actions(state, player)), rng)
-    assert State.load(state.dump()) == state
-    return state
-
-
 @FAST
 @given(players=st.integers(1, 4).map(lambda n: [f"p{i}" for i in range(n)]), seed=st.integers(0, 2**32))
 def test_random_play_fills_or_dashes_every_row(players: list[str], seed: int) -> None:
-    state = play_randomly(players, seed)
+    state = play_randomly(dicepoker, players, seed, all_actions())
     for player in players:
         assert set(state.cards[player]) == set(ROWS)
         assert state.turns[player] == 15
@@ -432,7 +391,7 @@ def test_random_play_fills_or_dashes_every_row(players: list[str], seed: int) ->
 @settings(max_examples=10, deadline=None)
 @given(players=st.integers(1, 3).map(lambda n: [f"p{i}" for i in range(n)]), seed=st.integers(0, 2**32))
 def test_random_play_probes_every_state(players: list[str], seed: int) -> None:
-    play_randomly(players, seed, probe=True)
+    play_randomly(dicepoker, players, seed, all_actions(), probe=True)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -441,16 +400,8 @@ def test_random_play_probes_every_state(players: list[str], seed: int) -> None:
 
 def school_then_first_roll(state: State, player: str) -> dicepoker.Action:
     """A fixed strategy: in part 1 chase the most common face (ties: the higher); in part 2 take roll 1."""
-    if state.part == 1 and 0 < state.rolls < 3:
-        tally = Counter(state.dice)
-        target = max(tally, key=lambda face: (tally[face], face))
-        wanted = [die == target for die in state.dice]
-        for index, (held, want) in enumerate(zip(state.held, wanted, strict=True)):
-            if held != want:
-                return ToggleHold(index=index)
-        if not all(wanted):
-            return Roll()
-    return timeout_action(state, player)
+    chase = chase_most_common_face(state) if state.part == 1 else None
+    return chase if chase is not None else timeout_action(state, player)
 
 
 def test_seeded_game() -> None:

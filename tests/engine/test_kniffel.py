@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 
 import pytest
 from hypothesis import given, settings
@@ -14,7 +13,6 @@ from bot.engine import kniffel
 from bot.engine.core import (
     BoxFilled,
     BoxNotAllowed,
-    GameError,
     GameOver,
     IllegalAction,
     MustRollFirst,
@@ -37,19 +35,9 @@ from bot.engine.kniffel import (
     timeout_action,
     total,
 )
+from tests.scripted import chase_most_common_face, play_randomly, scripted_dice
 
 FAST = settings(max_examples=60, deadline=None)
-
-
-class ScriptedRandom(random.Random):
-    """A random source whose dice are given in advance, so start-order and reroll tests are exact."""
-
-    def __init__(self, faces: Iterable[int]) -> None:
-        super().__init__(0)
-        self.faces = list(faces)
-
-    def randint(self, a: int, b: int) -> int:
-        return self.faces.pop(0)
 
 
 def full_card(**overrides: int) -> dict[str, int]:
@@ -77,7 +65,7 @@ def playing(state: State, dice: list[int], rolls: int = 1, card: dict[str, int] 
 
 def two_player_game(ruleset: str = "kniffel") -> State:
     # alice rolls 30, bob 5: alice starts
-    return kniffel.new_game(["alice", "bob"], ScriptedRandom([6] * 5 + [1] * 5), ruleset=ruleset)
+    return kniffel.new_game(["alice", "bob"], scripted_dice(*[6] * 5, *[1] * 5), ruleset=ruleset)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -255,7 +243,7 @@ def test_total_is_the_sum_of_its_parts(card: dict[str, int], bonus: int, ruleset
 
 def test_roll_off_rerolls_ties_and_keeps_join_order_from_the_starter() -> None:
     # round 1: ann 30, ben 30, cat 5; round 2 among ann and ben: ann 5, ben 10 -> ben starts
-    rng = ScriptedRandom([6] * 5 + [6] * 5 + [1] * 5 + [1] * 5 + [2] * 5)
+    rng = scripted_dice(*[6] * 5, *[6] * 5, *[1] * 5, *[1] * 5, *[2] * 5)
     state = kniffel.new_game(["ann", "ben", "cat"], rng)
     assert state.players == ["ben", "cat", "ann"]
     assert state.rolloff == [
@@ -291,7 +279,7 @@ def test_new_game_rejects_bad_setup(players: list[str], ruleset: str) -> None:
 
 def test_roll_hold_reroll_and_score() -> None:
     state = two_player_game()
-    rng = ScriptedRandom([1, 2, 3, 4, 6, 6, 4])
+    rng = scripted_dice(1, 2, 3, 4, 6, 6, 4)
     with pytest.raises(MustRollFirst):
         apply(state, "alice", ToggleHold(index=0), rng)
     with pytest.raises(MustRollFirst):
@@ -450,35 +438,6 @@ def all_actions() -> list[kniffel.Action]:
     return [Roll(), *(ToggleHold(index=i) for i in range(5)), *(Score(box=box) for box in BOXES)]
 
 
-def play_randomly(players: list[str], seed: int, ruleset: str, probe: bool = False) -> State:
-    """Play a whole game choosing uniformly among the legal actions; with ``probe``, check every reached state.
-
-    The probe asserts the dump/load identity, that ``apply`` accepts exactly the legal actions, and that a
-    refused action leaves the state as it was.
-    """
-    rng = random.Random(seed)
-    chooser = random.Random(seed + 1)
-    state = kniffel.new_game(players, rng, ruleset=ruleset)
-    while not kniffel.is_over(state):
-        if probe:
-            assert State.load(state.dump()) == state
-            before = state.dump()
-            for player in [*players, "ghost"]:
-                accepted = []
-                for action in all_actions():
-                    try:
-                        apply(state, player, action, random.Random(0))
-                    except GameError:
-                        continue
-                    accepted.append(action)
-                assert accepted == legal_actions(state, player)
-            assert state.dump() == before
-        (player,) = kniffel.to_act(state)
-        state = apply(state, player, chooser.choice(legal_actions(state, player)), rng)
-    assert State.load(state.dump()) == state
-    return state
-
-
 @FAST
 @given(
     players=st.integers(1, 4).map(lambda n: [f"p{i}" for i in range(n)]),
@@ -486,7 +445,7 @@ def play_randomly(players: list[str], seed: int, ruleset: str, probe: bool = Fal
     ruleset=st.sampled_from(["kniffel", "classic"]),
 )
 def test_random_play_fills_every_box(players: list[str], seed: int, ruleset: str) -> None:
-    state = play_randomly(players, seed, ruleset)
+    state = play_randomly(kniffel, players, seed, all_actions(), ruleset=ruleset)
     for player in players:
         assert set(state.cards[player]) == set(BOXES)
         assert state.turns[player] == 13
@@ -498,7 +457,7 @@ def test_random_play_fills_every_box(players: list[str], seed: int, ruleset: str
 @settings(max_examples=10, deadline=None)
 @given(players=st.integers(1, 3).map(lambda n: [f"p{i}" for i in range(n)]), seed=st.integers(0, 2**32))
 def test_random_play_probes_every_state(players: list[str], seed: int) -> None:
-    play_randomly(players, seed, "kniffel", probe=True)
+    play_randomly(kniffel, players, seed, all_actions(), probe=True, ruleset="kniffel")
 
 
 @FAST
@@ -526,16 +485,8 @@ def test_leaving_midway_still_ends_the_game(seed: int, leave_at: int) -> None:
 
 def chase_a_kind(state: State, player: str) -> kniffel.Action:
     """A fixed strategy: hold the most common face (ties: the higher), reroll the rest, then take the best box."""
-    if 0 < state.rolls < 3:
-        tally = Counter(state.dice)
-        target = max(tally, key=lambda face: (tally[face], face))
-        wanted = [die == target for die in state.dice]
-        for index, (held, want) in enumerate(zip(state.held, wanted, strict=True)):
-            if held != want:
-                return ToggleHold(index=index)
-        if not all(wanted):
-            return Roll()
-    return timeout_action(state, player)
+    chase = chase_most_common_face(state)
+    return chase if chase is not None else timeout_action(state, player)
 
 
 def play_seeded_game(ruleset: str) -> State:
@@ -548,26 +499,30 @@ def play_seeded_game(ruleset: str) -> State:
     return state
 
 
+SEEDED_KNIFFEL_BOB_CARD = {
+    "ones": 0,
+    "twos": 8,
+    "threes": 3,
+    "fours": 16,
+    "fives": 15,
+    "sixes": 24,
+    "three_of_a_kind": 12,
+    "four_of_a_kind": 13,
+    "full_house": 25,
+    "small_straight": 0,
+    "large_straight": 40,  # 4-4-4-4-4 with fours and kniffel filled: joker, plus 100
+    "kniffel": 50,
+    "chance": 12,
+}
+"""Bob's card at the end of the seeded Kniffel game; the classic rules play the same dice."""
+
+
 def test_seeded_kniffel_game() -> None:
     state = play_seeded_game("kniffel")
     # roll-off: alice 5-2-4-5-6 = 22, bob 4-6-5-3-6 = 24, so bob starts
     assert state.rolloff == [{"alice": [5, 2, 4, 5, 6], "bob": [4, 6, 5, 3, 6]}]
     assert state.players == ["bob", "alice"]
-    assert state.cards["bob"] == {
-        "ones": 0,
-        "twos": 8,
-        "threes": 3,
-        "fours": 16,
-        "fives": 15,
-        "sixes": 24,
-        "three_of_a_kind": 12,
-        "four_of_a_kind": 13,
-        "full_house": 25,
-        "small_straight": 0,
-        "large_straight": 40,  # 4-4-4-4-4 with fours and kniffel filled: joker, plus 100
-        "kniffel": 50,
-        "chance": 12,
-    }
+    assert state.cards["bob"] == SEEDED_KNIFFEL_BOB_CARD
     assert state.cards["alice"] == {
         "ones": 2,
         "twos": 0,
@@ -599,21 +554,7 @@ def test_seeded_classic_game() -> None:
     state = play_seeded_game("classic")
     assert state.players == ["bob", "alice"]
     # the same 4-4-4-4-4 is plain dice here: every open box scores 0 and ones comes first
-    assert state.cards["bob"] == {
-        "ones": 0,
-        "twos": 8,
-        "threes": 3,
-        "fours": 16,
-        "fives": 15,
-        "sixes": 24,
-        "three_of_a_kind": 12,
-        "four_of_a_kind": 13,
-        "full_house": 25,
-        "small_straight": 0,
-        "large_straight": 0,
-        "kniffel": 50,
-        "chance": 12,
-    }
+    assert state.cards["bob"] == {**SEEDED_KNIFFEL_BOB_CARD, "large_straight": 0}
     assert state.cards["alice"] == play_seeded_game("kniffel").cards["alice"]
     assert state.bonuses == {"bob": 0, "alice": 0}
     assert [(r.player, r.score, r.rank, r.counters) for r in kniffel.results(state)] == [

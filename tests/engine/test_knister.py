@@ -12,13 +12,13 @@ from bot.engine import knister as kn
 from bot.engine.core import (
     AlreadyPlaced,
     CellFilled,
-    GameError,
     GameOver,
     IllegalAction,
     MustRollFirst,
     NotAPlayer,
     NotYourTurn,
 )
+from tests.scripted import assert_apply_accepts_only_legal, scripted_dice
 
 EXAMPLE_53 = [
     [7, 4, 8, 9, 11],
@@ -27,17 +27,6 @@ EXAMPLE_53 = [
     [8, 9, 3, 6, 9],
     [8, 11, 8, 8, 7],
 ]
-
-
-class Dice(random.Random):
-    """A random source whose dice show scripted faces, so a test decides every roll."""
-
-    def __init__(self, *faces: int) -> None:
-        super().__init__(0)
-        self.faces = list(faces)
-
-    def randint(self, a: int, b: int) -> int:
-        return self.faces.pop(0)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -175,22 +164,22 @@ def _game(roller: str = "a") -> kn.State:
 def test_a_round_everyone_places_the_sum_in_any_order() -> None:
     state = _game("b")
     with pytest.raises(NotYourTurn):
-        kn.apply(state, "a", kn.Roll(), Dice(3, 5))
+        kn.apply(state, "a", kn.Roll(), scripted_dice(3, 5))
     with pytest.raises(MustRollFirst):
-        kn.apply(state, "a", kn.Place(cell=0), Dice())
-    state = kn.apply(state, "b", kn.Roll(), Dice(3, 5))
+        kn.apply(state, "a", kn.Place(cell=0), scripted_dice())
+    state = kn.apply(state, "b", kn.Roll(), scripted_dice(3, 5))
     assert state.events[0].key == "knister.rolled"
     assert state.events[0].params == {"player": "b", "dice": [3, 5], "sum": 8}
     assert state.number == 8
     assert kn.to_act(state) == ["a", "b", "c"]
     with pytest.raises(IllegalAction):
-        kn.apply(state, "b", kn.Roll(), Dice(1, 1))
-    state = kn.apply(state, "c", kn.Place(cell=24), Dice())
-    state = kn.apply(state, "a", kn.Place(cell=12), Dice())
+        kn.apply(state, "b", kn.Roll(), scripted_dice(1, 1))
+    state = kn.apply(state, "c", kn.Place(cell=24), scripted_dice())
+    state = kn.apply(state, "a", kn.Place(cell=12), scripted_dice())
     with pytest.raises(AlreadyPlaced):
-        kn.apply(state, "a", kn.Place(cell=13), Dice())
+        kn.apply(state, "a", kn.Place(cell=13), scripted_dice())
     assert kn.to_act(state) == ["b"]
-    state = kn.apply(state, "b", kn.Place(cell=0), Dice())
+    state = kn.apply(state, "b", kn.Place(cell=0), scripted_dice())
     assert state.grids["a"][2][2] == 8
     assert state.grids["b"][0][0] == 8
     assert state.grids["c"][4][4] == 8
@@ -199,9 +188,9 @@ def test_a_round_everyone_places_the_sum_in_any_order() -> None:
     assert state.dice is None
     assert state.events[-1].key == "knister.round"
     assert state.events[-1].params == {"round": 2, "roller": "c"}
-    state = kn.apply(state, "c", kn.Roll(), Dice(1, 1))
+    state = kn.apply(state, "c", kn.Roll(), scripted_dice(1, 1))
     with pytest.raises(CellFilled):
-        kn.apply(state, "a", kn.Place(cell=12), Dice())
+        kn.apply(state, "a", kn.Place(cell=12), scripted_dice())
 
 
 def test_roller_rotates_in_join_order_and_the_game_ends_after_25_rounds() -> None:
@@ -209,9 +198,9 @@ def test_roller_rotates_in_join_order_and_the_game_ends_after_25_rounds() -> Non
     rollers = []
     for _ in range(kn.ROUNDS):
         rollers.append(state.roller)
-        state = kn.apply(state, state.roller, kn.Roll(), Dice(2, 2))
+        state = kn.apply(state, state.roller, kn.Roll(), scripted_dice(2, 2))
         for player in ["a", "b", "c"]:
-            state = kn.apply(state, player, kn.timeout_action(state, player), Dice())
+            state = kn.apply(state, player, kn.timeout_action(state, player), scripted_dice())
     assert rollers[:4] == ["c", "a", "b", "c"]
     assert kn.is_over(state)
     assert state.events[-1].key == "game.over"
@@ -221,7 +210,7 @@ def test_roller_rotates_in_join_order_and_the_game_ends_after_25_rounds() -> Non
     assert [r.score for r in results] == [10 * 10 + 2 * 2 * 10] * 3  # every line five equal
     assert all(r.rank == 1 and r.won and r.counters == {} for r in results)
     with pytest.raises(GameOver):
-        kn.apply(state, "a", kn.Roll(), Dice(1, 1))
+        kn.apply(state, "a", kn.Roll(), scripted_dice(1, 1))
 
 
 def test_timeout_rolls_for_the_roller_then_places_where_it_adds_most() -> None:
@@ -229,7 +218,7 @@ def test_timeout_rolls_for_the_roller_then_places_where_it_adds_most() -> None:
     assert kn.timeout_action(state, "a") == kn.Roll()
     with pytest.raises(IllegalAction):
         kn.timeout_action(state, "b")
-    state = kn.apply(state, "a", kn.Roll(), Dice(3, 4))
+    state = kn.apply(state, "a", kn.Roll(), scripted_dice(3, 4))
     assert kn.timeout_action(state, "b") == kn.Place(cell=0)  # nothing gains: the first empty cell
     state.grids["b"][0][0] = 7
     # A second 7 at cell 6 makes a pair on the main diagonal (worth 2); row 0 or column 0 only 1.
@@ -239,14 +228,14 @@ def test_timeout_rolls_for_the_roller_then_places_where_it_adds_most() -> None:
 
 def test_leave_skips_the_player_and_scores_their_unfinished_grid() -> None:
     state = _game("a")
-    state = kn.apply(state, "a", kn.Roll(), Dice(4, 4))
-    state = kn.apply(state, "a", kn.Place(cell=0), Dice())
-    state = kn.apply(state, "b", kn.Place(cell=0), Dice())
+    state = kn.apply(state, "a", kn.Roll(), scripted_dice(4, 4))
+    state = kn.apply(state, "a", kn.Place(cell=0), scripted_dice())
+    state = kn.apply(state, "b", kn.Place(cell=0), scripted_dice())
     state = kn.leave(state, "c")  # the round no longer waits for c
     assert state.round == 2
     assert state.roller == "b"
     with pytest.raises(NotAPlayer):
-        kn.apply(state, "c", kn.Place(cell=1), Dice())
+        kn.apply(state, "c", kn.Place(cell=1), scripted_dice())
     with pytest.raises(NotAPlayer):
         kn.leave(state, "c")
     state = kn.leave(state, "b")  # the roller leaves before rolling: the roll passes on
@@ -260,7 +249,7 @@ def test_leave_skips_the_player_and_scores_their_unfinished_grid() -> None:
 
 def test_state_round_trips_and_actions_parse() -> None:
     state = _game("a")
-    state = kn.apply(state, "a", kn.Roll(), Dice(6, 6))
+    state = kn.apply(state, "a", kn.Roll(), scripted_dice(6, 6))
     assert kn.State.load(state.dump()) == state
     assert kn.parse_action({"kind": "place", "cell": 24}) == kn.Place(cell=24)
     assert kn.parse_action({"kind": "roll"}) == kn.Roll()
@@ -284,17 +273,8 @@ def test_random_legal_play_fills_every_grid_in_25_rounds(n_players: int, seed: i
     while not kn.is_over(state):
         player = rng.choice(kn.to_act(state))
         legal = kn.legal_actions(state, player)
-        before = state.dump()
         if rng.random() < 0.2:  # probe: apply accepts exactly the legal actions and never mutates its input
-            probe_player = rng.choice([*players, "stranger"])
-            probe = rng.choice(_all_actions())
-            try:
-                kn.apply(state, probe_player, probe, random.Random(0))
-            except GameError:
-                assert probe not in kn.legal_actions(state, probe_player)
-            else:
-                assert probe in kn.legal_actions(state, probe_player)
-            assert state.dump() == before
+            assert_apply_accepts_only_legal(kn, state, rng.choice([*players, "stranger"]), rng.choice(_all_actions()))
         state = kn.apply(state, player, rng.choice(legal), rng)
         assert kn.State.load(state.dump()) == state
         moves += 1

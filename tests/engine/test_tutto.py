@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Sequence
 
 import pytest
 from hypothesis import given, settings
@@ -13,7 +12,6 @@ from hypothesis import strategies as st
 from bot.engine import tutto as t
 from bot.engine.core import (
     Event,
-    GameError,
     GameOver,
     IllegalAction,
     InvalidSelection,
@@ -22,51 +20,7 @@ from bot.engine.core import (
     NotAPlayer,
     NotYourTurn,
 )
-
-
-class Dice(random.Random):
-    """A random source whose dice show scripted faces, so a test decides every roll."""
-
-    def __init__(self, *faces: int) -> None:
-        super().__init__(0)
-        self.faces = list(faces)
-
-    def randint(self, a: int, b: int) -> int:
-        return self.faces.pop(0)
-
-
-def table(
-    deck: Sequence[str],
-    scores: dict[str, int] | None = None,
-    *,
-    target: int = t.DEFAULT_TARGET,
-) -> t.State:
-    """A game whose next cards are ``deck``, with alice to draw first."""
-    scores = scores or {"alice": 0, "bob": 0}
-    players = list(scores)
-    return t.State(
-        players=players,
-        scores=dict(scores),
-        tuttos=dict.fromkeys(players, 0),
-        current=players[0],
-        deck=list(deck),
-        target=target,
-    )
-
-
-def act(state: t.State, action: t.AnyAction, *faces: int) -> t.State:
-    """The current player does ``action``; the dice it rolls show ``faces``."""
-    return t.apply(state, state.current, action, Dice(*faces))
-
-
-def take(state: t.State, *faces: int) -> t.State:
-    """Toggle dice of the current roll showing ``faces`` into the selection."""
-    used: set[int] = set()
-    for face in faces:
-        index = next(i for i, f in enumerate(state.roll) if f == face and i not in used and i not in state.selected)
-        used.add(index)
-        state = act(state, t.ToggleSelect(index=index))
-    return state
+from tests.scripted import act, assert_apply_accepts_only_legal, scripted_dice, take, tutto_table
 
 
 def keys(state: t.State) -> list[str]:
@@ -186,7 +140,7 @@ def test_new_game_shuffles_and_draws_the_starter() -> None:
 
 
 def test_the_discards_are_reshuffled_when_the_deck_runs_out() -> None:
-    state = table([]).model_copy(update={"discards": ["bonus_200", "double"]})
+    state = tutto_table([]).model_copy(update={"discards": ["bonus_200", "double"]})
     state = act(state, t.Draw())
     assert keys(state)[:2] == ["tutto.reshuffled", "tutto.card"]
     assert sorted([state.card, *state.deck]) == ["bonus_200", "double"]
@@ -198,7 +152,7 @@ def test_the_discards_are_reshuffled_when_the_deck_runs_out() -> None:
 
 
 def test_worked_example_bonus_600_to_1050_then_street_to_a_null() -> None:
-    state = act(table(["bonus_600", "street"]), t.Draw())
+    state = act(tutto_table(["bonus_600", "street"]), t.Draw())
     assert state.card == "bonus_600"
     assert event(state, "tutto.card") == {"player": "alice", "card": "bonus_600"}
     state = act(state, t.Roll(), 1, 2, 3, 4, 5, 6)
@@ -237,10 +191,10 @@ def test_worked_example_bonus_600_to_1050_then_street_to_a_null() -> None:
 
 
 def test_stop_card_ends_the_turn_and_loses_earlier_tuttos() -> None:
-    state = act(table(["stop"]), t.Draw())
+    state = act(tutto_table(["stop"]), t.Draw())
     assert keys(state) == ["tutto.card", "tutto.stop_card", "tutto.turn"]
     assert state.current == "bob"
-    state = act(table(["bonus_200", "stop"]), t.Draw())
+    state = act(tutto_table(["bonus_200", "stop"]), t.Draw())
     state = act(state, t.Roll(), 1, 1, 1, 5, 5, 5)
     state = act(take(state, 1, 1, 1, 5, 5, 5), t.RollOn())
     assert state.secured == 1700
@@ -251,18 +205,18 @@ def test_stop_card_ends_the_turn_and_loses_earlier_tuttos() -> None:
 
 
 def test_a_null_on_the_first_roll_ends_the_turn() -> None:
-    state = act(act(table(["bonus_300"]), t.Draw()), t.Roll(), 2, 3, 4, 6, 2, 3)
+    state = act(act(tutto_table(["bonus_300"]), t.Draw()), t.Roll(), 2, 3, 4, 6, 2, 3)
     assert event(state, "tutto.null") == {"player": "alice", "lost": 0}
     assert state.current == "bob"
 
 
 def test_double_doubles_the_whole_turn_on_a_tutto() -> None:
-    state = act(act(table(["double"]), t.Draw()), t.Roll(), 1, 1, 4, 4, 4, 5)
+    state = act(act(tutto_table(["double"]), t.Draw()), t.Roll(), 1, 1, 4, 4, 4, 5)
     state = act(take(state, 1, 1, 4, 4, 4, 5), t.RollOn())
     assert event(state, "tutto.double") == {"player": "alice", "points": 1300}
     assert act(state, t.Stop()).scores["alice"] == 1300
     # With T from an earlier Tutto: T = 2 x (T + S).
-    state = act(act(table(["bonus_200", "double"]), t.Draw()), t.Roll(), 1, 1, 1, 5, 5, 5)
+    state = act(act(tutto_table(["bonus_200", "double"]), t.Draw()), t.Roll(), 1, 1, 1, 5, 5, 5)
     state = act(take(state, 1, 1, 1, 5, 5, 5), t.RollOn())
     state = act(act(state, t.Continue()), t.Roll(), 1, 1, 4, 4, 4, 5)
     state = act(take(state, 1, 1, 4, 4, 4, 5), t.RollOn())
@@ -270,13 +224,13 @@ def test_double_doubles_the_whole_turn_on_a_tutto() -> None:
 
 
 def test_double_stopping_before_a_tutto_banks_t_plus_s_undoubled() -> None:
-    state = act(act(table(["double"]), t.Draw()), t.Roll(), 1, 2, 3, 4, 6, 6)
+    state = act(act(tutto_table(["double"]), t.Draw()), t.Roll(), 1, 2, 3, 4, 6, 6)
     state = act(take(state, 1), t.Stop())
     assert event(state, "tutto.banked") == {"player": "alice", "points": 100, "score": 100}
 
 
 def test_fireworks_must_take_every_scoring_die_and_banks_at_the_first_null() -> None:
-    state = act(act(table(["fireworks"]), t.Draw()), t.Roll(), 1, 5, 2, 3, 4, 6)
+    state = act(act(tutto_table(["fireworks"]), t.Draw()), t.Roll(), 1, 5, 2, 3, 4, 6)
     state = take(state, 1)
     assert t.check_selection(state) == t.SelectionCheck(points=None, reason="fireworks_take_all")
     with pytest.raises(InvalidSelection) as err:
@@ -290,7 +244,7 @@ def test_fireworks_must_take_every_scoring_die_and_banks_at_the_first_null() -> 
 
 
 def test_fireworks_tutto_rolls_six_again_under_the_same_card() -> None:
-    state = act(act(table(["fireworks", "stop"]), t.Draw()), t.Roll(), 1, 1, 1, 5, 5, 2)
+    state = act(act(tutto_table(["fireworks", "stop"]), t.Draw()), t.Roll(), 1, 1, 1, 5, 5, 2)
     state = act(take(state, 1, 1, 1, 5, 5), t.RollOn(), 5)
     state = act(take(state, 5), t.RollOn())
     assert event(state, "tutto.fireworks") == {"player": "alice", "points": 1150}
@@ -325,7 +279,7 @@ def test_fireworks_tutto_rolls_six_again_under_the_same_card() -> None:
     ],
 )
 def test_plus_minus(before: dict[str, int], after: dict[str, int], losers: dict[str, int]) -> None:
-    state = act(act(table(["plus_minus"], before), t.Draw()), t.Roll(), 1, 1, 4, 4, 4, 5)
+    state = act(act(tutto_table(["plus_minus"], before), t.Draw()), t.Roll(), 1, 1, 4, 4, 4, 5)
     state = take(state, 1, 1, 4, 4, 4, 5)
     assert not t.can_stop(state)
     with pytest.raises(MustNotStop):
@@ -337,7 +291,7 @@ def test_plus_minus(before: dict[str, int], after: dict[str, int], losers: dict[
 
 
 def test_plus_minus_banks_earlier_tuttos_too_and_ignores_dice_points() -> None:
-    state = act(act(table(["bonus_300", "plus_minus"]), t.Draw()), t.Roll(), 5, 5, 5, 1, 1, 1)
+    state = act(act(tutto_table(["bonus_300", "plus_minus"]), t.Draw()), t.Roll(), 5, 5, 5, 1, 1, 1)
     state = act(take(state, 5, 5, 5, 1, 1, 1), t.RollOn())
     state = act(act(state, t.Continue()), t.Roll(), 1, 2, 3, 4, 6, 6)
     state = act(take(state, 1), t.RollOn(), 1, 1, 1, 5, 5)
@@ -347,7 +301,7 @@ def test_plus_minus_banks_earlier_tuttos_too_and_ignores_dice_points() -> None:
 
 
 def test_street_collects_new_faces_and_pays_2000() -> None:
-    state = act(act(table(["street"]), t.Draw()), t.Roll(), 1, 1, 2, 2, 3, 3)
+    state = act(act(tutto_table(["street"]), t.Draw()), t.Roll(), 1, 1, 2, 2, 3, 3)
     state = take(state, 1, 1)
     assert t.check_selection(state).reason == "street_one_per_face"
     state = act(state, t.ToggleSelect(index=1))  # the second 1 out again
@@ -373,7 +327,7 @@ def test_street_collects_new_faces_and_pays_2000() -> None:
 
 def test_cloverleaf_two_tuttos_win_the_game_at_once() -> None:
     scores = {"alice": 1000, "bob": 5000, "carol": 200}
-    state = act(act(table(["cloverleaf", "stop"], scores), t.Draw()), t.Roll(), 1, 1, 1, 5, 5, 5)
+    state = act(act(tutto_table(["cloverleaf", "stop"], scores), t.Draw()), t.Roll(), 1, 1, 1, 5, 5, 5)
     state = take(state, 1, 1, 1, 5, 5, 5)
     assert not t.can_stop(state)
     state = act(state, t.RollOn())
@@ -397,7 +351,7 @@ def test_cloverleaf_two_tuttos_win_the_game_at_once() -> None:
 
 
 def test_cloverleaf_null_loses_the_turn() -> None:
-    state = act(act(table(["cloverleaf"]), t.Draw()), t.Roll(), 1, 5, 5, 5, 5, 5)
+    state = act(act(tutto_table(["cloverleaf"]), t.Draw()), t.Roll(), 1, 5, 5, 5, 5, 5)
     state = act(take(state, 1, 5, 5, 5, 5, 5), t.RollOn())
     state = act(state, t.Roll(), 1, 2, 3, 4, 6, 6)
     state = act(take(state, 1), t.RollOn(), 2, 3, 3, 4, 6)
@@ -407,7 +361,7 @@ def test_cloverleaf_null_loses_the_turn() -> None:
 
 
 def test_invalid_selections_are_refused_and_change_nothing() -> None:
-    state = act(act(table(["bonus_400"]), t.Draw()), t.Roll(), 1, 2, 3, 4, 6, 6)
+    state = act(act(tutto_table(["bonus_400"]), t.Draw()), t.Roll(), 1, 2, 3, 4, 6, 6)
     assert t.check_selection(state) == t.SelectionCheck(points=None, reason="empty")
     with pytest.raises(InvalidSelection) as err:
         act(state, t.RollOn(), 1)
@@ -425,7 +379,7 @@ def test_invalid_selections_are_refused_and_change_nothing() -> None:
 
 
 def test_a_triple_cannot_use_a_die_of_an_earlier_roll() -> None:
-    state = act(act(table(["bonus_400"]), t.Draw()), t.Roll(), 4, 4, 4, 1, 2, 3)
+    state = act(act(tutto_table(["bonus_400"]), t.Draw()), t.Roll(), 4, 4, 4, 1, 2, 3)
     state = act(take(state, 4, 4, 4), t.RollOn(), 4, 4, 1)
     state = take(state, 4, 4)
     assert t.check_selection(state) == t.SelectionCheck(points=None, reason="triple_across_rolls")
@@ -436,7 +390,7 @@ def test_a_triple_cannot_use_a_die_of_an_earlier_roll() -> None:
 
 
 def test_actions_out_of_phase_or_turn_are_refused() -> None:
-    state = table(["bonus_400"], {"alice": 0, "bob": 0})
+    state = tutto_table(["bonus_400"], {"alice": 0, "bob": 0})
     with pytest.raises(IllegalAction):
         act(state, t.Roll(), 1, 1, 1, 1, 1, 1)
     with pytest.raises(IllegalAction):
@@ -448,9 +402,9 @@ def test_actions_out_of_phase_or_turn_are_refused() -> None:
     with pytest.raises(MustRollFirst):
         act(act(state, t.Draw()), t.ToggleSelect(index=0))
     with pytest.raises(NotYourTurn):
-        t.apply(state, "bob", t.Draw(), Dice())
+        t.apply(state, "bob", t.Draw(), scripted_dice())
     with pytest.raises(NotAPlayer):
-        t.apply(state, "zed", t.Draw(), Dice())
+        t.apply(state, "zed", t.Draw(), scripted_dice())
     state = act(act(state, t.Draw()), t.Roll(), 1, 2, 3, 4, 6, 6)
     with pytest.raises(IllegalAction):
         act(state, t.Draw())
@@ -462,7 +416,7 @@ def test_actions_out_of_phase_or_turn_are_refused() -> None:
 
 
 def test_reaching_the_target_ends_the_game() -> None:
-    state = act(act(table(["bonus_200"], target=1000), t.Draw()), t.Roll(), 1, 1, 1, 5, 5, 5)
+    state = act(act(tutto_table(["bonus_200"], target=1000), t.Draw()), t.Roll(), 1, 1, 1, 5, 5, 5)
     state = act(take(state, 1, 1, 1, 5, 5, 5), t.Stop())
     assert t.is_over(state)
     assert t.to_act(state) == []
@@ -471,7 +425,8 @@ def test_reaching_the_target_ends_the_game() -> None:
 
 
 def test_leave_passes_the_turn_and_ends_the_game_when_nobody_is_left() -> None:
-    state = act(act(table(["bonus_200"], {"alice": 0, "bob": 0, "carol": 0}), t.Draw()), t.Roll(), 1, 2, 3, 4, 6, 6)
+    scores = {"alice": 0, "bob": 0, "carol": 0}
+    state = act(act(tutto_table(["bonus_200"], scores), t.Draw()), t.Roll(), 1, 2, 3, 4, 6, 6)
     state = t.leave(state, "alice")
     assert state.current == "bob"
     assert state.phase == "draw"
@@ -486,7 +441,7 @@ def test_leave_passes_the_turn_and_ends_the_game_when_nobody_is_left() -> None:
 
 
 def test_timeout_selects_the_most_then_stops_when_allowed() -> None:
-    state = act(act(table(["bonus_200"]), t.Draw()), t.Roll(), 2, 1, 5, 3, 4, 6)
+    state = act(act(tutto_table(["bonus_200"]), t.Draw()), t.Roll(), 2, 1, 5, 3, 4, 6)
     state = take(state, 2)
     moves = []
     while state.current == "alice":
@@ -505,7 +460,7 @@ def test_timeout_selects_the_most_then_stops_when_allowed() -> None:
 
 
 def test_timeout_rolls_on_when_the_card_forbids_stopping() -> None:
-    state = act(act(table(["street"]), t.Draw()), t.Roll(), 3, 3, 5, 5, 6, 6)
+    state = act(act(tutto_table(["street"]), t.Draw()), t.Roll(), 3, 3, 5, 5, 6, 6)
     for _ in range(3):
         state = act(state, t.timeout_action(state, "alice"))
     assert state.selection == [3, 5, 6]
@@ -518,7 +473,7 @@ def test_timeout_rolls_on_when_the_card_forbids_stopping() -> None:
 
 
 def test_state_round_trips_and_actions_parse() -> None:
-    state = act(act(table(["fireworks"]), t.Draw()), t.Roll(), 1, 5, 2, 3, 4, 6)
+    state = act(act(tutto_table(["fireworks"]), t.Draw()), t.Roll(), 1, 5, 2, 3, 4, 6)
     state = take(state, 1)
     assert t.State.load(state.dump()) == state
     assert t.parse_action({"kind": "toggle", "index": 3}) == t.ToggleSelect(index=3)
@@ -559,15 +514,7 @@ def test_random_legal_play_reaches_the_target(n_players: int, target: int, seed:
         legal = t.legal_actions(state, player)
         before = state.dump()
         if rng.random() < 0.2:  # probe: apply accepts exactly the legal actions and never mutates its input
-            probe_player = rng.choice([*players, "stranger"])
-            probe = rng.choice(_ALL_ACTIONS)
-            try:
-                t.apply(state, probe_player, probe, random.Random(0))
-            except GameError:
-                assert probe not in t.legal_actions(state, probe_player)
-            else:
-                assert probe in t.legal_actions(state, probe_player)
-            assert state.dump() == before
+            assert_apply_accepts_only_legal(t, state, rng.choice([*players, "stranger"]), rng.choice(_ALL_ACTIONS))
         decisions = [a for a in legal if not isinstance(a, t.ToggleSelect)]
         action = rng.choice(decisions if decisions and rng.random() < 0.6 else legal)
         state = t.apply(state, player, action, rng)

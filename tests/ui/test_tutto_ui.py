@@ -18,6 +18,7 @@ from bot.play.spec import Rendered, Table
 from bot.storage import GameRecord, Seat
 from bot.ui.tutto import UI, bank_preview, progress_bar
 from cogs.tutto import SPEC, to_action
+from tests.scripted import act, take, tutto_table
 
 GAME_ID = 777
 STAMP = 31
@@ -26,41 +27,9 @@ ALICE, BOB, CAROL = "101", "102", "103"
 NAMES = {ALICE: "Alice", BOB: "Bob", CAROL: "Carol"}
 
 
-class Dice(random.Random):
-    """A random source whose dice show scripted faces, so a test decides every roll."""
-
-    def __init__(self, *faces: int) -> None:
-        super().__init__(0)
-        self.faces = list(faces)
-
-    def randint(self, a: int, b: int) -> int:
-        return self.faces.pop(0)
-
-
 def game(deck: Sequence[str], scores: dict[str, int] | None = None, *, target: int = tu.DEFAULT_TARGET) -> tu.State:
-    """A game whose next cards are ``deck``, with the first player to draw."""
-    scores = scores or {ALICE: 0, BOB: 0}
-    players = list(scores)
-    return tu.State(
-        players=players,
-        scores=dict(scores),
-        tuttos=dict.fromkeys(players, 0),
-        current=players[0],
-        deck=list(deck),
-        target=target,
-    )
-
-
-def act(state: tu.State, action: tu.AnyAction, *faces: int) -> tu.State:
-    return tu.apply(state, state.current, action, Dice(*faces))
-
-
-def take(state: tu.State, *faces: int) -> tu.State:
-    """Toggle dice of the current roll showing ``faces`` into the selection."""
-    for face in faces:
-        index = next(i for i, f in enumerate(state.roll) if f == face and i not in state.selected)
-        state = act(state, tu.ToggleSelect(index=index))
-    return state
+    """A game whose next cards are ``deck``, with the first player (Alice against Bob by default) to draw."""
+    return tutto_table(deck, scores or {ALICE: 0, BOB: 0}, target=target)
 
 
 def rolled(card: str, *faces: int, scores: dict[str, int] | None = None) -> tu.State:
