@@ -6,8 +6,9 @@ The data is shaped like a real installation rather than uniform noise, because u
 cases: 1,000 servers whose sizes follow Zipf's law (the biggest holds about an eighth of all results),
 50,000 users who mostly play in one server and sometimes two, a few heavy players per server, four game
 kinds of different popularity, one to four players per game, and finish times spread over the last year.
-Results are inserted at schema version 1 and the leaderboard migration then backfills its standings, which
-times the upgrade of an existing database too. Every query is timed through :class:`StatsRepository` on the
+Results are inserted at schema version 1 and the leaderboard migrations then backfill their standings, which
+times the upgrade of an existing database too (a quarter of the Kniffel games use the classic rules and store
+upper_bonus 0, as the bot did before migration 0003). Every query is timed through :class:`StatsRepository` on the
 real reader connection (aiosqlite round trips included): median and worst of ``--runs`` runs.
 """
 
@@ -76,13 +77,16 @@ def seed(path: Path, results: int, rng: random.Random) -> dict[str, int]:
         scores = [rng.randint(low, high) for _ in players]
         ranks = [1 + sum(other > score for other in scores) for score in scores]
         channel = guild_ids[guild] * 10 + rng.randrange(3)
+        # Not drawn from rng, so the data set is the same as before Kniffel games had a rule set here.
+        variant = ("classic" if game_id % 4 == 0 else "kniffel") if kind == "kniffel" else "standard"
         game_rows.append(
-            (game_id, kind, "standard", guild_ids[guild], channel, players[0], finished - 600, finished, finished)
+            (game_id, kind, variant, guild_ids[guild], channel, players[0], finished - 600, finished, finished)
         )
         for user, score, rank in zip(players, scores, ranks, strict=True):
             counters: tuple[object, ...] = (None, None, None, None)
             if kind == "kniffel":
-                counters = (rng.choice((0, 0, 0, 1, 1, 2)), int(rng.random() < 0.4), None, None)
+                kniffels, bonus = rng.choice((0, 0, 0, 1, 1, 2)), int(rng.random() < 0.4)
+                counters = (kniffels, bonus if variant == "kniffel" else 0, None, None)
             elif kind == "tutto":
                 counters = (None, None, rng.randrange(4), None)
             elif kind == "dicepoker":
@@ -91,7 +95,7 @@ def seed(path: Path, results: int, rng: random.Random) -> dict[str, int]:
                 (
                     game_id,
                     kind,
-                    "standard",
+                    variant,
                     guild_ids[guild],
                     channel,
                     user,
@@ -153,8 +157,11 @@ async def timed(runs: int, query: Callable[[], Awaitable[object]]) -> tuple[floa
 
 async def bench(path: Path, facts: dict[str, int], runs: int) -> list[tuple[str, float, float]]:
     start = time.perf_counter()
-    db = await Database.open(path)
+    await (await Database.open(path, bundled_migrations()[:2])).close()
     print(f"migration 0002 (backfill of standings, new indexes): {time.perf_counter() - start:.1f} s")
+    start = time.perf_counter()
+    db = await Database.open(path)
+    print(f"migration 0003 (classic results, backfill of upper_bonus_games): {time.perf_counter() - start:.1f} s")
     stats = StatsRepository(db)
     figures: list[tuple[str, float, float]] = []
     heavy, casual = facts["heavy_user"], 4242
@@ -202,14 +209,26 @@ async def store_game(db: Database, guild: int) -> None:
     game_id = next(_next_game)
     rows = [
         ResultRow(
-            game_id, "kniffel", "standard", guild, guild * 10, user, f"new{user}", 200 - seat, seat, seat == 1, NOW
+            game_id,
+            "kniffel",
+            "kniffel",
+            guild,
+            guild * 10,
+            user,
+            f"new{user}",
+            200 - seat,
+            seat,
+            seat == 1,
+            NOW,
+            kniffels=seat % 2,
+            upper_bonus=int(seat == 1),
         )
         for seat, user in enumerate((900_001, 900_002, 900_003), 1)
     ]
     async with db.transaction() as conn:
         await conn.execute(
             "INSERT INTO games (id, kind, variant, guild_id, channel_id, host_id, status, created_at, updated_at, "
-            "finished_at) VALUES (?, 'kniffel', 'standard', ?, ?, 1, 'finished', ?, ?, ?)",
+            "finished_at) VALUES (?, 'kniffel', 'kniffel', ?, ?, 1, 'finished', ?, ?, ?)",
             (game_id, guild, guild * 10, NOW, NOW, NOW),
         )
         await ResultsRepository.insert(conn, rows)

@@ -371,12 +371,20 @@ def card_totals(state: State, player: str) -> CardTotals:
 
 
 def results(state: State) -> list[PlayerResult]:
-    """One line per player in seat order (those who left included, with their card as it stands)."""
+    """One line per player in seat order (those who left included, with their card as it stands).
+
+    Counters: ``kniffels`` always; ``upper_bonus`` (0/1) only where the rule set has that bonus, so statistics
+    count the bonus rate over games in which it could be made.
+    """
     totals = {player: card_totals(state, player) for player in state.players}
+
+    def counters(player: str, sums: CardTotals) -> dict[str, int | float]:
+        found: dict[str, int | float] = {"kniffels": state.kniffels[player]}
+        if state.ruleset == "kniffel":
+            found["upper_bonus"] = int(sums.upper_bonus > 0)
+        return found
+
     return ranked_results(
-        {player: t.total for player, t in totals.items()},
-        {
-            player: {"kniffels": state.kniffels[player], "upper_bonus": int(t.upper_bonus > 0)}
-            for player, t in totals.items()
-        },
+        {player: sums.total for player, sums in totals.items()},
+        {player: counters(player, sums) for player, sums in totals.items()},
     )

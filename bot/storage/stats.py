@@ -97,6 +97,8 @@ class GameStats:
     upper_bonus: int
     tuttos: int
     settlement: float
+    #: Games whose rules have the upper bonus (classic Kniffel has none): what ``upper_bonus`` is out of.
+    upper_bonus_games: int
 
     @property
     def win_rate(self) -> float:
@@ -107,8 +109,9 @@ class GameStats:
         return self.score_sum / self.games if self.games else 0.0
 
     @property
-    def upper_bonus_rate(self) -> float:
-        return self.upper_bonus / self.games if self.games else 0.0
+    def upper_bonus_rate(self) -> float | None:
+        """Share of the games with bonus rules that earned it; None when no game could (only classic ones)."""
+        return self.upper_bonus / self.upper_bonus_games if self.upper_bonus_games else None
 
 
 class StatsRepository:
@@ -152,8 +155,8 @@ class StatsRepository:
             return []
         marks = ", ".join("?" for _ in kinds)
         cursor = await self._db.reader.execute(
-            "SELECT kind, games, wins, best, score_sum, last_at, kniffels, upper_bonus, tuttos, settlement "
-            f"FROM standings WHERE kind IN ({marks}) AND scope = ? AND user_id = ?",
+            "SELECT kind, games, wins, best, score_sum, last_at, kniffels, upper_bonus, tuttos, settlement, "
+            f"upper_bonus_games FROM standings WHERE kind IN ({marks}) AND scope = ? AND user_id = ?",
             (*kinds, GLOBAL_SCOPE, user_id),
         )
         found = {row[0]: GameStats(*row) for row in await cursor.fetchall()}

@@ -179,6 +179,23 @@ def _percent(part: float) -> str:
     return f"{part:.0%}"
 
 
+def _kniffel_line(entry: GameStats, locale: str | None) -> str:
+    """Kniffels rolled, and the upper bonus out of the games whose rules have one (classic games have none)."""
+    rate = entry.upper_bonus_rate
+    if rate is None:
+        return t("stats.kniffel_classic", locale, kniffels=entry.kniffels)
+    # Say which games the bonus is counted over when they are not all of the games above.
+    key = "stats.kniffel" if entry.upper_bonus_games == entry.games else "stats.kniffel_some_classic"
+    return t(
+        key,
+        locale,
+        count=entry.upper_bonus,
+        games=entry.upper_bonus_games,
+        rate=_percent(rate),
+        kniffels=entry.kniffels,
+    )
+
+
 def render_stats(name: str, stats: Sequence[GameStats], game: str | None, locale: str | None) -> discord.Embed:
     """One field per game played: games, wins and win rate, best and average, last played, game counters."""
     embed = discord.Embed(title=t("stats.title", locale, name=shorten(name, 200)), colour=COLOUR_LOBBY)
@@ -194,16 +211,7 @@ def render_stats(name: str, stats: Sequence[GameStats], game: str | None, locale
             t("stats.scores", locale, best=entry.best, average=f"{entry.average:.1f}"),
         ]
         if entry.kind == "kniffel":
-            lines.append(
-                t(
-                    "stats.kniffel",
-                    locale,
-                    count=entry.upper_bonus,
-                    games=entry.games,
-                    rate=_percent(entry.upper_bonus_rate),
-                    kniffels=entry.kniffels,
-                )
-            )
+            lines.append(_kniffel_line(entry, locale))
         elif entry.kind == "tutto":
             lines.append(t("stats.tutto", locale, tuttos=entry.tuttos))
         elif entry.kind == "dicepoker":

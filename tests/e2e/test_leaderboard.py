@@ -32,10 +32,11 @@ async def finished(
     kind: str,
     scores: dict[int, int],
     *,
+    variant: str = "standard",
     days_ago: float = 0.5,
     guild: int | None = None,
     names: dict[int, str] | None = None,
-    counters: dict[int, dict[str, float]] | None = None,
+    counters: dict[int, dict[str, float | None]] | None = None,
 ) -> None:
     """Store a finished game with its results, as the game service does when a game ends."""
     assert h.bot is not None
@@ -44,7 +45,7 @@ async def finished(
     users = list(scores)
     record = await h.bot.games.create(
         kind=kind,
-        variant="standard",
+        variant=variant,
         guild_id=guild_id,
         channel_id=h.channel.id if guild is None else guild * 10,
         host=Seat(users[0], names.get(users[0], str(users[0]))),
@@ -57,7 +58,7 @@ async def finished(
         ResultRow(
             game_id=record.id,
             kind=kind,
-            variant="standard",
+            variant=variant,
             guild_id=guild_id,
             channel_id=record.channel_id,
             user_id=user,
@@ -95,7 +96,10 @@ async def seed_two_game_types(h: Harness) -> None:
     names = {alice: "Alice", bob: "Bob", carol: "Carol"}
     kniffel = {alice: {"kniffels": 1, "upper_bonus": 1}, bob: {"kniffels": 0, "upper_bonus": 0}}
     await finished(h, "kniffel", {alice: 250, bob: 200}, names=names, counters=kniffel)
-    await finished(h, "kniffel", {alice: 180, bob: 230, carol: 100}, names=names, days_ago=3)
+    no_bonus = {"kniffels": 0, "upper_bonus": 0}
+    await finished(
+        h, "kniffel", {alice: 180, bob: 230, carol: 100}, names=names, days_ago=3, counters={alice: no_bonus}
+    )
     await finished(h, "kniffel", {bob: 210, carol: 220}, names=names, days_ago=20)
     await finished(h, "kniffel", {carol: 300}, names=names, days_ago=60)
     await finished(h, "tutto", {carol: 6200, alice: 4100}, names=names, counters={carol: {"tuttos": 2}})
@@ -194,6 +198,31 @@ async def test_stats_show_every_game_and_its_counters(bot: Harness) -> None:
 
     nothing = await (await h.command(h.alice, "stats", game="knister")).message()
     assert "Alice has no finished Knister games yet." in nothing.text
+
+
+async def test_stats_upper_bonus_rate_leaves_out_classic_games(bot: Harness) -> None:
+    # Classic Kniffel has no upper bonus: the game service stores the counter as NULL for its results.
+    h = bot
+    alice, carol = h.alice.id, h.carol.id
+    names = {alice: "Alice", carol: "Carol"}
+    bonus, no_bonus, classic = {"kniffels": 1, "upper_bonus": 1}, {"kniffels": 0, "upper_bonus": 0}, {"kniffels": 1}
+    await finished(h, "kniffel", {alice: 260}, variant="kniffel", names=names, counters={alice: bonus})
+    await finished(h, "kniffel", {alice: 190}, variant="kniffel", names=names, counters={alice: no_bonus})
+    for _ in range(2):
+        classics = {alice: classic, carol: classic}
+        await finished(h, "kniffel", {alice: 150, carol: 160}, variant="classic", names=names, counters=classics)
+
+    mine = await (await h.command(h.alice, "stats", game="kniffel")).message()
+    field = mine.embeds[0]["fields"][0]["value"]
+    assert "Games **4** · Wins **2** (50%)" in field
+    assert "Upper bonus in 1 of 2 games with kniffel rules (50%) · Kniffels rolled **3**" in field
+
+    # Only classic games: no upper bonus line at all (never "0 of 0" or a 0 % rate).
+    theirs = await (await h.command(h.alice, "stats", user=h.carol)).message()
+    field = theirs.embeds[0]["fields"][0]["value"]
+    assert "Games **2** · Wins **2** (100%)" in field
+    assert "Kniffels rolled **2**" in field
+    assert "Upper bonus" not in field
 
 
 async def test_empty_leaderboard_says_so(bot: Harness) -> None:

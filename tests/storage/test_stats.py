@@ -53,10 +53,11 @@ async def play(
     scores: dict[int, int],
     *,
     kind: str = "kniffel",
+    variant: str = "standard",
     guild: int | None = GUILD,
     at: float = NOW - 3600,
     names: dict[int, str] | None = None,
-    counters: dict[int, dict[str, float]] | None = None,
+    counters: dict[int, dict[str, float | None]] | None = None,
 ) -> int:
     """A finished game with these players' scores (rank and win from the scores); returns its id."""
     users = list(scores)
@@ -64,7 +65,7 @@ async def play(
     host = Seat(users[0], names.get(users[0], f"user{users[0]}"))
     record = await games.create(
         kind=kind,
-        variant="standard",
+        variant=variant,
         guild_id=guild,
         channel_id=(guild or 0) * 10 + 1,
         host=host,
@@ -77,7 +78,7 @@ async def play(
         ResultRow(
             game_id=record.id,
             kind=kind,
-            variant="standard",
+            variant=variant,
             guild_id=guild,
             channel_id=record.channel_id,
             user_id=user,
@@ -294,6 +295,35 @@ async def test_user_stats_per_game_with_counters(games: GamesRepository, stats: 
     assert await stats.user_stats(3, KINDS) == []
 
 
+async def test_upper_bonus_rate_counts_only_games_with_the_bonus_rules(
+    games: GamesRepository, stats: StatsRepository
+) -> None:
+    # Classic Kniffel has no upper bonus (RULES.md §1): its results store the counter as NULL (not applicable),
+    # and the rate is over the games where the bonus could be earned, not over every Kniffel game.
+    bonus, no_bonus, classic = {"kniffels": 1, "upper_bonus": 1}, {"kniffels": 0, "upper_bonus": 0}, {"kniffels": 2}
+    first = await play(games, {1: 250, 2: 200}, variant="kniffel", counters={1: bonus, 2: no_bonus})
+    second = await play(games, {1: 180, 2: 220}, variant="kniffel", counters={1: no_bonus, 2: no_bonus})
+    await play(games, {1: 160, 2: 150}, variant="classic", counters={1: classic, 2: classic}, guild=OTHER_GUILD)
+    await play(games, {1: 170, 3: 190}, variant="classic", counters={1: classic, 3: classic})
+
+    (mine,) = await stats.user_stats(1, ("kniffel",))
+    assert mine.upper_bonus_rate == 0.5  # one bonus in two games with the bonus rules, not 1 in 4
+    assert (mine.games, mine.kniffels, mine.upper_bonus, mine.upper_bonus_games) == (4, 5, 1, 2)
+    (bob,) = await stats.user_stats(2, ("kniffel",))
+    assert (bob.games, bob.upper_bonus, bob.upper_bonus_games, bob.upper_bonus_rate) == (3, 0, 2, 0.0)
+    # Only classic games: there is no rate at all (not 0 %).
+    (carol,) = await stats.user_stats(3, ("kniffel",))
+    assert (carol.games, carol.kniffels, carol.upper_bonus_games, carol.upper_bonus_rate) == (1, 2, 0, None)
+
+    # Deleting results takes them out of the count again (the delete trigger), down to classic games alone.
+    await games.delete(first)
+    (mine,) = await stats.user_stats(1, ("kniffel",))
+    assert (mine.games, mine.upper_bonus, mine.upper_bonus_games, mine.upper_bonus_rate) == (3, 0, 1, 0.0)
+    await games.delete(second)
+    (bob,) = await stats.user_stats(2, ("kniffel",))
+    assert (bob.games, bob.upper_bonus_games, bob.upper_bonus_rate) == (1, 0, None)
+
+
 # ---------------------------------------------------------------------- forget-me
 
 
@@ -446,5 +476,72 @@ async def test_migration_backfills_standings_from_existing_results(tmp_path: Pat
         # And the triggers keep going after the upgrade.
         more = await random_games(GamesRepository(db), random.Random(4), 20)
         await assert_boards_match(StatsRepository(db), [*played, *more])
+    finally:
+        await db.close()
+
+
+async def test_migration_takes_classic_games_out_of_the_upper_bonus_rate(tmp_path: Path) -> None:
+    # A database at schema 2 as the bot wrote it before classic results stored the upper bonus as NULL:
+    # classic games with upper_bonus 0, next to kniffel-rules games with 0 or 1, on two servers and in a DM.
+    path = tmp_path / "schema2.sqlite3"
+    old = await Database.open(path, bundled_migrations()[:2])
+    try:
+        old_games = GamesRepository(old)
+        bonus, no_bonus, classic = (
+            {"kniffels": 1, "upper_bonus": 1},
+            {"kniffels": 0, "upper_bonus": 0},
+            {"kniffels": 1, "upper_bonus": 0},
+        )
+        await play(old_games, {1: 250, 2: 200}, variant="kniffel", counters={1: bonus, 2: no_bonus})
+        await play(old_games, {1: 220, 2: 210}, variant="kniffel", counters={1: no_bonus, 2: bonus}, guild=OTHER_GUILD)
+        for guild in (GUILD, OTHER_GUILD, None):
+            await play(old_games, {1: 150, 3: 140}, variant="classic", counters={1: classic, 3: classic}, guild=guild)
+        await play(old_games, {1: 7000}, kind="tutto", counters={1: {"tuttos": 2}})
+        cursor = await old.reader.execute(
+            "SELECT games, upper_bonus FROM standings WHERE kind = 'kniffel' AND scope = 0 AND user_id = 1"
+        )
+        assert tuple(await cursor.fetchone()) == (5, 1)  # the old rate: 1 in 5
+    finally:
+        await old.close()
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT version FROM schema_version").fetchone()[0] == 2
+
+    db = await Database.open(path)
+    try:
+        stats = StatsRepository(db)
+        (mine,) = await stats.user_stats(1, ("kniffel",))
+        assert mine.upper_bonus_rate == 0.5  # not 1 in 5: the three classic games had no bonus to earn
+        assert (mine.games, mine.kniffels, mine.upper_bonus, mine.upper_bonus_games) == (5, 4, 1, 2)
+        (bob,) = await stats.user_stats(2, ("kniffel",))
+        assert (bob.games, bob.upper_bonus, bob.upper_bonus_games, bob.upper_bonus_rate) == (2, 1, 2, 0.5)
+        (carol,) = await stats.user_stats(3, ("kniffel",))
+        assert (carol.games, carol.kniffels, carol.upper_bonus_games, carol.upper_bonus_rate) == (3, 3, 0, None)
+        (tutto,) = await stats.user_stats(1, ("tutto",))
+        assert (tutto.games, tutto.tuttos, tutto.upper_bonus_games) == (1, 2, 0)
+        # The stored classic results themselves now say "not applicable"; other rows keep their counters.
+        cursor = await db.reader.execute(
+            "SELECT variant, COUNT(*), COUNT(upper_bonus), TOTAL(upper_bonus) FROM results "
+            "WHERE kind = 'kniffel' GROUP BY variant ORDER BY variant"
+        )
+        assert [tuple(row) for row in await cursor.fetchall()] == [("classic", 6, 0, 0.0), ("kniffel", 4, 4, 2.0)]
+        # Per-server standings (the scope rows) were backfilled too.
+        cursor = await db.reader.execute(
+            "SELECT scope, games, upper_bonus, upper_bonus_games FROM standings "
+            "WHERE kind = 'kniffel' AND user_id = 1 ORDER BY scope"
+        )
+        assert [tuple(row) for row in await cursor.fetchall()] == [
+            (0, 5, 1, 2),
+            (GUILD, 2, 1, 1),
+            (OTHER_GUILD, 2, 0, 1),
+        ]
+
+        # The recreated triggers keep counting after the upgrade, for new games and deleted ones.
+        games = GamesRepository(db)
+        await play(games, {1: 260}, variant="kniffel", counters={1: bonus})
+        await play(games, {1: 160}, variant="classic", counters={1: {"kniffels": 0}})
+        (mine,) = await stats.user_stats(1, ("kniffel",))
+        assert (mine.games, mine.upper_bonus, mine.upper_bonus_games, mine.upper_bonus_rate) == (7, 2, 3, 2 / 3)
+        assert await stats.forget(1) == 8
+        assert await stats.user_stats(1, KINDS) == []
     finally:
         await db.close()
