@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 from collections import Counter
 
-from fakediscord import Message
+from fakediscord import InteractionHandle, Message, User
 from tests.e2e.conftest import Harness
 
 
@@ -48,3 +50,16 @@ async def play_to_end(harness: Harness, message: Message, engine: object, chase:
             return
         await play_turn(harness, message, chase)
     raise AssertionError("the game did not end")
+
+
+async def forge(h: Harness, message: Message, user: User, value: str, label: str) -> InteractionHandle:
+    """A doctored client: the user's copy of the message gets an extra option, which is then picked.
+
+    The custom id and its stamp are the genuine current ones, so only the bot's own rule check can refuse it.
+    """
+    doctored = dataclasses.replace(message, components=copy.deepcopy(message.components))
+    for row in doctored.components:
+        for component in row.get("components", []):
+            if component.get("type") == 3:
+                component["options"].append({"label": label, "value": value})
+    return await h.server.select(user, doctored, message.select().custom_id, [value])

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 from collections.abc import Sequence
 from fractions import Fraction
@@ -11,10 +10,10 @@ from fractions import Fraction
 import pytest
 
 from bot.engine import dicepoker
-from fakediscord import InteractionHandle, Message, User
+from fakediscord import Message, User
 from fakediscord.errors import InvalidInput
 from tests.e2e.conftest import Harness
-from tests.e2e.dice import play_turn
+from tests.e2e.dice import forge, play_turn
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -80,19 +79,6 @@ async def roll_turn(h: Harness, message: Message, user: User, turn: Turn) -> dic
         await hold_exactly(h, message, user, keep)
         await roll(h, message, user, fresh)
     return options(message)
-
-
-async def forge(h: Harness, message: Message, user: User, value: str, label: str) -> InteractionHandle:
-    """A doctored client: the user's copy of the message gets an extra option, which is then picked.
-
-    The custom id and its stamp are the genuine current ones, so only the bot's own rule check can refuse it.
-    """
-    doctored = dataclasses.replace(message, components=copy.deepcopy(message.components))
-    for row in doctored.components:
-        for component in row.get("components", []):
-            if component.get("type") == 3:
-                component["options"].append({"label": label, "value": value})
-    return await h.server.select(user, doctored, message.select().custom_id, [value])
 
 
 def card_block(message: Message, name: str) -> list[tuple[str, str]]:

@@ -7,7 +7,7 @@ import pytest
 
 from bot.engine import kniffel
 from tests.e2e.conftest import Harness
-from tests.e2e.dice import best_option, play_to_end, play_turn
+from tests.e2e.dice import best_option, forge, play_to_end, play_turn
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -247,3 +247,21 @@ async def test_pending_timeout_fires_after_a_restart(running: Harness) -> None:
     state = await h.state()
     assert state.turns[str(h.alice.id)] == 1
     await h.wait_post("ran out of time")
+
+
+async def test_forged_box_in_the_select_is_refused_without_effect(running: Harness) -> None:
+    h = running
+    message = await h.start_game("kniffel", [h.alice])
+    await h.click(h.alice, message, "Roll")
+    await (await h.server.select(h.alice, message, message.select().custom_id, ["chance"])).response()
+    await h.click(h.alice, message, "Roll")
+    before, version = await h.state(), (await h.record()).version
+    for value, expected in (
+        ("no_such_box", "That is not allowed right now."),
+        ("chance", "That box is already filled."),
+    ):
+        reply = await forge(h, message, h.alice, value, "Forged")
+        assert (await reply.message()).text == expected
+        assert (await reply.message()).ephemeral
+    assert await h.state() == before
+    assert (await h.record()).version == version
