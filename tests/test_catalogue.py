@@ -1,0 +1,53 @@
+"""Every message id the code asks for exists in the English catalogue, and dynamic families are complete."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from bot.engine import dicepoker, kniffel, tutto
+from bot.i18n import catalogue
+
+ROOT = Path(__file__).resolve().parents[1]
+LITERAL_KEY = re.compile(r"""\bt\(\s*["']([a-z0-9_]+(?:\.[a-z0-9_]+)+)["']""")
+
+
+def literal_keys() -> set[tuple[str, str]]:
+    found = set()
+    for path in [*ROOT.joinpath("bot").rglob("*.py"), *ROOT.joinpath("cogs").rglob("*.py")]:
+        for key in LITERAL_KEY.findall(path.read_text(encoding="utf-8")):
+            found.add((key, str(path.relative_to(ROOT))))
+    return found
+
+
+def test_the_scan_finds_keys() -> None:
+    assert len(literal_keys()) > 50
+
+
+@pytest.mark.parametrize(("key", "where"), sorted(literal_keys()))
+def test_literal_key_exists(key: str, where: str) -> None:
+    assert key in catalogue("en"), f"{where} uses {key!r}, missing from bot/i18n/en/*.toml"
+
+
+@pytest.mark.parametrize(
+    ("prefix", "ids"),
+    [
+        ("kniffel.box", kniffel.BOXES),
+        ("kniffel.short", kniffel.BOXES),
+        ("dicepoker.row", dicepoker.ROWS),
+        ("dicepoker.short", dicepoker.ROWS),
+        ("game", ("kniffel", "dicepoker", "knister", "tutto")),
+        ("help.about", ("kniffel", "dicepoker", "knister", "tutto")),
+        ("variant", (*kniffel.RULESETS, "russian", "standard")),
+    ],
+)
+def test_dynamic_key_families_are_complete(prefix: str, ids: tuple[str, ...]) -> None:
+    missing = [name for name in ids if f"{prefix}.{name}" not in catalogue("en")]
+    assert missing == []
+
+
+def test_every_tutto_card_has_a_rule_reminder() -> None:
+    missing = [card for card in set(tutto.DECK) if tutto.card_rule(card)[0] not in catalogue("en")]
+    assert missing == []
