@@ -253,6 +253,7 @@ class GameService:
             record = await self._adopt_message(record, interaction.message)
             try:
                 if not record.active:
+                    self._locks.pop(record.id, None)
                     raise PlayError("play.game_over")
                 state = self._state(spec, record)
                 if click.stamp != (spec.stamp_of(click, record, state) if state is not None else record.version):
