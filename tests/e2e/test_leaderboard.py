@@ -12,19 +12,16 @@ from dataclasses import replace
 
 import pytest
 
-from bot.storage import ResultRow, Seat
+from bot.storage import Seat
 from fakediscord import Message, User
 from tests.e2e.conftest import Harness
+from tests.results import store_finished_game
 
 pytestmark = pytest.mark.timeout(60)
 
 EXTENSIONS = ("cogs.help", "cogs.leaderboard")
 DAY = 86400.0
 OTHER_GUILD = 777
-
-
-def competition(scores: list[int]) -> list[int]:
-    return [1 + sum(other > score for other in scores) for score in scores]
 
 
 async def finished(
@@ -40,38 +37,17 @@ async def finished(
 ) -> None:
     """Store a finished game with its results, as the game service does when a game ends."""
     assert h.bot is not None
-    guild_id = h.guild.id if guild is None else guild
-    names = names or {}
-    users = list(scores)
-    record = await h.bot.games.create(
+    await store_finished_game(
+        h.bot.games,
+        scores,
         kind=kind,
         variant=variant,
-        guild_id=guild_id,
+        guild_id=h.guild.id if guild is None else guild,
         channel_id=h.channel.id if guild is None else guild * 10,
-        host=Seat(users[0], names.get(users[0], str(users[0]))),
-        locale="en-US",
-        options={},
-        deadline_at=None,
+        finished_at=h.clock.now - days_ago * DAY,
+        names=names,
+        counters=counters,
     )
-    at = h.clock.now - days_ago * DAY
-    rows = [
-        ResultRow(
-            game_id=record.id,
-            kind=kind,
-            variant=variant,
-            guild_id=guild_id,
-            channel_id=record.channel_id,
-            user_id=user,
-            display_name=names.get(user, f"player{user}"),
-            score=score,
-            rank=rank,
-            won=rank == 1,
-            finished_at=at,
-            **(counters or {}).get(user, {}),
-        )
-        for (user, score), rank in zip(scores.items(), competition(list(scores.values())), strict=True)
-    ]
-    await h.bot.games.save(replace(record, status="finished", finished_at=at), rows)
 
 
 async def abandoned(h: Harness, kind: str, user: User) -> None:

@@ -17,9 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from bot.storage import Database, GamesRepository, ResultRow, Seat, StatsRepository
+from bot.engine.core import competition_ranks
+from bot.storage import Database, GamesRepository, Seat, StatsRepository
 from bot.storage.database import bundled_migrations
 from bot.storage.stats import METRICS, MIN_AVERAGE_GAMES, PERIOD_DAYS, LeaderboardPage
+from tests.results import store_finished_game
 
 NOW = 1_800_000_000.0
 DAY = 86400.0
@@ -44,10 +46,6 @@ def stats(db: Database) -> StatsRepository:
     return StatsRepository(db)
 
 
-def competition(scores: Sequence[float]) -> list[int]:
-    return [1 + sum(other > score for other in scores) for score in scores]
-
-
 async def play(
     games: GamesRepository,
     scores: dict[int, int],
@@ -60,39 +58,17 @@ async def play(
     counters: dict[int, dict[str, float | None]] | None = None,
 ) -> int:
     """A finished game with these players' scores (rank and win from the scores); returns its id."""
-    users = list(scores)
-    names = names or {}
-    host = Seat(users[0], names.get(users[0], f"user{users[0]}"))
-    record = await games.create(
+    return await store_finished_game(
+        games,
+        scores,
         kind=kind,
         variant=variant,
         guild_id=guild,
         channel_id=(guild or 0) * 10 + 1,
-        host=host,
-        locale="en-US",
-        options={},
-        deadline_at=None,
+        finished_at=at,
+        names=names,
+        counters=counters,
     )
-    ranks = competition(list(scores.values()))
-    rows = [
-        ResultRow(
-            game_id=record.id,
-            kind=kind,
-            variant=variant,
-            guild_id=guild,
-            channel_id=record.channel_id,
-            user_id=user,
-            display_name=names.get(user, f"user{user}"),
-            score=score,
-            rank=rank,
-            won=rank == 1,
-            finished_at=at,
-            **(counters or {}).get(user, {}),
-        )
-        for (user, score), rank in zip(scores.items(), ranks, strict=True)
-    ]
-    await games.save(replace(record, status="finished", finished_at=at), rows)
-    return record.id
 
 
 async def board(
@@ -387,7 +363,7 @@ def reference(played: Sequence[Played], kind: str, metric: str, period: str, gui
         }[metric]
     order = sorted(figures, key=lambda user: (-figures[user], -len(per_user[user]), user))
     values = [figures[user] for user in order]
-    ranks = competition(values)
+    ranks = competition_ranks(values)
     return [
         (rank, user, pytest.approx(figures[user]), len(per_user[user])) for rank, user in zip(ranks, order, strict=True)
     ]
@@ -413,7 +389,7 @@ async def random_games(games: GamesRepository, rng: random.Random, count: int) -
         scores = {user: rng.randint(0, 12) for user in users}  # narrow range: plenty of ties
         at = NOW - rng.uniform(0, 60) * DAY
         game_id = await play(games, scores, kind=kind, guild=guild, at=at)
-        ranks = competition(list(scores.values()))
+        ranks = competition_ranks(list(scores.values()))
         played += [
             Played(game_id, kind, guild, user, score, rank == 1, at)
             for (user, score), rank in zip(scores.items(), ranks, strict=True)
