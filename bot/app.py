@@ -6,32 +6,24 @@ import asyncio
 import logging
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot import registry
 from bot.engine.core import secure_rng
 from bot.i18n import CatalogueTranslator, t
 from bot.play.components import GameComponent
+from bot.play.discord_io import DiscordChannels
 from bot.play.scheduler import DeadlineScheduler
 from bot.play.service import GameService
 from bot.settings import Settings
 from bot.storage import Database, GamesRepository, ResultsRepository
 
 log = logging.getLogger(__name__)
-
-#: Every extension the bot loads; a new game is one more line here.
-EXTENSIONS: tuple[str, ...] = (
-    "cogs.help",
-    "cogs.kniffel",
-    "cogs.dicepoker",
-    "cogs.knister",
-    "cogs.tutto",
-    "cogs.leaderboard",
-)
 #: Seconds a shutdown waits for clicks and commands in progress to finish their reply and save.
 SHUTDOWN_GRACE = 10.0
 
@@ -49,7 +41,8 @@ class DiceBot(commands.Bot):
         self,
         settings: Settings,
         *,
-        extensions: tuple[str, ...] = EXTENSIONS,
+        games: Sequence[str] = registry.GAMES,
+        extensions: Sequence[str] | None = None,
         rng: Callable[[], random.Random] = secure_rng,
         clock: Callable[[], float] = time.time,
     ) -> None:
@@ -62,7 +55,8 @@ class DiceBot(commands.Bot):
             allowed_mentions=discord.AllowedMentions(everyone=False, roles=False, users=True),
         )
         self.settings = settings
-        self._extensions = extensions
+        self._games = tuple(games)
+        self._extensions = tuple(extensions) if extensions is not None else registry.extensions(self._games)
         self._rng = rng
         self.clock = clock
         self.tree.on_error = self._on_app_command_error
@@ -73,7 +67,8 @@ class DiceBot(commands.Bot):
         self.db = await Database.open(self.settings.database_path)
         self.games = GamesRepository(self.db)
         self.results = ResultsRepository(self.db)
-        self.service = GameService(self, self.games, {}, rng=self._rng, clock=self.clock)
+        specs = registry.load_specs(self._games)
+        self.service = GameService(self.games, specs, DiscordChannels(self), rng=self._rng, clock=self.clock)
         self.scheduler = DeadlineScheduler(self.games, self.service.on_deadline, clock=self.clock)
         self.service.on_saved = lambda record: self.scheduler.wake()
         self.add_dynamic_items(GameComponent)
@@ -122,5 +117,5 @@ class DiceBot(commands.Bot):
 
 
 def create_bot(settings: Settings, **options: Any) -> DiceBot:
-    """The app factory: tests pass a seeded ``rng``, a fake ``clock`` or fewer ``extensions``."""
+    """The app factory: tests pass a seeded ``rng``, a fake ``clock``, other ``games`` or fewer ``extensions``."""
     return DiceBot(settings, **options)

@@ -10,9 +10,9 @@ from discord.app_commands import locale_str as _
 
 from bot.engine import dicepoker
 from bot.play.cog import ScorecardGameCog, dice_action
-from bot.play.components import Click
 from bot.play.spec import GameSpec, PrivateView
 from bot.ui.dicepoker import UI
+from bot.ui.render import Click
 
 
 def to_action(click: Click) -> dicepoker.Action:

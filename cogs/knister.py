@@ -11,10 +11,10 @@ from discord.app_commands import locale_str as _
 
 from bot.engine import knister
 from bot.play.cog import GameCog
-from bot.play.components import Click
+from bot.play.discord_io import InteractionRequest
 from bot.play.spec import GameSpec, PrivateView
-from bot.storage import GameRecord
 from bot.ui.knister import UI
+from bot.ui.render import Click
 
 
 def to_action(click: Click) -> knister.Roll | knister.Place:
@@ -31,9 +31,9 @@ def turn_key(state: knister.State) -> Hashable:
     return (state.round, state.dice is not None, state.over)
 
 
-def stamp_of(click: Click, record: GameRecord, state: knister.State) -> int:
+def stamp_of(click: Click, version: int, state: knister.State) -> int:
     """A grid's cells carry the round: other players placing must not outdate it, the next round must."""
-    return state.round if click.action == "place" else record.version
+    return state.round if click.action == "place" else version
 
 
 SPEC = GameSpec(
@@ -75,7 +75,7 @@ class KnisterCog(GameCog, group_name="knister", group_description=_("Play Kniste
         description=_("Show your Knister grid, only to you", key="cmd.knister.grid.description"),
     )
     async def grid(self, interaction: discord.Interaction[Any]) -> None:
-        await self.bot.service.private(interaction, self.spec, "grid")
+        await self.bot.service.private(InteractionRequest(interaction), self.spec, "grid")
 
 
 async def setup(bot: Any) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, Any, cast
 
 import discord
@@ -29,15 +29,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-#: The games with results; a fifth game adds its kind here (slash command choices are fixed at definition).
-KINDS: tuple[str, ...] = ("kniffel", "dicepoker", "knister", "tutto")
 
-GAME_CHOICES = [
-    app_commands.Choice(name=_("Kniffel", key="game.kniffel"), value="kniffel"),
-    app_commands.Choice(name=_("Dice poker", key="game.dicepoker"), value="dicepoker"),
-    app_commands.Choice(name=_("Knister", key="game.knister"), value="knister"),
-    app_commands.Choice(name=_("Tutto", key="game.tutto"), value="tutto"),
-]
+def game_choices(kinds: Iterable[str]) -> list[app_commands.Choice[str]]:
+    """A slash-command choice per registered game, named through the catalogue like every command text."""
+    return [app_commands.Choice(name=_(t(f"game.{kind}", "en"), key=f"game.{kind}"), value=kind) for kind in kinds]
 
 
 def _locale(interaction: discord.Interaction[Any]) -> str:
@@ -102,6 +97,11 @@ class Leaderboard(commands.Cog):
     def __init__(self, bot: DiceBot) -> None:
         self.bot = bot
         self.stats = StatsRepository(bot.db)
+        self.kinds = tuple(bot.service.specs)
+        # The game choices come from the registry the bot was built with, not from a list kept here: the
+        # parameters of this cog's copies of the commands are set before the tree is synced.
+        for command in (self.leaderboard, self.stats_command):
+            command._params["game"].choices = game_choices(self.kinds)
 
     async def cog_load(self) -> None:
         self.bot.add_dynamic_items(BoardButton, ForgetButton)
@@ -129,7 +129,6 @@ class Leaderboard(commands.Cog):
         scope=_("This server or every server (default: this server)", key="cmd.leaderboard.scope"),
     )
     @app_commands.choices(
-        game=GAME_CHOICES,
         metric=[
             app_commands.Choice(name=_("Wins", key="leaderboard.metric.wins"), value="wins"),
             app_commands.Choice(name=_("Best score", key="leaderboard.metric.best"), value="best"),
@@ -162,7 +161,7 @@ class Leaderboard(commands.Cog):
 
     async def turn_page(self, interaction: discord.Interaction[Any], request: ui.BoardRequest) -> None:
         """Previous/Next: the owner's board changes in place; anyone else gets that page privately."""
-        if request.kind not in KINDS or request.metric not in METRICS or request.period not in PERIODS:
+        if request.kind not in self.kinds or request.metric not in METRICS or request.period not in PERIODS:
             await interaction.response.send_message(t("leaderboard.outdated", _locale(interaction)), ephemeral=True)
             return
         if interaction.user.id != request.owner:
@@ -198,12 +197,11 @@ class Leaderboard(commands.Cog):
         user=_("Whose statistics (default: yours)", key="cmd.stats.user"),
         game=_("Only this game (default: every game played)", key="cmd.stats.game"),
     )
-    @app_commands.choices(game=GAME_CHOICES)
     async def stats_command(
         self, interaction: discord.Interaction[Any], user: discord.User | None = None, game: str | None = None
     ) -> None:
         who = user or interaction.user
-        found = await self.stats.user_stats(who.id, (game,) if game else KINDS)
+        found = await self.stats.user_stats(who.id, (game,) if game else self.kinds)
         embed = ui.render_stats(who.display_name, found, game, _locale(interaction))
         await interaction.response.send_message(embed=embed)
 

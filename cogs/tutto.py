@@ -11,8 +11,8 @@ from discord.app_commands import locale_str as _
 
 from bot.engine import tutto
 from bot.play.cog import GameCog
-from bot.play.components import Click
 from bot.play.spec import GameSpec
+from bot.ui.render import Click
 from bot.ui.tutto import UI
 
 MIN_TARGET = 1000

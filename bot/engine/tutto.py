@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from bot.engine import core
 from bot.engine.core import (
     Event,
+    GameError,
     GameOver,
     IllegalAction,
     InvalidSelection,
@@ -386,6 +387,17 @@ def apply(state: State, player: str, action: AnyAction, rng: random.Random) -> S
     else:
         raise IllegalAction(f"unknown action {action!r}")
     return nxt
+
+
+def bank_preview(state: State) -> int | None:
+    """What **Stop** would bank now, or None when it would be refused (shown on the Stop button)."""
+    if not can_stop(state):
+        return None
+    try:
+        banked = _stop(state)
+    except GameError:
+        return None
+    return next((event.params["points"] for event in banked.events if event.key == "tutto.banked"), None)
 
 
 def _stop(state: State) -> State:

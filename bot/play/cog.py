@@ -1,7 +1,8 @@
 """The command group every game shares: ``/<game> leave``, ``/<game> end`` and ``/<game> rules``.
 
 A game's cog subclasses :class:`GameCog` with ``group_name=`` and adds its own ``start`` (whose options differ
-per game) and any private views; the shared commands come from here, written once.
+per game) and any private views; the shared commands come from here, written once. Cogs only translate Discord
+into service calls: the service was given every game's spec by the registry before any cog loaded.
 """
 
 from __future__ import annotations
@@ -14,16 +15,17 @@ from discord import app_commands
 from discord.app_commands import locale_str as _
 from discord.ext import commands
 
-from bot.play.components import Click
+from bot.play.discord_io import InteractionRequest, actor_of
 from bot.play.spec import GameSpec
 from bot.ui import rules as rules_ui
+from bot.ui.render import Click
 
 if TYPE_CHECKING:
     from bot.app import DiceBot
 
 
 class GameCog(commands.GroupCog):
-    """Base for game cogs; ``spec`` is registered with the game service when the cog loads."""
+    """Base for game cogs: the game's ``spec`` and its shared commands."""
 
     spec: ClassVar[GameSpec]
 
@@ -31,22 +33,16 @@ class GameCog(commands.GroupCog):
         self.bot = bot
         super().__init__()
 
-    async def cog_load(self) -> None:
-        self.bot.service.specs[self.spec.kind] = self.spec
-
-    async def cog_unload(self) -> None:
-        self.bot.service.specs.pop(self.spec.kind, None)
-
     async def open(self, interaction: discord.Interaction[Any], variant: str, options: dict[str, Any]) -> None:
         """Post the lobby of a new game (called by each game's ``start`` command)."""
-        await self.bot.service.open_lobby(interaction, self.spec, variant, options)
+        await self.bot.service.open_lobby(InteractionRequest(interaction), self.spec, variant, options)
 
     @app_commands.command(
         name=_("leave", key="cmd.leave.name"),
         description=_("Leave the game in this channel", key="cmd.leave.description"),
     )
     async def leave(self, interaction: discord.Interaction[Any]) -> None:
-        await self.bot.service.leave(interaction, self.spec)
+        await self.bot.service.leave(InteractionRequest(interaction), self.spec)
 
     @app_commands.command(
         name=_("end", key="cmd.end.name"),
@@ -55,7 +51,7 @@ class GameCog(commands.GroupCog):
         ),
     )
     async def end(self, interaction: discord.Interaction[Any]) -> None:
-        await self.bot.service.end(interaction, self.spec)
+        await self.bot.service.end(InteractionRequest(interaction), self.spec)
 
     @app_commands.command(
         name=_("rules", key="cmd.rules.name"), description=_("Show the rules of this game", key="cmd.rules.description")
@@ -75,7 +71,8 @@ class ScorecardGameCog(GameCog):
     )
     @app_commands.describe(player=_("Whose card (default: yours)", key="cmd.scorecard.player"))
     async def scorecard(self, interaction: discord.Interaction[Any], player: discord.User | None = None) -> None:
-        await self.bot.service.private(interaction, self.spec, "card", player)
+        target = actor_of(player) if player is not None else None
+        await self.bot.service.private(InteractionRequest(interaction), self.spec, "card", target)
 
 
 def dice_action(engine: Any, click: Click, score: Callable[[str], Any]) -> Any:

@@ -16,6 +16,7 @@ from bot.storage.results import ResultRow, ResultsRepository
 
 GameStatus = Literal["lobby", "running", "finished", "abandoned"]
 SeatStatus = Literal["active", "left", "removed"]
+SeatKind = Literal["user", "computer"]
 ACTIVE_STATUSES = ("lobby", "running")
 
 
@@ -33,12 +34,25 @@ class StaleVersion(Exception):
 
 @dataclass(frozen=True)
 class Seat:
-    """A player at the table, in join order."""
+    """A player at the table, in join order: a Discord user or a computer player.
 
-    user_id: int
+    ``player`` is the engine's id for the seat: a Discord user's id as text, or a computer player's own id.
+    """
+
+    player: str
     display_name: str
+    kind: SeatKind = "user"
     status: SeatStatus = "active"
     timeouts: int = 0
+
+    @classmethod
+    def user(cls, user_id: int, display_name: str) -> Seat:
+        return cls(str(user_id), display_name)
+
+    @property
+    def user_id(self) -> int | None:
+        """The Discord user sitting here, or None for a computer player."""
+        return int(self.player) if self.kind == "user" else None
 
 
 @dataclass(frozen=True)
@@ -50,7 +64,8 @@ class GameRecord:
     variant: str
     guild_id: int | None
     channel_id: int
-    host_id: int
+    #: The player id of the lobby's host (always a person: computers are added by a host).
+    host: str
     status: GameStatus
     version: int
     created_at: float
@@ -67,12 +82,12 @@ class GameRecord:
     def active(self) -> bool:
         return self.status in ACTIVE_STATUSES
 
-    def seat(self, user_id: int) -> Seat | None:
-        return next((seat for seat in self.seats if seat.user_id == user_id), None)
+    def seat(self, player: str) -> Seat | None:
+        return next((seat for seat in self.seats if seat.player == player), None)
 
 
 _GAME_COLUMNS = (
-    "id, kind, variant, guild_id, channel_id, host_id, status, version, created_at, updated_at, locale, "
+    "id, kind, variant, guild_id, channel_id, host_id AS host, status, version, created_at, updated_at, locale, "
     "message_id, options, state, deadline_at, finished_at"
 )
 
@@ -97,24 +112,41 @@ class GamesRepository:
     ) -> GameRecord:
         """Insert a new game in its lobby with the host seated, or raise :class:`ChannelBusy`."""
         now = time.time()
-        encoded_options = json.dumps(options)
         try:
             async with self._db.transaction() as conn:
                 cursor = await conn.execute(
                     "INSERT INTO games (kind, variant, guild_id, channel_id, host_id, locale, status, options, "
                     "deadline_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 'lobby', ?, ?, ?, ?)",
-                    (kind, variant, guild_id, channel_id, host.user_id, locale, encoded_options, deadline_at, now, now),
+                    (
+                        *(kind, variant, guild_id, channel_id, int(host.player), locale),
+                        *(json.dumps(options), deadline_at, now, now),
+                    ),
                 )
                 game_id = cursor.lastrowid
+                assert game_id is not None
                 await _write_seats(conn, game_id, (host,))
         except sqlite3.IntegrityError:
             existing = await self.active_in_channel(channel_id)
             if existing is None:
                 raise
             raise ChannelBusy(existing) from None
-        created = await self.get(game_id)
-        assert created is not None
-        return created
+        # Built from what was written rather than read back: a read could see a snapshot older than this commit.
+        return GameRecord(
+            id=game_id,
+            kind=kind,
+            variant=variant,
+            guild_id=guild_id,
+            channel_id=channel_id,
+            host=host.player,
+            status="lobby",
+            version=0,
+            created_at=now,
+            updated_at=now,
+            locale=locale,
+            options=options,
+            deadline_at=deadline_at,
+            seats=(host,),
+        )
 
     async def get(self, game_id: int) -> GameRecord | None:
         cursor = await self._db.reader.execute(f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?", (game_id,))
@@ -129,10 +161,13 @@ class GamesRepository:
         row = await cursor.fetchone()
         return await self._with_seats(row) if row else None
 
-    async def save(self, game: GameRecord, results: Sequence[ResultRow] = ()) -> GameRecord:
-        """Write every field and seat of ``game`` (and results) in one transaction, bumping the version.
+    async def save(
+        self, game: GameRecord, results: Sequence[ResultRow] = (), *, before: GameRecord | None = None
+    ) -> GameRecord:
+        """Write every field of ``game`` and its changed seats (and results) in one transaction, bumping the version.
 
-        Raises :class:`StaleVersion` when the stored version is no longer ``game.version``.
+        ``before`` is the record the change was made from: only seats that differ from it are written. Raises
+        :class:`StaleVersion` when the stored version is no longer ``game.version``.
         """
         now = time.time()
         saved = replace(game, version=game.version + 1, updated_at=now)
@@ -156,8 +191,8 @@ class GamesRepository:
             )
             if cursor.rowcount != 1:
                 raise StaleVersion(f"game {game.id} changed since version {game.version}")
-            await conn.execute("DELETE FROM game_players WHERE game_id = ?", (game.id,))
-            await _write_seats(conn, game.id, saved.seats)
+            if before is None or before.seats != saved.seats:
+                await _update_seats(conn, game.id, before.seats if before else None, saved.seats)
             if results:
                 await ResultsRepository.insert(conn, results)
         return saved
@@ -192,16 +227,46 @@ class GamesRepository:
     async def _with_seats(self, row: aiosqlite.Row) -> GameRecord:
         values = dict(row)
         values["options"] = json.loads(values["options"])
+        values["host"] = str(values["host"])
         cursor = await self._db.reader.execute(
-            "SELECT user_id, display_name, status, timeouts FROM game_players WHERE game_id = ? ORDER BY seat",
+            "SELECT player, display_name, kind, status, timeouts FROM game_seats WHERE game_id = ? ORDER BY seat",
             (values["id"],),
         )
         seats = tuple(Seat(*seat) for seat in await cursor.fetchall())
         return GameRecord(**values, seats=seats)
 
 
+_INSERT_SEAT = (
+    "INSERT OR REPLACE INTO game_seats (game_id, player, kind, seat, display_name, status, timeouts) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?)"
+)
+
+
 async def _write_seats(conn: aiosqlite.Connection, game_id: int, seats: Sequence[Seat]) -> None:
     await conn.executemany(
-        "INSERT INTO game_players (game_id, user_id, seat, display_name, status, timeouts) VALUES (?, ?, ?, ?, ?, ?)",
-        [(game_id, s.user_id, index, s.display_name, s.status, s.timeouts) for index, s in enumerate(seats)],
+        _INSERT_SEAT,
+        [(game_id, s.player, s.kind, index, s.display_name, s.status, s.timeouts) for index, s in enumerate(seats)],
     )
+
+
+async def _update_seats(
+    conn: aiosqlite.Connection, game_id: int, old: Sequence[Seat] | None, new: Sequence[Seat]
+) -> None:
+    """Write the seats that changed (a join, a leave, a timeout count) instead of every seat on every move."""
+    if old is None:
+        await conn.execute("DELETE FROM game_seats WHERE game_id = ?", (game_id,))
+        await _write_seats(conn, game_id, new)
+        return
+    gone = {seat.player for seat in old} - {seat.player for seat in new}
+    if gone:
+        await conn.executemany(
+            "DELETE FROM game_seats WHERE game_id = ? AND player = ?", [(game_id, player) for player in gone]
+        )
+    previous = {seat.player: (index, seat) for index, seat in enumerate(old)}
+    changed = [
+        (game_id, s.player, s.kind, index, s.display_name, s.status, s.timeouts)
+        for index, s in enumerate(new)
+        if previous.get(s.player) != (index, s)
+    ]
+    if changed:
+        await conn.executemany(_INSERT_SEAT, changed)

@@ -8,9 +8,8 @@ from types import ModuleType
 from bot.engine import dicepoker
 from bot.engine.core import Event
 from bot.i18n import t
-from bot.play.spec import Table
-from bot.ui.common import mention
 from bot.ui.fivedice import MEDALS, ScorecardUI
+from bot.ui.render import Table
 
 MINUS = "−"
 
@@ -129,7 +128,7 @@ class DicePokerUI(ScorecardUI):
         if event.key == "dicepoker.passed":
             return t("dicepoker.passed", locale, name=table.name(params["player"]))
         if event.key == "dicepoker.turn" and len(table.state.players) - len(table.state.left) > 1:
-            return t("dicepoker.your_turn", locale, player=mention(params["player"]))
+            return t("dicepoker.your_turn", locale, player=table.mention(params["player"]))
         if event.key == "game.over":
             winners = ", ".join(table.name(p) for p in params["winners"])
             return t("dice.winners", locale, names=winners, count=len(params["winners"]))

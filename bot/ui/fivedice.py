@@ -14,14 +14,12 @@ from typing import Any
 
 import discord
 
+from bot.engine import fivedice
 from bot.engine.core import Event
 from bot.i18n import t
-from bot.play.components import custom_id
-from bot.play.spec import Rendered, Table
-from bot.ui.common import COLOUR_OVER, COLOUR_PLAYING, DIE_FACES, faces, mention, monospace_table, shorten
+from bot.ui.common import COLOUR_OVER, COLOUR_PLAYING, DIE_FACES, faces, monospace_table, shorten
+from bot.ui.render import Rendered, Table, custom_id
 
-ROLLS = 3
-DICE = 5
 FIELD_LIMIT = 1024
 MEDALS = {1: "🥇", 2: "🥈", 3: "🥉"}
 
@@ -91,27 +89,34 @@ class ScorecardUI:
         embed = discord.Embed(
             title=t("dice.title", locale, game=title, turn=turn, turns=self.turns), colour=COLOUR_PLAYING
         )
-        lines = [t("dice.turn_of", locale, player=mention(player))]
+        lines = [t("dice.turn_of", locale, player=table.mention(player))]
         if state.rolls:
             held = " ".join("🔒" if keep else "▫️" for keep in state.held)
-            lines += [f"# {faces(state.dice)}", held, t("dice.roll_count", locale, roll=state.rolls, rolls=ROLLS)]
+            lines += [
+                f"# {faces(state.dice)}",
+                held,
+                t("dice.roll_count", locale, roll=state.rolls, rolls=fivedice.ROLLS),
+            ]
         else:
             lines.append(t("dice.press_roll", locale))
         lines += self.status_lines(table)
         embed.description = "\n".join(lines)
         standings = [(table.name(p)[:14], str(self.total(table, p))) for p in state.players if p not in state.left]
         embed.add_field(name=t("dice.totals", locale), value=monospace_table(standings), inline=False)
-        rendered = Rendered(content=t("dice.content", locale, player=mention(player)), embeds=[embed])
+        rendered = Rendered(content=t("dice.content", locale, player=table.mention(player)), embeds=[embed])
         self._controls(table, rendered)
         return rendered
 
     def _controls(self, table: Table, rendered: Rendered) -> None:
         state, locale, stamp, game = table.state, table.locale, table.stamp, table.game_id
         layout = rendered.layout
-        can_hold = 0 < state.rolls < ROLLS
-        for index in range(DICE):
+        # Controls are enabled from the engine's own list of what it would accept now.
+        legal = fivedice.dice_actions(state)
+        can_roll = fivedice.Roll() in legal
+        for index in range(fivedice.DICE):
             if state.rolls:
                 held = state.held[index]
+                can_hold = fivedice.ToggleHold(index=index) in legal
                 layout.button(
                     0,
                     f"{DIE_FACES[state.dice[index]]} {state.dice[index]}",
@@ -122,7 +127,6 @@ class ScorecardUI:
                 )
             else:
                 layout.button(0, "·", custom_id(game, "hold", index, stamp), disabled=True)
-        can_roll = state.rolls < ROLLS and not (state.rolls and all(state.held))
         label = t("dice.roll", locale) if state.rolls == 0 else t("dice.reroll", locale, roll=state.rolls + 1)
         layout.button(
             1, label, custom_id(game, "roll", "", stamp), style=discord.ButtonStyle.success, disabled=not can_roll
@@ -146,13 +150,12 @@ class ScorecardUI:
     def card_block(self, table: Table, player: str) -> str:
         return shorten(monospace_table(self.card_rows(table, player)), FIELD_LIMIT)
 
-    def render_card(self, table: Table, user_id: int, locale: str) -> Rendered:
-        """The ephemeral scorecard of one player."""
-        player = str(user_id)
-        local = Table(table.record, table.state, locale)
+    def render_card(self, table: Table, player: str) -> Rendered:
+        """The ephemeral scorecard of one player, in the viewer's language (``table.locale``)."""
+        locale = table.locale
         embed = discord.Embed(
             title=t("dice.card_title", locale, game=t(f"game.{self.kind}", locale), name=table.name(player)),
-            description=self.card_block(local, player),
+            description=self.card_block(table, player),
             colour=COLOUR_PLAYING,
         )
         return Rendered(embeds=[embed])

@@ -7,9 +7,9 @@ from types import ModuleType
 from bot.engine import kniffel
 from bot.engine.core import Event
 from bot.i18n import t
-from bot.play.spec import Table
-from bot.ui.common import faces, mention
+from bot.ui.common import faces
 from bot.ui.fivedice import ScorecardUI
+from bot.ui.render import Table
 
 
 class KniffelUI(ScorecardUI):
@@ -76,7 +76,7 @@ class KniffelUI(ScorecardUI):
                 line += " " + t("kniffel.scored_bonus", locale, bonus=params["bonus"])
             return line
         if event.key == "kniffel.turn" and len(table.state.players) - len(table.state.left) > 1:
-            return t("kniffel.your_turn", locale, player=mention(params["player"]))
+            return t("kniffel.your_turn", locale, player=table.mention(params["player"]))
         if event.key == "game.over":
             winners = ", ".join(table.name(p) for p in params["winners"])
             return t("dice.winners", locale, names=winners, count=len(params["winners"]))

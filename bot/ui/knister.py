@@ -14,10 +14,9 @@ import discord
 
 from bot.engine import knister
 from bot.i18n import t
-from bot.play.components import custom_id
-from bot.play.spec import Rendered, Table
-from bot.ui.common import COLOUR_OVER, COLOUR_PLAYING, faces, mention, monospace_table, shorten
+from bot.ui.common import COLOUR_OVER, COLOUR_PLAYING, faces, monospace_table, shorten
 from bot.ui.fivedice import MEDALS
+from bot.ui.render import Rendered, Table, custom_id
 
 #: Discord shows at most 32 characters of a display name; longer stored names are cut so embeds stay small.
 NAME_LIMIT = 32
@@ -70,8 +69,8 @@ class KnisterUI:
         )
         active = state.active
         if state.dice is None:
-            content = t("knister.content_roll", locale, player=mention(state.roller))
-            embed.description = t("knister.waiting_roll", locale, player=mention(state.roller))
+            content = t("knister.content_roll", locale, player=table.mention(state.roller))
+            embed.description = t("knister.waiting_roll", locale, player=table.mention(state.roller))
         else:
             content = t(
                 "knister.content_place", locale, number=state.number, placed=len(state.placed), players=len(active)
@@ -79,7 +78,7 @@ class KnisterUI:
             embed.description = "\n".join(
                 [
                     t("knister.rolled_line", locale, faces=faces(state.dice), number=state.number),
-                    t("knister.rolled_by", locale, player=mention(state.roller)),
+                    t("knister.rolled_by", locale, player=table.mention(state.roller)),
                     t("knister.place_prompt", locale, number=state.number),
                 ]
             )
@@ -122,9 +121,9 @@ class KnisterUI:
 
     # ------------------------------------------------------------------ the private grid
 
-    def render_grid(self, table: Table, user_id: int, locale: str) -> Rendered:
+    def render_grid(self, table: Table, player: str) -> Rendered:
         """One player's grid as 25 buttons; empty cells are clickable while that player still has to place."""
-        state, player = table.state, str(user_id)
+        state, locale = table.state, table.locale
         grid = state.grids[player]
         can_place = state.dice is not None and player in knister.to_act(state)
         title = (
@@ -238,7 +237,7 @@ class KnisterUI:
                         locale,
                         round=params["round"],
                         rounds=knister.ROUNDS,
-                        player=mention(params["roller"]),
+                        player=table.mention(params["roller"]),
                     )
                 )
             elif event.key == "knister.rolled" and together:

@@ -14,17 +14,15 @@ Buttons the engine would refuse are disabled rather than answered with an error,
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 
 import discord
 
 from bot.engine import tutto
-from bot.engine.core import Event, GameError
+from bot.engine.core import Event
 from bot.i18n import t
-from bot.play.components import custom_id
-from bot.play.spec import Rendered, Table
-from bot.ui.common import COLOUR_OVER, COLOUR_PLAYING, DIE_FACES, faces, mention, monospace_table
+from bot.ui.common import COLOUR_OVER, COLOUR_PLAYING, DIE_FACES, faces, monospace_table
+from bot.ui.render import Rendered, Table, custom_id
 
 BAR_WIDTH = 10
 NAME_WIDTH = 14
@@ -52,21 +50,6 @@ def card_rule(card: str, locale: str) -> str:
     """The one-line reminder of what the card asks for."""
     key, params = tutto.card_rule(card)
     return t(key, locale, **params)
-
-
-def bank_preview(state: tutto.State) -> int | None:
-    """What **Stop** would bank now, or None when the engine would refuse it.
-
-    Asks the engine itself (Stop never rolls, so the random source is unused) rather than repeating every
-    card's payout here.
-    """
-    if not tutto.can_stop(state):
-        return None
-    try:
-        banked = tutto.apply(state, state.current, tutto.Stop(), random.Random(0))
-    except GameError:
-        return None
-    return next((event.params["points"] for event in banked.events if event.key == "tutto.banked"), None)
 
 
 def _state(table: Table) -> tutto.State:
@@ -109,7 +92,7 @@ class TuttoUI:
         embed.colour = COLOUR_PLAYING
         embed.add_field(name=t("tutto.scores", table.locale), value=self._scoreboard(table), inline=False)
         rendered = Rendered(
-            content=t("tutto.content", table.locale, player=mention(state.current)),
+            content=t("tutto.content", table.locale, player=table.mention(state.current)),
             embeds=[embed],
         )
         self._controls(table, rendered)
@@ -120,7 +103,7 @@ class TuttoUI:
 
     def _turn_lines(self, table: Table) -> list[str]:
         state, locale = _state(table), table.locale
-        lines = [t("tutto.turn_of", locale, player=mention(state.current))]
+        lines = [t("tutto.turn_of", locale, player=table.mention(state.current))]
         if state.card is None:
             lines.append(t("tutto.press_draw", locale))
             return lines
@@ -231,7 +214,7 @@ class TuttoUI:
         )
         assert state.card is not None
         if tutto.card_kind(state.card) in STOPPABLE:
-            bank = bank_preview(state)
+            bank = tutto.bank_preview(state)
             layout.button(
                 ACTION_ROW,
                 t("tutto.stop", locale) if bank is None else t("tutto.stop_bank", locale, points=bank),
@@ -310,7 +293,9 @@ class TuttoUI:
         if key == "game.order":
             return t("tutto.order", locale, players=_names(table, params["order"]))
         if key == "tutto.turn":
-            return t("tutto.your_turn", locale, player=mention(params["player"])) if len(state.active) > 1 else None
+            return (
+                t("tutto.your_turn", locale, player=table.mention(params["player"])) if len(state.active) > 1 else None
+            )
         if key == "tutto.reshuffled":
             return t("tutto.reshuffled", locale)
         if key == "tutto.stop_card":

@@ -51,6 +51,8 @@ class Harness:
     rng: ScriptedRandom = field(default_factory=ScriptedRandom)
     clock: Clock = field(default_factory=Clock)
     extensions: Sequence[str] | None = None
+    #: The registry's game cogs by default; a test adds its own game here.
+    games: Sequence[str] | None = None
     bot: DiceBot | None = None
     _runner: asyncio.Task[None] | None = None
 
@@ -83,6 +85,8 @@ class Harness:
         options: dict[str, Any] = {"rng": lambda: self.rng, "clock": self.clock}
         if self.extensions is not None:
             options["extensions"] = tuple(self.extensions)
+        if self.games is not None:
+            options["games"] = tuple(self.games)
         bot = create_bot(settings, **options)
         synced_before = len(self.server.find_requests("PUT"))
         runner = asyncio.create_task(bot.start(TOKEN))

@@ -421,4 +421,4 @@ async def test_timeout_scores_the_best_allowed_row_or_the_pass(running: Harness)
     assert state.turns[alice] == 9 and state.cards[alice] == card
     await h.wait_post("Alice passes: nothing fits.")
     record = await h.record()
-    assert record.status == "running" and record.seat(h.alice.id).status == "active"
+    assert record.status == "running" and record.seat(str(h.alice.id)).status == "active"

@@ -153,7 +153,7 @@ async def test_timeout_scores_the_best_box_and_three_timeouts_remove(running: Ha
         await play_turn(h, message, chase=False)
         await h.advance(61)
     record = await h.record()
-    assert record.seat(int(first)).status == "removed"
+    assert record.seat(first).status == "removed"
     await h.wait_post("removed")
     state = await h.state()
     assert first in state.left

@@ -8,8 +8,8 @@ from discord import app_commands
 
 from bot.engine.core import InvalidSelection, NotYourTurn
 from bot.i18n import CatalogueTranslator, catalogue, language_of, t
-from bot.play.components import MAX_CUSTOM_ID, Click, custom_id, parse_custom_id
 from bot.play.service import error_key
+from bot.ui.render import MAX_CUSTOM_ID, Click, custom_id, parse_custom_id
 from cogs.kniffel import SPEC as KNIFFEL
 from cogs.tutto import SPEC as TUTTO
 

@@ -3,31 +3,24 @@
 from __future__ import annotations
 
 import random
-import time
 from types import ModuleType
 
 import discord
 import pytest
 
 from bot.engine import dicepoker, kniffel
-from bot.play.spec import Rendered, Table
-from bot.storage import GameRecord, Seat
 from bot.ui.dicepoker import UI as DICEPOKER_UI
 from bot.ui.dicepoker import bonus_status, signed
 from bot.ui.fivedice import ScorecardUI
 from bot.ui.kniffel import UI as KNIFFEL_UI
+from bot.ui.render import Rendered, SeatView, Table
 
 LONG_NAME = "W" * 32
 
 
 def table_for(state: object, players: list[str], kind: str) -> Table:
-    seats = tuple(Seat(int(player), f"{LONG_NAME[:-2]}{index:02d}") for index, player in enumerate(players))
-    now = time.time()
-    record = GameRecord(
-        id=987654321, kind=kind, variant=kind, guild_id=1, channel_id=2, host_id=int(players[0]),
-        status="running", version=123456, created_at=now, updated_at=now, seats=seats,
-    )  # fmt: skip
-    return Table(record, state, "en-US")
+    seats = tuple(SeatView(player, f"{LONG_NAME[:-2]}{index:02d}") for index, player in enumerate(players))
+    return Table(seats, 987654321, 123456, "en-US", state)
 
 
 def assert_within_limits(rendered: Rendered) -> None:
@@ -64,7 +57,7 @@ def play(engine: ModuleType, ui: ScorecardUI, kind: str, players: int, **options
     assert final.layout.view().to_components() == []
     assert len(final.embeds[0].fields) == players
     for player in ids:
-        assert_within_limits(ui.render_card(table_for(state, ids, kind), int(player), "en-US"))
+        assert_within_limits(ui.render_card(table_for(state, ids, kind), player))
 
 
 @pytest.mark.parametrize("ruleset", ["kniffel", "classic"])

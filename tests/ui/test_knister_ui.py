@@ -8,10 +8,8 @@ import discord
 import pytest
 
 from bot.engine import knister as kn
-from bot.play.components import MAX_CUSTOM_ID, parse_custom_id
-from bot.play.spec import Rendered, Table
-from bot.storage import GameRecord, Seat
 from bot.ui.knister import UI
+from bot.ui.render import MAX_CUSTOM_ID, Rendered, SeatView, Table, parse_custom_id
 from cogs.knister import SPEC
 
 GAME_ID = 4242
@@ -20,27 +18,9 @@ EMBED_TOTAL, EMBED_FIELDS, FIELD_VALUE, FIELD_NAME = 6000, 25, 1024, 256
 ALICE, BOB = "101", "102"
 
 
-def record(players: list[str], state: kn.State | None, names: dict[str, str] | None = None) -> GameRecord:
-    seats = tuple(Seat(int(p), (names or {}).get(p, f"Player {p}")) for p in players)
-    return GameRecord(
-        id=GAME_ID,
-        kind="knister",
-        variant="standard",
-        guild_id=1,
-        channel_id=2,
-        host_id=int(players[0]),
-        status="running" if state is None or not state.over else "finished",
-        version=17,
-        created_at=0.0,
-        updated_at=0.0,
-        message_id=3,
-        state=state.dump() if state else None,
-        seats=seats,
-    )
-
-
-def table(state: kn.State, names: dict[str, str] | None = None) -> Table:
-    return Table(record(state.players, state, names), state, LOCALE)
+def table(state: kn.State, names: dict[str, str] | None = None, game_id: int = GAME_ID) -> Table:
+    seats = tuple(SeatView(p, (names or {}).get(p, f"Player {p}")) for p in state.players)
+    return Table(seats, game_id, 17, LOCALE, state)
 
 
 def play(state: kn.State, rng: random.Random, rounds: int) -> kn.State:
@@ -133,7 +113,7 @@ def test_round_message_fits_twelve_players_with_long_names(rng: random.Random) -
 def test_private_grid_is_five_by_five_and_stamped_with_the_round(rng: random.Random) -> None:
     state = play(kn.new_game([ALICE, BOB], rng), rng, 3)
     state = kn.apply(state, state.roller, kn.Roll(), rng)
-    rendered = UI.render_grid(table(state), int(ALICE), LOCALE)
+    rendered = UI.render_grid(table(state), ALICE)
     assert_within_limits(rendered)
     cells = buttons(rendered)
     assert len(cells) == kn.CELLS
@@ -141,7 +121,7 @@ def test_private_grid_is_five_by_five_and_stamped_with_the_round(rng: random.Ran
     for index, cell in enumerate(cells):
         click = parse_custom_id(cell.custom_id)
         assert (click.action, click.arg, click.stamp) == ("place", str(index), state.round)
-        assert SPEC.stamp_of(click, table(state).record, state) == state.round
+        assert SPEC.stamp_of(click, table(state).stamp, state) == state.round
         number = state.grids[ALICE][index // kn.SIZE][index % kn.SIZE]
         if number is None:
             assert not cell.disabled
@@ -155,22 +135,22 @@ def test_private_grid_is_five_by_five_and_stamped_with_the_round(rng: random.Ran
 def test_round_stamp_ignores_other_placements_but_not_a_new_round(rng: random.Random) -> None:
     state = kn.new_game([ALICE, BOB], rng)
     state = kn.apply(state, state.roller, kn.Roll(), rng)
-    before = UI.render_grid(table(state), int(ALICE), LOCALE)
+    before = UI.render_grid(table(state), ALICE)
     after_bob = kn.apply(state, BOB, kn.Place(cell=0), rng)
     click = parse_custom_id(buttons(before)[3].custom_id)
-    stored = table(after_bob).record
-    assert click.stamp == SPEC.stamp_of(click, stored, after_bob)
+    version = table(after_bob).stamp
+    assert click.stamp == SPEC.stamp_of(click, version, after_bob)
     next_round = kn.apply(after_bob, ALICE, kn.Place(cell=0), rng)
-    assert click.stamp != SPEC.stamp_of(click, table(next_round).record, next_round)
+    assert click.stamp != SPEC.stamp_of(click, table(next_round).stamp, next_round)
     roll = parse_custom_id(buttons(UI.render(table(state)))[0].custom_id)
-    assert SPEC.stamp_of(roll, stored, after_bob) == stored.version
+    assert SPEC.stamp_of(roll, version, after_bob) == version
 
 
 def test_private_grid_after_placing_is_locked_and_names_the_missing(rng: random.Random) -> None:
     state = kn.new_game([ALICE, BOB], rng)
     state = kn.apply(state, state.roller, kn.Roll(), rng)
     state = kn.apply(state, ALICE, kn.Place(cell=12), rng)
-    rendered = UI.render_grid(table(state, {BOB: "Bob"}), int(ALICE), LOCALE)
+    rendered = UI.render_grid(table(state, {BOB: "Bob"}), ALICE)
     assert all(cell.disabled for cell in buttons(rendered))
     assert buttons(rendered)[12].label == str(state.number)
     description = rendered.embeds[0].description
@@ -181,14 +161,14 @@ def test_private_grid_after_placing_is_locked_and_names_the_missing(rng: random.
 def test_private_grid_before_the_roll_is_locked(rng: random.Random) -> None:
     state = kn.new_game([ALICE, BOB], rng)
     other = BOB if state.roller == ALICE else ALICE
-    assert all(cell.disabled for cell in buttons(UI.render_grid(table(state), int(other), LOCALE)))
-    assert "Roll" in UI.render_grid(table(state), int(state.roller), LOCALE).embeds[0].description
+    assert all(cell.disabled for cell in buttons(UI.render_grid(table(state), other)))
+    assert "Roll" in UI.render_grid(table(state), state.roller).embeds[0].description
 
 
 def test_private_grid_shows_line_scores_so_far() -> None:
     rng = random.Random(1)
     state = play(kn.new_game([ALICE], rng), rng, 10)
-    rendered = UI.render_grid(table(state), int(ALICE), LOCALE)
+    rendered = UI.render_grid(table(state), ALICE)
     scores = kn.line_scores(state.grids[ALICE], partial=True)
     field = rendered.embeds[0].fields[0]
     assert field.name == "Line scores so far"
@@ -197,12 +177,8 @@ def test_private_grid_shows_line_scores_so_far() -> None:
 
 def test_cell_buttons_fit_with_the_longest_game_id(rng: random.Random) -> None:
     state = kn.apply(kn.new_game([ALICE], rng), ALICE, kn.Roll(), rng)
-    huge = Table(
-        GameRecord(**{**record([ALICE], state).__dict__, "id": 2**63 - 1}),
-        state,
-        LOCALE,
-    )
-    assert_within_limits(UI.render_grid(huge, int(ALICE), LOCALE))
+    huge = table(state, game_id=2**63 - 1)
+    assert_within_limits(UI.render_grid(huge, ALICE))
     assert_within_limits(UI.render(huge))
 
 
@@ -302,7 +278,7 @@ def test_game_over_announces_the_winners() -> None:
     rendered = UI.render(table(state))
     assert_within_limits(rendered)
     assert not rendered.layout
-    over = UI.render_grid(table(state), int(BOB), LOCALE)
+    over = UI.render_grid(table(state), BOB)
     assert all(cell.disabled for cell in buttons(over))
     assert over.embeds[0].fields[0].name == "Line scores"
 

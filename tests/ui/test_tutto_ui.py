@@ -13,10 +13,8 @@ import pytest
 from bot.engine import tutto as tu
 from bot.engine.core import Event
 from bot.i18n import has, t
-from bot.play.components import MAX_CUSTOM_ID, Click, parse_custom_id
-from bot.play.spec import Rendered, Table
-from bot.storage import GameRecord, Seat
-from bot.ui.tutto import UI, bank_preview, progress_bar
+from bot.ui.render import MAX_CUSTOM_ID, Click, Rendered, SeatView, Table, parse_custom_id
+from bot.ui.tutto import UI, progress_bar
 from cogs.tutto import SPEC, to_action
 from tests.scripted import act, take, tutto_table
 
@@ -37,26 +35,9 @@ def rolled(card: str, *faces: int, scores: dict[str, int] | None = None) -> tu.S
     return act(act(game([card], scores), tu.Draw()), tu.Roll(), *faces)
 
 
-def record(state: tu.State, names: dict[str, str]) -> GameRecord:
-    return GameRecord(
-        id=GAME_ID,
-        kind="tutto",
-        variant="standard",
-        guild_id=1,
-        channel_id=2,
-        host_id=int(state.players[0]),
-        status="finished" if tu.is_over(state) else "running",
-        version=STAMP,
-        created_at=0.0,
-        updated_at=0.0,
-        message_id=3,
-        state=state.dump(),
-        seats=tuple(Seat(int(p), names.get(p, f"Player {p}")) for p in state.players),
-    )
-
-
 def table(state: tu.State, names: dict[str, str] | None = None) -> Table:
-    return Table(record(state, names or NAMES), state, LOCALE)
+    seats = tuple(SeatView(p, (names or NAMES).get(p, f"Player {p}")) for p in state.players)
+    return Table(seats, GAME_ID, STAMP, LOCALE, state)
 
 
 def render(state: tu.State, names: dict[str, str] | None = None) -> Rendered:
@@ -205,7 +186,7 @@ def test_after_a_tutto_continue_or_stop_banking_the_secured_points() -> None:
     found = buttons(rendered)
     assert set(found) == {"stop", "continue"}
     assert found["stop"].label == t("tutto.stop_bank", LOCALE, points=1050)
-    assert bank_preview(state) == 1050
+    assert tu.bank_preview(state) == 1050
     assert t("tutto.at_risk", LOCALE, points=1050) in description(rendered)
 
 

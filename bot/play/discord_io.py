@@ -1,0 +1,107 @@
+"""The Discord side of the plumbing: an interaction as a :class:`~bot.play.ports.Request`, and a game's channel.
+
+Everything the service says to Discord goes through here: ephemeral refusals, the type-7 edit of a clicked
+message, the public lobby message, edits of a game's message and announcements.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import discord
+
+from bot.i18n import t
+from bot.play.transitions import Actor
+from bot.storage import GameRecord
+from bot.ui.render import Rendered
+
+log = logging.getLogger(__name__)
+
+#: Discord's limit on a message's content.
+MESSAGE_LIMIT = 2000
+
+
+def actor_of(user: discord.abc.User, *, moderator: bool = False) -> Actor:
+    """A Discord user as the service sees one: their id as the seat's player id, and their display name."""
+    return Actor(str(user.id), user.display_name, moderator=moderator)
+
+
+class InteractionRequest:
+    """A slash command or a component click, answered through its interaction."""
+
+    def __init__(self, interaction: discord.Interaction[Any]) -> None:
+        self.interaction = interaction
+        self.actor = actor_of(interaction.user, moderator=interaction.permissions.manage_messages)
+        self.locale = str(interaction.locale)
+        self.game_locale = str(interaction.guild_locale or interaction.locale)
+        self.guild_id = interaction.guild_id
+        self.channel_id = interaction.channel_id
+        message = interaction.message
+        self.message_id = message.id if message is not None else None
+        self.message_is_private = bool(message is not None and message.flags.ephemeral)
+
+    async def refuse(self, key: str, **params: Any) -> None:
+        await self._private_text(t(key, self.locale, **params))
+
+    async def confirm(self, key: str) -> None:
+        await self._private_text(t(key, self.locale))
+
+    async def send(self, rendered: Rendered) -> int:
+        await self.interaction.response.send_message(**rendered.kwargs())
+        message = await self.interaction.original_response()
+        return message.id
+
+    async def show_private(self, rendered: Rendered) -> None:
+        await self.interaction.response.send_message(ephemeral=True, **rendered.kwargs())
+
+    async def update(self, rendered: Rendered) -> None:
+        await self.interaction.response.edit_message(**rendered.kwargs())
+
+    async def acknowledge(self) -> None:
+        await self.interaction.response.defer()
+
+    async def _private_text(self, text: str) -> None:
+        if self.interaction.response.is_done():
+            await self.interaction.followup.send(text, ephemeral=True)
+        else:
+            await self.interaction.response.send_message(text, ephemeral=True)
+
+
+class DiscordChannels:
+    """Edits game messages and posts announcements through the bot's REST client."""
+
+    def __init__(self, client: discord.Client) -> None:
+        self._client = client
+
+    async def edit(self, record: GameRecord, rendered: Rendered) -> None:
+        if record.message_id is None:
+            return
+        channel = self._client.get_partial_messageable(record.channel_id, guild_id=record.guild_id)
+        try:
+            await channel.get_partial_message(record.message_id).edit(**rendered.kwargs())
+        except discord.HTTPException:
+            log.warning("could not edit the message of game %s", record.id, exc_info=True)
+
+    async def post(self, record: GameRecord, lines: list[str]) -> None:
+        """Announce in the channel, packing lines into as few messages as Discord allows."""
+        chunks = pack(lines, MESSAGE_LIMIT)
+        if not chunks:
+            return
+        channel = self._client.get_partial_messageable(record.channel_id, guild_id=record.guild_id)
+        for chunk in chunks:
+            try:
+                await channel.send(chunk, allowed_mentions=discord.AllowedMentions.none())
+            except discord.HTTPException:
+                log.warning("could not announce in channel %s", record.channel_id, exc_info=True)
+
+
+def pack(lines: list[str], limit: int) -> list[str]:
+    """Lines joined into as few messages of at most ``limit`` characters as possible, in order."""
+    chunks: list[str] = []
+    for line in lines:
+        if chunks and len(chunks[-1]) + 1 + len(line) <= limit:
+            chunks[-1] += "\n" + line
+        else:
+            chunks.append(line[:limit])
+    return chunks

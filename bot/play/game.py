@@ -1,0 +1,40 @@
+"""What the plumbing knows about one game, in two layers: its rules (pure) and its presentation.
+
+:class:`GameRules` is all the pure transitions need: the engine, the table limits, the timeouts. :class:`GameSpec`
+adds what the Discord side needs: the renderer, how a click becomes an engine action, the private views. A game's
+cog defines one ``SPEC``; ``bot/registry.py`` lists the cogs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+
+def _no_options(options: Mapping[str, Any], variant: str) -> dict[str, Any]:
+    return {}
+
+
+@dataclass(frozen=True, kw_only=True)
+class GameRules:
+    """Everything the pure transitions need to run one game."""
+
+    kind: str
+    #: The engine module (``bot/engine/<game>.py``), which satisfies ``bot.engine.protocol.Engine``.
+    engine: Any
+    min_players: int
+    max_players: int
+    variants: tuple[str, ...]
+    #: Turn (or round) timeout in minutes: default, lowest and highest an admin may choose.
+    timeout_minutes: tuple[int, int, int]
+    #: Changes whenever a new turn or round starts: the deadline is reset only then.
+    turn_key: Callable[[Any], Hashable]
+    #: Builds ``engine.new_game`` keyword options from the stored game options.
+    engine_options: Callable[[Mapping[str, Any], str], dict[str, Any]] = _no_options
+    #: Result counters the game keeps for statistics (names of the engine's ``PlayerResult.counters``).
+    counters: Sequence[str] = field(default_factory=tuple)
+
+    def load(self, text: str | None) -> Any:
+        """The engine state stored as ``text`` (None before the game starts)."""
+        return self.engine.State.load(text) if text is not None else None

@@ -1,0 +1,56 @@
+"""What the game service needs from the outside world, as protocols: a request to answer and channels to write to.
+
+The Discord implementations live in ``bot/play/discord_io.py``; anything else that acts at a table (a computer
+player, a test) implements the same two protocols, so the service never needs a Discord interaction.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from bot.play.transitions import Actor
+from bot.storage import GameRecord
+from bot.ui.render import Rendered
+
+
+class Request(Protocol):
+    """One request to the service (a slash command or a click): who asks, from where, and how to answer them."""
+
+    actor: Actor
+    #: The asker's language, for private answers.
+    locale: str
+    #: The language a game opened by this request speaks in public.
+    game_locale: str
+    guild_id: int | None
+    channel_id: int | None
+    #: The message a click came from (None for commands), and whether only the clicker can see it.
+    message_id: int | None
+    message_is_private: bool
+
+    async def refuse(self, key: str, **params: Any) -> None:
+        """Tell the asker, privately, why nothing happened."""
+
+    async def confirm(self, key: str) -> None:
+        """Tell the asker, privately, that their command worked."""
+
+    async def send(self, rendered: Rendered) -> int:
+        """Answer with a new public message; returns its id."""
+
+    async def show_private(self, rendered: Rendered) -> None:
+        """Answer with a message only the asker sees."""
+
+    async def update(self, rendered: Rendered) -> None:
+        """Answer a click by replacing the message it came from."""
+
+    async def acknowledge(self) -> None:
+        """Answer a click without changing the message it came from."""
+
+
+class Channels(Protocol):
+    """Writing to a game's channel outside of any request (after a deadline, or besides the answer)."""
+
+    async def edit(self, record: GameRecord, rendered: Rendered) -> None:
+        """Show ``rendered`` on the game's public message."""
+
+    async def post(self, record: GameRecord, lines: list[str]) -> None:
+        """Announce ``lines`` in the game's channel."""

@@ -1,0 +1,306 @@
+"""The decisions of the plumbing as pure functions: (stored game, engine state, actor, now) → outcome.
+
+Lobby rules, who may act, moves, timeouts, removal, leaving, ending and results are decided here, once for
+every game and for every kind of seat (a Discord user or a computer player). Nothing here touches Discord or the
+database: :class:`bot.play.service.GameService` loads a :class:`Game`, calls one of these functions, saves the
+:class:`Outcome` and tells the channel. A refused request raises :class:`Refusal` (plumbing rules) or the
+engine's ``GameError`` (game rules); either way nothing was changed.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from bot.play.game import GameRules
+from bot.storage.games import GameRecord, Seat, SeatKind
+from bot.storage.results import ResultRow
+
+#: Minutes an unstarted lobby stays open.
+LOBBY_MINUTES = 15
+#: Timeouts in a row after which a player is removed from the game.
+MAX_TIMEOUTS = 3
+#: Upper bound on automatic steps for one timed-out player (a Tutto turn takes a handful).
+MAX_AUTO_STEPS = 200
+
+
+class Refusal(Exception):
+    """A request the plumbing refuses (not the game's rules): full lobby, host only, not seated..."""
+
+    def __init__(self, key: str, **params: Any) -> None:
+        super().__init__(key)
+        self.key = key
+        self.params = params
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who asks: the seat's player id, a display name, and whether they may end any game (a moderator)."""
+
+    player: str
+    name: str
+    kind: SeatKind = "user"
+    moderator: bool = False
+
+    def seat(self) -> Seat:
+        return Seat(self.player, self.name, self.kind)
+
+
+@dataclass(frozen=True)
+class Notice:
+    """A line for the channel, as a message id and its parameters (translated in the game's language).
+
+    Every notice may use ``{game}``: the service adds the game's translated name.
+    """
+
+    key: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Game:
+    """A stored game with its engine state parsed once (None before the game starts)."""
+
+    record: GameRecord
+    state: Any
+
+    @classmethod
+    def load(cls, rules: GameRules, record: GameRecord) -> Game:
+        return cls(record, rules.load(record.state))
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A change to save, and what to tell the channel.
+
+    ``moved`` says the engine state changed, so the game's own announcements (of ``state.events``) come first;
+    ``notices`` follow. ``reply_key`` confirms a command to the person who ran it.
+    """
+
+    before: Game
+    after: Game
+    moved: bool = False
+    notices: tuple[Notice, ...] = ()
+    results: tuple[ResultRow, ...] = ()
+    reply_key: str = "play.done"
+
+
+def _closed(
+    game: Game, now: float, *notices: Notice, seats: tuple[Seat, ...] | None = None, reply_key: str = "play.done"
+) -> Outcome:
+    """The game is abandoned (nothing is counted); its state stays as it was for the final message."""
+    record = replace(game.record, status="abandoned", deadline_at=None, finished_at=now)
+    if seats is not None:
+        record = replace(record, seats=seats)
+    return Outcome(game, Game(record, game.state), notices=notices, reply_key=reply_key)
+
+
+# ---------------------------------------------------------------------------------------------- the lobby
+
+
+def open_deadline(now: float) -> float:
+    """When a lobby opened now expires."""
+    return now + LOBBY_MINUTES * 60
+
+
+def join(rules: GameRules, game: Game, actor: Actor) -> Outcome:
+    record = game.record
+    if record.seat(actor.player) is not None:
+        raise Refusal("lobby.already_joined")
+    if len(record.seats) >= rules.max_players:
+        raise Refusal("lobby.full", count=rules.max_players)
+    return Outcome(game, Game(replace(record, seats=(*record.seats, actor.seat())), None))
+
+
+def leave_lobby(game: Game, actor: Actor, now: float, reply_key: str = "play.done") -> Outcome:
+    """Leave a lobby; the host role passes to the next player, and the last one out closes it."""
+    record = game.record
+    if record.seat(actor.player) is None:
+        raise Refusal("lobby.not_joined")
+    seats = tuple(seat for seat in record.seats if seat.player != actor.player)
+    if not any(seat.kind == "user" for seat in seats):
+        return _closed(game, now, seats=seats, reply_key=reply_key)
+    host = record.host
+    if host == actor.player:
+        host = next(seat.player for seat in seats if seat.kind == "user")
+    return Outcome(game, Game(replace(record, seats=seats, host=host), None), reply_key=reply_key)
+
+
+def _require_host(game: Game, actor: Actor) -> None:
+    record = game.record
+    if actor.player != record.host:
+        host = record.seat(record.host)
+        raise Refusal("lobby.host_only", name=host.display_name if host else "")
+
+
+def cancel(game: Game, actor: Actor, now: float) -> Outcome:
+    _require_host(game, actor)
+    return _closed(game, now, Notice("lobby.cancelled"))
+
+
+def start(rules: GameRules, game: Game, actor: Actor, rng: random.Random, now: float) -> Outcome:
+    """The host starts the game: the engine deals, the first turn's deadline is set."""
+    _require_host(game, actor)
+    record = game.record
+    if len(record.seats) < rules.min_players:
+        raise Refusal("lobby.too_few", count=rules.min_players)
+    players = [seat.player for seat in record.seats]
+    state = rules.engine.new_game(players, rng, **rules.engine_options(record.options, record.variant))
+    return _after_move(rules, game, replace(record, status="running"), None, state, (), now)
+
+
+def lobby_action(rules: GameRules, game: Game, actor: Actor, action: str, rng: random.Random, now: float) -> Outcome:
+    """A click on a lobby's buttons."""
+    if action == "join":
+        return join(rules, game, actor)
+    if action == "leave":
+        return leave_lobby(game, actor, now)
+    if action == "cancel":
+        return cancel(game, actor, now)
+    if action == "start":
+        return start(rules, game, actor, rng, now)
+    raise Refusal("error.illegal_action")
+
+
+def expire_lobby(game: Game, now: float) -> Outcome:
+    return _closed(game, now, Notice("lobby.expired"))
+
+
+# ---------------------------------------------------------------------------------------------- the game
+
+
+def require_seated(game: Game, actor: Actor) -> Seat:
+    """The actor's seat at a running game, or a refusal for anyone who is not (or no longer) playing."""
+    seat = game.record.seat(actor.player)
+    if seat is None or seat.status != "active":
+        raise Refusal("play.not_seated_here")
+    return seat
+
+
+def move(rules: GameRules, game: Game, actor: Actor, action: Any, rng: random.Random, now: float) -> Outcome:
+    """A player's action; the engine decides whether it is legal (raising ``GameError`` if not)."""
+    require_seated(game, actor)
+    key = rules.turn_key(game.state)
+    state = rules.engine.apply(game.state, actor.player, action, rng)
+    record = game.record
+    seats = tuple(replace(s, timeouts=0) if s.player == actor.player and s.timeouts else s for s in record.seats)
+    return _after_move(rules, game, replace(record, seats=seats), key, state, (), now)
+
+
+def leave(rules: GameRules, game: Game, actor: Actor, now: float) -> Outcome:
+    """``/<game> leave``: out of the lobby, or out of the running game (the card stays, the turn is skipped)."""
+    record = game.record
+    seat = record.seat(actor.player)
+    if seat is None or seat.status != "active":
+        raise Refusal("play.not_seated", name=actor.name)
+    if record.status == "lobby":
+        return leave_lobby(game, actor, now, reply_key="play.you_left")
+    key = rules.turn_key(game.state)
+    state = rules.engine.leave(game.state, actor.player)
+    seats = tuple(replace(s, status="left") if s.player == actor.player else s for s in record.seats)
+    outcome = _after_move(
+        rules, game, replace(record, seats=seats), key, state, (Notice("play.left", {"name": seat.display_name}),), now
+    )
+    return replace(outcome, reply_key="play.you_left")
+
+
+def end(game: Game, actor: Actor, now: float) -> Outcome:
+    """``/<game> end``: the host or a moderator stops the game; it is not counted anywhere."""
+    if actor.player != game.record.host and not actor.moderator:
+        raise Refusal("play.end_not_allowed")
+    return _closed(game, now, Notice("play.ended", {"name": actor.name}), reply_key="play.you_ended")
+
+
+def timeout_minutes(rules: GameRules, record: GameRecord) -> int:
+    return int(record.options.get("timeout", rules.timeout_minutes[0]))
+
+
+def deadline(rules: GameRules, game: Game, rng: random.Random, now: float) -> Outcome | None:
+    """A stored deadline passed: expire the lobby or play the timed-out turn. None when nothing is due."""
+    record = game.record
+    if not record.active or record.deadline_at is None or record.deadline_at > now:
+        return None
+    if record.status == "lobby":
+        return expire_lobby(game, now)
+    return timeout(rules, game, rng, now)
+
+
+def timeout(rules: GameRules, game: Game, rng: random.Random, now: float) -> Outcome:
+    """Play ``engine.timeout_action`` for everyone who had to act until the turn moves on; count the strike."""
+    engine = rules.engine
+    state = game.state
+    key = rules.turn_key(state)
+    events = []
+    seats = {seat.player: seat for seat in game.record.seats}
+    notices: list[Notice] = []
+    for player in list(engine.to_act(state)):
+        steps = 0
+        while player in engine.to_act(state) and rules.turn_key(state) == key and steps < MAX_AUTO_STEPS:
+            state = engine.apply(state, player, engine.timeout_action(state, player), rng)
+            events.extend(state.events)
+            steps += 1
+        seat = seats[player]
+        seat = replace(seat, timeouts=seat.timeouts + 1)
+        notices.append(Notice("play.timed_out", {"name": seat.display_name}))
+        if seat.timeouts >= MAX_TIMEOUTS and seat.status == "active" and not engine.is_over(state):
+            seat = replace(seat, status="removed")
+            state = engine.leave(state, player)
+            events.extend(state.events)
+            notices.append(Notice("play.removed", {"name": seat.display_name, "count": MAX_TIMEOUTS}))
+        seats[player] = seat
+    state.events = events
+    record = replace(game.record, seats=tuple(seats[seat.player] for seat in game.record.seats))
+    return _after_move(rules, game, record, key, state, tuple(notices), now)
+
+
+def _after_move(
+    rules: GameRules,
+    before: Game,
+    record: GameRecord,
+    old_key: object,
+    state: Any,
+    notices: tuple[Notice, ...],
+    now: float,
+) -> Outcome:
+    """Store the new state; move the deadline when a new turn began; finish the game when it is over."""
+    engine = rules.engine
+    stored = replace(record, state=state.dump())
+    if not any(seat.status == "active" and seat.kind == "user" for seat in record.seats):
+        finished = replace(stored, status="abandoned", deadline_at=None, finished_at=now)
+        return Outcome(before, Game(finished, state), True, (*notices, Notice("play.abandoned")))
+    if engine.is_over(state):
+        finished = replace(stored, status="finished", deadline_at=None, finished_at=now)
+        return Outcome(before, Game(finished, state), True, notices, results(rules, finished, state))
+    deadline_at = record.deadline_at
+    if before.record.status != "running" or rules.turn_key(state) != old_key:
+        deadline_at = now + timeout_minutes(rules, record) * 60
+    return Outcome(before, Game(replace(stored, deadline_at=deadline_at), state), True, notices)
+
+
+def results(rules: GameRules, record: GameRecord, state: Any) -> tuple[ResultRow, ...]:
+    """One result row per person at the table (their card as it stands, also for those who left)."""
+    rows = []
+    for result in rules.engine.results(state):
+        seat = record.seat(result.player)
+        if seat is None or seat.user_id is None:
+            continue
+        counters = {name: result.counters.get(name) for name in rules.counters}
+        rows.append(
+            ResultRow(
+                game_id=record.id,
+                kind=record.kind,
+                variant=record.variant,
+                guild_id=record.guild_id,
+                channel_id=record.channel_id,
+                user_id=seat.user_id,
+                display_name=seat.display_name,
+                score=result.score,
+                rank=result.rank,
+                won=result.won,
+                finished_at=record.finished_at if record.finished_at is not None else 0.0,
+                **counters,
+            )
+        )
+    return tuple(rows)

@@ -1,0 +1,208 @@
+"""The render types every UI module shares: component ids, the layout builder, payloads and what a renderer sees.
+
+This is the seam between the plumbing (``bot/play``) and the renderers (``bot/ui``): the plumbing builds a
+:class:`Table` or :class:`Lobby` from the stored game and hands it over; a renderer returns a :class:`Rendered`.
+Renderers therefore never see storage rows or Discord interactions, and ``bot/ui`` never imports ``bot/play``.
+
+Component ids are ``g:<game id>:<action>:<argument>:<stamp>``. The stamp is the game's stored version when the
+message was rendered (or another freshness mark a game chooses), so a click on an outdated message can be
+recognised; everything a click needs is in the id, so buttons keep working after a restart.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Generic, Literal, Protocol, TypeVar
+
+import discord
+
+PREFIX = "g"
+CUSTOM_ID = re.compile(rf"{PREFIX}:(?P<game>\d+):(?P<action>[a-z_]+):(?P<arg>[A-Za-z0-9_.\-]*):(?P<stamp>\d+)")
+MAX_CUSTOM_ID = 100
+
+SeatKind = Literal["user", "computer"]
+StateT = TypeVar("StateT")
+StateT_contra = TypeVar("StateT_contra", contravariant=True)
+
+
+@dataclass(frozen=True)
+class Click:
+    """A decoded component interaction."""
+
+    game_id: int
+    action: str
+    arg: str
+    stamp: int
+    values: tuple[str, ...] = ()
+
+
+def custom_id(game_id: int, action: str, arg: str | int = "", stamp: int = 0) -> str:
+    """Encode a component id, refusing one Discord would reject or our pattern would not match."""
+    value = f"{PREFIX}:{game_id}:{action}:{arg}:{stamp}"
+    if len(value) > MAX_CUSTOM_ID or not CUSTOM_ID.fullmatch(value):
+        raise ValueError(f"invalid component id {value!r}")
+    return value
+
+
+def parse_custom_id(value: str, values: Sequence[str] = ()) -> Click | None:
+    """The click a component id stands for, or None for an id that is not ours (or too long to be real)."""
+    if len(value) > MAX_CUSTOM_ID:
+        return None
+    match = CUSTOM_ID.fullmatch(value)
+    if match is None:
+        return None
+    return Click(int(match["game"]), match["action"], match["arg"], int(match["stamp"]), tuple(values))
+
+
+class Layout:
+    """Buttons and selects arranged in rows, turned into a view that is never kept in memory.
+
+    The view is stopped before it is sent: discord.py then does not store it, and clicks reach the one
+    dynamic item that handles every game component, however long ago the message was posted.
+    """
+
+    def __init__(self) -> None:
+        self._items: list[discord.ui.Item[Any]] = []
+
+    def button(
+        self,
+        row: int,
+        label: str | None,
+        component_id: str,
+        *,
+        style: discord.ButtonStyle = discord.ButtonStyle.secondary,
+        disabled: bool = False,
+        emoji: str | None = None,
+    ) -> Layout:
+        self._items.append(
+            discord.ui.Button(label=label, custom_id=component_id, style=style, disabled=disabled, emoji=emoji, row=row)
+        )
+        return self
+
+    def select(
+        self,
+        row: int,
+        placeholder: str,
+        component_id: str,
+        options: Iterable[tuple[str, str, str | None]],
+        *,
+        disabled: bool = False,
+    ) -> Layout:
+        """A single-choice select; ``options`` are (label, value, description) triples, at most 25."""
+        choices = [
+            discord.SelectOption(label=label[:100], value=value, description=(description or None))
+            for label, value, description in options
+        ]
+        self._items.append(
+            discord.ui.Select(
+                placeholder=placeholder[:150], custom_id=component_id, options=choices, disabled=disabled, row=row
+            )
+        )
+        return self
+
+    def link(self, row: int, label: str, url: str) -> Layout:
+        self._items.append(discord.ui.Button(label=label, url=url, row=row))
+        return self
+
+    def view(self) -> discord.ui.View:
+        view = discord.ui.View(timeout=None)
+        for item in self._items:
+            view.add_item(item)
+        view.stop()
+        return view
+
+    def __bool__(self) -> bool:
+        return bool(self._items)
+
+
+@dataclass
+class Rendered:
+    """A message payload: text, embeds and components."""
+
+    content: str | None = None
+    embeds: list[discord.Embed] = field(default_factory=list)
+    layout: Layout = field(default_factory=Layout)
+
+    def kwargs(self) -> dict[str, Any]:
+        """Arguments for send/edit calls; an empty layout clears the components."""
+        return {"content": self.content, "embeds": self.embeds, "view": self.layout.view()}
+
+
+@dataclass(frozen=True)
+class SeatView:
+    """A player as a renderer sees one: the engine's player id, a name, and whether a person sits there."""
+
+    player: str
+    name: str
+    kind: SeatKind = "user"
+    status: str = "active"
+
+    @property
+    def mention(self) -> str:
+        """A ping for a person; a computer player is never mentioned, only named."""
+        return f"<@{self.player}>" if self.kind == "user" else f"**{self.name}**"
+
+
+@dataclass(frozen=True)
+class Seating:
+    """Names and mentions of the seated players, shared by the lobby and the running game."""
+
+    seats: tuple[SeatView, ...]
+
+    def seat(self, player: str) -> SeatView | None:
+        return next((seat for seat in self.seats if seat.player == player), None)
+
+    def name(self, player: str) -> str:
+        seat = self.seat(player)
+        return seat.name if seat else player
+
+    def mention(self, player: str) -> str:
+        seat = self.seat(player)
+        return seat.mention if seat else f"<@{player}>"
+
+
+@dataclass(frozen=True)
+class Table(Seating, Generic[StateT]):
+    """What a game renderer sees: the game's id and stamp, its engine state, the seats and the language."""
+
+    game_id: int
+    stamp: int
+    locale: str
+    state: StateT
+
+    def in_locale(self, locale: str) -> Table[StateT]:
+        """The same table for someone else's language (private views answer in the clicker's locale)."""
+        return replace(self, locale=locale)
+
+
+@dataclass(frozen=True)
+class Lobby(Seating):
+    """What the lobby renderer sees: who hosts and joined, the rules and options, and the game's limits."""
+
+    game_id: int
+    stamp: int
+    locale: str
+    kind: str
+    variant: str
+    host: str
+    open: bool
+    options: Mapping[str, Any]
+    min_players: int
+    max_players: int
+    show_variant: bool
+
+
+class GameUI(Protocol[StateT_contra]):
+    """Pure rendering of one game (``bot/ui/<game>.py``)."""
+
+    def render(self, table: Table[StateT_contra]) -> Rendered:
+        """The game message for the current state, including the final standings once it is over."""
+
+    def announce(self, table: Table[StateT_contra]) -> list[str]:
+        """Lines to post in the channel for the engine's latest events (may be empty)."""
+
+
+#: A private (ephemeral) view: the table in the viewer's language and whose view it is (a player id).
+PrivateRenderer = Callable[[Table[Any], str], Rendered]

@@ -1,0 +1,209 @@
+"""The plumbing's decisions as pure functions: lobby, turns, timeouts, leaving, ending and results, no server."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+from dataclasses import replace
+
+import pytest
+
+from bot.engine import kniffel
+from bot.engine.core import GameError
+from bot.play import transitions as tr
+from bot.play.transitions import Actor, Game, Notice, Refusal
+from bot.storage import GameRecord
+from cogs.kniffel import SPEC
+
+NOW = 1_800_000_000.0
+ALICE = Actor("101", "Alice")
+BOB = Actor("102", "Bob")
+CAROL = Actor("103", "Carol")
+COMPUTER = Actor("cpu-1", "Robo", kind="computer")
+
+
+def lobby(*actors: Actor, timeout: int = 5) -> Game:
+    seats = tuple(actor.seat() for actor in actors)
+    record = GameRecord(
+        id=1, kind="kniffel", variant="kniffel", guild_id=10, channel_id=20, host=actors[0].player,
+        status="lobby", version=3, created_at=NOW, updated_at=NOW, options={"timeout": timeout},
+        deadline_at=tr.open_deadline(NOW), seats=seats,
+    )  # fmt: skip
+    return Game(record, None)
+
+
+def started(*actors: Actor, seed: int = 1) -> Game:
+    outcome = tr.start(SPEC, lobby(*actors), actors[0], random.Random(seed), NOW)
+    return outcome.after
+
+
+def test_join_seats_the_actor_and_refuses_twice_or_past_the_limit() -> None:
+    joined = tr.join(SPEC, lobby(ALICE), BOB).after
+    assert [seat.player for seat in joined.record.seats] == ["101", "102"]
+    with pytest.raises(Refusal) as again:
+        tr.join(SPEC, joined, BOB)
+    assert again.value.key == "lobby.already_joined"
+    full = lobby(*(Actor(str(200 + n), f"P{n}") for n in range(SPEC.max_players)))
+    with pytest.raises(Refusal) as too_many:
+        tr.join(SPEC, full, BOB)
+    assert (too_many.value.key, too_many.value.params) == ("lobby.full", {"count": SPEC.max_players})
+
+
+def test_the_host_role_passes_on_and_the_last_person_out_closes_the_lobby() -> None:
+    game = lobby(ALICE, COMPUTER, BOB)
+    after = tr.leave_lobby(game, ALICE, NOW).after.record
+    assert after.host == BOB.player and after.status == "lobby"
+    closed = tr.leave_lobby(Game(after, None), BOB, NOW).after.record
+    assert closed.status == "abandoned" and closed.finished_at == NOW and closed.deadline_at is None
+    with pytest.raises(Refusal, match=r"lobby\.not_joined"):
+        tr.leave_lobby(game, CAROL, NOW)
+
+
+def test_only_the_host_starts_or_cancels() -> None:
+    game = lobby(ALICE, BOB)
+    for decide in (
+        lambda: tr.start(SPEC, game, BOB, random.Random(1), NOW),
+        lambda: tr.cancel(game, BOB, NOW),
+        lambda: tr.lobby_action(SPEC, game, BOB, "start", random.Random(1), NOW),
+    ):
+        with pytest.raises(Refusal) as refused:
+            decide()
+        assert (refused.value.key, refused.value.params) == ("lobby.host_only", {"name": "Alice"})
+    cancelled = tr.cancel(game, ALICE, NOW)
+    assert cancelled.after.record.status == "abandoned"
+    assert cancelled.notices == (Notice("lobby.cancelled"),)
+
+
+def test_an_unknown_lobby_action_is_refused() -> None:
+    with pytest.raises(Refusal, match=r"error\.illegal_action"):
+        tr.lobby_action(SPEC, lobby(ALICE), ALICE, "explode", random.Random(1), NOW)
+
+
+def test_start_deals_the_engine_state_and_sets_the_first_deadline() -> None:
+    outcome = tr.start(SPEC, lobby(ALICE, BOB, timeout=7), ALICE, random.Random(1), NOW)
+    game = outcome.after
+    assert game.record.status == "running" and outcome.moved
+    assert isinstance(game.state, kniffel.State) and sorted(game.state.players) == ["101", "102"]
+    assert game.record.state == game.state.dump()
+    assert game.record.deadline_at == NOW + 7 * 60
+    assert outcome.before.record.status == "lobby"
+
+
+def test_start_needs_enough_players() -> None:
+    rules = replace(SPEC, min_players=2)
+    with pytest.raises(Refusal) as refused:
+        tr.start(rules, lobby(ALICE), ALICE, random.Random(1), NOW)
+    assert (refused.value.key, refused.value.params) == ("lobby.too_few", {"count": 2})
+
+
+def test_a_move_goes_through_the_engine_and_clears_the_players_strikes() -> None:
+    game = started(ALICE, BOB)
+    player = game.state.current_player
+    actor = ALICE if player == ALICE.player else BOB
+    struck = Game(replace(game.record, seats=tuple(replace(s, timeouts=2) for s in game.record.seats)), game.state)
+    outcome = tr.move(SPEC, struck, actor, kniffel.Roll(), random.Random(2), NOW + 10)
+    assert outcome.after.state.rolls == 1
+    assert outcome.after.record.seat(player).timeouts == 0
+    assert outcome.after.record.seat("102" if player == "101" else "101").timeouts == 2
+    assert outcome.after.record.deadline_at == game.record.deadline_at  # same turn: same deadline
+
+
+def test_an_illegal_move_raises_and_changes_nothing() -> None:
+    game = started(ALICE, BOB)
+    waiting = BOB if game.state.current_player == ALICE.player else ALICE
+    before = game.record.state
+    with pytest.raises(GameError):
+        tr.move(SPEC, game, waiting, kniffel.Roll(), random.Random(2), NOW)
+    assert game.record.state == before and game.state.dump() == before
+    with pytest.raises(Refusal, match=r"play\.not_seated_here"):
+        tr.move(SPEC, game, CAROL, kniffel.Roll(), random.Random(2), NOW)
+
+
+def test_a_deadline_before_its_time_or_of_a_finished_game_does_nothing() -> None:
+    game = started(ALICE)
+    assert tr.deadline(SPEC, game, random.Random(1), game.record.deadline_at - 1) is None
+    over = Game(replace(game.record, status="finished"), game.state)
+    assert tr.deadline(SPEC, over, random.Random(1), NOW + 10_000) is None
+
+
+def test_an_expired_lobby_is_abandoned_with_a_notice() -> None:
+    game = lobby(ALICE)
+    outcome = tr.deadline(SPEC, game, random.Random(1), game.record.deadline_at + 1)
+    assert outcome is not None and outcome.after.record.status == "abandoned"
+    assert outcome.notices == (Notice("lobby.expired"),)
+
+
+def test_a_timeout_plays_the_turn_counts_a_strike_and_the_third_removes() -> None:
+    game = started(ALICE, BOB)
+    first = game.state.current_player
+    now = game.record.deadline_at + 1
+    outcome = tr.deadline(SPEC, game, random.Random(3), now)
+    assert outcome is not None
+    after = outcome.after
+    assert after.state.turns[first] == 1 and after.state.current_player != first
+    assert after.record.seat(first).timeouts == 1
+    assert Notice("play.timed_out", {"name": after.record.seat(first).display_name}) in outcome.notices
+    assert after.record.deadline_at == now + 5 * 60  # a new turn: a new deadline
+    struck = replace(after.record.seat(first), timeouts=2)
+    seats = tuple(struck if s.player == first else s for s in after.record.seats)
+    # the first player's next turn runs out too, this time the third in a row
+    second = tr.timeout(SPEC, Game(replace(after.record, seats=seats), after.state), random.Random(4), now)
+    third = tr.timeout(SPEC, second.after, random.Random(5), now)
+    removed = third.after.record.seat(first)
+    assert removed.status == "removed" and removed.timeouts == 3
+    assert any(notice.key == "play.removed" for notice in third.notices)
+    assert first in third.after.state.left
+
+
+def test_leaving_a_running_game_keeps_the_card_and_the_last_person_out_abandons() -> None:
+    game = started(ALICE, BOB)
+    outcome = tr.leave(SPEC, game, ALICE, NOW)
+    assert outcome.reply_key == "play.you_left"
+    assert outcome.after.record.seat(ALICE.player).status == "left"
+    assert outcome.after.record.status == "running"
+    gone = tr.leave(SPEC, outcome.after, BOB, NOW)
+    assert gone.after.record.status == "abandoned" and gone.results == ()
+    assert gone.notices[-1] == Notice("play.abandoned")
+    with pytest.raises(Refusal, match=r"play\.not_seated"):
+        tr.leave(SPEC, gone.after, CAROL, NOW)
+
+
+def test_only_people_keep_a_game_alive() -> None:
+    game = started(ALICE, COMPUTER)
+    outcome = tr.leave(SPEC, game, ALICE, NOW)
+    assert outcome.after.record.status == "abandoned"
+
+
+def test_the_host_or_a_moderator_ends_a_game() -> None:
+    game = started(ALICE, BOB)
+    with pytest.raises(Refusal, match=r"play\.end_not_allowed"):
+        tr.end(game, BOB, NOW)
+    ended = tr.end(game, replace(BOB, moderator=True), NOW)
+    assert ended.after.record.status == "abandoned" and ended.reply_key == "play.you_ended"
+    assert ended.notices == (Notice("play.ended", {"name": "Bob"}),)
+    assert tr.end(game, ALICE, NOW).after.record.status == "abandoned"
+
+
+def test_a_finished_game_stores_one_result_per_person_and_none_for_computers() -> None:
+    game = started(ALICE, COMPUTER)
+    rng = random.Random(9)
+    actors = {ALICE.player: ALICE, COMPUTER.player: COMPUTER}
+    outcome = None
+    while game.record.status == "running":
+        state = game.state
+        player = state.current_player
+        action = kniffel.timeout_action(state, player)
+        outcome = tr.move(SPEC, game, actors[player], action, rng, NOW)
+        game = outcome.after
+    assert outcome is not None and game.record.status == "finished" and game.record.deadline_at is None
+    assert [row.user_id for row in outcome.results] == [101]
+    row = outcome.results[0]
+    assert row.score == kniffel.card_totals(game.state, ALICE.player).total
+    assert row.finished_at == NOW and row.kniffels is not None
+
+
+def test_the_transitions_need_no_discord() -> None:
+    code = "import sys, bot.play.transitions; print('discord' in sys.modules)"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "False"
