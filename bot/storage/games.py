@@ -173,10 +173,11 @@ class GamesRepository:
         saved = replace(game, version=game.version + 1, updated_at=now)
         async with self._db.transaction() as conn:
             cursor = await conn.execute(
-                "UPDATE games SET status = ?, message_id = ?, options = ?, state = ?, deadline_at = ?, "
+                "UPDATE games SET status = ?, host_id = ?, message_id = ?, options = ?, state = ?, deadline_at = ?, "
                 "finished_at = ?, locale = ?, version = ?, updated_at = ? WHERE id = ? AND version = ?",
                 (
                     saved.status,
+                    int(saved.host),
                     saved.message_id,
                     json.dumps(saved.options),
                     saved.state,

@@ -102,3 +102,17 @@ async def test_shutdown_waits_for_a_command_in_progress(harness: Harness) -> Non
     record = await harness.record()
     assert record is not None
     assert record.message_id == (await reply.message()).id
+
+
+async def test_the_host_role_passes_on_when_the_host_leaves_the_lobby(harness: Harness) -> None:
+    """The new host was only ever kept in memory: after the host left, nobody could start the game."""
+    await harness.start_bot()
+    lobby = await harness.open_lobby("kniffel", harness.alice)
+    await harness.click(harness.bob, lobby, "Join")
+    await harness.click(harness.carol, lobby, "Join")
+    await harness.click(harness.alice, lobby, "Leave")
+    await harness.restart()
+    started = await harness.click(harness.bob, lobby, "Start")
+    assert await started.response() == 7
+    record = await harness.record()
+    assert record is not None and record.status == "running" and record.host == str(harness.bob.id)

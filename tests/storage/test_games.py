@@ -24,7 +24,7 @@ async def new_game(games: GamesRepository, channel_id: int = 10, deadline_at: fl
         variant="classic",
         guild_id=1,
         channel_id=channel_id,
-        host=Seat(100, "Alice"),
+        host=Seat.user(100, "Alice"),
         locale="en-US",
         options={"timeout": 5},
         deadline_at=deadline_at,
@@ -36,7 +36,7 @@ async def test_create_and_load_round_trip(db: Database) -> None:
     created = await new_game(games)
     assert created.status == "lobby"
     assert created.version == 0
-    assert created.seats == (Seat(100, "Alice"),)
+    assert created.seats == (Seat.user(100, "Alice"),)
     assert created.options == {"timeout": 5}
     assert await games.get(created.id) == created
     assert await games.active_in_channel(10) == created
@@ -62,7 +62,7 @@ async def test_finished_game_frees_the_channel(db: Database) -> None:
 async def test_save_bumps_version_and_refuses_stale_writes(db: Database) -> None:
     games = GamesRepository(db)
     game = await new_game(games)
-    joined = await games.save(replace(game, seats=(*game.seats, Seat(200, "Bob"))))
+    joined = await games.save(replace(game, seats=(*game.seats, Seat.user(200, "Bob"))))
     assert joined.version == 1
     with pytest.raises(StaleVersion):
         await games.save(replace(game, state="{}"))
@@ -123,3 +123,29 @@ async def test_failed_save_writes_no_results(db: Database) -> None:
     with pytest.raises(StaleVersion):
         await games.save(replace(game, status="finished"), [row])
     assert await results.for_game(game.id) == []
+
+
+async def test_seats_hold_people_and_computer_players(db: Database) -> None:
+    games = GamesRepository(db)
+    game = await new_game(games)
+    robot = Seat("cpu-1", "Robo", kind="computer")
+    saved = await games.save(replace(game, seats=(*game.seats, robot)), before=game)
+    loaded = await games.get(game.id)
+    assert loaded == saved and loaded.seats == (Seat.user(100, "Alice"), robot)
+    assert (loaded.seat("100").user_id, loaded.seat("cpu-1").user_id) == (100, None)
+    assert loaded.host == "100"
+
+
+async def test_a_save_writes_only_the_seats_that_changed(db: Database) -> None:
+    games = GamesRepository(db)
+    game = await new_game(games)
+    three = await games.save(
+        replace(game, seats=(*game.seats, Seat.user(200, "Bob"), Seat.user(300, "Carol"))), before=game
+    )
+    struck = replace(three.seats[1], timeouts=1)
+    without_alice = replace(three, seats=(struck, three.seats[2]), host="200")
+    saved = await games.save(without_alice, before=three)
+    loaded = await games.get(game.id)
+    assert loaded == saved
+    assert [(seat.player, seat.timeouts) for seat in loaded.seats] == [("200", 1), ("300", 0)]
+    assert loaded.host == "200"
