@@ -59,7 +59,7 @@ class DiceBot(commands.Bot):
         self._extensions = tuple(extensions) if extensions is not None else registry.extensions(self._games)
         self._rng = rng
         self.clock = clock
-        self.tree.on_error = self._on_app_command_error
+        self.tree.error(self._on_app_command_error)
         self._close_lock = asyncio.Lock()
         self._closed = False
 

@@ -16,7 +16,11 @@ from bot.ui.render import Click
 
 
 def to_action(click: Click) -> dicepoker.Action:
-    return dice_action(dicepoker, click, lambda row: dicepoker.Pass() if row == "pass" else dicepoker.Score(row=row))
+    return dice_action(
+        dicepoker,
+        click,
+        lambda row: dicepoker.parse_action({"kind": "pass"} if row == "pass" else {"kind": "score", "row": row}),
+    )
 
 
 SPEC = GameSpec(

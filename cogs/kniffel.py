@@ -16,7 +16,7 @@ from bot.ui.render import Click
 
 
 def to_action(click: Click) -> kniffel.Action:
-    return dice_action(kniffel, click, lambda box: kniffel.Score(box=box))
+    return dice_action(kniffel, click, lambda box: kniffel.parse_action({"kind": "score", "box": box}))
 
 
 SPEC = GameSpec(

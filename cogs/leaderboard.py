@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-def game_choices(kinds: Iterable[str]) -> list[app_commands.Choice[str]]:
+def game_choices(kinds: Iterable[str]) -> list[app_commands.Choice[str | int | float]]:
     """A slash-command choice per registered game, named through the catalogue like every command text."""
     return [app_commands.Choice(name=_(t(f"game.{kind}", "en"), key=f"game.{kind}"), value=kind) for kind in kinds]
 
@@ -44,7 +44,7 @@ async def _guarded(interaction: discord.Interaction[Any], handler: Callable[[], 
     try:
         await handler()
     except Exception:
-        log.exception("leaderboard click %s failed", (interaction.data or {}).get("custom_id"))
+        log.exception("leaderboard click %s failed", cast("dict[str, Any]", interaction.data or {}).get("custom_id"))
         text = t("play.unexpected_error", _locale(interaction))
         if interaction.response.is_done():
             await interaction.followup.send(text, ephemeral=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 
 import discord
@@ -39,7 +39,7 @@ def turn_key(state: tutto.State) -> Hashable:
     return (state.current, state.turn, tutto.is_over(state))
 
 
-def engine_options(options: dict[str, Any], variant: str) -> dict[str, Any]:
+def engine_options(options: Mapping[str, Any], variant: str) -> dict[str, Any]:
     return {"target": int(options.get("target", tutto.DEFAULT_TARGET))}
 
 

@@ -28,7 +28,7 @@ async def store_finished_game(
         variant=variant,
         guild_id=guild_id,
         channel_id=channel_id,
-        host=Seat(users[0], names.get(users[0], f"user{users[0]}")),
+        host=Seat.user(users[0], names.get(users[0], f"user{users[0]}")),
         locale="en-US",
         options={},
         deadline_at=None,

@@ -7,7 +7,7 @@ components keep working after a restart without any view held in memory.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, cast
 
 import discord
 
@@ -30,7 +30,8 @@ class GameComponent(discord.ui.DynamicItem[discord.ui.Button[Any]], template=CUS
     async def from_custom_id(
         cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> GameComponent:
-        values = (interaction.data or {}).get("values", ())
+        data = cast("dict[str, Any]", interaction.data or {})
+        values: list[str] = data.get("values", [])
         click = parse_custom_id(match.string, values)
         if click is not None and click.game_id >= 2**63:
             click = None
@@ -41,4 +42,4 @@ class GameComponent(discord.ui.DynamicItem[discord.ui.Button[Any]], template=CUS
         if self.click is None:
             await request.refuse("error.illegal_action")
             return
-        await interaction.client.service.on_click(request, self.click)  # type: ignore[attr-defined]
+        await interaction.client.service.on_click(request, self.click)

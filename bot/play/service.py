@@ -14,7 +14,7 @@ import logging
 import random
 import time
 from collections import defaultdict
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import replace
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
@@ -36,15 +36,15 @@ R = TypeVar("R")
 
 
 def tracked(
-    method: Callable[Concatenate[GameService, P], Awaitable[R]],
-) -> Callable[Concatenate[GameService, P], Awaitable[R]]:
+    method: Callable[Concatenate[GameService, P], Coroutine[Any, Any, R]],
+) -> Callable[Concatenate[GameService, P], Coroutine[Any, Any, R]]:
     """Mark an entry point whose work a shutdown waits for (see :meth:`GameService.drain`)."""
 
-    @functools.wraps(method)
-    async def run(self: GameService, *args: P.args, **kwargs: P.kwargs) -> R:
-        with self.in_flight.track():
-            return await method(self, *args, **kwargs)
+    async def run(service: GameService, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        with service.in_flight.track():
+            return await method(service, *args, **kwargs)
 
+    functools.update_wrapper(run, method)
     return run
 
 

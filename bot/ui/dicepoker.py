@@ -45,7 +45,7 @@ class DicePokerUI(ScorecardUI):
         options = dicepoker.row_options(state.dice, state.cards[state.current_player], state.turn, state.first_roll)
         if not options:
             return [(t("dicepoker.pass", locale), "pass", t("dicepoker.pass_hint", locale))]
-        choices = []
+        choices: list[tuple[str, str, str | None]] = []
         for row, points in options.items():
             name = t(f"dicepoker.row.{row}", locale)
             if row in dicepoker.UPPER:

@@ -25,7 +25,7 @@ class KniffelUI(ScorecardUI):
         card = state.cards[state.current_player]
         options = kniffel.score_options(state.dice, card, state.ruleset)
         bonus = kniffel.extra_bonus(state.dice, card, state.ruleset)
-        choices = []
+        choices: list[tuple[str, str, str | None]] = []
         for box, points in options.items():
             label = t("kniffel.option", locale, box=t(f"kniffel.box.{box}", locale), points=points)
             if bonus:

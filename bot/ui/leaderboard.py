@@ -227,10 +227,10 @@ def render_forget_prompt(count: int, user_id: int, locale: str | None) -> tuple[
     if count == 0:
         return t("forget.nothing", locale), _stopped([])
     text = _plural("forget.prompt", count, locale)
-    confirm = discord.ui.Button(
+    confirm: discord.ui.Button[discord.ui.View] = discord.ui.Button(
         label=t("forget.confirm", locale), style=discord.ButtonStyle.danger, custom_id=forget_id("confirm", user_id)
     )
-    cancel = discord.ui.Button(
+    cancel: discord.ui.Button[discord.ui.View] = discord.ui.Button(
         label=t("forget.cancel", locale), style=discord.ButtonStyle.secondary, custom_id=forget_id("cancel", user_id)
     )
     return text, _stopped([confirm, cancel])

@@ -24,7 +24,6 @@ MAX_CUSTOM_ID = 100
 
 SeatKind = Literal["user", "computer"]
 StateT = TypeVar("StateT")
-StateT_contra = TypeVar("StateT_contra", contravariant=True)
 
 
 @dataclass(frozen=True)
@@ -194,13 +193,13 @@ class Lobby(Seating):
     show_variant: bool
 
 
-class GameUI(Protocol[StateT_contra]):
+class GameUI(Protocol[StateT]):
     """Pure rendering of one game (``bot/ui/<game>.py``)."""
 
-    def render(self, table: Table[StateT_contra]) -> Rendered:
+    def render(self, table: Table[StateT]) -> Rendered:
         """The game message for the current state, including the final standings once it is over."""
 
-    def announce(self, table: Table[StateT_contra]) -> list[str]:
+    def announce(self, table: Table[StateT]) -> list[str]:
         """Lines to post in the channel for the engine's latest events (may be empty)."""
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from bot.storage import ChannelBusy, Database, GamesRepository, ResultRow, ResultsRepository, Seat, StaleVersion
+from bot.storage.database import bundled_migrations
 
 
 @pytest.fixture
@@ -149,3 +150,31 @@ async def test_a_save_writes_only_the_seats_that_changed(db: Database) -> None:
     assert loaded == saved
     assert [(seat.player, seat.timeouts) for seat in loaded.seats] == [("200", 1), ("300", 0)]
     assert loaded.host == "200"
+
+
+async def test_migration_moves_seats_of_running_games_to_player_ids(tmp_path: Path) -> None:
+    path = tmp_path / "schema3.sqlite3"
+    old = await Database.open(path, [m for m in bundled_migrations() if m.version <= 3])
+    try:
+        async with old.transaction() as conn:
+            await conn.execute(
+                "INSERT INTO games (id, kind, variant, channel_id, host_id, status, state, version, created_at, "
+                "updated_at) VALUES (7, 'kniffel', 'kniffel', 10, 100, 'running', '{}', 4, 1.0, 1.0)"
+            )
+            await conn.executemany(
+                "INSERT INTO game_players (game_id, user_id, seat, display_name, status, timeouts) "
+                "VALUES (7, ?, ?, ?, ?, ?)",
+                [(200, 1, "Bob", "left", 0), (100, 0, "Alice", "active", 2)],
+            )
+    finally:
+        await old.close()
+    db = await Database.open(path)
+    try:
+        loaded = await GamesRepository(db).get(7)
+    finally:
+        await db.close()
+    assert loaded is not None and loaded.host == "100"
+    assert loaded.seats == (
+        Seat("100", "Alice", "user", "active", 2),
+        Seat("200", "Bob", "user", "left", 0),
+    )

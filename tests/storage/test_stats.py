@@ -7,11 +7,12 @@ plain-Python reference, before and after deletions and after migrating a databas
 
 from __future__ import annotations
 
+import functools
 import itertools
 import random
 import sqlite3
 from collections import defaultdict
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from bot.engine.core import competition_ranks
 from bot.storage import Database, GamesRepository, Seat, StatsRepository
 from bot.storage.database import bundled_migrations
 from bot.storage.stats import METRICS, MIN_AVERAGE_GAMES, PERIOD_DAYS, LeaderboardPage
+from tests.legacy import store_legacy_game
 from tests.results import store_finished_game
 
 NOW = 1_800_000_000.0
@@ -46,8 +48,13 @@ def stats(db: Database) -> StatsRepository:
     return StatsRepository(db)
 
 
+def legacy(db: Database) -> Callable[..., Awaitable[int]]:
+    """Stores finished games the way a database of schema 0001-0003 held them (for the migration tests)."""
+    return functools.partial(store_legacy_game, db)
+
+
 async def play(
-    games: GamesRepository,
+    games: GamesRepository | Callable[..., Awaitable[int]],
     scores: dict[int, int],
     *,
     kind: str = "kniffel",
@@ -58,8 +65,8 @@ async def play(
     counters: dict[int, dict[str, float | None]] | None = None,
 ) -> int:
     """A finished game with these players' scores (rank and win from the scores); returns its id."""
-    return await store_finished_game(
-        games,
+    store = functools.partial(store_finished_game, games) if isinstance(games, GamesRepository) else games
+    return await store(
         scores,
         kind=kind,
         variant=variant,
@@ -151,7 +158,7 @@ async def test_abandoned_games_do_not_count(games: GamesRepository, stats: Stats
         variant="standard",
         guild_id=GUILD,
         channel_id=99,
-        host=Seat(3, "user3"),
+        host=Seat.user(3, "user3"),
         locale="en-US",
         options={},
         deadline_at=None,
@@ -380,7 +387,9 @@ async def everything(stats: StatsRepository, kind: str, metric: str, period: str
         page += 1
 
 
-async def random_games(games: GamesRepository, rng: random.Random, count: int) -> list[Played]:
+async def random_games(
+    games: GamesRepository | Callable[..., Awaitable[int]], rng: random.Random, count: int
+) -> list[Played]:
     played = []
     for _ in range(count):
         kind = rng.choice(("kniffel", "tutto"))
@@ -441,7 +450,7 @@ async def test_migration_backfills_standings_from_existing_results(tmp_path: Pat
     path = tmp_path / "old.sqlite3"
     old = await Database.open(path, bundled_migrations()[:1])
     try:
-        played = await random_games(GamesRepository(old), random.Random(3), 60)
+        played = await random_games(legacy(old), random.Random(3), 60)
     finally:
         await old.close()
     with sqlite3.connect(path) as conn:
@@ -462,7 +471,7 @@ async def test_migration_takes_classic_games_out_of_the_upper_bonus_rate(tmp_pat
     path = tmp_path / "schema2.sqlite3"
     old = await Database.open(path, bundled_migrations()[:2])
     try:
-        old_games = GamesRepository(old)
+        old_games = legacy(old)
         bonus, no_bonus, classic = (
             {"kniffels": 1, "upper_bonus": 1},
             {"kniffels": 0, "upper_bonus": 0},
