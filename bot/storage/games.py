@@ -106,7 +106,7 @@ class GamesRepository:
                     (kind, variant, guild_id, channel_id, host.user_id, locale, encoded_options, deadline_at, now, now),
                 )
                 game_id = cursor.lastrowid
-                assert game_id is not None  # set by every INSERT
+                assert game_id is not None
                 await _write_seats(conn, game_id, (host,))
         except sqlite3.IntegrityError:
             existing = await self.active_in_channel(channel_id)
