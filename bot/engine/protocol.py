@@ -22,8 +22,12 @@ NewStateT_co = TypeVar("NewStateT_co", bound=GameState, covariant=True)
 
 
 class NewGame(Protocol[NewStateT_co]):
-    """``new_game(players, rng, **options)``: the options differ per game (Kniffel's ``ruleset``, Tutto's
-    ``target``), so they are left open; the runner builds them with ``GameSpec.engine_options``."""
+    """``new_game(players, rng, **options)``, whatever options a game adds (Kniffel's ``ruleset``, Tutto's
+    ``target``); the runner builds them with ``GameSpec.engine_options``.
+
+    ``*args: Any, **options: Any`` after the fixed parameters is how mypy spells "any further parameters", so
+    each engine keeps its own keywords while ``players`` and ``rng`` are still checked.
+    """
 
     def __call__(self, players: Sequence[str], rng: random.Random, /, *args: Any, **options: Any) -> NewStateT_co: ...
 
@@ -31,9 +35,8 @@ class NewGame(Protocol[NewStateT_co]):
 class Engine(Protocol[StateT, ActionT]):
     """One game's rules: a pure state machine over ``StateT`` driven by ``ActionT`` (docs/architecture.md).
 
-    Members are read-only properties so a module's functions and its ``State`` class match them: a module
-    attribute can be read, and a Protocol attribute that could be written would demand more than a module
-    promises.
+    ``State`` and ``new_game`` are read-only properties: a module's class and its function with extra keywords
+    match them, and nothing that holds an engine may replace them.
     """
 
     @property
