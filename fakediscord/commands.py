@@ -8,6 +8,7 @@ interaction for a command it did not register.
 
 from __future__ import annotations
 
+import builtins
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,7 +53,7 @@ class CommandStore:
     def list(self, guild_id: int | None = None) -> list[dict[str, Any]]:
         return list(self._global if guild_id is None else self._guild.get(guild_id, []))
 
-    def overwrite(self, guild_id: int | None, commands: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def overwrite(self, guild_id: int | None, commands: builtins.list[dict[str, Any]]) -> builtins.list[dict[str, Any]]:
         """PUT bulk overwrite: validate all, keep ids of commands that keep their (name, type), drop the rest."""
         check_commands(commands)
         old = {(c["name"], c["type"]): c for c in self.list(guild_id)}
@@ -101,7 +102,7 @@ class CommandStore:
                     return command
         return None
 
-    def names(self, guild_id: int | None) -> list[str]:
+    def names(self, guild_id: int | None) -> builtins.list[str]:
         scopes = ([guild_id] if guild_id is not None else []) + [None]
         return sorted({c["name"] for scope in scopes for c in self.list(scope) if c["type"] == CHAT_INPUT})
 
@@ -145,7 +146,7 @@ class CommandStore:
             stored["guild_id"] = str(guild_id)
         return stored
 
-    def _set(self, guild_id: int | None, commands: list[dict[str, Any]]) -> None:
+    def _set(self, guild_id: int | None, commands: builtins.list[dict[str, Any]]) -> None:
         if guild_id is None:
             self._global = commands
         else:
@@ -195,7 +196,7 @@ def _option_value(option: dict[str, Any], value: Any, referenced: list[User | Ro
     """Type-check one value like the Discord client's option picker would, returning its wire form."""
     kind = option["type"]
     name = option["name"]
-    accepted: dict[int, tuple[type, ...]] = {
+    accepted: dict[int, tuple[type[Any], ...]] = {
         STRING: (str,),
         INTEGER: (int,),
         NUMBER: (int, float),
@@ -221,7 +222,7 @@ def _option_value(option: dict[str, Any], value: Any, referenced: list[User | Ro
         if not low <= len(value) <= high:
             raise InvalidInput(f"option {name!r} must be {low}..{high} characters long, got {len(value)}")
     if isinstance(value, User | Role | Channel):
-        if kind == CHANNEL and option.get("channel_types") and value.type not in option["channel_types"]:
+        if isinstance(value, Channel) and option.get("channel_types") and value.type not in option["channel_types"]:
             raise InvalidInput(f"option {name!r} accepts channel types {option['channel_types']}")
         referenced.append(value)
         return str(value.id)

@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from aiohttp import web
+from aiohttp import BodyPartReader, web
 
 from fakediscord.errors import APIError
 from fakediscord.faults import Faults
@@ -136,7 +136,7 @@ class RestAPI:
             fault = self.faults.match(request.method, path)
             if fault is not None:
                 body, headers = fault.response()
-                response = self._reply(request, body, fault.status)
+                response: web.StreamResponse = self._reply(request, body, fault.status)
                 response.headers.update(headers)
             else:
                 response = await handler(request)
@@ -163,12 +163,14 @@ class RestAPI:
             uploads: dict[int, Upload] = {}
             reader = await request.multipart()
             async for part in reader:
-                name = getattr(part, "name", None) or ""
+                if not isinstance(part, BodyPartReader):  # a nested multipart: Discord's uploads have none
+                    continue
+                name = part.name or ""
                 if name == "payload_json":
-                    call.body = _loads(await part.text())  # type: ignore[union-attr]
+                    call.body = _loads(await part.text())
                 elif (match := re.fullmatch(r"files\[(\d+)\]", name)) is not None:
                     content_type = part.headers.get("Content-Type", "application/octet-stream")
-                    data = await part.read()  # type: ignore[union-attr]
+                    data = await part.read()
                     uploads[int(match.group(1))] = Upload(part.filename or "file", bytes(data), content_type)
             call.uploads = [uploads[i] for i in sorted(uploads)]
         else:
@@ -222,7 +224,7 @@ class RestAPI:
         return self._reply(request, user.payload())
 
     async def get_my_guilds(self, request: web.Request) -> web.Response:
-        guilds = [
+        guilds: list[dict[str, Any]] = [
             {
                 "id": str(g.id),
                 "name": g.name,
@@ -236,7 +238,7 @@ class RestAPI:
         return self._reply(request, guilds)
 
     async def create_dm(self, request: web.Request) -> web.Response:
-        recipient = self._body(request).get("recipient_id")
+        recipient: Any = self._body(request).get("recipient_id")
         user = self.world.users.get(int(recipient)) if str(recipient).isdigit() else None
         if user is None:
             raise APIError.unknown_user()
@@ -244,7 +246,7 @@ class RestAPI:
 
     async def get_application(self, request: web.Request) -> web.Response:
         world = self.world
-        app = {
+        app: dict[str, Any] = {
             "id": str(world.application_id),
             "name": world.bot.name,
             "icon": None,

@@ -198,7 +198,7 @@ class FakeDiscord:
 
     # -- waiting ------------------------------------------------------------------------------------------
 
-    async def wait_for(self, predicate: Callable[[], T], timeout: float = 5.0, what: str = "condition") -> T:
+    async def wait_for(self, predicate: Callable[[], T | None], timeout: float = 5.0, what: str = "condition") -> T:
         """Wait until ``predicate()`` is truthy and return its value; ``TimeoutError`` with diagnostics."""
         return await self.world.changes.wait_for(predicate, timeout, what, self.diagnostics)
 

@@ -30,7 +30,7 @@ class Changes:
 
     async def wait_for(
         self,
-        predicate: Callable[[], T],
+        predicate: Callable[[], T | None],
         timeout: float,
         what: str = "condition",
         diagnostics: Callable[[], str] | None = None,

@@ -46,9 +46,12 @@ RowId = Literal[
     "chance",
 ]
 
-ROWS: tuple[str, ...] = get_args(RowId)
-UPPER: tuple[str, ...] = ROWS[:6]
-LOWER: tuple[str, ...] = ROWS[6:]
+ROWS: tuple[RowId, ...] = get_args(RowId)
+UPPER: tuple[RowId, ...] = ROWS[:6]
+LOWER: tuple[RowId, ...] = ROWS[6:]
+
+Scorecard = Mapping[str, int] | Mapping[RowId, int]
+"""A card as the contract functions take it: raw row names (checked) or a ``State`` card."""
 
 TURNS = 15
 UPPER_TURNS = 6
@@ -121,16 +124,14 @@ def score(dice: Sequence[int], row: str, first_roll: bool = False) -> int | None
     return points + POKER_BONUS if row == "poker" else points
 
 
-def row_options(
-    dice: Sequence[int], scorecard: Mapping[str, int], turn: int, first_roll: bool = False
-) -> dict[str, int]:
+def row_options(dice: Sequence[int], scorecard: Scorecard, turn: int, first_roll: bool = False) -> dict[RowId, int]:
     """The open rows of the part that ``turn`` (1..15) belongs to which accept these dice, with their points."""
     if not 1 <= turn <= TURNS:
         raise ValueError(f"turn is 1..{TURNS}, got {turn}")
     for row in scorecard:
         _check_row(row)
     part = UPPER if turn <= UPPER_TURNS else LOWER
-    options: dict[str, int] = {}
+    options: dict[RowId, int] = {}
     for row in part:
         if row not in scorecard:
             points = score(dice, row, first_roll)
@@ -139,7 +140,7 @@ def row_options(
     return options
 
 
-def card_breakdown(scorecard: Mapping[str, int]) -> CardTotals:
+def card_breakdown(scorecard: Scorecard) -> CardTotals:
     """Upper sum U, its bonus (+50 once all six upper rows are filled and U >= 0), lower sum and total."""
     for row in scorecard:
         _check_row(row)
@@ -150,7 +151,7 @@ def card_breakdown(scorecard: Mapping[str, int]) -> CardTotals:
     return CardTotals(upper=upper, upper_bonus=bonus, lower=lower, total=upper + bonus + lower)
 
 
-def total(scorecard: Mapping[str, int]) -> int:
+def total(scorecard: Scorecard) -> int:
     """U + bonus (when all six upper rows are filled and U >= 0) + the part-2 rows."""
     return card_breakdown(scorecard).total
 
@@ -251,11 +252,11 @@ def new_game(players: Sequence[str], rng: random.Random) -> State:
 # Transitions
 
 
-def _options(state: State) -> dict[str, int]:
+def _options(state: State) -> dict[RowId, int]:
     return row_options(state.dice, state.cards[state.current_player], state.turn, state.first_roll)
 
 
-def _check_score(state: State, row: str) -> int:
+def _check_score(state: State, row: RowId) -> int:
     """The points ``row`` gets now, or the reason it cannot be chosen."""
     fivedice.check_rolled(state)
     if row in state.cards[state.current_player]:

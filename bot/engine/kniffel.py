@@ -45,10 +45,13 @@ BoxId = Literal[
     "chance",
 ]
 
-RULESETS: tuple[str, ...] = get_args(Ruleset)
-BOXES: tuple[str, ...] = get_args(BoxId)
-UPPER: tuple[str, ...] = BOXES[:6]
-LOWER: tuple[str, ...] = BOXES[6:]
+RULESETS: tuple[Ruleset, ...] = get_args(Ruleset)
+BOXES: tuple[BoxId, ...] = get_args(BoxId)
+UPPER: tuple[BoxId, ...] = BOXES[:6]
+LOWER: tuple[BoxId, ...] = BOXES[6:]
+
+Scorecard = Mapping[str, int] | Mapping[BoxId, int]
+"""A card as the contract functions take it: raw box names (checked) or a ``State`` card."""
 
 TURNS = 13
 UPPER_BONUS = 35
@@ -82,7 +85,7 @@ def _check_ruleset(ruleset: str) -> None:
         raise ValueError(f"unknown ruleset {ruleset!r}; expected one of {', '.join(RULESETS)}")
 
 
-def _check_card(scorecard: Mapping[str, int]) -> None:
+def _check_card(scorecard: Scorecard) -> None:
     for box in scorecard:
         if box not in BOXES:
             raise ValueError(f"unknown box {box!r}; expected one of {', '.join(BOXES)}")
@@ -114,7 +117,7 @@ def _points(faces: Sequence[int], box: str) -> int:
     return sum(faces)
 
 
-def score_options(dice: Sequence[int], scorecard: Mapping[str, int], ruleset: str = "kniffel") -> dict[str, int]:
+def score_options(dice: Sequence[int], scorecard: Scorecard, ruleset: str = "kniffel") -> dict[BoxId, int]:
     """Every box the player may write these dice into now, mapped to the points written there, in card order.
 
     Under the ``kniffel`` ruleset a five of a kind with the ``kniffel`` box already filled is a joker and the
@@ -136,7 +139,7 @@ def score_options(dice: Sequence[int], scorecard: Mapping[str, int], ruleset: st
     return {box: _points(faces, box) for box in open_boxes}
 
 
-def extra_bonus(dice: Sequence[int], scorecard: Mapping[str, int], ruleset: str = "kniffel") -> int:
+def extra_bonus(dice: Sequence[int], scorecard: Scorecard, ruleset: str = "kniffel") -> int:
     """The +100 an extra Kniffel earns when scored now (``kniffel`` ruleset, ``kniffel`` box holding 50).
 
     A full card cannot take the dice, so it earns nothing.
@@ -154,7 +157,7 @@ def extra_bonus(dice: Sequence[int], scorecard: Mapping[str, int], ruleset: str 
     return 0
 
 
-def card_breakdown(scorecard: Mapping[str, int], bonus: int = 0, ruleset: str = "kniffel") -> CardTotals:
+def card_breakdown(scorecard: Scorecard, bonus: int = 0, ruleset: str = "kniffel") -> CardTotals:
     """Upper sum, upper bonus, lower sum, extra bonus and total of a (possibly partial) scorecard."""
     _check_ruleset(ruleset)
     _check_card(scorecard)
@@ -170,7 +173,7 @@ def card_breakdown(scorecard: Mapping[str, int], bonus: int = 0, ruleset: str = 
     )
 
 
-def total(scorecard: Mapping[str, int], bonus: int = 0, ruleset: str = "kniffel") -> int:
+def total(scorecard: Scorecard, bonus: int = 0, ruleset: str = "kniffel") -> int:
     """Final total: upper sum + upper bonus (``kniffel`` ruleset, upper sum >= 63) + lower sum + ``bonus``.
 
     ``bonus`` is the sum of the player's extra-Kniffel bonuses, which the scorecard itself does not hold.
@@ -244,7 +247,7 @@ def _roll_off(players: Sequence[str], rng: random.Random) -> tuple[str, list[dic
             return contenders[0], rounds, events
 
 
-def new_game(players: Sequence[str], rng: random.Random, ruleset: str = "kniffel") -> State:
+def new_game(players: Sequence[str], rng: random.Random, ruleset: Ruleset = "kniffel") -> State:
     """Start a game: roll off for the first player (skipped when playing alone), then join order from them."""
     _check_ruleset(ruleset)
     joined = list(players)
@@ -252,6 +255,8 @@ def new_game(players: Sequence[str], rng: random.Random, ruleset: str = "kniffel
         raise ValueError("a game needs at least one player")
     if len(set(joined)) != len(joined):
         raise ValueError("player ids must be unique")
+    rounds: list[dict[str, list[int]]]
+    events: list[Event]
     if len(joined) == 1:
         starter, rounds, events = joined[0], [], []
     else:
@@ -276,7 +281,7 @@ def new_game(players: Sequence[str], rng: random.Random, ruleset: str = "kniffel
 # Transitions
 
 
-def _check_score(state: State, box: str) -> int:
+def _check_score(state: State, box: BoxId) -> int:
     """The points ``box`` gets now, or the reason it cannot be chosen."""
     fivedice.check_rolled(state)
     card = state.cards[state.current_player]

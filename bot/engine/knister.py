@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Sequence
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
@@ -165,7 +165,7 @@ Action = Annotated[Roll | Place, Field(discriminator="kind")]
 _ACTION_ADAPTER: TypeAdapter[Roll | Place] = TypeAdapter(Action)
 
 
-def parse_action(data: dict) -> Roll | Place:
+def parse_action(data: dict[str, Any]) -> Roll | Place:
     """Build an action from its dict form (``{"kind": "place", "cell": 12}``); ``ValueError`` when invalid."""
     return _ACTION_ADAPTER.validate_python(data)
 

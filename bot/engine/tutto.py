@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
@@ -169,7 +169,7 @@ Action = Annotated[AnyAction, Field(discriminator="kind")]
 _ACTION_ADAPTER: TypeAdapter[AnyAction] = TypeAdapter(Action)
 
 
-def parse_action(data: dict) -> AnyAction:
+def parse_action(data: dict[str, Any]) -> AnyAction:
     """Build an action from its dict form (``{"kind": "toggle", "index": 2}``); ``ValueError`` when invalid."""
     return _ACTION_ADAPTER.validate_python(data)
 

@@ -165,7 +165,9 @@ class StatsRepository:
     async def count_results(self, user_id: int) -> int:
         """How many results forget-me would delete (all games, every server)."""
         cursor = await self._db.reader.execute("SELECT COUNT(*) FROM results WHERE user_id = ?", (user_id,))
-        return (await cursor.fetchone())[0]
+        row = await cursor.fetchone()
+        assert row is not None  # COUNT(*) always answers
+        return row[0]
 
     async def forget(self, user_id: int) -> int:
         """Delete every stored result of the user and what was derived from them; the number of results.
@@ -217,14 +219,16 @@ class _Board:
         where = "kind = ? AND scope = ?" + (f" AND games >= {MIN_AVERAGE_GAMES}" if metric == "average" else "")
         params = (self.kind, self.scope)
         cursor = await conn.execute(f"SELECT COUNT(*) FROM standings {indexed} WHERE {where}", params)
-        total = (await cursor.fetchone())[0]
+        counted = await cursor.fetchone()
+        assert counted is not None  # COUNT(*) always answers
+        total = counted[0]
         cursor = await conn.execute(
             f"SELECT s.user_id, s.games, s.{metric}, COALESCE(n.display_name, s.user_id) "
             f"FROM standings AS s {indexed} LEFT JOIN player_names AS n USING (user_id) "
             f"WHERE {where} ORDER BY {_order(metric)} LIMIT ? OFFSET ?",
             (*params, page_size, page * page_size),
         )
-        found = await cursor.fetchall()
+        found = list(await cursor.fetchall())
         first_rank = await self._rank_of(conn, indexed, where, params, found[0][2]) if found else 0
         rows = _ranked(found, page * page_size, first_rank)
         caller = next((row for row in rows if row.user_id == caller_id), None)
@@ -248,7 +252,9 @@ class _Board:
         cursor = await conn.execute(
             f"SELECT COUNT(*) FROM standings {indexed} WHERE {where} AND {self.metric} > ?", (*params, figure)
         )
-        return 1 + (await cursor.fetchone())[0]
+        row = await cursor.fetchone()
+        assert row is not None  # COUNT(*) always answers
+        return 1 + row[0]
 
     # ------------------------------------------------------------------ week / month: results in the window
 
@@ -321,7 +327,9 @@ class _Board:
         return int(row[0]) if row else 0
 
 
-def _ranked(found: Sequence[tuple[int, int, float, object]], offset: int, first_rank: int) -> list[Standing]:
+def _ranked(
+    found: Sequence[tuple[int, int, float, object] | aiosqlite.Row], offset: int, first_rank: int
+) -> list[Standing]:
     """Competition ranks ("1224") for a page listed best first.
 
     A line ties with the line above it or ranks by its position, so only the first line's rank needs the

@@ -1,0 +1,157 @@
+"""The engine protocol: every registered engine honours the contract the shared runner relies on, and mypy
+holds each engine module to ``Engine[State, Action]`` (and refuses a module that does not fit)."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bot.engine import registry
+from bot.engine.protocol import Engine
+
+ROOT = Path(__file__).resolve().parents[2]
+MAX_STEPS = 20_000
+"""Far above the longest game the timeout player makes; reaching it means the runner loop would not end."""
+
+ENGINES = [
+    pytest.param(registry.KNIFFEL, {"ruleset": "kniffel"}, id="kniffel"),
+    pytest.param(registry.KNIFFEL, {"ruleset": "classic"}, id="kniffel-classic"),
+    pytest.param(registry.DICEPOKER, {}, id="dicepoker"),
+    pytest.param(registry.KNISTER, {}, id="knister"),
+    pytest.param(registry.TUTTO, {"target": 1500}, id="tutto"),
+]
+
+
+def step(engine: Engine[Any, Any], state: Any, rng: random.Random) -> Any:
+    """One move of the deadline runner: the first player to act plays what ``timeout_action`` picks.
+
+    Checks on the way what the runner and the UI take for granted: the timeout's choice is a legal action,
+    nobody outside ``to_act`` has one, actions survive their JSON form and states their dump.
+    """
+    acting = engine.to_act(state)
+    assert acting, "a running game always waits for somebody"
+    for player in state.players:
+        if player not in acting:
+            assert engine.legal_actions(state, player) == []
+    player = acting[0]
+    action = engine.timeout_action(state, player)
+    assert action in engine.legal_actions(state, player)
+    assert engine.parse_action(action.model_dump()) == action
+    nxt = engine.apply(state, player, action, rng)
+    assert nxt.move == state.move + 1
+    assert engine.State.load(nxt.dump()) == nxt
+    return nxt
+
+
+def assert_finished(engine: Engine[Any, Any], state: Any, players: list[str]) -> None:
+    """A finished game waits for nobody and has one result line per seat, rank 1 exactly for the winners."""
+    assert engine.is_over(state)
+    assert engine.to_act(state) == []
+    assert all(engine.legal_actions(state, player) == [] for player in players)
+    results = engine.results(state)
+    assert sorted(result.player for result in results) == sorted(players)
+    assert all(result.won == (result.rank == 1) for result in results)
+    assert any(result.won for result in results)
+
+
+@pytest.mark.parametrize(("engine", "options"), ENGINES)
+@settings(max_examples=8, deadline=None)
+@given(n_players=st.integers(min_value=1, max_value=4), seed=st.integers(min_value=0, max_value=2**32))
+def test_the_timeout_runner_finishes_every_game(
+    engine: Engine[Any, Any], options: dict[str, Any], n_players: int, seed: int
+) -> None:
+    rng = random.Random(seed)
+    players = [f"p{i}" for i in range(n_players)]
+    state = engine.new_game(players, rng, **options)
+    assert sorted(state.players) == sorted(players)
+    assert engine.State.load(state.dump()) == state
+    steps = 0
+    while not engine.is_over(state):
+        state = step(engine, state, rng)
+        steps += 1
+        assert steps < MAX_STEPS
+    assert_finished(engine, state, players)
+
+
+@pytest.mark.parametrize(("engine", "options"), ENGINES)
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(min_value=0, max_value=2**32), moves=st.integers(min_value=0, max_value=40))
+def test_players_leaving_one_by_one_end_the_game(
+    engine: Engine[Any, Any], options: dict[str, Any], seed: int, moves: int
+) -> None:
+    rng = random.Random(seed)
+    players = ["ann", "ben", "cleo"]
+    state = engine.new_game(players, rng, **options)
+    for _ in range(moves):
+        if engine.is_over(state):
+            break
+        state = step(engine, state, rng)
+    for player in players:
+        if engine.is_over(state):
+            break
+        state = engine.leave(state, player)
+        assert player not in engine.to_act(state)
+        assert engine.legal_actions(state, player) == []
+    assert_finished(engine, state, players)
+
+
+FAULTY_ENGINE = '''
+"""Kniffel's engine, except that its new_game takes no random source and it has no leave."""
+import random
+
+from bot.engine import kniffel
+
+State = kniffel.State
+apply = kniffel.apply
+legal_actions = kniffel.legal_actions
+to_act = kniffel.to_act
+timeout_action = kniffel.timeout_action
+is_over = kniffel.is_over
+results = kniffel.results
+parse_action = kniffel.parse_action
+
+
+def new_game(players: list[str]) -> kniffel.State:
+    return kniffel.new_game(players, random.Random(0))
+'''
+
+BINDING = """
+import faulty_engine
+from bot.engine import kniffel
+from bot.engine.protocol import Engine
+
+FAULTY: Engine[kniffel.State, kniffel.Action] = faulty_engine
+"""
+
+
+def test_mypy_accepts_every_engine_module_and_refuses_one_that_breaks_the_protocol(tmp_path: Path) -> None:
+    """One mypy run (the project's configuration, strict for ``bot.engine``) over the registry and a faulty
+    engine bound the same way: only the faulty binding is reported, with what is wrong in it."""
+    (tmp_path / "faulty_engine.py").write_text(FAULTY_ENGINE)
+    (tmp_path / "binding.py").write_text(BINDING)
+    checked = subprocess.run(
+        [
+            *(sys.executable, "-m", "mypy", "--follow-imports=silent", "--cache-dir=/dev/null"),
+            *("bot/engine/protocol.py", "bot/engine/registry.py"),
+            *(str(tmp_path / "binding.py"), str(tmp_path / "faulty_engine.py")),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    report = checked.stdout + checked.stderr
+    assert checked.returncode == 1, report
+    errors = [line for line in checked.stdout.splitlines() if ": error: " in line]
+    assert len(errors) == 1, report
+    assert errors[0].startswith(f"{tmp_path / 'binding.py'}:6: error: Incompatible types in assignment"), report
+    assert 'is missing following "Engine" protocol member:\n' in checked.stdout
+    assert "note:     leave\n" in checked.stdout
+    assert 'new_game: expected "NewGame[State]"' in checked.stdout
