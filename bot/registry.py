@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Sequence
 
-from bot.play.spec import GameSpec
+from bot.play.spec import AnySpec, GameSpec
 
 #: The cog module of every game, in the order /help and the leaderboard list them.
 GAMES: tuple[str, ...] = (
@@ -25,12 +25,12 @@ def extensions(games: Sequence[str] = GAMES) -> tuple[str, ...]:
     return ("cogs.help", *games, "cogs.leaderboard")
 
 
-def load_specs(games: Sequence[str] = GAMES) -> dict[str, GameSpec]:
+def load_specs(games: Sequence[str] = GAMES) -> dict[str, AnySpec]:
     """The spec of every game, by kind, in registry order."""
-    specs: dict[str, GameSpec] = {}
+    specs: dict[str, AnySpec] = {}
     for module in games:
         spec = importlib.import_module(module).SPEC
         if not isinstance(spec, GameSpec):
-            raise TypeError(f"{module}.SPEC is not a GameSpec")
+            raise TypeError(f"{module}.SPEC is not a AnySpec")
         specs[spec.kind] = spec
     return specs

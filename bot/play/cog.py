@@ -16,7 +16,7 @@ from discord.app_commands import locale_str as _
 from discord.ext import commands
 
 from bot.play.discord_io import InteractionRequest, actor_of
-from bot.play.spec import GameSpec
+from bot.play.spec import AnySpec
 from bot.ui import rules as rules_ui
 from bot.ui.render import Click
 
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 class GameCog(commands.GroupCog):
     """Base for game cogs: the game's ``spec`` and its shared commands."""
 
-    spec: ClassVar[GameSpec]
+    spec: ClassVar[AnySpec]
 
     def __init__(self, bot: DiceBot) -> None:
         self.bot = bot

@@ -9,7 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel
+
+from bot.engine.core import GameState
+from bot.engine.protocol import Engine
+
+StateT = TypeVar("StateT", bound=GameState)
+ActionT = TypeVar("ActionT", bound=BaseModel)
 
 
 def _no_options(options: Mapping[str, Any], variant: str) -> dict[str, Any]:
@@ -17,24 +25,28 @@ def _no_options(options: Mapping[str, Any], variant: str) -> dict[str, Any]:
 
 
 @dataclass(frozen=True, kw_only=True)
-class GameRules:
+class GameRules(Generic[StateT, ActionT]):
     """Everything the pure transitions need to run one game."""
 
     kind: str
-    #: The engine module (``bot/engine/<game>.py``), which satisfies ``bot.engine.protocol.Engine``.
-    engine: Any
+    #: The engine module (``bot/engine/<game>.py``).
+    engine: Engine[StateT, ActionT]
     min_players: int
     max_players: int
     variants: tuple[str, ...]
     #: Turn (or round) timeout in minutes: default, lowest and highest an admin may choose.
     timeout_minutes: tuple[int, int, int]
     #: Changes whenever a new turn or round starts: the deadline is reset only then.
-    turn_key: Callable[[Any], Hashable]
+    turn_key: Callable[[StateT], Hashable]
     #: Builds ``engine.new_game`` keyword options from the stored game options.
     engine_options: Callable[[Mapping[str, Any], str], dict[str, Any]] = _no_options
     #: Result counters the game keeps for statistics (names of the engine's ``PlayerResult.counters``).
     counters: Sequence[str] = field(default_factory=tuple)
 
-    def load(self, text: str | None) -> Any:
+    def load(self, text: str | None) -> StateT | None:
         """The engine state stored as ``text`` (None before the game starts)."""
         return self.engine.State.load(text) if text is not None else None
+
+
+#: Rules of any game, as the plumbing holds them side by side.
+AnyRules = GameRules[Any, Any]

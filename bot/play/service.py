@@ -23,7 +23,7 @@ from bot.i18n import has, t
 from bot.play import transitions
 from bot.play.inflight import InFlight
 from bot.play.ports import Channels, Request
-from bot.play.spec import GameSpec
+from bot.play.spec import AnySpec
 from bot.play.transitions import Actor, Game, Outcome, Refusal
 from bot.storage import ChannelBusy, GameRecord, GamesRepository, StaleVersion
 from bot.ui import lobby as lobby_ui
@@ -48,7 +48,7 @@ def tracked(
     return run
 
 
-def error_key(spec: GameSpec, error: GameError) -> str:
+def error_key(spec: AnySpec, error: GameError) -> str:
     """The message for a refused action: the game's text for the error's reason when it has one."""
     reason = error.params.get("reason")
     if reason is not None and has(f"{spec.kind}.reason.{reason}"):
@@ -71,7 +71,7 @@ def table(game: Game, locale: str | None = None) -> Table[Any]:
     return Table(seat_views(record), record.id, record.version, locale or record.locale, game.state)
 
 
-def lobby(spec: GameSpec, record: GameRecord) -> Lobby:
+def lobby(spec: AnySpec, record: GameRecord) -> Lobby:
     """What the lobby renderer sees."""
     return Lobby(
         seats=seat_views(record),
@@ -95,7 +95,7 @@ class GameService:
     def __init__(
         self,
         games: GamesRepository,
-        specs: Mapping[str, GameSpec],
+        specs: Mapping[str, AnySpec],
         channels: Channels,
         rng: Callable[[], random.Random] = secure_rng,
         clock: Callable[[], float] = time.time,
@@ -116,7 +116,7 @@ class GameService:
     # ---------------------------------------------------------------- commands
 
     @tracked
-    async def open_lobby(self, request: Request, spec: GameSpec, variant: str, options: dict[str, Any]) -> None:
+    async def open_lobby(self, request: Request, spec: AnySpec, variant: str, options: dict[str, Any]) -> None:
         """``/<game> start``: create the game with the host seated and post the lobby."""
         if request.channel_id is None:
             await request.refuse("play.no_channel")
@@ -148,15 +148,15 @@ class GameService:
                 raise
             await self._games.attach_message(record.id, message_id)
 
-    async def leave(self, request: Request, spec: GameSpec) -> None:
+    async def leave(self, request: Request, spec: AnySpec) -> None:
         """``/<game> leave``: leave the lobby, or the running game (the card stays, the turn is skipped)."""
         await self._command(request, spec, lambda game: transitions.leave(spec, game, request.actor, self._clock()))
 
-    async def end(self, request: Request, spec: GameSpec) -> None:
+    async def end(self, request: Request, spec: AnySpec) -> None:
         """``/<game> end``: the host or a moderator stops the game; it is not counted anywhere."""
         await self._command(request, spec, lambda game: transitions.end(game, request.actor, self._clock()))
 
-    async def private(self, request: Request, spec: GameSpec, view: str, target: Actor | None = None) -> None:
+    async def private(self, request: Request, spec: AnySpec, view: str, target: Actor | None = None) -> None:
         """A read-only ephemeral view of the channel's game (``/kniffel scorecard``, ``/knister grid``)."""
         record = await self._games.active_in_channel(request.channel_id or 0)
         who = target or request.actor
@@ -174,7 +174,7 @@ class GameService:
         await request.show_private(spec.private_views[view].render(table(game, request.locale), who.player))
 
     @tracked
-    async def _command(self, request: Request, spec: GameSpec, decide: Callable[[Game], Outcome]) -> None:
+    async def _command(self, request: Request, spec: AnySpec, decide: Callable[[Game], Outcome]) -> None:
         found = await self._games.active_in_channel(request.channel_id or 0)
         if found is None or found.kind != spec.kind:
             await request.refuse("play.no_game", game=t(f"game.{spec.kind}", request.locale))
@@ -228,7 +228,7 @@ class GameService:
                 await self._channels.edit(saved.record, rendered)
         await self._channels.post(saved.record, self.announcements(spec, outcome))
 
-    def _decide_click(self, spec: GameSpec, game: Game, request: Request, click: Click) -> Outcome:
+    def _decide_click(self, spec: AnySpec, game: Game, request: Request, click: Click) -> Outcome:
         record = game.record
         if not record.active:
             self._locks.pop(record.id, None)
@@ -242,7 +242,7 @@ class GameService:
         return transitions.move(spec, game, request.actor, self._action(spec, click), self._rng(), now)
 
     async def _decide_and_save(
-        self, request: Request, spec: GameSpec, game: Game, decide: Callable[[], Outcome]
+        self, request: Request, spec: AnySpec, game: Game, decide: Callable[[], Outcome]
     ) -> Outcome | None:
         """Decide and save, or refuse (privately) and change nothing; None when refused."""
         try:
@@ -263,7 +263,7 @@ class GameService:
         return replace(outcome, after=saved)
 
     @staticmethod
-    def _action(spec: GameSpec, click: Click) -> Any:
+    def _action(spec: AnySpec, click: Click) -> Any:
         """The engine action of a click; a forged or malformed component is refused like an illegal move."""
         try:
             return spec.to_action(click)
@@ -278,7 +278,7 @@ class GameService:
         await self._games.attach_message(record.id, request.message_id)
         return replace(record, message_id=request.message_id)
 
-    async def _open_private(self, request: Request, spec: GameSpec, record: GameRecord, click: Click) -> None:
+    async def _open_private(self, request: Request, spec: AnySpec, record: GameRecord, click: Click) -> None:
         view = spec.private_views[click.action]
         if record.state is None:
             await request.refuse("play.not_started")
@@ -308,7 +308,7 @@ class GameService:
 
     # ---------------------------------------------------------------- rendering and saving
 
-    def render(self, spec: GameSpec, game: Game) -> Rendered:
+    def render(self, spec: AnySpec, game: Game) -> Rendered:
         """The game message for any status: lobby, running, finished or abandoned."""
         record = game.record
         if game.state is None:
@@ -319,7 +319,7 @@ class GameService:
             rendered.layout = type(rendered.layout)()
         return rendered
 
-    def announcements(self, spec: GameSpec, outcome: Outcome) -> list[str]:
+    def announcements(self, spec: AnySpec, outcome: Outcome) -> list[str]:
         """The channel lines of a change: the game's own (from the engine's events), then the plumbing's."""
         game = outcome.after
         locale = game.record.locale

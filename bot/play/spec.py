@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.play.game import GameRules
+from bot.play.game import ActionT, GameRules, StateT
 from bot.ui.render import Click, GameUI, PrivateRenderer
 
 
@@ -24,14 +24,18 @@ class PrivateView:
 
 
 @dataclass(frozen=True, kw_only=True)
-class GameSpec(GameRules):
+class GameSpec(GameRules[StateT, ActionT]):
     """Everything the plumbing needs to run and show one game."""
 
-    ui: GameUI[Any]
+    ui: GameUI[StateT]
     #: Turns a click into an engine action; KeyError/ValueError for an unknown or malformed click.
-    to_action: Callable[[Click], Any]
+    to_action: Callable[[Click], ActionT]
     private_views: dict[str, PrivateView] = field(default_factory=dict)
     #: Moves made from a private message (action -> private view re-rendered on that message).
     private_refresh: dict[str, str] = field(default_factory=dict)
     #: The stamp a click must carry: the stored version, or e.g. the Knister round for private grids.
-    stamp_of: Callable[[Click, int, Any], int] = _stamp_is_version
+    stamp_of: Callable[[Click, int, StateT], int] = _stamp_is_version
+
+
+#: A spec of any game, as the registry and the service hold them side by side.
+AnySpec = GameSpec[Any, Any]

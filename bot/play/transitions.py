@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from bot.play.game import GameRules
+from bot.play.game import AnyRules
 from bot.storage.games import GameRecord, Seat, SeatKind
 from bot.storage.results import ResultRow
 
@@ -67,7 +67,7 @@ class Game:
     state: Any
 
     @classmethod
-    def load(cls, rules: GameRules, record: GameRecord) -> Game:
+    def load(cls, rules: AnyRules, record: GameRecord) -> Game:
         return cls(record, rules.load(record.state))
 
 
@@ -105,7 +105,7 @@ def open_deadline(now: float) -> float:
     return now + LOBBY_MINUTES * 60
 
 
-def join(rules: GameRules, game: Game, actor: Actor) -> Outcome:
+def join(rules: AnyRules, game: Game, actor: Actor) -> Outcome:
     record = game.record
     if record.seat(actor.player) is not None:
         raise Refusal("lobby.already_joined")
@@ -140,7 +140,7 @@ def cancel(game: Game, actor: Actor, now: float) -> Outcome:
     return _closed(game, now, Notice("lobby.cancelled"))
 
 
-def start(rules: GameRules, game: Game, actor: Actor, rng: random.Random, now: float) -> Outcome:
+def start(rules: AnyRules, game: Game, actor: Actor, rng: random.Random, now: float) -> Outcome:
     """The host starts the game: the engine deals, the first turn's deadline is set."""
     _require_host(game, actor)
     record = game.record
@@ -151,7 +151,7 @@ def start(rules: GameRules, game: Game, actor: Actor, rng: random.Random, now: f
     return _after_move(rules, game, replace(record, status="running"), None, state, (), now)
 
 
-def lobby_action(rules: GameRules, game: Game, actor: Actor, action: str, rng: random.Random, now: float) -> Outcome:
+def lobby_action(rules: AnyRules, game: Game, actor: Actor, action: str, rng: random.Random, now: float) -> Outcome:
     """A click on a lobby's buttons."""
     if action == "join":
         return join(rules, game, actor)
@@ -179,7 +179,7 @@ def require_seated(game: Game, actor: Actor) -> Seat:
     return seat
 
 
-def move(rules: GameRules, game: Game, actor: Actor, action: Any, rng: random.Random, now: float) -> Outcome:
+def move(rules: AnyRules, game: Game, actor: Actor, action: Any, rng: random.Random, now: float) -> Outcome:
     """A player's action; the engine decides whether it is legal (raising ``GameError`` if not)."""
     require_seated(game, actor)
     key = rules.turn_key(game.state)
@@ -189,7 +189,7 @@ def move(rules: GameRules, game: Game, actor: Actor, action: Any, rng: random.Ra
     return _after_move(rules, game, replace(record, seats=seats), key, state, (), now)
 
 
-def leave(rules: GameRules, game: Game, actor: Actor, now: float) -> Outcome:
+def leave(rules: AnyRules, game: Game, actor: Actor, now: float) -> Outcome:
     """``/<game> leave``: out of the lobby, or out of the running game (the card stays, the turn is skipped)."""
     record = game.record
     seat = record.seat(actor.player)
@@ -213,11 +213,11 @@ def end(game: Game, actor: Actor, now: float) -> Outcome:
     return _closed(game, now, Notice("play.ended", {"name": actor.name}), reply_key="play.you_ended")
 
 
-def timeout_minutes(rules: GameRules, record: GameRecord) -> int:
+def timeout_minutes(rules: AnyRules, record: GameRecord) -> int:
     return int(record.options.get("timeout", rules.timeout_minutes[0]))
 
 
-def deadline(rules: GameRules, game: Game, rng: random.Random, now: float) -> Outcome | None:
+def deadline(rules: AnyRules, game: Game, rng: random.Random, now: float) -> Outcome | None:
     """A stored deadline passed: expire the lobby or play the timed-out turn. None when nothing is due."""
     record = game.record
     if not record.active or record.deadline_at is None or record.deadline_at > now:
@@ -227,7 +227,7 @@ def deadline(rules: GameRules, game: Game, rng: random.Random, now: float) -> Ou
     return timeout(rules, game, rng, now)
 
 
-def timeout(rules: GameRules, game: Game, rng: random.Random, now: float) -> Outcome:
+def timeout(rules: AnyRules, game: Game, rng: random.Random, now: float) -> Outcome:
     """Play ``engine.timeout_action`` for everyone who had to act until the turn moves on; count the strike."""
     engine = rules.engine
     state = game.state
@@ -256,7 +256,7 @@ def timeout(rules: GameRules, game: Game, rng: random.Random, now: float) -> Out
 
 
 def _after_move(
-    rules: GameRules,
+    rules: AnyRules,
     before: Game,
     record: GameRecord,
     old_key: object,
@@ -279,14 +279,14 @@ def _after_move(
     return Outcome(before, Game(replace(stored, deadline_at=deadline_at), state), True, notices)
 
 
-def results(rules: GameRules, record: GameRecord, state: Any) -> tuple[ResultRow, ...]:
+def results(rules: AnyRules, record: GameRecord, state: Any) -> tuple[ResultRow, ...]:
     """One result row per person at the table (their card as it stands, also for those who left)."""
     rows = []
     for result in rules.engine.results(state):
         seat = record.seat(result.player)
         if seat is None or seat.user_id is None:
             continue
-        counters = {name: result.counters.get(name) for name in rules.counters}
+        counters: dict[str, Any] = {name: result.counters.get(name) for name in rules.counters}
         rows.append(
             ResultRow(
                 game_id=record.id,
