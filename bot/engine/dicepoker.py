@@ -379,8 +379,12 @@ def settlements(state: State) -> dict[str, Fraction]:
 
 
 def results(state: State) -> list[PlayerResult]:
-    """One line per player in seat order (those who left included, with their card as it stands)."""
+    """One line per player in seat order (those who left included, with their card as it stands, ranked last).
+
+    The settlement still counts every card, so a leaver's card keeps its share of the average.
+    """
     return ranked_results(
         {player: card_totals(state, player).total for player in state.players},
         {player: {"settlement": round(float(share), 2)} for player, share in settlements(state).items()},
+        state.left,
     )

@@ -371,7 +371,7 @@ def card_totals(state: State, player: str) -> CardTotals:
 
 
 def results(state: State) -> list[PlayerResult]:
-    """One line per player in seat order (those who left included, with their card as it stands).
+    """One line per player in seat order (those who left included, with their card as it stands, ranked last).
 
     Counters: ``kniffels`` always; ``upper_bonus`` (0/1) only where the rule set has that bonus, so statistics
     count the bonus rate over games in which it could be made.
@@ -387,4 +387,5 @@ def results(state: State) -> list[PlayerResult]:
     return ranked_results(
         {player: sums.total for player, sums in totals.items()},
         {player: counters(player, sums) for player, sums in totals.items()},
+        state.left,
     )

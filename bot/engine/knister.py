@@ -352,5 +352,5 @@ def is_over(state: State) -> bool:
 
 
 def results(state: State) -> list[PlayerResult]:
-    """Scores in join order with shared ranks; a grid left incomplete scores 0 on every unfinished line."""
-    return core.ranked_results({p: line_scores(state.grids[p]).total for p in state.players})
+    """Scores in join order with shared ranks, leavers last; an incomplete grid scores 0 on every unfinished line."""
+    return core.ranked_results({p: line_scores(state.grids[p]).total for p in state.players}, left=state.left)

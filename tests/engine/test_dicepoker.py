@@ -358,6 +358,23 @@ def test_results_rank_and_settle() -> None:
     assert dicepoker.settlements(state) == {"a": Fraction(160, 3), "b": Fraction(-80, 3), "c": Fraction(-80, 3)}
 
 
+def test_a_leader_who_left_ranks_last_but_keeps_their_settlement() -> None:
+    state = game(["a", "b", "c"]).model_copy(
+        update={
+            "cards": {"a": {"poker": 80, "chance": 20}, "b": {"chance": 20}, "c": {"chance": 10}},
+            "left": ["a"],
+        },
+        deep=True,
+    )
+    results = dicepoker.results(state)
+    assert [(r.player, r.score, r.rank, r.won) for r in results] == [
+        ("a", 100, 3, False),
+        ("b", 20, 1, True),
+        ("c", 10, 2, False),
+    ]
+    assert [r.counters for r in results] == [{"settlement": 56.67}, {"settlement": -23.33}, {"settlement": -33.33}]
+
+
 def test_parse_action() -> None:
     assert dicepoker.parse_action({"kind": "pass"}) == Pass()
     assert dicepoker.parse_action({"kind": "score", "row": "poker"}) == Score(row="poker")
