@@ -1,4 +1,4 @@
-"""Russian dice poker (RULES.md §2): row scoring, first-roll doubling, settlement and the game state machine."""
+"""Russian dice poker (docs/RULES.md §2): row scoring, first-roll doubling, settlement and the game state machine."""
 
 from __future__ import annotations
 
@@ -57,7 +57,7 @@ POKER_BONUS = 50
 
 
 # --------------------------------------------------------------------------------------------------
-# Scoring (the RULES.md §5 contract)
+# Scoring (the docs/RULES.md §5 contract)
 
 
 class CardTotals(BaseModel):

@@ -1,4 +1,4 @@
-"""Kniffel and its "classic" variant (RULES.md §1): box scoring, the forced joker and the game state machine."""
+"""Kniffel and its "classic" variant (docs/RULES.md §1): box scoring, the forced joker and the game state machine."""
 
 from __future__ import annotations
 
@@ -62,7 +62,7 @@ _LARGE_STRAIGHTS = ({1, 2, 3, 4, 5}, {2, 3, 4, 5, 6})
 
 
 # --------------------------------------------------------------------------------------------------
-# Scoring (the RULES.md §5 contract)
+# Scoring (the docs/RULES.md §5 contract)
 
 
 class CardTotals(BaseModel):

@@ -32,7 +32,7 @@ Grid = list[list[int | None]]
 
 
 # --------------------------------------------------------------------------------------------------
-# Scoring (RULES.md section 3)
+# Scoring (docs/RULES.md section 3)
 
 
 def _check_line(numbers: Sequence[int | None], *, allow_empty: bool) -> list[int | None]:

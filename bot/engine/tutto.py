@@ -1,6 +1,6 @@
 """Tutto: draw a card, roll six dice, set scoring dice aside and push your luck towards a Tutto (all six scored).
 
-Turn bookkeeping follows RULES.md section 4: ``secured`` is T (points secured by earlier Tuttos this turn,
+Turn bookkeeping follows docs/RULES.md section 4: ``secured`` is T (points secured by earlier Tuttos this turn,
 still at risk) and ``card_points`` is S (points set aside under the current card).
 """
 

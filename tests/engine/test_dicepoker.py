@@ -1,4 +1,4 @@
-"""Tests for the dice poker engine: RULES.md §2 examples, doubling, settlement, the state machine, random play."""
+"""Tests for the dice poker engine: docs/RULES.md §2 examples, doubling, settlement, the state machine, random play."""
 
 from __future__ import annotations
 
@@ -64,7 +64,7 @@ UPPER_DONE = {"ones": 0, "twos": 0, "threes": 0, "fours": 0, "fives": 0, "sixes"
 
 
 # --------------------------------------------------------------------------------------------------
-# RULES.md §2 worked examples
+# docs/RULES.md §2 worked examples
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""Tests for the Kniffel engine: RULES.md §1 examples, the joker, the state machine and random legal play."""
+"""Tests for the Kniffel engine: docs/RULES.md §1 examples, the joker, the state machine and random legal play."""
 
 from __future__ import annotations
 
@@ -70,7 +70,7 @@ def two_player_game(ruleset: str = "kniffel") -> State:
 
 
 # --------------------------------------------------------------------------------------------------
-# RULES.md §1 worked examples
+# docs/RULES.md §1 worked examples
 
 
 @pytest.mark.parametrize(
