@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 import logging
 import random
 import time
@@ -21,11 +23,13 @@ from bot.play.discord_io import DiscordChannels
 from bot.play.scheduler import DeadlineScheduler
 from bot.play.service import GameService
 from bot.settings import Settings
-from bot.storage import Database, GamesRepository, ResultsRepository
+from bot.storage import Database, GamesRepository, MetaRepository, ResultsRepository
 
 log = logging.getLogger(__name__)
 #: Seconds a shutdown waits for clicks and commands in progress to finish their reply and save.
 SHUTDOWN_GRACE = 10.0
+#: The ``bot_meta`` key holding the hash of the command payload last synced to Discord.
+COMMAND_SYNC_KEY = "command_sync"
 
 
 class DiceBot(commands.Bot):
@@ -45,6 +49,7 @@ class DiceBot(commands.Bot):
         extensions: Sequence[str] | None = None,
         rng: Callable[[], random.Random] = secure_rng,
         clock: Callable[[], float] = time.time,
+        sync_only: bool = False,
     ) -> None:
         intents = discord.Intents.none()
         intents.guilds = True
@@ -59,6 +64,7 @@ class DiceBot(commands.Bot):
         self._extensions = tuple(extensions) if extensions is not None else registry.extensions(self._games)
         self._rng = rng
         self.clock = clock
+        self._sync_only = sync_only
         self.tree.error(self._on_app_command_error)
         self._close_lock = asyncio.Lock()
         self._closed = False
@@ -75,18 +81,42 @@ class DiceBot(commands.Bot):
         await self.tree.set_translator(CatalogueTranslator())
         for extension in self._extensions:
             await self.load_extension(extension)
-        await self._sync_commands()
-        self.scheduler.start()
+        await self._sync_commands(force=self._sync_only)
+        if not self._sync_only:
+            self.scheduler.start()
 
-    async def _sync_commands(self) -> None:
+    async def _sync_commands(self, *, force: bool = False) -> None:
+        """Sync the command tree to Discord when it changed since the last sync, or always when ``force``.
+
+        Discord rate-limits command syncs and a bot that restarts often would hit the limit, so the hash of what
+        a sync sends (the translated payload and its target) is kept in ``bot_meta``; it is stored only after a
+        sync succeeded, so a failed sync is retried at the next start.
+        """
         guild_id = self.settings.dev_guild_id
-        if guild_id is None:
-            synced = await self.tree.sync()
-        else:
-            guild = discord.Object(guild_id)
+        guild = None if guild_id is None else discord.Object(guild_id)
+        if guild is not None:
             self.tree.copy_global_to(guild=guild)
-            synced = await self.tree.sync(guild=guild)
-        log.info("synced %d commands%s", len(synced), f" to guild {guild_id}" if guild_id else " globally")
+        where = " globally" if guild_id is None else f" to guild {guild_id}"
+        digest = await self._command_digest(guild)
+        meta = MetaRepository(self.db)
+        if not force and await meta.get(COMMAND_SYNC_KEY) == digest:
+            log.info("commands unchanged since the last sync%s; not syncing", where)
+            return
+        synced = await self.tree.sync(guild=guild)
+        await meta.set(COMMAND_SYNC_KEY, digest)
+        log.info("synced %d commands%s", len(synced), where)
+
+    async def _command_digest(self, guild: discord.abc.Snowflake | None) -> str:
+        """SHA-256 of the payload ``tree.sync(guild=guild)`` would send, with its application and target."""
+        translator = self.tree.translator
+        commands = self.tree.get_commands(guild=guild)
+        payload = [
+            await command.get_translated_payload(self.tree, translator) if translator else command.to_dict(self.tree)
+            for command in commands
+        ]
+        target = {"application_id": self.application_id, "guild_id": None if guild is None else guild.id}
+        text = json.dumps({"target": target, "commands": payload}, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()
 
     async def close(self) -> None:
         """Stop firing deadlines, disconnect, then close the database after the last write finished.
@@ -117,5 +147,9 @@ class DiceBot(commands.Bot):
 
 
 def create_bot(settings: Settings, **options: Any) -> DiceBot:
-    """The app factory: tests pass a seeded ``rng``, a fake ``clock``, other ``games`` or fewer ``extensions``."""
+    """The app factory: tests pass a seeded ``rng``, a fake ``clock``, other ``games`` or fewer ``extensions``.
+
+    ``sync_only=True`` (``python -m bot sync``) opens storage, loads the cogs and forces the command sync during
+    ``login``, and starts no deadlines; the caller closes the bot without connecting to the gateway.
+    """
     return DiceBot(settings, **options)

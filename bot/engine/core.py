@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any, ClassVar, Self
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -163,17 +163,43 @@ def competition_ranks(scores: Sequence[int | float]) -> list[int]:
     return [1 + sum(other > score for other in scores) for score in scores]
 
 
-def ranked_results(
-    scores: Mapping[str, int], counters: Mapping[str, dict[str, int | float]] | None = None
-) -> list[PlayerResult]:
-    """One result line per player of ``scores``, in its order, with competition ranks: every rank 1 has won.
+def standing_ranks(scores: Sequence[int | float], left: Sequence[bool]) -> list[int]:
+    """Competition ranks in which every player who stayed ranks before every player who left.
 
-    ``counters`` holds each player's leaderboard counters; a game without any leaves it out.
+    A player who left or was removed can no longer win (docs/RULES.md, "Project decisions"); among themselves
+    the leavers rank by score as usual, after the last player who stayed.
     """
-    ranks = competition_ranks(list(scores.values()))
+    stayed = [score for score, gone in zip(scores, left, strict=True) if not gone]
+    leavers = [score for score, gone in zip(scores, left, strict=True) if gone]
+
+    def better(score: int | float, group: list[int | float]) -> int:
+        return sum(other > score for other in group)
+
+    return [
+        len(stayed) + 1 + better(score, leavers) if gone else 1 + better(score, stayed)
+        for score, gone in zip(scores, left, strict=True)
+    ]
+
+
+def ranked_results(
+    scores: Mapping[str, int],
+    counters: Mapping[str, dict[str, int | float]] | None = None,
+    left: Collection[str] = (),
+) -> list[PlayerResult]:
+    """One result line per player of ``scores``, in its order, ranked by :func:`standing_ranks`.
+
+    ``left`` names the players who left or were removed: they rank after everyone who stayed and never win.
+    Every rank 1 of a player who stayed has won. ``counters`` holds each player's leaderboard counters; a game
+    without any leaves it out.
+    """
+    ranks = standing_ranks(list(scores.values()), [player in left for player in scores])
     return [
         PlayerResult(
-            player=player, score=score, rank=rank, won=rank == 1, counters=counters[player] if counters else {}
+            player=player,
+            score=score,
+            rank=rank,
+            won=rank == 1 and player not in left,
+            counters=counters[player] if counters else {},
         )
         for (player, score), rank in zip(scores.items(), ranks, strict=True)
     ]

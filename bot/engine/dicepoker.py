@@ -1,4 +1,4 @@
-"""Russian dice poker (RULES.md §2): row scoring, first-roll doubling, settlement and the game state machine."""
+"""Russian dice poker (docs/RULES.md §2): row scoring, first-roll doubling, settlement and the game state machine."""
 
 from __future__ import annotations
 
@@ -60,7 +60,7 @@ POKER_BONUS = 50
 
 
 # --------------------------------------------------------------------------------------------------
-# Scoring (the RULES.md §5 contract)
+# Scoring (the docs/RULES.md §5 contract)
 
 
 class CardTotals(BaseModel):
@@ -380,8 +380,12 @@ def settlements(state: State) -> dict[str, Fraction]:
 
 
 def results(state: State) -> list[PlayerResult]:
-    """One line per player in seat order (those who left included, with their card as it stands)."""
+    """One line per player in seat order (those who left included, with their card as it stands, ranked last).
+
+    The settlement still counts every card, so a leaver's card keeps its share of the average.
+    """
     return ranked_results(
         {player: card_totals(state, player).total for player in state.players},
         {player: {"settlement": round(float(share), 2)} for player, share in settlements(state).items()},
+        state.left,
     )

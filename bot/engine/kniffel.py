@@ -1,4 +1,4 @@
-"""Kniffel and its "classic" variant (RULES.md §1): box scoring, the forced joker and the game state machine."""
+"""Kniffel and its "classic" variant (docs/RULES.md §1): box scoring, the forced joker and the game state machine."""
 
 from __future__ import annotations
 
@@ -65,7 +65,7 @@ _LARGE_STRAIGHTS = ({1, 2, 3, 4, 5}, {2, 3, 4, 5, 6})
 
 
 # --------------------------------------------------------------------------------------------------
-# Scoring (the RULES.md §5 contract)
+# Scoring (the docs/RULES.md §5 contract)
 
 
 class CardTotals(BaseModel):
@@ -376,7 +376,7 @@ def card_totals(state: State, player: str) -> CardTotals:
 
 
 def results(state: State) -> list[PlayerResult]:
-    """One line per player in seat order (those who left included, with their card as it stands).
+    """One line per player in seat order (those who left included, with their card as it stands, ranked last).
 
     Counters: ``kniffels`` always; ``upper_bonus`` (0/1) only where the rule set has that bonus, so statistics
     count the bonus rate over games in which it could be made.
@@ -392,4 +392,5 @@ def results(state: State) -> list[PlayerResult]:
     return ranked_results(
         {player: sums.total for player, sums in totals.items()},
         {player: counters(player, sums) for player, sums in totals.items()},
+        state.left,
     )

@@ -32,7 +32,7 @@ Grid = list[list[int | None]]
 
 
 # --------------------------------------------------------------------------------------------------
-# Scoring (RULES.md section 3)
+# Scoring (docs/RULES.md section 3)
 
 
 def _check_line(numbers: Sequence[int | None], *, allow_empty: bool) -> list[int | None]:
@@ -352,5 +352,5 @@ def is_over(state: State) -> bool:
 
 
 def results(state: State) -> list[PlayerResult]:
-    """Scores in join order with shared ranks; a grid left incomplete scores 0 on every unfinished line."""
-    return core.ranked_results({p: line_scores(state.grids[p]).total for p in state.players})
+    """Scores in join order with shared ranks, leavers last; an incomplete grid scores 0 on every unfinished line."""
+    return core.ranked_results({p: line_scores(state.grids[p]).total for p in state.players}, left=state.left)

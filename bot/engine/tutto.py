@@ -1,6 +1,6 @@
 """Tutto: draw a card, roll six dice, set scoring dice aside and push your luck towards a Tutto (all six scored).
 
-Turn bookkeeping follows RULES.md section 4: ``secured`` is T (points secured by earlier Tuttos this turn,
+Turn bookkeeping follows docs/RULES.md section 4: ``secured`` is T (points secured by earlier Tuttos this turn,
 still at risk) and ``card_points`` is S (points set aside under the current card).
 """
 
@@ -524,11 +524,16 @@ def _tutto(nxt: State) -> None:
 
 
 def _plus_minus(nxt: State) -> None:
-    """Bank T + 1000; every other player holding the highest score (judged before this bank) loses 1000."""
+    """Bank T + 1000; every other player still in the game holding the highest score there loses 1000.
+
+    "Highest" is judged before this bank and among the players still in the game (docs/RULES.md, "Project
+    decisions"): a player who left cannot lead, so their score is neither taken from nor shields the leaders.
+    """
     player = nxt.current
-    top = max(nxt.scores.values())
+    top = max(nxt.scores[p] for p in nxt.active)
     losers: dict[str, int] = {}
-    for other, score in nxt.scores.items():
+    for other in nxt.active:
+        score = nxt.scores[other]
         if other != player and score == top:
             losers[other] = min(PLUS_MINUS_POINTS, score)
             nxt.scores[other] = score - losers[other]
@@ -673,16 +678,24 @@ def buys_next_round(state: State) -> list[str]:
 
 
 def results(state: State) -> list[PlayerResult]:
-    """Scores in seat order with shared ranks; a Cloverleaf winner ranks first whatever the scores."""
-    scores = [state.scores[p] for p in state.players]
-    if state.winner is None:
-        ranks = core.competition_ranks(scores)
-    else:
-        ranks = [
-            1 if p == state.winner else 2 + sum(o != state.winner and state.scores[o] > s for o in state.players)
-            for p, s in zip(state.players, scores, strict=True)
-        ]
+    """Scores in seat order with shared ranks, leavers after everyone who stayed; a Cloverleaf winner ranks first."""
+    others = [p for p in state.players if p != state.winner]
+    ranks = dict(
+        zip(
+            others,
+            core.standing_ranks([state.scores[p] for p in others], [p in state.left for p in others]),
+            strict=True,
+        )
+    )
+    if state.winner is not None:
+        ranks = {p: rank + 1 for p, rank in ranks.items()} | {state.winner: 1}
     return [
-        PlayerResult(player=p, score=s, rank=r, won=r == 1, counters={"tuttos": state.tuttos[p]})
-        for p, s, r in zip(state.players, scores, ranks, strict=True)
+        PlayerResult(
+            player=p,
+            score=state.scores[p],
+            rank=ranks[p],
+            won=ranks[p] == 1 and p not in state.left,
+            counters={"tuttos": state.tuttos[p]},
+        )
+        for p in state.players
     ]

@@ -1,23 +1,29 @@
-"""The players' rules (docs/rules.md), one section per game, shaped for an embed."""
+"""The players' rules (``bot/i18n/<language>/rules.md``), one section per game, shaped for an embed.
+
+The rules are package data read through ``importlib.resources``, so ``/rules`` works from an installed wheel as
+well as from a checkout.
+"""
 
 from __future__ import annotations
 
 import re
 from functools import cache
-from pathlib import Path
+from importlib import resources
+from importlib.resources.abc import Traversable
 
 import discord
 
-from bot.i18n import language_of, t
+from bot.i18n import FALLBACK, language_of, t
 from bot.ui.common import COLOUR_LOBBY, monospace_table
 
-DOCS = Path(__file__).resolve().parents[2] / "docs"
 EMBED_DESCRIPTION_LIMIT = 4096
+RULES_FILE = "rules.md"
 
 
-def _rules_file(language: str) -> Path:
-    translated = DOCS / f"rules.{language}.md"
-    return translated if translated.exists() else DOCS / "rules.md"
+def _rules_file(language: str) -> Traversable:
+    """The rules in ``language``, or the English ones when that language has none."""
+    translated = resources.files("bot.i18n") / language / RULES_FILE
+    return translated if translated.is_file() else resources.files("bot.i18n") / FALLBACK / RULES_FILE
 
 
 @cache
@@ -49,8 +55,11 @@ def _tables_to_code(markdown: str) -> str:
 
 
 def render(kind: str, locale: str) -> discord.Embed:
+    """The rules of game ``kind`` in the player's language; a section that language lacks is shown in English."""
     title = t(f"game.{kind}", locale)
-    body = sections(language_of(locale)).get(title) or sections(language_of(locale)).get(t(f"game.{kind}", "en"), "")
+    english = t(f"game.{kind}", FALLBACK)
+    translated = sections(language_of(locale))
+    body = translated.get(title) or translated.get(english) or sections(FALLBACK).get(english, "")
     if len(body) > EMBED_DESCRIPTION_LIMIT:
         body = body[: EMBED_DESCRIPTION_LIMIT - 1] + "…"
     return discord.Embed(title=t("rules.title", locale, game=title), description=body, colour=COLOUR_LOBBY)

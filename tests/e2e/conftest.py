@@ -53,6 +53,7 @@ class Harness:
     extensions: Sequence[str] | None = None
     #: The registry's game cogs by default; a test adds its own game here.
     games: Sequence[str] | None = None
+    dev_guild_id: int | None = None
     bot: DiceBot | None = None
     _runner: asyncio.Task[None] | None = None
 
@@ -77,6 +78,7 @@ class Harness:
         settings = Settings(
             discord_token=TOKEN,
             database_url=f"sqlite:///{self.database}",
+            dev_guild_id=self.dev_guild_id,
             discord_api_base=self.server.api_base,
             discord_gateway_url=self.server.gateway_url,
             _env_file=None,
@@ -88,20 +90,24 @@ class Harness:
         if self.games is not None:
             options["games"] = tuple(self.games)
         bot = create_bot(settings, **options)
-        synced_before = len(self.server.find_requests("PUT"))
+        first_start = not self.database.exists()
+        synced_before = self.syncs()
         runner = asyncio.create_task(bot.start(TOKEN))
-
-        def synced() -> bool:
-            return len(self.server.find_requests("PUT")) > synced_before and bot.is_ready()
-
-        waiting = asyncio.create_task(self.server.wait_for(synced, timeout=START_TIMEOUT, what="bot ready"))
+        # The command sync (or the decision not to sync) happens in setup_hook, before the bot gets READY.
+        waiting = asyncio.create_task(self.server.wait_for(bot.is_ready, timeout=START_TIMEOUT, what="bot ready"))
         await asyncio.wait({runner, waiting}, return_when=asyncio.FIRST_COMPLETED)
         if not waiting.done():
             waiting.cancel()
             runner.result()
         waiting.result()
+        if first_start:
+            assert self.syncs() > synced_before, "a bot starting on a new database must sync its commands"
         self.bot, self._runner = bot, runner
         return bot
+
+    def syncs(self, path: str = r"/commands$") -> int:
+        """How many command syncs (bulk overwrites, global or per guild) the server received so far."""
+        return len(self.server.find_requests("PUT", path))
 
     async def stop_bot(self) -> None:
         if self.bot is not None:

@@ -113,7 +113,7 @@ async def score(harness: Harness, user: User) -> int:
 
 
 async def test_worked_example_bonus_tutto_then_a_failed_street(harness: Harness) -> None:
-    """RULES.md's worked example: Bonus 600 to a 1050 Tutto, continue, and lose it all on the Street."""
+    """docs/RULES.md's worked example: Bonus 600 to a 1050 Tutto, continue, and lose it all on the Street."""
     script = Script(
         ["bonus_600", "street"],
         [1, 2, 3, 4, 5, 6, 2, 2, 2, 3, 6, 1, 5, 2, 3, 3, 3, 5, 5, 1, 2, 3, 1, 6, 1],

@@ -1,4 +1,4 @@
-"""Tests for the dice poker engine: RULES.md §2 examples, doubling, settlement, the state machine, random play."""
+"""Tests for the dice poker engine: docs/RULES.md §2 examples, doubling, settlement, the state machine, random play."""
 
 from __future__ import annotations
 
@@ -64,7 +64,7 @@ UPPER_DONE = {"ones": 0, "twos": 0, "threes": 0, "fours": 0, "fives": 0, "sixes"
 
 
 # --------------------------------------------------------------------------------------------------
-# RULES.md §2 worked examples
+# docs/RULES.md §2 worked examples
 
 
 @pytest.mark.parametrize(
@@ -356,6 +356,23 @@ def test_results_rank_and_settle() -> None:
     ]
     assert [r.counters for r in results] == [{"settlement": 53.33}, {"settlement": -26.67}, {"settlement": -26.67}]
     assert dicepoker.settlements(state) == {"a": Fraction(160, 3), "b": Fraction(-80, 3), "c": Fraction(-80, 3)}
+
+
+def test_a_leader_who_left_ranks_last_but_keeps_their_settlement() -> None:
+    state = game(["a", "b", "c"]).model_copy(
+        update={
+            "cards": {"a": {"poker": 80, "chance": 20}, "b": {"chance": 20}, "c": {"chance": 10}},
+            "left": ["a"],
+        },
+        deep=True,
+    )
+    results = dicepoker.results(state)
+    assert [(r.player, r.score, r.rank, r.won) for r in results] == [
+        ("a", 100, 3, False),
+        ("b", 20, 1, True),
+        ("c", 10, 2, False),
+    ]
+    assert [r.counters for r in results] == [{"settlement": 56.67}, {"settlement": -23.33}, {"settlement": -33.33}]
 
 
 def test_parse_action() -> None:

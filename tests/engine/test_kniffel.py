@@ -1,4 +1,4 @@
-"""Tests for the Kniffel engine: RULES.md §1 examples, the joker, the state machine and random legal play."""
+"""Tests for the Kniffel engine: docs/RULES.md §1 examples, the joker, the state machine and random legal play."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from bot.engine import kniffel
 from bot.engine.core import (
     BoxFilled,
     BoxNotAllowed,
+    Event,
     GameOver,
     IllegalAction,
     MustRollFirst,
@@ -69,7 +70,7 @@ def two_player_game(ruleset: str = "kniffel") -> State:
 
 
 # --------------------------------------------------------------------------------------------------
-# RULES.md §1 worked examples
+# docs/RULES.md §1 worked examples
 
 
 @pytest.mark.parametrize(
@@ -561,3 +562,23 @@ def test_seeded_classic_game() -> None:
         ("bob", 178, 1, {"kniffels": 1}),
         ("alice", 151, 2, {"kniffels": 1}),
     ]  # classic has no upper bonus, so no such counter
+
+
+def test_a_leader_who_left_ranks_after_the_player_who_stayed() -> None:
+    state = two_player_game().model_copy(
+        update={
+            "cards": {"alice": card_without("chance", sixes=30), "bob": card_without("chance")},
+            "turns": {"alice": 12, "bob": 12},
+            "kniffels": {"alice": 1, "bob": 0},
+            "current": 1,
+            "left": ["alice"],
+        },
+        deep=True,
+    )
+    state = apply(state, "bob", Roll(), scripted_dice(1, 1, 1, 1, 2))
+    state = apply(state, "bob", Score(box="chance"), scripted_dice())
+    assert kniffel.is_over(state)
+    assert state.events[-1] == Event(key="game.over", params={"winners": ["bob"]})
+    results = kniffel.results(state)
+    assert [(r.player, r.score, r.rank, r.won) for r in results] == [("alice", 30, 2, False), ("bob", 6, 1, True)]
+    assert results[0].counters == {"kniffels": 1, "upper_bonus": 0}

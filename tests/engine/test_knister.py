@@ -247,6 +247,16 @@ def test_leave_skips_the_player_and_scores_their_unfinished_grid() -> None:
     assert [r.score for r in results] == [0, 0, 0]  # every line of a one-number grid has an empty cell
 
 
+def test_a_leader_who_left_ranks_after_everyone_who_stayed() -> None:
+    empty = [[None] * kn.SIZE for _ in range(kn.SIZE)]
+    state = _game("a").model_copy(update={"grids": {"a": EXAMPLE_53, "b": empty, "c": empty}, "left": ["a"]}, deep=True)
+    assert [(r.player, r.score, r.rank, r.won) for r in kn.results(state)] == [
+        ("a", 53, 3, False),
+        ("b", 0, 1, True),
+        ("c", 0, 1, True),
+    ]
+
+
 def test_state_round_trips_and_actions_parse() -> None:
     state = _game("a")
     state = kn.apply(state, "a", kn.Roll(), scripted_dice(6, 6))

@@ -290,6 +290,37 @@ def test_plus_minus(before: dict[str, int], after: dict[str, int], losers: dict[
     assert state.current == "bob"
 
 
+@pytest.mark.parametrize(
+    ("before", "left", "after", "losers"),
+    [
+        # The leader left: the top among the players still in the game loses instead.
+        (
+            {"alice": 0, "bob": 5000, "carol": 3000},
+            ["bob"],
+            {"alice": 1000, "bob": 5000, "carol": 2000},
+            {"carol": 1000},
+        ),
+        # A co-leader who left keeps their points; the one who stayed loses.
+        (
+            {"alice": 0, "bob": 3000, "carol": 3000},
+            ["carol"],
+            {"alice": 1000, "bob": 2000, "carol": 3000},
+            {"bob": 1000},
+        ),
+        # The card's player leads among those still in the game: nobody loses.
+        ({"alice": 2000, "bob": 5000, "carol": 1000}, ["bob"], {"alice": 3000, "bob": 5000, "carol": 1000}, {}),
+    ],
+)
+def test_plus_minus_takes_only_from_leaders_still_in_the_game(
+    before: dict[str, int], left: list[str], after: dict[str, int], losers: dict[str, int]
+) -> None:
+    table = tutto_table(["plus_minus"], before).model_copy(update={"left": left})
+    state = act(act(table, t.Draw()), t.Roll(), 1, 1, 4, 4, 4, 5)
+    state = act(take(state, 1, 1, 4, 4, 4, 5), t.RollOn())
+    assert event(state, "tutto.plus_minus") == {"player": "alice", "points": 1000, "losers": losers}
+    assert state.scores == after
+
+
 def test_plus_minus_banks_earlier_tuttos_too_and_ignores_dice_points() -> None:
     state = act(act(tutto_table(["bonus_300", "plus_minus"]), t.Draw()), t.Roll(), 5, 5, 5, 1, 1, 1)
     state = act(take(state, 5, 5, 5, 1, 1, 1), t.RollOn())
@@ -438,6 +469,31 @@ def test_leave_passes_the_turn_and_ends_the_game_when_nobody_is_left() -> None:
     state = t.leave(state, "bob")
     assert t.is_over(state)
     assert len(t.results(state)) == 3
+
+
+def test_a_leader_who_left_cannot_win_when_the_target_is_reached() -> None:
+    table = tutto_table(["bonus_200"], {"alice": 0, "bob": 900, "carol": 0}, target=1000)
+    state = act(act(table.model_copy(update={"left": ["bob"]}), t.Draw()), t.Roll(), 1, 1, 1, 5, 5, 5)
+    state = act(take(state, 1, 1, 1, 5, 5, 5), t.Stop())
+    assert t.is_over(state)
+    assert event(state, "game.over")["winners"] == ["alice"]
+    assert [(r.player, r.score, r.rank, r.won) for r in t.results(state)] == [
+        ("alice", 1700, 1, True),
+        ("bob", 900, 3, False),
+        ("carol", 0, 2, False),
+    ]
+
+
+def test_a_cloverleaf_winner_ranks_first_and_leavers_last() -> None:
+    state = tutto_table([], {"alice": 0, "bob": 5000, "carol": 4000, "dave": 100}).model_copy(
+        update={"left": ["bob"], "winner": "alice", "phase": "over"}
+    )
+    assert [(r.player, r.rank, r.won) for r in t.results(state)] == [
+        ("alice", 1, True),
+        ("bob", 4, False),
+        ("carol", 2, False),
+        ("dave", 3, False),
+    ]
 
 
 def test_timeout_selects_the_most_then_stops_when_allowed() -> None:

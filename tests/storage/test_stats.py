@@ -281,7 +281,7 @@ async def test_user_stats_per_game_with_counters(games: GamesRepository, stats: 
 async def test_upper_bonus_rate_counts_only_games_with_the_bonus_rules(
     games: GamesRepository, stats: StatsRepository
 ) -> None:
-    # Classic Kniffel has no upper bonus (RULES.md §1): its results store the counter as NULL (not applicable),
+    # Classic Kniffel has no upper bonus (docs/RULES.md §1): its results store the counter as NULL (not applicable),
     # and the rate is over the games where the bonus could be earned, not over every Kniffel game.
     bonus, no_bonus, classic = {"kniffels": 1, "upper_bonus": 1}, {"kniffels": 0, "upper_bonus": 0}, {"kniffels": 2}
     first = await play(games, {1: 250, 2: 200}, variant="kniffel", counters={1: bonus, 2: no_bonus})

@@ -136,7 +136,7 @@ def test_six_dice_take_two_rows_of_three_and_nothing_can_be_done_before_a_pick()
 
 
 def test_the_selection_is_valued_live_and_stop_shows_what_it_banks() -> None:
-    # The worked example of RULES.md: Bonus 600, keep the 1 from 1-2-3-4-5-6.
+    # The worked example of docs/RULES.md: Bonus 600, keep the 1 from 1-2-3-4-5-6.
     state = take(rolled("bonus_600", 1, 2, 3, 4, 5, 6), 1)
     rendered = render(state)
     found = buttons(rendered)

@@ -1,0 +1,72 @@
+"""Players who left rank after everyone who stayed, end to end: the final message, the post and stored results."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.e2e.conftest import Harness
+from tests.e2e.test_tutto import Script, play
+
+pytestmark = pytest.mark.timeout(60)
+
+
+async def test_a_leader_who_left_ranks_last_and_does_not_win(harness: Harness) -> None:
+    script = Script(["bonus_200", "stop", "bonus_400"], [5, 2, 3, 4, 6, 6, 1, 1, 1, 2, 3, 4])
+    alice, bob, carol = harness.alice, harness.bob, harness.carol
+    game = await play(harness, script, [alice, bob, carol], target=1000)
+    await game.press(alice, "draw")
+    await game.press(alice, "roll")
+    await game.pick(alice, 5)
+    await game.press(alice, "stop")
+    await harness.wait_post("Alice banks 50 — 50 in all.")
+    left = await harness.command(alice, "tutto leave")
+    assert (await left.message()).text == "You left the game."
+    await harness.wait_post("Alice left the game.")
+    await game.press(bob, "draw")
+    await harness.wait_post("🛑 Bob drew Stop — turn over.")
+    await game.press(carol, "draw")
+    await game.press(carol, "roll")
+    await game.pick(carol, 1, 1, 1)
+    await game.press(carol, "stop")
+    await harness.wait_post("🏆 Winner: Carol!")
+    # Alice's 50 beat Bob's 0, but she left.
+    assert "🥈 Bob — **0**" in game.text
+    assert "🥉 Alice — **50**" in game.text
+    record = await harness.record()
+    assert record is not None
+    assert harness.bot is not None
+    rows = await harness.bot.results.for_game(record.id)
+    assert [(row.display_name, row.score, row.rank, row.won) for row in rows] == [
+        ("Carol", 1000, 1, True),
+        ("Bob", 0, 2, False),
+        ("Alice", 50, 3, False),
+    ]
+
+
+async def test_plus_minus_spares_a_leader_who_left_and_charges_the_leader_still_playing(harness: Harness) -> None:
+    script = Script(["stop", "bonus_200", "bonus_200", "plus_minus"], [1, 2, 3, 4, 6, 6, 5, 2, 3, 4, 6, 6])
+    script.script(1, 1, 1, 5, 5, 5)
+    alice, bob, carol = harness.alice, harness.bob, harness.carol
+    game = await play(harness, script, [alice, bob, carol])
+    await game.press(alice, "draw")
+    await harness.wait_post("🛑 Alice drew Stop — turn over.")
+    await game.press(bob, "draw")
+    await game.press(bob, "roll")
+    await game.pick(bob, 1)
+    await game.press(bob, "stop")
+    await harness.wait_post("Bob banks 100 — 100 in all.")
+    await game.press(carol, "draw")
+    await game.press(carol, "roll")
+    await game.pick(carol, 5)
+    await game.press(carol, "stop")
+    await harness.wait_post("Carol banks 50 — 50 in all.")
+    left = await harness.command(bob, "tutto leave")
+    assert (await left.message()).text == "You left the game."
+    await harness.wait_post("Bob left the game.")
+    await game.press(alice, "draw")
+    await game.press(alice, "roll")
+    await game.pick(alice, 1, 1, 1, 5, 5, 5)
+    await game.press(alice, "roll_on")
+    await harness.wait_post("➕➖ Plus/Minus: Alice +1000, Carol −50")
+    state = await harness.state()
+    assert state.scores == {str(alice.id): 1000, str(bob.id): 100, str(carol.id): 0}

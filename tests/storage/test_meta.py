@@ -1,0 +1,28 @@
+"""The bot_meta key/value repository: unset keys read as None, values replace and survive a reopen."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bot.storage import Database, MetaRepository
+
+
+async def test_values_are_set_replaced_and_kept_across_a_reopen(tmp_path: Path) -> None:
+    path = tmp_path / "db.sqlite3"
+    db = await Database.open(path)
+    try:
+        meta = MetaRepository(db)
+        assert await meta.get("command_sync") is None
+        await meta.set("command_sync", "first")
+        await meta.set("command_sync", "second")
+        await meta.set("other", "kept apart")
+        assert await meta.get("command_sync") == "second"
+    finally:
+        await db.close()
+    db = await Database.open(path)
+    try:
+        meta = MetaRepository(db)
+        assert await meta.get("command_sync") == "second"
+        assert await meta.get("other") == "kept apart"
+    finally:
+        await db.close()
