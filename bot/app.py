@@ -50,6 +50,7 @@ class DiceBot(commands.Bot):
         rng: Callable[[], random.Random] = secure_rng,
         clock: Callable[[], float] = time.time,
         sync_only: bool = False,
+        guild_ready_timeout: float = 2.0,
     ) -> None:
         intents = discord.Intents.none()
         intents.guilds = True
@@ -58,6 +59,7 @@ class DiceBot(commands.Bot):
             intents=intents,
             help_command=None,
             allowed_mentions=discord.AllowedMentions(everyone=False, roles=False, users=True),
+            guild_ready_timeout=guild_ready_timeout,
         )
         self.settings = settings
         self._games = tuple(games)

@@ -84,7 +84,8 @@ class Harness:
             _env_file=None,
         )
         configure_endpoints(settings.discord_api_base, settings.discord_gateway_url)
-        options: dict[str, Any] = {"rng": lambda: self.rng, "clock": self.clock}
+        # fakediscord sends every GUILD_CREATE right after READY: the bot need not wait 2 s for stragglers.
+        options: dict[str, Any] = {"rng": lambda: self.rng, "clock": self.clock, "guild_ready_timeout": 0.0}
         if self.extensions is not None:
             options["extensions"] = tuple(self.extensions)
         if self.games is not None:
