@@ -32,7 +32,10 @@ class Help(commands.Cog):
     def __init__(self, bot: DiceBot) -> None:
         self.bot = bot
 
-    @app_commands.command(name="help", description=_("Show the games and their commands", key="cmd.help"))
+    @app_commands.command(
+        name=_("help", key="cmd.help.name"),
+        description=_("Show the games and their commands", key="cmd.help.description"),
+    )
     async def help(self, interaction: discord.Interaction[Any]) -> None:
         locale = interaction.locale
         embed = discord.Embed(

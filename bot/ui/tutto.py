@@ -21,7 +21,7 @@ import discord
 
 from bot.engine import tutto
 from bot.engine.core import Event, GameError
-from bot.i18n import t
+from bot.i18n import number, t
 from bot.play.components import custom_id
 from bot.play.spec import Rendered, Table
 from bot.ui.common import COLOUR_OVER, COLOUR_PLAYING, DIE_FACES, faces, mention, monospace_table
@@ -170,7 +170,7 @@ class TuttoUI:
         rows = [
             (
                 f"{'▶' if player == state.current else ' '} {_board_name(table, player)}",
-                str(state.scores[player]),
+                number(state.scores[player], table.locale),
                 progress_bar(state.scores[player], state.target),
             )
             for player in state.active

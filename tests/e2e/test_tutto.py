@@ -237,7 +237,7 @@ async def test_double_then_plus_minus_takes_1000_from_the_leader(harness: Harnes
     await game.press(bob, "roll")
     await game.pick(bob, 1, 1, 1, 5, 5, 5)
     await game.press(bob, "roll_on")
-    await harness.wait_post("➕➖ Plus/Minus: Bob +1000, Alice −1000")
+    await harness.wait_post("➕➖ Plus/Minus: Bob +1,000, Alice −1,000")
     assert (await score(harness, alice), await score(harness, bob)) == (1400, 1000)
     assert "▶ Alice 1400" in game.text
 
@@ -293,7 +293,7 @@ async def test_a_game_to_a_low_target(harness: Harness) -> None:
     script = Script(["bonus_200", "stop", "bonus_400"], [5, 2, 3, 4, 6, 6, 1, 1, 1, 2, 3, 4])
     alice, bob = harness.alice, harness.bob
     game = await play(harness, script, [alice, bob], target=1000)
-    assert "first to 1000" in game.text
+    assert "first to 1,000" in game.text
     await game.press(alice, "draw")
     await game.press(alice, "roll")
     await game.pick(alice, 5)

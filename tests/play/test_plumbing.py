@@ -37,7 +37,7 @@ def test_translation_falls_back_to_english_then_to_the_key() -> None:
 
 def test_language_of_discord_locales() -> None:
     assert language_of(discord.Locale.german) == "de"
-    assert language_of("pt-BR") == "pt"
+    assert language_of("pt-BR") == "en"
     assert language_of(None) == "en"
 
 
