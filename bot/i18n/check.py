@@ -62,8 +62,9 @@ def message_problems(language: str) -> list[str]:
             problems.append(f"{key}: must be {kind} as in English")
         elif isinstance(text, Mapping) and set(text) != wanted:
             problems.append(f"{key}: plural forms {sorted(text)}, {language} needs {sorted(wanted)}")
-        if placeholders(source) != placeholders(text):
-            problems.append(f"{key}: placeholders {sorted(placeholders(text))}, English has {sorted(placeholders(source))}")
+        theirs, ours = sorted(placeholders(source)), sorted(placeholders(text))
+        if theirs != ours:
+            problems.append(f"{key}: placeholders {ours}, English has {theirs}")
         forms = list(text.values()) if isinstance(text, Mapping) else [text]
         if any(not form.strip() for form in forms):
             problems.append(f"{key}: empty text")
@@ -76,9 +77,7 @@ def rules_problems(language: str) -> list[str]:
     if text is None:
         return [f"missing: bot/i18n/{language}/rules.md"]
     if english is not None and len(rules_sections(text)) != len(rules_sections(english)):
-        return [
-            f"rules.md has sections {rules_sections(text)}, English has {rules_sections(english)} (one per game)"
-        ]
+        return [f"rules.md has sections {rules_sections(text)}, English has {rules_sections(english)} (one per game)"]
     return []
 
 
