@@ -36,7 +36,9 @@ SPEC = GameSpec(
 
 
 class KniffelCog(
-    ScorecardGameCog, group_name="kniffel", group_description=_("Play Kniffel", key="cmd.kniffel.description")
+    ScorecardGameCog,
+    group_name=_("kniffel", key="cmd.kniffel.name"),
+    group_description=_("Play Kniffel", key="cmd.kniffel.description"),
 ):
     spec = SPEC
 

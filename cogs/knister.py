@@ -52,7 +52,11 @@ SPEC = GameSpec(
 )
 
 
-class KnisterCog(GameCog, group_name="knister", group_description=_("Play Knister", key="cmd.knister.description")):
+class KnisterCog(
+    GameCog,
+    group_name=_("knister", key="cmd.knister.name"),
+    group_description=_("Play Knister", key="cmd.knister.description"),
+):
     spec = SPEC
 
     @app_commands.command(

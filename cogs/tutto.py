@@ -58,7 +58,9 @@ SPEC = GameSpec(
 )
 
 
-class TuttoCog(GameCog, group_name="tutto", group_description=_("Play Tutto", key="cmd.tutto.description")):
+class TuttoCog(
+    GameCog, group_name=_("tutto", key="cmd.tutto.name"), group_description=_("Play Tutto", key="cmd.tutto.description")
+):
     spec = SPEC
 
     @app_commands.command(

@@ -16,6 +16,7 @@ import tomllib
 from collections.abc import Mapping
 from functools import cache
 from importlib import resources
+from importlib.resources.abc import Traversable
 from typing import Any
 
 import discord
@@ -74,20 +75,23 @@ def _flatten(table: Mapping[str, Any], prefix: str = "") -> dict[str, Message]:
     return flat
 
 
-@cache
-def catalogue(language: str) -> dict[str, Message]:
-    """All messages of one language, merged from its files; empty for a language we do not ship."""
-    folder = resources.files("bot.i18n") / language
-    if not folder.is_dir():
-        return {}
+def load(folder: Traversable) -> dict[str, Message]:
+    """The messages of one language folder, merged from its ``*.toml`` files; a key defined twice is refused."""
     merged: dict[str, Message] = {}
     for entry in sorted(folder.iterdir(), key=lambda item: item.name):
         if entry.name.endswith(".toml"):
             for key, text in _flatten(tomllib.loads(entry.read_text(encoding="utf-8"))).items():
                 if key in merged:
-                    raise ValueError(f"message id {key!r} is defined twice in the {language} catalogue")
+                    raise ValueError(f"message id {key!r} is defined twice in {folder.name}/ ({entry.name})")
                 merged[key] = text
     return merged
+
+
+@cache
+def catalogue(language: str) -> dict[str, Message]:
+    """All messages of one language; empty for a language we do not ship."""
+    folder = resources.files("bot.i18n") / language
+    return load(folder) if folder.is_dir() else {}
 
 
 @cache

@@ -51,7 +51,11 @@ def rules_sections(text: str) -> list[str]:
 
 def message_problems(language: str) -> list[str]:
     """Keys missing or extra, placeholders that differ, plural forms that do not fit the language."""
-    english, other = catalogue(FALLBACK), catalogue(language)
+    return compare(catalogue(FALLBACK), catalogue(language), language)
+
+
+def compare(english: Mapping[str, Message], other: Mapping[str, Message], language: str) -> list[str]:
+    """What ``other`` (a catalogue in ``language``) lacks or gets wrong compared with ``english``."""
     problems = [f"missing: {key}" for key in sorted(set(english) - set(other))]
     problems += [f"not in English: {key}" for key in sorted(set(other) - set(english))]
     wanted = plural_categories(language)
