@@ -19,7 +19,7 @@ from bot.play.components import GameComponent
 from bot.play.scheduler import DeadlineScheduler
 from bot.play.service import GameService
 from bot.settings import Settings
-from bot.storage import Database, GamesRepository, ResultsRepository
+from bot.storage import Database, GamesRepository, GuildSettingsRepository, ResultsRepository
 
 log = logging.getLogger(__name__)
 
@@ -31,6 +31,7 @@ EXTENSIONS: tuple[str, ...] = (
     "cogs.knister",
     "cogs.tutto",
     "cogs.leaderboard",
+    "cogs.settings",
 )
 #: Seconds a shutdown waits for clicks and commands in progress to finish their reply and save.
 SHUTDOWN_GRACE = 10.0
@@ -42,6 +43,7 @@ class DiceBot(commands.Bot):
     db: Database
     games: GamesRepository
     results: ResultsRepository
+    guild_settings: GuildSettingsRepository
     service: GameService
     scheduler: DeadlineScheduler
 
@@ -73,9 +75,11 @@ class DiceBot(commands.Bot):
         self.db = await Database.open(self.settings.database_path)
         self.games = GamesRepository(self.db)
         self.results = ResultsRepository(self.db)
+        self.guild_settings = GuildSettingsRepository(self.db)
         self.service = GameService(self, self.games, {}, rng=self._rng, clock=self.clock)
         self.scheduler = DeadlineScheduler(self.games, self.service.on_deadline, clock=self.clock)
         self.service.on_saved = lambda record: self.scheduler.wake()
+        self.service.guild_language = self.guild_settings.language
         self.add_dynamic_items(GameComponent)
         await self.tree.set_translator(CatalogueTranslator())
         for extension in self._extensions:

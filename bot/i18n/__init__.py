@@ -62,6 +62,20 @@ def language_of(locale: str | discord.Locale | None) -> str:
     return by_lower.get(text.lower(), FALLBACK)
 
 
+def game_locale(
+    chosen: str | None, guild_locale: str | discord.Locale | None, user_locale: str | discord.Locale | None
+) -> str:
+    """The language of a new game's public messages, kept for the whole game.
+
+    The server's ``/settings language`` choice, else the server's preferred locale (Community servers set it),
+    else the locale of the user who opened the game (outside a server).
+    """
+    if chosen is not None:
+        return chosen
+    found = guild_locale if guild_locale is not None else user_locale
+    return str(found.value if isinstance(found, discord.Locale) else found or FALLBACK)
+
+
 def _flatten(table: Mapping[str, Any], prefix: str = "") -> dict[str, Message]:
     flat: dict[str, Message] = {}
     for key, value in table.items():

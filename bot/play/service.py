@@ -20,7 +20,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 import discord
 
 from bot.engine.core import GameError, GameState, secure_rng
-from bot.i18n import has, t
+from bot.i18n import game_locale, has, t
 from bot.play.components import Click
 from bot.play.spec import GameSpec, Rendered, Table
 from bot.storage import ChannelBusy, GameRecord, GamesRepository, ResultRow, Seat, StaleVersion
@@ -90,6 +90,10 @@ def user_locale(interaction: discord.Interaction[Any]) -> str:
     return str(interaction.locale)
 
 
+async def no_guild_language(guild_id: int) -> str | None:
+    return None
+
+
 def display_name(user: discord.abc.User) -> str:
     return user.display_name
 
@@ -112,6 +116,8 @@ class GameService:
         self._clock = clock
         self._locks: defaultdict[int, asyncio.Lock] = defaultdict(asyncio.Lock)
         self.on_saved: Callable[[GameRecord], None] = lambda record: None
+        #: The language a server chose with ``/settings language`` (None: its preferred locale).
+        self.guild_language: Callable[[int], Awaitable[str | None]] = no_guild_language
         self._in_flight = 0
         self._idle = asyncio.Event()
         self._idle.set()
@@ -144,7 +150,8 @@ class GameService:
             await self._reply_error(interaction, "play.no_channel")
             return
         host = Seat(interaction.user.id, display_name(interaction.user))
-        locale = str(interaction.guild_locale or interaction.locale)
+        chosen = await self.guild_language(interaction.guild_id) if interaction.guild_id is not None else None
+        locale = game_locale(chosen, interaction.guild_locale, interaction.locale)
         try:
             record = await self._games.create(
                 kind=spec.kind,

@@ -22,6 +22,8 @@ from bot.i18n import FALLBACK, CatalogueTranslator, catalogue, languages
 DESCRIPTION_LIMIT = 100
 NAME_LIMIT = 32
 TRANSLATED = [language for language in languages() if language != FALLBACK]
+#: Languages are offered under their own names (Deutsch, Magyar...) in every locale, on purpose.
+ENDONYMS = {str(catalogue(language)["language.name"]) for language in languages()}
 
 
 def valid_name(name: str) -> bool:
@@ -79,6 +81,8 @@ async def test_every_command_option_and_choice_is_localized_in_every_language() 
                 have = item.get(f"{field}_localizations") or {}
                 untranslated += [f"{path} {field} {lang}" for lang in TRANSLATED if lang not in have]
             for choice in item.get("choices", []):
+                if choice["name"] in ENDONYMS:
+                    continue
                 have = choice.get("name_localizations") or {}
                 untranslated += [f"{path} choice {choice['value']} {lang}" for lang in TRANSLATED if lang not in have]
     assert untranslated == []
@@ -99,12 +103,16 @@ async def test_english_catalogue_matches_the_default_texts_in_the_code() -> None
     """The code's default text is what English users see; the English catalogue is what translators read."""
     english = catalogue(FALLBACK)
     seen: dict[str, str] = {}
+    keyless: list[str] = []
 
     class Recorder(app_commands.Translator):
         async def translate(
             self, string: app_commands.locale_str, locale: discord.Locale, context: app_commands.TranslationContext
         ) -> str | None:
-            seen[string.extras.get("key", f"no key: {string.message}")] = string.message
+            if "key" in string.extras:
+                seen[string.extras["key"]] = string.message
+            elif string.message not in ENDONYMS:
+                keyless.append(string.message)
             return None
 
     bot = commands.Bot(command_prefix="!", intents=discord.Intents.none())
@@ -115,7 +123,7 @@ async def test_english_catalogue_matches_the_default_texts_in_the_code() -> None
     for command in bot.tree.get_commands():
         await command.get_translated_payload(bot.tree, Recorder())
     assert len(seen) > 40
-    assert [key for key in seen if key.startswith("no key")] == []
+    assert keyless == []
     differing = {key: text for key, text in seen.items() if english.get(key) != text}
     # Choice names may be shown capitalised in the catalogue (they are labels, not command names).
     assert {key: text for key, text in differing.items() if str(english.get(key, "")).lower() != text.lower()} == {}
