@@ -5,7 +5,7 @@ from __future__ import annotations
 import discord
 import pytest
 
-from bot.i18n import CatalogueTranslator, language_of, number, percent, plural_category, t
+from bot.i18n import CatalogueTranslator, game_locale, language_of, number, percent, plural_category, t
 
 NBSP = "\xa0"
 
@@ -86,3 +86,19 @@ async def test_command_localizations_come_from_the_catalogue() -> None:
     assert await translator.translate(name, discord.Locale.polish, context) == "zasady"
     assert await translator.translate(name, discord.Locale.american_english, context) is None
     assert await translator.translate(name, discord.Locale.brazil_portuguese, context) is None
+
+
+@pytest.mark.parametrize(
+    ("chosen", "guild", "user", "expected"),
+    [
+        ("pl", "hu", "de", "pl"),
+        (None, "hu", "de", "hu"),
+        (None, discord.Locale.german, "pl", "de"),
+        (None, None, "pl", "pl"),
+        (None, None, None, "en"),
+    ],
+)
+def test_a_games_language_is_the_servers_choice_then_its_locale_then_the_openers(
+    chosen: str | None, guild: str | discord.Locale | None, user: str | None, expected: str
+) -> None:
+    assert game_locale(chosen, guild, user) == expected
