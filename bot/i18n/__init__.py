@@ -174,6 +174,13 @@ def t(key: str, locale: str | discord.Locale | None = None, /, **params: Any) ->
         return message
 
 
+def localized(default: str, string: app_commands.locale_str | None, locale: str | discord.Locale | None) -> str:
+    """A command's name or description as a user in ``locale`` sees it (for texts that list commands, like /help)."""
+    key = string.extras.get("key") if string is not None else None
+    message = catalogue(language_of(locale)).get(key) if key else None
+    return message if isinstance(message, str) else default
+
+
 class CatalogueTranslator(app_commands.Translator):
     """Localizes command names, descriptions and choices from the same catalogues.
 
