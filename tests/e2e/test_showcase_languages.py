@@ -201,7 +201,7 @@ async def test_a_whole_tutto_game_on_a_german_server(harness: Harness) -> None:
     h.rng = Deck(["stop", "bonus_300"], 1, 1, 1, 5, 5, 5)
     await h.start_bot(("cogs.tutto",))
     game = await open_game(h, seen, "tutto", [h.alice, h.bob], target=1000)
-    assert "Tutto — wer zuerst 1.000 hat" in game.text
+    assert "Tutto — bis 1.000 Punkte" in game.text
     assert await press(h, seen, h.alice, game, "draw") == ""
     await h.wait_post("🛑 Alice zieht Stopp — Zug vorbei.")
     assert await press(h, seen, h.bob, game, "draw") == ""

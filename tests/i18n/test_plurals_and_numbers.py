@@ -62,7 +62,7 @@ def test_thousands_are_grouped_the_language_way(language: str, text: str) -> Non
 
 
 def test_integer_parameters_are_formatted_for_the_language() -> None:
-    assert t("tutto.title", "de", game="Tutto", target=6000) == "Tutto — wer zuerst 6.000 hat"
+    assert t("tutto.title", "de", game="Tutto", target=6000) == "Tutto — bis 6.000 Punkte"
     assert t("tutto.title", "en-US", game="Tutto", target=6000) == "Tutto — first to 6,000"
 
 
