@@ -1,7 +1,8 @@
-"""Every game's messages fit Discord's limits in every language: the longest translation decides.
+"""Every message fits Discord's limits in every language: the longest translation decides.
 
 Each game is played to its end at its largest table by the engine's own timeout moves, and every message,
-private view, announcement and the lobby is rendered in each shipped language and measured.
+private view, announcement and the lobby is rendered in each shipped language and measured; so are full
+leaderboard pages, statistics with huge figures and the forget-me prompt.
 """
 
 from __future__ import annotations
@@ -11,13 +12,16 @@ import re
 import time
 from typing import Any
 
+import discord
 import pytest
 
 from bot.i18n import languages
 from bot.i18n.check import rules_sections, rules_text
 from bot.play.spec import GameSpec, Rendered, Table
-from bot.storage import GameRecord, Seat
+from bot.storage import GameRecord, GameStats, LeaderboardPage, Seat, Standing
+from bot.storage.stats import PAGE_SIZE
 from bot.ui import lobby as lobby_ui
+from bot.ui.leaderboard import BoardRequest, render_board, render_forget_prompt, render_forgotten, render_stats
 from cogs.dicepoker import SPEC as DICEPOKER
 from cogs.kniffel import SPEC as KNIFFEL
 from cogs.knister import SPEC as KNISTER
@@ -96,3 +100,35 @@ def test_every_rules_section_fits_one_embed(language: str) -> None:
     bodies = re.split(r"^## .*$", text, flags=re.MULTILINE)[1:]
     assert len(bodies) == len(rules_sections(text))
     assert all(len(body.strip()) <= 4096 for body in bodies)
+
+
+def embed_fits(embed: discord.Embed) -> None:
+    check(Rendered(embeds=[embed]))
+
+
+@pytest.mark.parametrize("language", languages())
+@pytest.mark.parametrize("metric", ["wins", "best", "average", "games"])
+def test_leaderboards_fit_discord_in_every_language(language: str, metric: str) -> None:
+    rows = tuple(Standing(rank, 10**17 + rank, LONG_NAME, 123456.75, 98765) for rank in range(1, PAGE_SIZE + 1))
+    for scope in ("server", "global"):
+        request = BoardRequest("tutto", metric, "month", scope, 3, 10**17)
+        page = LeaderboardPage("tutto", metric, "month", 1, 3, 10 * PAGE_SIZE, rows, rows[0], 98765)  # type: ignore[arg-type]
+        embed, view = render_board(page, request, language)
+        embed_fits(embed)
+        assert all(len(item.label or "") <= 80 for item in view.children)  # type: ignore[attr-defined]
+        empty = LeaderboardPage("tutto", metric, "week", None, 0, 0, (), None, 3)  # type: ignore[arg-type]
+        embed_fits(render_board(empty, request, language)[0])
+
+
+@pytest.mark.parametrize("language", languages())
+def test_statistics_and_forget_me_fit_discord_in_every_language(language: str) -> None:
+    stats = [
+        GameStats(kind, 98765, 54321, 123456, 9876543210, time.time(), 4321, 1234, 5678, -12345.678, 2345)
+        for kind in ("kniffel", "dicepoker", "knister", "tutto")
+    ]
+    embed_fits(render_stats(LONG_NAME, stats, None, language))
+    embed_fits(render_stats(LONG_NAME, [], "tutto", language))
+    for count in (0, 1, 3, 22, 12345):
+        text, _ = render_forget_prompt(count, 10**17, language)
+        assert 1 <= len(text) <= 2000
+        assert 1 <= len(render_forgotten(count, language)) <= 2000
