@@ -76,12 +76,20 @@ def compare(english: Mapping[str, Message], other: Mapping[str, Message], langua
 
 
 def rules_problems(language: str) -> list[str]:
-    """A missing rules text, or one whose game sections do not match the English ones."""
+    """A missing rules text, or one whose game sections differ from English's (same games, same order).
+
+    A section is found by the game's name, so each heading must be the language's ``game.<kind>`` text.
+    """
     english, text = rules_text(FALLBACK), rules_text(language)
     if text is None:
         return [f"missing: bot/i18n/{language}/rules.md"]
-    if english is not None and len(rules_sections(text)) != len(rules_sections(english)):
-        return [f"rules.md has sections {rules_sections(text)}, English has {rules_sections(english)} (one per game)"]
+    if english is None:
+        return []
+    games = {message: key for key, message in catalogue(FALLBACK).items() if key.startswith("game.")}
+    wanted = [str(catalogue(language).get(games.get(heading, ""), heading)) for heading in rules_sections(english)]
+    found = rules_sections(text)
+    if found != wanted:
+        return [f"rules.md has the sections {found}, wanted {wanted} (English's games, named as game.<kind>)"]
     return []
 
 
