@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.i18n import FALLBACK, catalogue, languages, load, t
+from bot.i18n import FALLBACK, catalogue, check, languages, load, t
 from bot.i18n.check import compare, main, placeholders, problems, rules_sections, rules_text
 
 TRANSLATIONS = [language for language in languages() if language != FALLBACK]
@@ -102,3 +102,15 @@ def test_check_command_refuses_an_unknown_language_in_one_line(capsys: pytest.Ca
     assert main(["xx"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "xx" in err
+
+
+def test_the_check_wants_the_english_games_in_order_under_their_translated_names(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    texts = {"en": "# Rules\n## Kniffel\nx\n## Dice poker\ny\n", "de": "# Regeln\n## Kniffel\nx\n## Dice poker\ny\n"}
+    monkeypatch.setattr(check, "rules_text", texts.get)
+    assert check.rules_problems("de") == [
+        "rules.md has the sections ['Kniffel', 'Dice poker'], wanted ['Kniffel', 'Würfelpoker'] "
+        "(English's games, named as game.<kind>)"
+    ]
+    assert check.rules_problems("hu") == ["missing: bot/i18n/hu/rules.md"]
