@@ -171,10 +171,6 @@ def _caller_line(page: LeaderboardPage, locale: str | None) -> str:
     return t("leaderboard.you_unranked", locale)
 
 
-def _percent(part: float, locale: str | None) -> str:
-    return percent(part, locale)
-
-
 def _kniffel_line(entry: GameStats, locale: str | None) -> str:
     """Kniffels rolled, and the upper bonus out of the games whose rules have one (classic games have none)."""
     rate = entry.upper_bonus_rate
@@ -187,7 +183,7 @@ def _kniffel_line(entry: GameStats, locale: str | None) -> str:
         locale,
         count=entry.upper_bonus,
         games=entry.upper_bonus_games,
-        rate=_percent(rate, locale),
+        rate=percent(rate, locale),
         kniffels=entry.kniffels,
     )
 
@@ -203,7 +199,7 @@ def render_stats(name: str, stats: Sequence[GameStats], game: str | None, locale
     for entry in stats:
         last = datetime.fromtimestamp(entry.last_at, tz=UTC)
         lines = [
-            t("stats.games", locale, games=entry.games, wins=entry.wins, rate=_percent(entry.win_rate, locale)),
+            t("stats.games", locale, games=entry.games, wins=entry.wins, rate=percent(entry.win_rate, locale)),
             t("stats.scores", locale, best=entry.best, average=number(entry.average, locale, decimals=1, exact=True)),
         ]
         if entry.kind == "kniffel":
