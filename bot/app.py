@@ -23,7 +23,7 @@ from bot.play.discord_io import DiscordChannels
 from bot.play.scheduler import DeadlineScheduler
 from bot.play.service import GameService
 from bot.settings import Settings
-from bot.storage import Database, GamesRepository, MetaRepository, ResultsRepository
+from bot.storage import Database, GamesRepository, GuildSettingsRepository, MetaRepository, ResultsRepository
 
 log = logging.getLogger(__name__)
 #: Seconds a shutdown waits for clicks and commands in progress to finish their reply and save.
@@ -38,6 +38,7 @@ class DiceBot(commands.Bot):
     db: Database
     games: GamesRepository
     results: ResultsRepository
+    guild_settings: GuildSettingsRepository
     service: GameService
     scheduler: DeadlineScheduler
 
@@ -75,10 +76,12 @@ class DiceBot(commands.Bot):
         self.db = await Database.open(self.settings.database_path)
         self.games = GamesRepository(self.db)
         self.results = ResultsRepository(self.db)
+        self.guild_settings = GuildSettingsRepository(self.db)
         specs = registry.load_specs(self._games)
         self.service = GameService(self.games, specs, DiscordChannels(self), rng=self._rng, clock=self.clock)
         self.scheduler = DeadlineScheduler(self.games, self.service.on_deadline, clock=self.clock)
         self.service.on_saved = lambda record: self.scheduler.wake()
+        self.service.guild_language = self.guild_settings.language
         self.add_dynamic_items(GameComponent)
         await self.tree.set_translator(CatalogueTranslator())
         for extension in self._extensions:

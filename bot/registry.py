@@ -21,8 +21,8 @@ GAMES: tuple[str, ...] = (
 
 
 def extensions(games: Sequence[str] = GAMES) -> tuple[str, ...]:
-    """Every extension the bot loads: help first, the games, then the leaderboard that ranks them."""
-    return ("cogs.help", *games, "cogs.leaderboard")
+    """Every extension the bot loads: help first, the games, the leaderboard that ranks them, server settings."""
+    return ("cogs.help", *games, "cogs.leaderboard", "cogs.settings")
 
 
 def load_specs(games: Sequence[str] = GAMES) -> dict[str, AnySpec]:

@@ -40,18 +40,19 @@ SPEC = GameSpec(
 
 class DicePokerCog(
     ScorecardGameCog,
-    group_name="dicepoker",
+    group_name=_("dicepoker", key="cmd.dicepoker.name"),
     group_description=_("Play Russian dice poker", key="cmd.dicepoker.description"),
 ):
     spec = SPEC
 
     @app_commands.command(
         name=_("start", key="cmd.start.name"),
-        description=_("Open a dice poker lobby in this channel", key="cmd.dicepoker.start"),
+        description=_("Open a dice poker lobby in this channel", key="cmd.dicepoker.start.description"),
     )
     @app_commands.describe(
         turn_timeout=_("Minutes per turn before the bot plays for you (1-60, default 5)", key="cmd.start.turn_timeout")
     )
+    @app_commands.rename(turn_timeout=_("turn_timeout", key="cmd.option.turn_timeout"))
     async def start(
         self, interaction: discord.Interaction[Any], turn_timeout: app_commands.Range[int, 1, 60] = 5
     ) -> None:

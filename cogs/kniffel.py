@@ -36,17 +36,22 @@ SPEC = GameSpec(
 
 
 class KniffelCog(
-    ScorecardGameCog, group_name="kniffel", group_description=_("Play Kniffel", key="cmd.kniffel.description")
+    ScorecardGameCog,
+    group_name=_("kniffel", key="cmd.kniffel.name"),
+    group_description=_("Play Kniffel", key="cmd.kniffel.description"),
 ):
     spec = SPEC
 
     @app_commands.command(
         name=_("start", key="cmd.start.name"),
-        description=_("Open a Kniffel lobby in this channel", key="cmd.kniffel.start"),
+        description=_("Open a Kniffel lobby in this channel", key="cmd.kniffel.start.description"),
     )
     @app_commands.describe(
         rules=_("Rule set: kniffel (bonuses, joker) or classic (none)", key="cmd.kniffel.start.rules"),
         turn_timeout=_("Minutes per turn before the bot plays for you (1-60, default 5)", key="cmd.start.turn_timeout"),
+    )
+    @app_commands.rename(
+        rules=_("rules", key="cmd.option.rules"), turn_timeout=_("turn_timeout", key="cmd.option.turn_timeout")
     )
     @app_commands.choices(
         rules=[

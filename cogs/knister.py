@@ -52,12 +52,16 @@ SPEC = GameSpec(
 )
 
 
-class KnisterCog(GameCog, group_name="knister", group_description=_("Play Knister", key="cmd.knister.description")):
+class KnisterCog(
+    GameCog,
+    group_name=_("knister", key="cmd.knister.name"),
+    group_description=_("Play Knister", key="cmd.knister.description"),
+):
     spec = SPEC
 
     @app_commands.command(
         name=_("start", key="cmd.start.name"),
-        description=_("Open a Knister lobby in this channel", key="cmd.knister.start"),
+        description=_("Open a Knister lobby in this channel", key="cmd.knister.start.description"),
     )
     @app_commands.describe(
         round_timeout=_(
@@ -65,6 +69,7 @@ class KnisterCog(GameCog, group_name="knister", group_description=_("Play Kniste
             key="cmd.knister.start.round_timeout",
         )
     )
+    @app_commands.rename(round_timeout=_("round_timeout", key="cmd.option.round_timeout"))
     async def start(
         self, interaction: discord.Interaction[Any], round_timeout: app_commands.Range[int, 1, 60] = 2
     ) -> None:

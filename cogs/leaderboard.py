@@ -145,6 +145,12 @@ class Leaderboard(commands.Cog):
             app_commands.Choice(name=_("All servers", key="leaderboard.scope.global"), value="global"),
         ],
     )
+    @app_commands.rename(
+        game=_("game", key="cmd.option.game"),
+        metric=_("metric", key="cmd.option.metric"),
+        period=_("period", key="cmd.option.period"),
+        scope=_("scope", key="cmd.option.scope"),
+    )
     async def leaderboard(
         self,
         interaction: discord.Interaction[Any],
@@ -197,6 +203,7 @@ class Leaderboard(commands.Cog):
         user=_("Whose statistics (default: yours)", key="cmd.stats.user"),
         game=_("Only this game (default: every game played)", key="cmd.stats.game"),
     )
+    @app_commands.rename(user=_("user", key="cmd.option.user"), game=_("game", key="cmd.option.game"))
     async def stats_command(
         self, interaction: discord.Interaction[Any], user: discord.User | None = None, game: str | None = None
     ) -> None:

@@ -58,16 +58,21 @@ SPEC = GameSpec(
 )
 
 
-class TuttoCog(GameCog, group_name="tutto", group_description=_("Play Tutto", key="cmd.tutto.description")):
+class TuttoCog(
+    GameCog, group_name=_("tutto", key="cmd.tutto.name"), group_description=_("Play Tutto", key="cmd.tutto.description")
+):
     spec = SPEC
 
     @app_commands.command(
         name=_("start", key="cmd.start.name"),
-        description=_("Open a Tutto lobby in this channel", key="cmd.tutto.start"),
+        description=_("Open a Tutto lobby in this channel", key="cmd.tutto.start.description"),
     )
     @app_commands.describe(
         target=_("Points to win (1000-20000, default 6000)", key="cmd.tutto.start.target"),
         turn_timeout=_("Minutes per turn before the bot plays for you (1-60, default 5)", key="cmd.start.turn_timeout"),
+    )
+    @app_commands.rename(
+        target=_("target", key="cmd.option.target"), turn_timeout=_("turn_timeout", key="cmd.option.turn_timeout")
     )
     async def start(
         self,

@@ -1,57 +1,141 @@
 """Every user-facing string, looked up by message id in one catalogue per language.
 
-Catalogues live in ``bot/i18n/<language>/*.toml`` (one file per area, merged); nested tables give dotted keys,
-so ``[error] not_your_turn = "..."`` is ``error.not_your_turn``. Missing translations fall back to English,
-and a key missing from English too is shown as the key itself so a gap is visible, never a crash.
+Catalogues live in ``bot/i18n/<language>/*.toml`` (one folder per language, one file per area, merged; a key
+defined twice is refused). Nested tables give dotted keys, so ``[error] not_your_turn = "..."`` is
+``error.not_your_turn``. A message that depends on a number is a table of CLDR plural categories,
+``removed = { one = "...", few = "...", many = "...", other = "..." }``, chosen by the ``count`` parameter
+through Babel, so Polish (one/few/many) and Hungarian need no hand-written rules. Integer parameters are shown
+with the language's digit grouping (6,000 / 6.000 / 6 000). Missing translations fall back to English, and a key
+missing from English too is shown as the key itself so a gap is visible, never a crash.
 """
 
 from __future__ import annotations
 
 import logging
 import tomllib
+from collections.abc import Mapping
 from functools import cache
 from importlib import resources
+from importlib.resources.abc import Traversable
 from typing import Any
 
 import discord
+from babel import Locale
+from babel.numbers import format_decimal, format_percent
 from discord import app_commands
 
 log = logging.getLogger(__name__)
 
 FALLBACK = "en"
+#: The CLDR plural categories; a table whose keys are only these (and include ``other``) is one plural message.
+PLURAL_CATEGORIES = frozenset({"zero", "one", "two", "few", "many", "other"})
+
+#: A catalogue entry: plain text, or the text per plural category.
+Message = str | Mapping[str, str]
+
+
+def is_plural(message: object) -> bool:
+    """Whether a catalogue value is a plural table rather than a section of further keys."""
+    return isinstance(message, Mapping) and "other" in message and set(message) <= PLURAL_CATEGORIES
+
+
+@cache
+def languages() -> tuple[str, ...]:
+    """The languages we ship: every folder of ``bot/i18n`` that holds a catalogue, English first."""
+    root = resources.files("bot.i18n")
+    found = sorted(
+        entry.name
+        for entry in root.iterdir()
+        if entry.is_dir() and any(item.name.endswith(".toml") for item in entry.iterdir())
+    )
+    return (FALLBACK, *(name for name in found if name != FALLBACK))
 
 
 def language_of(locale: str | discord.Locale | None) -> str:
-    """Map a Discord locale (``en-US``, ``de``, ``pt-BR``) to a catalogue language code."""
+    """The catalogue for a Discord locale: its own folder (``de``, ``pt-BR``) if we ship one, else English.
+
+    Regional variants never borrow another region's catalogue: ``pt-BR`` is English until a ``pt-BR`` folder
+    exists, even if a ``pt`` one did. English covers ``en-US`` and ``en-GB``.
+    """
     text = str(locale.value if isinstance(locale, discord.Locale) else locale or FALLBACK)
-    return text.split("-")[0].lower()
+    by_lower = {name.lower(): name for name in languages()}
+    return by_lower.get(text.lower(), FALLBACK)
 
 
-def _flatten(table: dict[str, Any], prefix: str = "") -> dict[str, str]:
-    flat: dict[str, str] = {}
+def game_locale(
+    chosen: str | None, guild_locale: str | discord.Locale | None, user_locale: str | discord.Locale | None
+) -> str:
+    """The language of a new game's public messages, kept for the whole game.
+
+    The server's ``/settings language`` choice, else the server's preferred locale (Community servers set it),
+    else the locale of the user who opened the game (outside a server).
+    """
+    if chosen is not None:
+        return chosen
+    found = guild_locale if guild_locale is not None else user_locale
+    return str(found.value if isinstance(found, discord.Locale) else found or FALLBACK)
+
+
+def _flatten(table: Mapping[str, Any], prefix: str = "") -> dict[str, Message]:
+    flat: dict[str, Message] = {}
     for key, value in table.items():
         name = f"{prefix}{key}"
-        if isinstance(value, dict):
+        if is_plural(value):
+            flat[name] = {category: str(text) for category, text in value.items()}
+        elif isinstance(value, Mapping):
             flat.update(_flatten(value, f"{name}."))
         else:
             flat[name] = str(value)
     return flat
 
 
-@cache
-def catalogue(language: str) -> dict[str, str]:
-    """All messages of one language, merged from its files; empty for a language we do not ship."""
-    folder = resources.files("bot.i18n") / language
-    if not folder.is_dir():
-        return {}
-    merged: dict[str, str] = {}
+def load(folder: Traversable) -> dict[str, Message]:
+    """The messages of one language folder, merged from its ``*.toml`` files; a key defined twice is refused."""
+    merged: dict[str, Message] = {}
     for entry in sorted(folder.iterdir(), key=lambda item: item.name):
         if entry.name.endswith(".toml"):
             for key, text in _flatten(tomllib.loads(entry.read_text(encoding="utf-8"))).items():
                 if key in merged:
-                    raise ValueError(f"message id {key!r} is defined twice in the {language} catalogue")
+                    raise ValueError(f"message id {key!r} is defined twice in {folder.name}/ ({entry.name})")
                 merged[key] = text
     return merged
+
+
+@cache
+def catalogue(language: str) -> dict[str, Message]:
+    """All messages of one language; empty for a language we do not ship."""
+    folder = resources.files("bot.i18n") / language
+    return load(folder) if folder.is_dir() else {}
+
+
+@cache
+def _babel_locale(language: str) -> Locale:
+    return Locale.parse(language.replace("-", "_"))
+
+
+def plural_category(count: float, locale: str | discord.Locale | None) -> str:
+    """The CLDR plural category (``one``, ``few``, ``many``, ``other``...) of ``count`` in the locale's language."""
+    return str(_babel_locale(language_of(locale)).plural_form(abs(count)))
+
+
+def number(
+    value: float, locale: str | discord.Locale | None, *, signed: bool = False, decimals: int = 0, exact: bool = False
+) -> str:
+    """``value`` written the language's way: grouping (6,000 / 6.000 / 6 000) and decimal sign.
+
+    ``decimals`` is the most fraction digits shown, trailing zeros dropped unless ``exact``; ``signed`` adds ``+``
+    to positives.
+    """
+    fraction = "." + ("0" if exact else "#") * decimals if decimals else ""
+    pattern = f"#,##0{fraction}"
+    if signed:
+        pattern = f"+{pattern};-{pattern}"
+    return format_decimal(value, format=pattern, locale=_babel_locale(language_of(locale)))
+
+
+def percent(value: float, locale: str | discord.Locale | None) -> str:
+    """A share (0.5) as a whole percentage the language's way (50 % / 50%)."""
+    return format_percent(value, locale=_babel_locale(language_of(locale)))
 
 
 def has(key: str) -> bool:
@@ -59,17 +143,42 @@ def has(key: str) -> bool:
     return key in catalogue(FALLBACK)
 
 
+def _lookup(key: str, language: str) -> Message | None:
+    return catalogue(language).get(key) or catalogue(FALLBACK).get(key)
+
+
+def _shown(value: Any, locale: str | discord.Locale | None) -> Any:
+    return number(value, locale) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
 def t(key: str, locale: str | discord.Locale | None = None, /, **params: Any) -> str:
-    """The message ``key`` in ``locale`` with ``{placeholders}`` filled from ``params``."""
-    text = catalogue(language_of(locale)).get(key) or catalogue(FALLBACK).get(key)
-    if text is None:
+    """The message ``key`` in ``locale`` with ``{placeholders}`` filled from ``params``.
+
+    A plural message picks its form by ``params["count"]``; integers are formatted for the language.
+    """
+    language = language_of(locale)
+    message = _lookup(key, language)
+    if message is None:
         log.warning("missing message id %s", key)
         return key
+    if isinstance(message, Mapping):
+        count = params.get("count")
+        if not isinstance(count, int | float):
+            log.warning("plural message id %s needs a numeric count", key)
+            count = 0
+        message = message.get(plural_category(count, language)) or message["other"]
     try:
-        return text.format(**params)
+        return message.format(**{name: _shown(value, language) for name, value in params.items()})
     except (KeyError, IndexError, ValueError):
         log.warning("message id %s does not fit its parameters %s", key, sorted(params))
-        return text
+        return message
+
+
+def localized(default: str, string: app_commands.locale_str | None, locale: str | discord.Locale | None) -> str:
+    """A command's name or description as a user in ``locale`` sees it (for texts that list commands, like /help)."""
+    key = string.extras.get("key") if string is not None else None
+    message = catalogue(language_of(locale)).get(key) if key else None
+    return message if isinstance(message, str) else default
 
 
 class CatalogueTranslator(app_commands.Translator):
@@ -86,4 +195,5 @@ class CatalogueTranslator(app_commands.Translator):
         language = language_of(locale)
         if key is None or language == FALLBACK:
             return None
-        return catalogue(language).get(key)
+        text = catalogue(language).get(key)
+        return text if isinstance(text, str) else None

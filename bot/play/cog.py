@@ -70,6 +70,7 @@ class ScorecardGameCog(GameCog):
         description=_("Show a scorecard, only to you", key="cmd.scorecard.description"),
     )
     @app_commands.describe(player=_("Whose card (default: yours)", key="cmd.scorecard.player"))
+    @app_commands.rename(player=_("player", key="cmd.option.player"))
     async def scorecard(self, interaction: discord.Interaction[Any], player: discord.User | None = None) -> None:
         target = actor_of(player) if player is not None else None
         await self.bot.service.private(InteractionRequest(interaction), self.spec, "card", target)

@@ -34,7 +34,7 @@ class InteractionRequest:
         self.interaction = interaction
         self.actor = actor_of(interaction.user, moderator=interaction.permissions.manage_messages)
         self.locale = str(interaction.locale)
-        self.game_locale = str(interaction.guild_locale or interaction.locale)
+        self.guild_locale = str(interaction.guild_locale) if interaction.guild_locale is not None else None
         self.guild_id = interaction.guild_id
         self.channel_id = interaction.channel_id
         message = interaction.message

@@ -19,8 +19,8 @@ class Request(Protocol):
     actor: Actor
     #: The asker's language, for private answers.
     locale: str
-    #: The language a game opened by this request speaks in public.
-    game_locale: str
+    #: The server's preferred language (None outside a server or when Discord does not say).
+    guild_locale: str | None
     guild_id: int | None
     channel_id: int | None
     #: The message a click came from (None for commands), and whether only the clicker can see it.

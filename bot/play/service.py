@@ -14,12 +14,12 @@ import logging
 import random
 import time
 from collections import defaultdict
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import replace
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from bot.engine.core import GameError, secure_rng
-from bot.i18n import has, t
+from bot.i18n import game_locale, has, t
 from bot.play import transitions
 from bot.play.inflight import InFlight
 from bot.play.ports import Channels, Request
@@ -89,6 +89,10 @@ def lobby(spec: AnySpec, record: GameRecord) -> Lobby:
     )
 
 
+async def no_guild_language(guild_id: int) -> str | None:
+    return None
+
+
 class GameService:
     """Runs every game of every kind; one instance per bot."""
 
@@ -108,6 +112,8 @@ class GameService:
         self._locks: defaultdict[int, asyncio.Lock] = defaultdict(asyncio.Lock)
         self.on_saved: Callable[[GameRecord], None] = lambda record: None
         self.in_flight = InFlight()
+        #: The language a server chose with ``/settings language`` (None: its preferred locale).
+        self.guild_language: Callable[[int], Awaitable[str | None]] = no_guild_language
 
     async def drain(self, timeout: float) -> None:
         """Wait until no click, command or deadline is being handled (or ``timeout`` passes)."""
@@ -121,6 +127,7 @@ class GameService:
         if request.channel_id is None:
             await request.refuse("play.no_channel")
             return
+        chosen = await self.guild_language(request.guild_id) if request.guild_id is not None else None
         try:
             record = await self._games.create(
                 kind=spec.kind,
@@ -128,7 +135,7 @@ class GameService:
                 guild_id=request.guild_id,
                 channel_id=request.channel_id,
                 host=request.actor.seat(),
-                locale=request.game_locale,
+                locale=game_locale(chosen, request.guild_locale, request.locale),
                 options=options,
                 deadline_at=transitions.open_deadline(self._clock()),
             )

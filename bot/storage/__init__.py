@@ -4,6 +4,7 @@ from bot.storage.database import Database, DatabaseError
 from bot.storage.games import ChannelBusy, GameRecord, GamesRepository, Seat, StaleVersion
 from bot.storage.meta import MetaRepository
 from bot.storage.results import ResultRow, ResultsRepository
+from bot.storage.settings import GuildSettingsRepository
 from bot.storage.stats import GameStats, LeaderboardPage, Standing, StatsRepository
 
 __all__ = [
@@ -13,6 +14,7 @@ __all__ = [
     "GameRecord",
     "GameStats",
     "GamesRepository",
+    "GuildSettingsRepository",
     "LeaderboardPage",
     "MetaRepository",
     "ResultRow",

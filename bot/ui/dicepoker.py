@@ -7,19 +7,19 @@ from types import ModuleType
 
 from bot.engine import dicepoker
 from bot.engine.core import Event
-from bot.i18n import t
+from bot.i18n import number, t
 from bot.ui.fivedice import MEDALS, ScorecardUI
 from bot.ui.render import Table
 
 MINUS = "−"
 
 
-def signed(value: int | Fraction) -> str:
-    """``+12``, ``−2``, ``0``, ``+16.67``: a sign always, at most two decimals, a real minus sign."""
-    if isinstance(value, Fraction) and value.denominator != 1:
-        text = f"{float(value):+.2f}".rstrip("0").rstrip(".")
-    else:
-        text = f"{int(value):+d}" if value else "0"
+def signed(value: int | Fraction, locale: str = "en") -> str:
+    """``+12``, ``−2``, ``0``, ``+16.67``: a sign always, at most two decimals (the locale's way), a real minus."""
+    if not value:
+        return "0"
+    exact = isinstance(value, Fraction) and value.denominator != 1
+    text = number(float(value) if exact else int(value), locale, signed=True, decimals=2)
     return text.replace("-", MINUS)
 
 
@@ -76,8 +76,8 @@ class DicePokerUI(ScorecardUI):
         rows.append(row("upper_sum", signed(sums.upper)))
         rows.append(row("upper_bonus", str(sums.upper_bonus)))
         rows += [row(name, cell(name, False)) for name in dicepoker.LOWER]
-        rows.append(row("lower_sum", str(sums.lower)))
-        rows.append(row("total", str(sums.total)))
+        rows.append(row("lower_sum", number(sums.lower, locale)))
+        rows.append(row("total", number(sums.total, locale)))
         return rows
 
     def total(self, table: Table, player: str) -> int:
@@ -109,7 +109,7 @@ class DicePokerUI(ScorecardUI):
                 medal=MEDALS.get(result.rank, f"{result.rank}."),
                 name=table.name(result.player),
                 total=result.score,
-                settlement=signed(shares[result.player]),
+                settlement=signed(shares[result.player], table.locale),
             )
             for result in results
         ]

@@ -16,7 +16,7 @@ import discord
 
 from bot.engine import fivedice
 from bot.engine.core import Event
-from bot.i18n import t
+from bot.i18n import number, t
 from bot.ui.common import COLOUR_OVER, COLOUR_PLAYING, DIE_FACES, faces, monospace_table, shorten
 from bot.ui.render import Rendered, Table, custom_id
 
@@ -101,7 +101,9 @@ class ScorecardUI:
             lines.append(t("dice.press_roll", locale))
         lines += self.status_lines(table)
         embed.description = "\n".join(lines)
-        standings = [(table.name(p)[:14], str(self.total(table, p))) for p in state.players if p not in state.left]
+        standings = [
+            (table.name(p)[:14], number(self.total(table, p), locale)) for p in state.players if p not in state.left
+        ]
         embed.add_field(name=t("dice.totals", locale), value=monospace_table(standings), inline=False)
         rendered = Rendered(content=t("dice.content", locale, player=table.mention(player)), embeds=[embed])
         self._controls(table, rendered)

@@ -6,7 +6,7 @@ from types import ModuleType
 
 from bot.engine import kniffel
 from bot.engine.core import Event
-from bot.i18n import t
+from bot.i18n import number, t
 from bot.ui.common import faces
 from bot.ui.fivedice import ScorecardUI
 from bot.ui.render import Table
@@ -48,7 +48,7 @@ class KniffelUI(ScorecardUI):
         rows += [box(name) for name in kniffel.LOWER]
         if state.ruleset == "kniffel":
             rows.append((t("kniffel.short.extra_bonus", locale), str(sums.extra_bonus)))
-        rows.append((t("kniffel.short.total", locale), str(sums.total)))
+        rows.append((t("kniffel.short.total", locale), number(sums.total, locale)))
         return rows
 
     def total(self, table: Table, player: str) -> int:

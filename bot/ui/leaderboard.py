@@ -17,7 +17,7 @@ from typing import Literal
 
 import discord
 
-from bot.i18n import t
+from bot.i18n import number, percent, t
 from bot.storage.stats import MIN_AVERAGE_GAMES, GameStats, LeaderboardPage, Standing
 from bot.ui.common import COLOUR_LOBBY, COLOUR_OVER, mention, shorten
 
@@ -74,13 +74,9 @@ def _stopped(items: Sequence[discord.ui.Item[discord.ui.View]]) -> discord.ui.Vi
     return view
 
 
-def _plural(key: str, count: int, locale: str | None, **params: object) -> str:
-    return t(f"{key}_one", locale, **params) if count == 1 else t(key, locale, count=count, **params)
-
-
-def figure(metric: str, value: float) -> str:
-    """How a metric's value reads: averages with one decimal, everything else whole."""
-    return f"{value:.1f}" if metric == "average" else str(round(value))
+def figure(metric: str, value: float, locale: str | None) -> str:
+    """How a metric's value reads: averages with one decimal, everything else whole (the locale's digits)."""
+    return number(value, locale, decimals=1, exact=True) if metric == "average" else number(round(value), locale)
 
 
 def rank_label(rank: int) -> str:
@@ -114,8 +110,8 @@ def render_board(
                 locale,
                 rank=rank_label(row.rank),
                 name=player_label(row, scope),
-                value=figure(page.metric, row.value),
-                games=_plural("leaderboard.games", row.games, locale),
+                value=figure(page.metric, row.value, locale),
+                games=t("leaderboard.games", locale, count=row.games),
             )
         )
     if not lines:
@@ -167,16 +163,12 @@ def _caller_line(page: LeaderboardPage, locale: str | None) -> str:
             "leaderboard.you_games" if page.metric == "games" else "leaderboard.you",
             locale,
             rank=caller.rank,
-            value=figure(page.metric, caller.value),
-            games=_plural("leaderboard.games", caller.games, locale),
+            value=figure(page.metric, caller.value, locale),
+            games=t("leaderboard.games", locale, count=caller.games),
         )
     if page.metric == "average" and page.caller_games:
         return t("leaderboard.you_need_games", locale, min=MIN_AVERAGE_GAMES, games=page.caller_games)
     return t("leaderboard.you_unranked", locale)
-
-
-def _percent(part: float) -> str:
-    return f"{part:.0%}"
 
 
 def _kniffel_line(entry: GameStats, locale: str | None) -> str:
@@ -191,7 +183,7 @@ def _kniffel_line(entry: GameStats, locale: str | None) -> str:
         locale,
         count=entry.upper_bonus,
         games=entry.upper_bonus_games,
-        rate=_percent(rate),
+        rate=percent(rate, locale),
         kniffels=entry.kniffels,
     )
 
@@ -207,15 +199,21 @@ def render_stats(name: str, stats: Sequence[GameStats], game: str | None, locale
     for entry in stats:
         last = datetime.fromtimestamp(entry.last_at, tz=UTC)
         lines = [
-            t("stats.games", locale, games=entry.games, wins=entry.wins, rate=_percent(entry.win_rate)),
-            t("stats.scores", locale, best=entry.best, average=f"{entry.average:.1f}"),
+            t("stats.games", locale, games=entry.games, wins=entry.wins, rate=percent(entry.win_rate, locale)),
+            t("stats.scores", locale, best=entry.best, average=number(entry.average, locale, decimals=1, exact=True)),
         ]
         if entry.kind == "kniffel":
             lines.append(_kniffel_line(entry, locale))
         elif entry.kind == "tutto":
             lines.append(t("stats.tutto", locale, tuttos=entry.tuttos))
         elif entry.kind == "dicepoker":
-            lines.append(t("stats.dicepoker", locale, settlement=f"{entry.settlement:+.2f}"))
+            lines.append(
+                t(
+                    "stats.dicepoker",
+                    locale,
+                    settlement=number(entry.settlement, locale, signed=True, decimals=2, exact=True),
+                )
+            )
         lines.append(t("stats.last", locale, when=discord.utils.format_dt(last, "R")))
         embed.add_field(name=t(f"game.{entry.kind}", locale), value="\n".join(lines), inline=False)
     embed.set_footer(text=t("stats.footer", locale))
@@ -226,7 +224,7 @@ def render_forget_prompt(count: int, user_id: int, locale: str | None) -> tuple[
     """The private question before deleting: how many results go, a red Confirm and a Cancel."""
     if count == 0:
         return t("forget.nothing", locale), _stopped([])
-    text = _plural("forget.prompt", count, locale)
+    text = t("forget.prompt", locale, count=count)
     confirm: discord.ui.Button[discord.ui.View] = discord.ui.Button(
         label=t("forget.confirm", locale), style=discord.ButtonStyle.danger, custom_id=forget_id("confirm", user_id)
     )
@@ -237,4 +235,4 @@ def render_forget_prompt(count: int, user_id: int, locale: str | None) -> tuple[
 
 
 def render_forgotten(count: int, locale: str | None) -> str:
-    return _plural("forget.done", count, locale)
+    return t("forget.done", locale, count=count)

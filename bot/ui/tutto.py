@@ -20,7 +20,7 @@ import discord
 
 from bot.engine import tutto
 from bot.engine.core import Event
-from bot.i18n import t
+from bot.i18n import number, t
 from bot.ui.common import COLOUR_OVER, COLOUR_PLAYING, DIE_FACES, faces, monospace_table
 from bot.ui.render import Rendered, Table, custom_id
 
@@ -153,7 +153,7 @@ class TuttoUI:
         rows = [
             (
                 f"{'▶' if player == state.current else ' '} {_board_name(table, player)}",
-                str(state.scores[player]),
+                number(state.scores[player], table.locale),
                 progress_bar(state.scores[player], state.target),
             )
             for player in state.active

@@ -30,7 +30,7 @@ async def with_highroll(harness: Harness, monkeypatch: pytest.MonkeyPatch) -> Ha
 
 def test_the_registry_derives_the_extensions_and_specs() -> None:
     games = (*registry.GAMES, HIGHROLL)
-    assert registry.extensions(games) == ("cogs.help", *games, "cogs.leaderboard")
+    assert registry.extensions(games) == ("cogs.help", *games, "cogs.leaderboard", "cogs.settings")
     assert list(registry.load_specs(games)) == ["kniffel", "dicepoker", "knister", "tutto", "highroll"]
 
 

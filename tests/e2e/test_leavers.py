@@ -67,6 +67,6 @@ async def test_plus_minus_spares_a_leader_who_left_and_charges_the_leader_still_
     await game.press(alice, "roll")
     await game.pick(alice, 1, 1, 1, 5, 5, 5)
     await game.press(alice, "roll_on")
-    await harness.wait_post("➕➖ Plus/Minus: Alice +1000, Carol −50")
+    await harness.wait_post("➕➖ Plus/Minus: Alice +1,000, Carol −50")
     state = await harness.state()
     assert state.scores == {str(alice.id): 1000, str(bob.id): 100, str(carol.id): 0}

@@ -140,8 +140,8 @@ async def test_worked_example_bonus_tutto_then_a_failed_street(harness: Harness)
     await game.pick(alice, 1, 5)
     assert game.button("roll_on").label == "Tutto!"
     await game.press(alice, "roll_on")
-    await harness.wait_post("Alice: Tutto! +600 bonus — 1050 secured.")
-    assert game.button("stop").label == "Stop · bank 1050"
+    await harness.wait_post("Alice: Tutto! +600 bonus — 1,050 secured.")
+    assert game.button("stop").label == "Stop · bank 1,050"
 
     await game.press(alice, "continue")
     assert "**Street**" in game.text
@@ -153,7 +153,7 @@ async def test_worked_example_bonus_tutto_then_a_failed_street(harness: Harness)
     await game.press(alice, "roll_on")
     await game.pick(alice, 6)
     await game.press(alice, "roll_on")
-    await harness.wait_post("Alice: Null — the turn's 1050 points are lost.")
+    await harness.wait_post("Alice: Null — the turn's 1,050 points are lost.")
     assert await score(harness, alice) == 0
     assert game.message.content == f"<@{bob.id}>, your turn."
     assert "Press **Draw card**" in game.text
@@ -189,11 +189,11 @@ async def test_fireworks_take_every_scoring_die_and_bank_at_the_null(harness: Ha
     assert not game.has("stop")
     await game.pick(alice, 1, 1, 1, 5)
     await game.press(alice, "roll_on")
-    await harness.wait_post("Tutto under Fireworks — 1200 secured, all six dice again!")
+    await harness.wait_post("Tutto under Fireworks — 1,200 secured, all six dice again!")
     assert not game.has("stop")
     await game.press(alice, "roll")
     await harness.wait_post("Alice: the Fireworks end at a null; the points are kept.")
-    await harness.wait_post("Alice banks 1200 — 1200 in all.")
+    await harness.wait_post("Alice banks 1,200 — 1,200 in all.")
     assert await score(harness, alice) == 1200
     assert game.message.content == f"<@{bob.id}>, your turn."
 
@@ -227,19 +227,19 @@ async def test_double_then_plus_minus_takes_1000_from_the_leader(harness: Harnes
     await game.pick(alice, 1)
     await game.press(alice, "roll_on")
     await game.pick(alice, 1, 1, 1, 5, 5)
-    assert game.button("stop").label == "Stop · bank 2400"
+    assert game.button("stop").label == "Stop · bank 2,400"
     await game.press(alice, "roll_on")
-    await harness.wait_post("Alice: Tutto! ×2: 2400.")
+    await harness.wait_post("Alice: Tutto! ×2: 2,400.")
     await game.press(alice, "stop")
-    await harness.wait_post("Alice banks 2400 — 2400 in all.")
+    await harness.wait_post("Alice banks 2,400 — 2,400 in all.")
 
     await game.press(bob, "draw")
     await game.press(bob, "roll")
     await game.pick(bob, 1, 1, 1, 5, 5, 5)
     await game.press(bob, "roll_on")
-    await harness.wait_post("➕➖ Plus/Minus: Bob +1000, Alice −1000")
+    await harness.wait_post("➕➖ Plus/Minus: Bob +1,000, Alice −1,000")
     assert (await score(harness, alice), await score(harness, bob)) == (1400, 1000)
-    assert "▶ Alice 1400" in game.text
+    assert "▶ Alice 1,400" in game.text
 
 
 async def test_cloverleaf_two_tuttos_win_at_once(harness: Harness) -> None:
@@ -293,7 +293,7 @@ async def test_a_game_to_a_low_target(harness: Harness) -> None:
     script = Script(["bonus_200", "stop", "bonus_400"], [5, 2, 3, 4, 6, 6, 1, 1, 1, 2, 3, 4])
     alice, bob = harness.alice, harness.bob
     game = await play(harness, script, [alice, bob], target=1000)
-    assert "first to 1000" in game.text
+    assert "first to 1,000" in game.text
     await game.press(alice, "draw")
     await game.press(alice, "roll")
     await game.pick(alice, 5)
@@ -307,7 +307,7 @@ async def test_a_game_to_a_low_target(harness: Harness) -> None:
     await game.press(alice, "stop")
     await harness.wait_post("🏆 Winner: Alice!")
     await harness.wait_post("🍺 Bob buys the next round.")
-    assert "🥇 Alice — **1050**" in game.text
+    assert "🥇 Alice — **1,050**" in game.text
     assert not game.message.buttons
     record = await harness.record()
     assert record is not None

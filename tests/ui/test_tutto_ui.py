@@ -106,9 +106,9 @@ def test_draw_phase_offers_only_draw_and_shows_the_scoreboard() -> None:
     assert f"<@{ALICE}>" in (rendered.content or "")
     board = rendered.embeds[0].fields[0].value
     assert "▶ Alice" in board
-    assert "2400 ▰▰▰▰▱▱▱▱▱▱" in board
+    assert "2,400 ▰▰▰▰▱▱▱▱▱▱" in board
     assert "600 ▰▱▱▱▱▱▱▱▱▱" in board
-    assert "6000" in (rendered.embeds[0].title or "")
+    assert "6,000" in (rendered.embeds[0].title or "")
 
 
 def test_drawn_card_is_named_with_its_rule_and_roll_is_offered() -> None:
@@ -382,7 +382,7 @@ def test_stop_card_and_null_say_what_was_lost() -> None:
     ]
     state = act(take(rolled("bonus_600", 1, 2, 3, 4, 5, 6), 1, 5), tu.RollOn(), 2, 2, 3, 4)
     assert announce(state)[0] == t("tutto.null", LOCALE, name="Alice", lost=150)
-    assert "1050" in t("tutto.null", LOCALE, name="Alice", lost=1050)
+    assert "1,050" in t("tutto.null", LOCALE, name="Alice", lost=1050)
 
 
 def test_tutto_payouts_are_announced_in_plain_words() -> None:
@@ -390,7 +390,7 @@ def test_tutto_payouts_are_announced_in_plain_words() -> None:
     assert announce(bonus) == [t("tutto.bonus", LOCALE, name="Alice", bonus=600, points=2100)]
     assert "Tutto! +600 bonus" in announce(bonus)[0]
     double = act(take(rolled("double", 1, 1, 1, 5, 5, 5), 1, 1, 1, 5, 5, 5), tu.RollOn())
-    assert "×2: 3000" in announce(double)[0]
+    assert "×2: 3,000" in announce(double)[0]
     banked = act(double, tu.Stop())
     assert announce(banked)[0] == t("tutto.banked", LOCALE, name="Alice", points=3000, score=3000)
 
@@ -398,19 +398,19 @@ def test_tutto_payouts_are_announced_in_plain_words() -> None:
 def test_plus_minus_names_the_leader_who_loses() -> None:
     state = rolled("plus_minus", 1, 1, 1, 5, 5, 5, scores={ALICE: 0, BOB: 3000, CAROL: 200})
     lines = announce(act(take(state, 1, 1, 1, 5, 5, 5), tu.RollOn()))
-    assert lines[0] == "➕➖ Plus/Minus: Alice +1000, Bob −1000"
+    assert lines[0] == "➕➖ Plus/Minus: Alice +1,000, Bob −1,000"
     assert lines[1] == t("tutto.banked", LOCALE, name="Alice", points=1000, score=1000)
 
 
 def test_plus_minus_against_nobody_ahead_names_no_loser() -> None:
     state = rolled("plus_minus", 1, 1, 1, 5, 5, 5, scores={ALICE: 0, BOB: 0})
     lines = announce(act(take(state, 1, 1, 1, 5, 5, 5), tu.RollOn()))
-    assert lines[0] == "➕➖ Plus/Minus: Alice +1000"
+    assert lines[0] == "➕➖ Plus/Minus: Alice +1,000"
 
 
 def test_street_fireworks_and_cloverleaf_lines() -> None:
     street = act(take(rolled("street", 1, 2, 3, 4, 5, 6), 1, 2, 3, 4, 5, 6), tu.RollOn())
-    assert "Street complete: +2000" in announce(street)[0]
+    assert "Street complete: +2,000" in announce(street)[0]
     fireworks = act(take(rolled("fireworks", 1, 2, 3, 4, 6, 6), 1), tu.RollOn(), 2, 3, 4, 6, 6)
     assert announce(fireworks)[:2] == [
         t("tutto.fireworks_null", LOCALE, name="Alice"),

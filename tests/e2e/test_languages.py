@@ -1,0 +1,105 @@
+"""Whose language: public game messages speak the server's language for the whole game, replies the clicker's.
+
+The server's language is its ``/settings language`` choice, else its preferred locale; a locale we do not ship
+(``pt-BR``) reads English.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.i18n import t
+from fakediscord import Message, UnknownCommand, User
+from tests.e2e.conftest import Harness
+
+pytestmark = pytest.mark.timeout(60)
+
+EXTENSIONS = ("cogs.kniffel", "cogs.settings")
+MANAGE_GUILD = 1 << 5
+
+
+def game_id(message: Message) -> int:
+    return int((message.buttons[0].custom_id or "").split(":")[1])
+
+
+async def press(h: Harness, user: User, message: Message, action: str) -> str:
+    """Click a lobby or game button by its action (labels differ per language); the private answer, if any."""
+    handle = await h.server.click_button(user, message, prefix=f"g:{game_id(message)}:{action}:")
+    await handle.response()
+    return handle.ephemeral_messages[0].text if handle.ephemeral_messages else ""
+
+
+def admin(h: Harness, locale: str) -> User:
+    return h.server.add_user("Dora", permissions=MANAGE_GUILD, locale=locale)
+
+
+async def test_the_lobby_speaks_the_servers_locale_and_refusals_the_clickers(harness: Harness) -> None:
+    harness.guild.locale = "hu"
+    harness.bob.locale = "pl"
+    await harness.start_bot(EXTENSIONS)
+    lobby = await harness.open_lobby("kniffel", harness.alice)
+    assert lobby.embeds[0]["title"] == t("lobby.title", "hu", game="Kniffel")
+    assert [button.label for button in lobby.buttons] == ["Beszállok", "Kiszállok", "Indítás", "Mégse"]
+    assert await press(harness, harness.bob, lobby, "leave") == t("lobby.not_joined", "pl")
+    assert await press(harness, harness.bob, lobby, "start") == t("lobby.host_only", "pl", name="Alice")
+    assert await press(harness, harness.alice, lobby, "join") == t("lobby.already_joined", "en-US")
+
+
+async def test_an_unsupported_locale_reads_english(harness: Harness) -> None:
+    harness.guild.locale = "pt-BR"
+    harness.bob.locale = "pt-BR"
+    await harness.start_bot(EXTENSIONS)
+    lobby = await harness.open_lobby("kniffel", harness.alice)
+    assert lobby.embeds[0]["title"] == "Kniffel — lobby"
+    assert await press(harness, harness.bob, lobby, "leave") == "You are not in this lobby."
+
+
+async def test_a_manager_chooses_the_game_language_and_running_games_keep_theirs(harness: Harness) -> None:
+    dora = admin(harness, "de")
+    await harness.start_bot(EXTENSIONS)
+    running = await harness.open_lobby("kniffel", harness.alice)
+    handle = await harness.command(dora, "settings language", language="pl")
+    assert (await handle.message()).text == t("settings.set", "de", language="Polski")
+
+    await press(harness, harness.alice, running, "start")
+    assert t("dice.press_roll", "en") in running.text
+    ended = await harness.command(harness.alice, "kniffel end")
+    assert (await ended.message()).text == t("play.you_ended", "en")
+
+    polish = await harness.open_lobby("kniffel", harness.bob)
+    assert polish.embeds[0]["title"] == "Kniffel — poczekalnia"
+    await press(harness, harness.bob, polish, "start")
+    assert t("dice.press_roll", "pl") in polish.text
+
+
+async def test_the_current_choice_and_back_to_the_servers_language(harness: Harness) -> None:
+    harness.guild.locale = "hu"
+    dora = admin(harness, "en-GB")
+    await harness.start_bot(EXTENSIONS)
+    shown = await harness.command(dora, "settings language")
+    assert (await shown.message()).text == t("settings.current_auto", "en", language="Magyar")
+    chosen = await harness.command(dora, "settings language", language="de")
+    assert (await chosen.message()).text == t("settings.set", "en", language="Deutsch")
+    shown = await harness.command(dora, "settings language")
+    assert (await shown.message()).text == t("settings.current", "en", language="Deutsch")
+    reset = await harness.command(dora, "settings language", language="auto")
+    assert (await reset.message()).text == t("settings.set_auto", "en", language="Magyar")
+    lobby = await harness.open_lobby("kniffel", harness.alice)
+    assert lobby.embeds[0]["title"] == t("lobby.title", "hu", game="Kniffel")
+
+
+async def test_members_without_manage_server_are_not_offered_the_command(harness: Harness) -> None:
+    await harness.start_bot(EXTENSIONS)
+    with pytest.raises(UnknownCommand):
+        await harness.command(harness.alice, "settings language", language="de")
+    assert harness.bot is not None
+    assert await harness.bot.guild_settings.language(harness.guild.id) is None
+
+
+async def test_the_command_localizations_reach_discord(harness: Harness) -> None:
+    await harness.start_bot(EXTENSIONS)
+    synced = {command["name"]: command for command in harness.server.world.commands.list(None)}
+    settings = synced["settings"]
+    assert settings["name_localizations"] == {"de": "einstellungen", "hu": "beállítások", "pl": "ustawienia"}
+    start = next(option for option in synced["kniffel"]["options"] if option["name"] == "start")
+    assert start["description_localizations"]["hu"] == "Kniffel-várót nyit ebben a csatornában"

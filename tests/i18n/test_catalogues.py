@@ -1,0 +1,116 @@
+"""Every shipped language is complete: same keys, same placeholders, the right plural forms, a rules text."""
+
+from __future__ import annotations
+
+import re
+import string
+from collections.abc import Mapping
+from pathlib import Path
+
+import pytest
+
+from bot.i18n import FALLBACK, catalogue, check, languages, load, t
+from bot.i18n.check import compare, main, placeholders, problems, rules_sections, rules_text
+
+TRANSLATIONS = [language for language in languages() if language != FALLBACK]
+#: Counts that reach every CLDR category of our languages (Polish few 2–4/22, many 5/12, other 1.5).
+COUNTS = (0, 1, 2, 3, 5, 12, 22, 1000, 1.5)
+
+
+def test_we_ship_german_hungarian_and_polish() -> None:
+    assert languages() == ("en", "de", "hu", "pl")
+
+
+@pytest.mark.parametrize("language", TRANSLATIONS)
+def test_language_is_complete(language: str) -> None:
+    assert problems(language) == []
+
+
+@pytest.mark.parametrize("language", TRANSLATIONS)
+def test_rules_text_has_one_section_per_game_in_the_english_order(language: str) -> None:
+    english, text = rules_text(FALLBACK), rules_text(language)
+    assert english is not None and text is not None
+    sections = rules_sections(text)
+    assert len(sections) == len(rules_sections(english)) == 4
+    assert sections == [t(f"game.{kind}", language) for kind in ("kniffel", "dicepoker", "knister", "tutto")]
+
+
+def sample(field: str) -> object:
+    return 3 if field in {"count", "points", "value", "rank", "min", "max", "games"} else f"<{field}>"
+
+
+@pytest.mark.parametrize("language", languages())
+def test_every_message_renders_with_sample_parameters(language: str) -> None:
+    for key, source in catalogue(FALLBACK).items():
+        params = {field: sample(field) for field in placeholders(source)}
+        counts = COUNTS if isinstance(source, Mapping) else (None,)
+        for count in counts:
+            if count is not None:
+                params["count"] = count
+            text = t(key, language, **params)
+            assert text != key, key
+            leftovers = [field for _, field, _, _ in string.Formatter().parse(text) if field is not None]
+            assert leftovers == [], f"{language} {key} leaves {leftovers}"
+            assert text.strip()
+
+
+def letters(text: str) -> int:
+    return sum(char.isalpha() for char in re.sub(r"\{[^}]*\}", "", text))
+
+
+@pytest.mark.parametrize("language", TRANSLATIONS)
+def test_translations_are_not_left_in_english(language: str) -> None:
+    """Real sentences must differ from English (names such as "Kniffel" or "Full House" may stay the same)."""
+    english, other = catalogue(FALLBACK), catalogue(language)
+    same = [key for key, text in english.items() if isinstance(text, str) and letters(text) > 15 and other[key] == text]
+    assert same == []
+
+
+def test_the_check_names_each_kind_of_problem() -> None:
+    english = {"a": "Hello {name}", "b": {"one": "1 game", "other": "{count} games"}, "c": "Bye"}
+    polish = {"a": "Cześć {user}", "b": {"one": "1 gra", "other": "{count} gry"}, "d": "Extra"}
+    found = compare(english, polish, "pl")
+    assert "missing: c" in found
+    assert "not in English: d" in found
+    assert "a: placeholders ['user'], English has ['name']" in found
+    assert "b: plural forms ['one', 'other'], pl needs ['few', 'many', 'one', 'other']" in found
+
+
+def test_the_check_wants_a_plural_table_where_english_has_one() -> None:
+    found = compare({"b": {"one": "1 game", "other": "{count} games"}}, {"b": "{count} Spiele"}, "de")
+    assert found == ["b: must be a plural table as in English"]
+
+
+def test_a_key_defined_twice_in_one_language_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "a.toml").write_text('[lobby]\njoin = "Join"\n', encoding="utf-8")
+    (tmp_path / "b.toml").write_text('lobby.join = "Join again"\n', encoding="utf-8")
+    with pytest.raises(ValueError, match=r"lobby\.join"):
+        load(tmp_path)
+
+
+def test_plural_tables_load_as_one_message(tmp_path: Path) -> None:
+    (tmp_path / "a.toml").write_text('[x]\ngames = { one = "1 gra", few = "{count} gry" , other = "-" }\n')
+    assert load(tmp_path) == {"x.games": {"one": "1 gra", "few": "{count} gry", "other": "-"}}
+
+
+def test_check_command_reports_complete_languages(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([]) == 0
+    assert capsys.readouterr().out.splitlines() == [f"{language}: complete" for language in TRANSLATIONS]
+
+
+def test_check_command_refuses_an_unknown_language_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["xx"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "xx" in err
+
+
+def test_the_check_wants_the_english_games_in_order_under_their_translated_names(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    texts = {"en": "# Rules\n## Kniffel\nx\n## Dice poker\ny\n", "de": "# Regeln\n## Kniffel\nx\n## Dice poker\ny\n"}
+    monkeypatch.setattr(check, "rules_text", texts.get)
+    assert check.rules_problems("de") == [
+        "rules.md has the sections ['Kniffel', 'Dice poker'], wanted ['Kniffel', 'Würfelpoker'] "
+        "(English's games, named as game.<kind>)"
+    ]
+    assert check.rules_problems("hu") == ["missing: bot/i18n/hu/rules.md"]

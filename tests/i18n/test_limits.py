@@ -1,0 +1,140 @@
+"""Every message fits Discord's limits in every language: the longest translation decides.
+
+Each game is played to its end at its largest table by the engine's own timeout moves, and every message,
+private view, announcement and the lobby is rendered in each shipped language and measured; so are full
+leaderboard pages, statistics with huge figures and the forget-me prompt.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import time
+from typing import Any
+
+import discord
+import pytest
+
+from bot.i18n import languages
+from bot.i18n.check import rules_sections, rules_text
+from bot.play.service import lobby, table
+from bot.play.spec import AnySpec
+from bot.play.transitions import Game
+from bot.storage import GameRecord, GameStats, LeaderboardPage, Seat, Standing
+from bot.storage.stats import PAGE_SIZE
+from bot.ui import lobby as lobby_ui
+from bot.ui.leaderboard import BoardRequest, render_board, render_forget_prompt, render_forgotten, render_stats
+from bot.ui.render import Rendered
+from cogs.dicepoker import SPEC as DICEPOKER
+from cogs.kniffel import SPEC as KNIFFEL
+from cogs.knister import SPEC as KNISTER
+from cogs.tutto import SPEC as TUTTO
+
+LONG_NAME = "W" * 32
+MAX_STEPS = 5000
+VARIANTS = {"kniffel": "kniffel", "dicepoker": "russian", "knister": "standard", "tutto": "standard"}
+
+
+def record(spec: AnySpec, players: list[str], language: str, status: str) -> GameRecord:
+    seats = tuple(Seat(player, f"{LONG_NAME[:-2]}{index:02d}") for index, player in enumerate(players))
+    now = time.time()
+    return GameRecord(
+        id=987654321, kind=spec.kind, variant=VARIANTS[spec.kind], guild_id=1, channel_id=2,
+        host=players[0], status=status, version=123456, created_at=now, updated_at=now, locale=language,
+        options={"timeout": 60, "target": 20000}, seats=seats,
+    )  # fmt: skip
+
+
+def game(spec: AnySpec, state: Any, players: list[str], language: str, status: str = "running") -> Game:
+    return Game(record(spec, players, language, status), state)
+
+
+def check(rendered: Rendered) -> None:
+    assert len(rendered.content or "") <= 2000
+    for embed in rendered.embeds:
+        assert len(embed) <= 6000
+        assert len(embed.title or "") <= 256
+        assert len(embed.description or "") <= 4096
+        assert len(embed.fields) <= 25
+        for field in embed.fields:
+            assert 1 <= len(field.name) <= 256 and 1 <= len(field.value) <= 1024
+        assert len((embed.footer.text or "") if embed.footer else "") <= 2048
+    for row in rendered.layout.view().to_components():
+        for component in row["components"]:
+            assert len(component.get("label") or "") <= 80, component["label"]
+            assert len(component.get("placeholder") or "") <= 150
+            for option in component.get("options", []):
+                assert len(option["label"]) <= 100, option["label"]
+                assert len(option.get("description") or "") <= 100, option["description"]
+
+
+def play(spec: AnySpec, language: str) -> int:
+    """Play a full table to the end, checking every render; returns how many states were measured."""
+    players = [str(10**17 + index) for index in range(spec.max_players)]
+    rng = random.Random(11)
+    check(lobby_ui.render(lobby(spec, record(spec, players, language, "lobby"))))
+    engine = spec.engine
+    state = engine.new_game(players, rng, **spec.engine_options({"target": 2000}, VARIANTS[spec.kind]))
+    steps = 0
+    while not engine.is_over(state):
+        steps += 1
+        assert steps < MAX_STEPS
+        player = engine.to_act(state)[0]
+        state = engine.apply(state, player, engine.timeout_action(state, player), rng)
+        current = table(game(spec, state, players, language))
+        check(spec.ui.render(current))
+        assert all(len(line) <= 2000 for line in spec.ui.announce(current))
+        for view in spec.private_views.values():
+            check(view.render(current, player))
+    final = table(game(spec, state, players, language, status="finished"))
+    check(spec.ui.render(final))
+    for view in spec.private_views.values():
+        check(view.render(final, players[0]))
+    return steps
+
+
+@pytest.mark.parametrize("language", languages())
+@pytest.mark.parametrize("spec", [KNIFFEL, DICEPOKER, KNISTER, TUTTO], ids=lambda spec: spec.kind)
+def test_a_whole_game_fits_discord_in_every_language(spec: AnySpec, language: str) -> None:
+    assert play(spec, language) > 10
+
+
+@pytest.mark.parametrize("language", languages())
+def test_every_rules_section_fits_one_embed(language: str) -> None:
+    text = rules_text(language)
+    assert text is not None
+    bodies = re.split(r"^## .*$", text, flags=re.MULTILINE)[1:]
+    assert len(bodies) == len(rules_sections(text))
+    assert all(len(body.strip()) <= 4096 for body in bodies)
+
+
+def embed_fits(embed: discord.Embed) -> None:
+    check(Rendered(embeds=[embed]))
+
+
+@pytest.mark.parametrize("language", languages())
+@pytest.mark.parametrize("metric", ["wins", "best", "average", "games"])
+def test_leaderboards_fit_discord_in_every_language(language: str, metric: str) -> None:
+    rows = tuple(Standing(rank, 10**17 + rank, LONG_NAME, 123456.75, 98765) for rank in range(1, PAGE_SIZE + 1))
+    for scope in ("server", "global"):
+        request = BoardRequest("tutto", metric, "month", scope, 3, 10**17)
+        page = LeaderboardPage("tutto", metric, "month", 1, 3, 10 * PAGE_SIZE, rows, rows[0], 98765)  # type: ignore[arg-type]
+        embed, view = render_board(page, request, language)
+        embed_fits(embed)
+        assert all(len(item.label or "") <= 80 for item in view.children)  # type: ignore[attr-defined]
+        empty = LeaderboardPage("tutto", metric, "week", None, 0, 0, (), None, 3)  # type: ignore[arg-type]
+        embed_fits(render_board(empty, request, language)[0])
+
+
+@pytest.mark.parametrize("language", languages())
+def test_statistics_and_forget_me_fit_discord_in_every_language(language: str) -> None:
+    stats = [
+        GameStats(kind, 98765, 54321, 123456, 9876543210, time.time(), 4321, 1234, 5678, -12345.678, 2345)
+        for kind in ("kniffel", "dicepoker", "knister", "tutto")
+    ]
+    embed_fits(render_stats(LONG_NAME, stats, None, language))
+    embed_fits(render_stats(LONG_NAME, [], "tutto", language))
+    for count in (0, 1, 3, 22, 12345):
+        text, _ = render_forget_prompt(count, 10**17, language)
+        assert 1 <= len(text) <= 2000
+        assert 1 <= len(render_forgotten(count, language)) <= 2000

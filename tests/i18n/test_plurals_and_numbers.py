@@ -1,0 +1,104 @@
+"""Plural forms and numbers come from CLDR (Babel); Discord locales map to the catalogue a player can read."""
+
+from __future__ import annotations
+
+import discord
+import pytest
+
+from bot.i18n import CatalogueTranslator, game_locale, language_of, number, percent, plural_category, t
+
+NBSP = "\xa0"
+
+
+@pytest.mark.parametrize(
+    ("locale", "language"),
+    [
+        ("de", "de"),
+        (discord.Locale.german, "de"),
+        ("hu", "hu"),
+        (discord.Locale.hungarian, "hu"),
+        ("pl", "pl"),
+        (discord.Locale.polish, "pl"),
+        ("en-US", "en"),
+        ("en-GB", "en"),
+        (discord.Locale.brazil_portuguese, "en"),
+        ("pt-BR", "en"),
+        ("es-419", "en"),
+        ("zh-TW", "en"),
+        (None, "en"),
+    ],
+)
+def test_discord_locales_map_to_a_shipped_catalogue(locale: str | discord.Locale | None, language: str) -> None:
+    assert language_of(locale) == language
+
+
+@pytest.mark.parametrize(
+    ("count", "category"), [(1, "one"), (2, "few"), (4, "few"), (5, "many"), (12, "many"), (22, "few"), (0, "many")]
+)
+def test_polish_plural_categories_come_from_cldr(count: int, category: str) -> None:
+    assert plural_category(count, "pl") == category
+
+
+@pytest.mark.parametrize(
+    ("count", "text"), [(1, "1 gra"), (2, "2 gry"), (5, "5 gier"), (22, "22 gry"), (25, "25 gier"), (112, "112 gier")]
+)
+def test_polish_games_take_the_right_form(count: int, text: str) -> None:
+    assert t("leaderboard.games", "pl", count=count) == text
+
+
+@pytest.mark.parametrize(("language", "one", "many"), [("en", "1 game", "5 games"), ("de", "1 Spiel", "5 Spiele")])
+def test_one_and_other(language: str, one: str, many: str) -> None:
+    assert (t("leaderboard.games", language, count=1), t("leaderboard.games", language, count=5)) == (one, many)
+
+
+def test_hungarian_nouns_stay_singular_after_a_number() -> None:
+    assert t("leaderboard.games", "hu", count=1) == "1 játék"
+    assert t("leaderboard.games", "hu", count=7) == "7 játék"
+
+
+@pytest.mark.parametrize(("language", "text"), [("en", "6,000"), ("de", "6.000"), ("hu", f"6{NBSP}000")])
+def test_thousands_are_grouped_the_language_way(language: str, text: str) -> None:
+    assert number(6000, language) == text
+
+
+def test_integer_parameters_are_formatted_for_the_language() -> None:
+    assert t("tutto.title", "de", game="Tutto", target=6000) == "Tutto — bis 6.000 Punkte"
+    assert t("tutto.title", "en-US", game="Tutto", target=6000) == "Tutto — first to 6,000"
+
+
+def test_signed_and_decimal_figures() -> None:
+    assert number(16.666, "de", signed=True, decimals=2) == "+16,67"
+    assert number(-0.5, "en", signed=True, decimals=2) == "-0.5"
+    assert number(12, "hu", decimals=1, exact=True) == "12,0"
+    assert percent(0.5, "en") == "50%"
+    assert percent(0.5, "de") == f"50{NBSP}%"
+
+
+def test_an_unsupported_locale_reads_english_and_formats_numbers_the_english_way() -> None:
+    assert t("tutto.title", "pt-BR", game="Tutto", target=6000) == "Tutto — first to 6,000"
+
+
+async def test_command_localizations_come_from_the_catalogue() -> None:
+    translator = CatalogueTranslator()
+    name = discord.app_commands.locale_str("rules", key="cmd.rules.name")
+    context = discord.app_commands.TranslationContext(discord.app_commands.TranslationContextLocation.other, None)
+    assert await translator.translate(name, discord.Locale.german, context) == "regeln"
+    assert await translator.translate(name, discord.Locale.polish, context) == "zasady"
+    assert await translator.translate(name, discord.Locale.american_english, context) is None
+    assert await translator.translate(name, discord.Locale.brazil_portuguese, context) is None
+
+
+@pytest.mark.parametrize(
+    ("chosen", "guild", "user", "expected"),
+    [
+        ("pl", "hu", "de", "pl"),
+        (None, "hu", "de", "hu"),
+        (None, discord.Locale.german, "pl", "de"),
+        (None, None, "pl", "pl"),
+        (None, None, None, "en"),
+    ],
+)
+def test_a_games_language_is_the_servers_choice_then_its_locale_then_the_openers(
+    chosen: str | None, guild: str | discord.Locale | None, user: str | None, expected: str
+) -> None:
+    assert game_locale(chosen, guild, user) == expected
