@@ -495,7 +495,8 @@ class GameService:
         for result in spec.engine.results(state):
             user_id = int(result.player)
             seat = record.seat(user_id)
-            counters = {name: result.counters.get(name) for name in spec.counters}
+            # The counters the spec keeps for leaderboards; one the engine leaves out (not in these rules) stays out.
+            counters = {name: value for name, value in result.counters.items() if name in spec.counters}
             rows.append(
                 ResultRow(
                     game_id=record.id,
@@ -509,7 +510,7 @@ class GameService:
                     rank=result.rank,
                     won=result.won,
                     finished_at=now,
-                    **counters,
+                    counters=counters,
                 )
             )
         return rows

@@ -2,11 +2,13 @@
 
 from bot.storage.database import Database, DatabaseError
 from bot.storage.games import ChannelBusy, GameRecord, GamesRepository, Seat, StaleVersion
-from bot.storage.results import ResultRow, ResultsRepository
-from bot.storage.stats import GameStats, LeaderboardPage, Standing, StatsRepository
+from bot.storage.results import CounterValue, ResultRow, ResultsRepository
+from bot.storage.stats import CounterTotal, GameStats, LeaderboardPage, Standing, StatsRepository
 
 __all__ = [
     "ChannelBusy",
+    "CounterTotal",
+    "CounterValue",
     "Database",
     "DatabaseError",
     "GameRecord",

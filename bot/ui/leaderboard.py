@@ -10,7 +10,7 @@ The buttons are restart-safe: their custom ids carry everything a click needs an
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Literal
@@ -18,6 +18,7 @@ from typing import Literal
 import discord
 
 from bot.i18n import t
+from bot.storage.results import CounterValue
 from bot.storage.stats import MIN_AVERAGE_GAMES, GameStats, LeaderboardPage, Standing
 from bot.ui.common import COLOUR_LOBBY, COLOUR_OVER, mention, shorten
 
@@ -179,21 +180,37 @@ def _percent(part: float) -> str:
     return f"{part:.0%}"
 
 
+def _total(entry: GameStats, name: str) -> CounterValue:
+    """A counter's total, 0 when none of the user's results in this game had it."""
+    counter = entry.counters.get(name)
+    return counter.total if counter else 0
+
+
 def _kniffel_line(entry: GameStats, locale: str | None) -> str:
     """Kniffels rolled, and the upper bonus out of the games whose rules have one (classic games have none)."""
-    rate = entry.upper_bonus_rate
-    if rate is None:
-        return t("stats.kniffel_classic", locale, kniffels=entry.kniffels)
+    kniffels = _total(entry, "kniffels")
+    bonus = entry.counters.get("upper_bonus")
+    if bonus is None or not bonus.games:
+        return t("stats.kniffel_classic", locale, kniffels=kniffels)
     # Say which games the bonus is counted over when they are not all of the games above.
-    key = "stats.kniffel" if entry.upper_bonus_games == entry.games else "stats.kniffel_some_classic"
-    return t(
-        key,
-        locale,
-        count=entry.upper_bonus,
-        games=entry.upper_bonus_games,
-        rate=_percent(rate),
-        kniffels=entry.kniffels,
-    )
+    key = "stats.kniffel" if bonus.games == entry.games else "stats.kniffel_some_classic"
+    return t(key, locale, count=bonus.total, games=bonus.games, rate=_percent(bonus.rate), kniffels=kniffels)
+
+
+def _tutto_line(entry: GameStats, locale: str | None) -> str:
+    return t("stats.tutto", locale, tuttos=_total(entry, "tuttos"))
+
+
+def _dicepoker_line(entry: GameStats, locale: str | None) -> str:
+    return t("stats.dicepoker", locale, settlement=f"{_total(entry, 'settlement'):+.2f}")
+
+
+#: Each game's own /stats line from the counters its results keep; a game without counters has none.
+COUNTER_LINES: dict[str, Callable[[GameStats, str | None], str]] = {
+    "kniffel": _kniffel_line,
+    "tutto": _tutto_line,
+    "dicepoker": _dicepoker_line,
+}
 
 
 def render_stats(name: str, stats: Sequence[GameStats], game: str | None, locale: str | None) -> discord.Embed:
@@ -210,12 +227,9 @@ def render_stats(name: str, stats: Sequence[GameStats], game: str | None, locale
             t("stats.games", locale, games=entry.games, wins=entry.wins, rate=_percent(entry.win_rate)),
             t("stats.scores", locale, best=entry.best, average=f"{entry.average:.1f}"),
         ]
-        if entry.kind == "kniffel":
-            lines.append(_kniffel_line(entry, locale))
-        elif entry.kind == "tutto":
-            lines.append(t("stats.tutto", locale, tuttos=entry.tuttos))
-        elif entry.kind == "dicepoker":
-            lines.append(t("stats.dicepoker", locale, settlement=f"{entry.settlement:+.2f}"))
+        counter_line = COUNTER_LINES.get(entry.kind)
+        if counter_line is not None:
+            lines.append(counter_line(entry, locale))
         lines.append(t("stats.last", locale, when=discord.utils.format_dt(last, "R")))
         embed.add_field(name=t(f"game.{entry.kind}", locale), value="\n".join(lines), inline=False)
     embed.set_footer(text=t("stats.footer", locale))

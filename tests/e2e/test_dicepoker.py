@@ -311,7 +311,7 @@ async def test_complete_two_player_game(running: Harness) -> None:
     # the stored results, for the leaderboards
     stored = {row.user_id: row for row in await h.bot.results.for_game(record.id)}
     results = {result.player: result for result in dicepoker.results(state)}
-    assert {user: (row.score, row.rank, row.won, row.settlement) for user, row in stored.items()} == {
+    assert {user: (row.score, row.rank, row.won, row.counters["settlement"]) for user, row in stored.items()} == {
         first.id: (338, 1, True, 64.5),
         second.id: (209, 2, False, -64.5),
     }
