@@ -20,7 +20,8 @@ import pytest
 from bot.engine.core import competition_ranks
 from bot.storage import CounterTotal, Database, GamesRepository, Seat, StatsRepository
 from bot.storage.database import bundled_migrations
-from bot.storage.stats import METRICS, MIN_AVERAGE_GAMES, PERIOD_DAYS, LeaderboardPage
+from bot.storage.games import GameStatus
+from bot.storage.stats import FORGOTTEN_NAME, METRICS, MIN_AVERAGE_GAMES, PERIOD_DAYS, LeaderboardPage
 from tests.results import store_finished_game
 from tests.storage.legacy import store_legacy_game
 
@@ -334,6 +335,51 @@ async def test_forget_me_removes_exactly_the_callers_rows(
             assert page.caller is None
     cursor = await db.reader.execute("SELECT COUNT(*) FROM player_names WHERE user_id = 1")
     assert (await cursor.fetchone())[0] == 0
+
+
+async def test_forget_me_deletes_the_counters_and_the_name_in_old_games_seats(
+    db: Database, games: GamesRepository, stats: StatsRepository
+) -> None:
+    async def seated(status: GameStatus, channel: int) -> int:
+        record = await games.create(
+            kind="kniffel",
+            variant="kniffel",
+            guild_id=GUILD,
+            channel_id=channel,
+            host=Seat(2, "Bob"),
+            locale="en-US",
+            options={},
+            deadline_at=None,
+        )
+        seats = (Seat(2, "Bob"), Seat(1, "Alice", status="left", timeouts=1), Seat(3, "Carol"))
+        await games.save(replace(record, status=status, seats=seats))
+        return record.id
+
+    finished, abandoned, running = (
+        await seated("finished", 11),
+        await seated("abandoned", 12),
+        await seated("running", 13),
+    )
+    counters = {1: {"kniffels": 2, "upper_bonus": 1}, 2: {"kniffels": 1, "upper_bonus": 0}}
+    await play(games, {1: 250, 2: 200}, variant="kniffel", counters=counters)
+    await play(
+        games, {1: 80, 2: 90}, kind="dicepoker", guild=None, counters={1: {"settlement": -5.0}, 2: {"settlement": 5.0}}
+    )
+    bob = await stats.user_stats(2, KINDS)
+
+    assert await stats.forget(1) == 2
+    for table in ("result_counters AS c JOIN results AS r ON r.id = c.result_id", "standing_counters"):
+        cursor = await db.reader.execute(f"SELECT COUNT(*) FROM {table} WHERE user_id = 1")
+        assert (await cursor.fetchone())[0] == 0, table
+    assert await stats.user_stats(2, KINDS) == bob
+    # Old games keep every seat (order, status, timeouts) but not Alice's name; a running game is not touched.
+    for game_id in (finished, abandoned):
+        record = await games.get(game_id)
+        assert record is not None
+        assert record.seats == (Seat(2, "Bob"), Seat(1, FORGOTTEN_NAME, "left", 1), Seat(3, "Carol"))
+    record = await games.get(running)
+    assert record is not None
+    assert record.seat(1) == Seat(1, "Alice", "left", 1)
 
 
 # ---------------------------------------------------------------------- cross-check against a reference
