@@ -318,9 +318,9 @@ async def test_complete_two_player_game(running: Harness) -> None:
     for player, result in results.items():
         row = stored[int(player)]
         assert (row.score, row.rank, row.won) == (result.score, result.rank, result.won)
-        assert row.settlement == round(float(shares[player]), 2) == result.counters["settlement"]
+        assert row.counters["settlement"] == round(float(shares[player]), 2) == result.counters["settlement"]
         assert row.kind == "dicepoker" and row.variant == "russian"
-    assert sum(row.settlement for row in stored.values()) == 0
+    assert sum(row.counters["settlement"] for row in stored.values()) == 0
 
 
 # --------------------------------------------------------------------------------------------------
