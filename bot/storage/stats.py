@@ -202,8 +202,8 @@ class StatsRepository:
             cursor = await conn.execute("DELETE FROM results WHERE user_id = ?", (user_id,))
             deleted = cursor.rowcount
             await conn.execute(
-                "UPDATE game_players SET display_name = ?1 WHERE user_id = ?2 AND display_name != ?1 "
-                "AND game_id IN (SELECT id FROM games WHERE status IN ('finished', 'abandoned'))",
+                "UPDATE game_players SET display_name = ?1 WHERE user_id = ?2 AND display_name != ?1 AND EXISTS "
+                "(SELECT 1 FROM games WHERE games.id = game_players.game_id AND status IN ('finished', 'abandoned'))",
                 (FORGOTTEN_NAME, user_id),
             )
             return deleted

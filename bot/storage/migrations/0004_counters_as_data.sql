@@ -27,6 +27,9 @@ CREATE TABLE standing_counters (
     PRIMARY KEY (kind, scope, user_id, name)
 ) WITHOUT ROWID;
 
+-- Forget-me blanks the user's name in the seats of old games: without this index that is a scan of every seat.
+CREATE INDEX game_players_user ON game_players (user_id);
+
 -- The old columns' values, NULL meaning "this result has no such counter" as before.
 INSERT INTO result_counters (result_id, name, value)
 SELECT id, 'kniffels', kniffels FROM results WHERE kniffels IS NOT NULL
