@@ -18,7 +18,6 @@ from typing import Literal
 import discord
 
 from bot.i18n import t
-from bot.storage.results import CounterValue
 from bot.storage.stats import MIN_AVERAGE_GAMES, GameStats, LeaderboardPage, Standing
 from bot.ui.common import COLOUR_LOBBY, COLOUR_OVER, mention, shorten
 
@@ -180,7 +179,7 @@ def _percent(part: float) -> str:
     return f"{part:.0%}"
 
 
-def _total(entry: GameStats, name: str) -> CounterValue:
+def _total(entry: GameStats, name: str) -> int | float:
     """A counter's total, 0 when none of the user's results in this game had it."""
     counter = entry.counters.get(name)
     return counter.total if counter else 0
