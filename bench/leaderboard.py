@@ -45,7 +45,7 @@ def cumulative(weights: list[float]) -> list[float]:
 
 
 def seed(path: Path, results: int, rng: random.Random) -> dict[str, int]:
-    """Write games and results at schema 1; returns a few ids worth timing (biggest guild, heaviest user)."""
+    """Write games, seats and results at schema 1; returns a few ids worth timing (biggest guild, heaviest user)."""
     guild_weights = cumulative([1 / rank for rank in range(1, GUILDS + 1)])
     guild_ids = [10_000_000 + index for index in range(GUILDS)]
     members: list[list[int]] = [[] for _ in range(GUILDS)]
