@@ -6,9 +6,10 @@ The data is shaped like a real installation rather than uniform noise, because u
 cases: 1,000 servers whose sizes follow Zipf's law (the biggest holds about an eighth of all results),
 50,000 users who mostly play in one server and sometimes two, a few heavy players per server, four game
 kinds of different popularity, one to four players per game, and finish times spread over the last year.
-Results are inserted at schema version 1 and the leaderboard migrations then backfill their standings, which
-times the upgrade of an existing database too (a quarter of the Kniffel games use the classic rules and store
-upper_bonus 0, as the bot did before migration 0003). Every query is timed through :class:`StatsRepository` on the
+Results (with their seats) are inserted at schema version 1, counters in the columns of that schema, and the
+migrations then backfill the standings and move the counters into rows (0004), which times the upgrade of an
+existing database too (a quarter of the Kniffel games use the classic rules and store upper_bonus 0, as the bot
+did before migration 0003). Every query is timed through :class:`StatsRepository` on the
 real reader connection (aiosqlite round trips included): median and worst of ``--runs`` runs.
 """
 
@@ -26,9 +27,9 @@ import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+from bot.rankings import METRICS, PERIODS
 from bot.storage import Database, ResultRow, ResultsRepository, StatsRepository
 from bot.storage.database import bundled_migrations
-from bot.storage.stats import METRICS, PERIODS
 
 GUILDS = 1000
 USERS = 50_000
@@ -44,7 +45,7 @@ def cumulative(weights: list[float]) -> list[float]:
 
 
 def seed(path: Path, results: int, rng: random.Random) -> dict[str, int]:
-    """Write games and results at schema 1; returns a few ids worth timing (biggest guild, heaviest user)."""
+    """Write games, seats and results at schema 1; returns a few ids worth timing (biggest guild, heaviest user)."""
     guild_weights = cumulative([1 / rank for rank in range(1, GUILDS + 1)])
     guild_ids = [10_000_000 + index for index in range(GUILDS)]
     members: list[list[int]] = [[] for _ in range(GUILDS)]
@@ -64,6 +65,7 @@ def seed(path: Path, results: int, rng: random.Random) -> dict[str, int]:
     conn.execute("PRAGMA foreign_keys = OFF")
     conn.execute("BEGIN")
     game_rows: list[tuple[object, ...]] = []
+    seat_rows: list[tuple[object, ...]] = []
     result_rows: list[tuple[object, ...]] = []
     written, game_id = 0, 0
     while written < results:
@@ -82,6 +84,7 @@ def seed(path: Path, results: int, rng: random.Random) -> dict[str, int]:
         game_rows.append(
             (game_id, kind, variant, guild_ids[guild], channel, players[0], finished - 600, finished, finished)
         )
+        seat_rows += [(game_id, user, seat, f"player{user}") for seat, user in enumerate(players)]
         for user, score, rank in zip(players, scores, ranks, strict=True):
             counters: tuple[object, ...] = (None, None, None, None)
             if kind == "kniffel":
@@ -115,12 +118,16 @@ def seed(path: Path, results: int, rng: random.Random) -> dict[str, int]:
                 game_rows,
             )
             conn.executemany(
+                "INSERT INTO game_players (game_id, user_id, seat, display_name) VALUES (?, ?, ?, ?)", seat_rows
+            )
+            conn.executemany(
                 "INSERT INTO results (game_id, kind, variant, guild_id, channel_id, user_id, display_name, score, "
                 "rank, won, finished_at, kniffels, upper_bonus, tuttos, settlement) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 result_rows,
             )
             game_rows.clear()
+            seat_rows.clear()
             result_rows.clear()
     conn.execute("COMMIT")
     big_guild = conn.execute("SELECT guild_id FROM results GROUP BY guild_id ORDER BY COUNT(*) DESC LIMIT 1").fetchone()
@@ -160,8 +167,11 @@ async def bench(path: Path, facts: dict[str, int], runs: int) -> list[tuple[str,
     await (await Database.open(path, bundled_migrations()[:2])).close()
     print(f"migration 0002 (backfill of standings, new indexes): {time.perf_counter() - start:.1f} s")
     start = time.perf_counter()
-    db = await Database.open(path)
+    await (await Database.open(path, bundled_migrations()[:3])).close()
     print(f"migration 0003 (classic results, backfill of upper_bonus_games): {time.perf_counter() - start:.1f} s")
+    start = time.perf_counter()
+    db = await Database.open(path)
+    print(f"migration 0004 on (counters as rows, backfill of standing_counters): {time.perf_counter() - start:.1f} s")
     stats = StatsRepository(db)
     figures: list[tuple[str, float, float]] = []
     heavy, casual = facts["heavy_user"], 4242
@@ -205,7 +215,8 @@ _next_game = itertools.count(10_000_000)
 
 
 async def store_game(db: Database, guild: int) -> None:
-    """What the end of a game writes besides the game row: three results, in one transaction (triggers run)."""
+    """What the end of a game writes besides the game row: three results and their counters, in one transaction
+    (triggers run)."""
     game_id = next(_next_game)
     rows = [
         ResultRow(
@@ -220,8 +231,7 @@ async def store_game(db: Database, guild: int) -> None:
             seat,
             seat == 1,
             NOW,
-            kniffels=seat % 2,
-            upper_bonus=int(seat == 1),
+            counters={"kniffels": seat % 2, "upper_bonus": int(seat == 1)},
         )
         for seat, user in enumerate((900_001, 900_002, 900_003), 1)
     ]

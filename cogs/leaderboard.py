@@ -20,8 +20,8 @@ from discord.app_commands import locale_str as _
 from discord.ext import commands
 
 from bot.i18n import t
+from bot.rankings import METRICS, PERIODS, Metric, Period
 from bot.storage import StatsRepository
-from bot.storage.stats import METRICS, PERIODS, Metric, Period
 from bot.ui import leaderboard as ui
 
 if TYPE_CHECKING:

@@ -18,9 +18,13 @@ async def store_finished_game(
     channel_id: int,
     finished_at: float,
     names: dict[int, str] | None = None,
-    counters: dict[int, dict[str, float | None]] | None = None,
+    counters: dict[int, dict[str, int | float]] | None = None,
 ) -> int:
-    """A game of ``scores`` (user id → score; ranks and wins follow from them) saved as finished; its id."""
+    """A game of ``scores`` (user id → score; ranks and wins follow from them) saved as finished; its id.
+
+    ``counters`` holds each user's counters as the game reports them; a counter left out is one the game's rules
+    do not have.
+    """
     names = names or {}
     users = list(scores)
     record = await games.create(
@@ -46,7 +50,7 @@ async def store_finished_game(
             rank=rank,
             won=rank == 1,
             finished_at=finished_at,
-            **(counters or {}).get(user, {}),
+            counters=(counters or {}).get(user, {}),
         )
         for (user, score), rank in zip(scores.items(), competition_ranks(list(scores.values())), strict=True)
     ]

@@ -286,7 +286,8 @@ def results(rules: AnyRules, record: GameRecord, state: Any) -> tuple[ResultRow,
         seat = record.seat(result.player)
         if seat is None or seat.user_id is None:
             continue
-        counters: dict[str, Any] = {name: result.counters.get(name) for name in rules.counters}
+        # The counters the game keeps for statistics; one the engine leaves out (not in these rules) stays out.
+        counters = {name: value for name, value in result.counters.items() if name in rules.counters}
         rows.append(
             ResultRow(
                 game_id=record.id,
@@ -300,7 +301,7 @@ def results(rules: AnyRules, record: GameRecord, state: Any) -> tuple[ResultRow,
                 rank=result.rank,
                 won=result.won,
                 finished_at=record.finished_at if record.finished_at is not None else 0.0,
-                **counters,
+                counters=counters,
             )
         )
     return tuple(rows)

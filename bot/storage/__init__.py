@@ -1,14 +1,17 @@
 """The only package that speaks SQL: the database, its migrations and the repositories."""
 
+from bot.rankings import CounterTotal, CounterValue, GameStats, LeaderboardPage, Standing
 from bot.storage.database import Database, DatabaseError
 from bot.storage.games import ChannelBusy, GameRecord, GamesRepository, Seat, StaleVersion
 from bot.storage.meta import MetaRepository
 from bot.storage.results import ResultRow, ResultsRepository
 from bot.storage.settings import GuildSettingsRepository
-from bot.storage.stats import GameStats, LeaderboardPage, Standing, StatsRepository
+from bot.storage.stats import StatsRepository
 
 __all__ = [
     "ChannelBusy",
+    "CounterTotal",
+    "CounterValue",
     "Database",
     "DatabaseError",
     "GameRecord",

@@ -11,23 +11,28 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, get_args
 
 import aiosqlite
 
+from bot.rankings import (
+    METRICS,
+    MIN_AVERAGE_GAMES,
+    PAGE_SIZE,
+    PERIOD_DAYS,
+    PERIODS,
+    CounterTotal,
+    GameStats,
+    LeaderboardPage,
+    Metric,
+    Period,
+    Standing,
+)
 from bot.storage.database import Database
 
-Metric = Literal["wins", "best", "average", "games"]
-Period = Literal["all", "month", "week"]
-METRICS: tuple[Metric, ...] = get_args(Metric)
-PERIODS: tuple[Period, ...] = get_args(Period)
-#: Length of the rolling windows, in days.
-PERIOD_DAYS: dict[str, int] = {"week": 7, "month": 30}
-#: Fewer games than this make an average luck rather than skill, so they do not rank by average.
-MIN_AVERAGE_GAMES = 5
-PAGE_SIZE = 10
 #: The standings scope of boards over every server (guild ids are snowflakes, never 0).
 GLOBAL_SCOPE = 0
+#: What a seat of an old game shows instead of the name of a user who asked to be forgotten (no language).
+FORGOTTEN_NAME = "—"
 
 # Per metric, the figure aggregated over the results in a week/month window (all-time boards read the
 # standings column of the same name).
@@ -42,76 +47,6 @@ _WINDOW_VALUE: dict[str, str] = {
 def _order(metric: str) -> str:
     """The order a board lists players in: figure, then more games, then user id; as the metric's index."""
     return "games DESC, user_id" if metric == "games" else f"{metric} DESC, games DESC, user_id"
-
-
-@dataclass(frozen=True)
-class Standing:
-    """One player's line on a board: shared competition rank ("1224"), figure and games counted."""
-
-    rank: int
-    user_id: int
-    display_name: str
-    value: float
-    games: int
-
-
-@dataclass(frozen=True)
-class LeaderboardPage:
-    """One page of a board plus what the caller needs to know about themselves."""
-
-    kind: str
-    metric: Metric
-    period: Period
-    #: The guild for a server board, None for every server.
-    guild_id: int | None
-    #: Zero-based; a request past the end is answered with the last page.
-    page: int
-    total: int
-    rows: tuple[Standing, ...]
-    #: The caller's line when they rank on this board at all.
-    caller: Standing | None
-    #: Games the caller has in this board's scope and period (tells them how far they are from averaging).
-    caller_games: int
-    page_size: int = PAGE_SIZE
-
-    @property
-    def pages(self) -> int:
-        return max(1, -(-self.total // self.page_size))
-
-    @property
-    def caller_on_page(self) -> bool:
-        return self.caller is not None and any(row.user_id == self.caller.user_id for row in self.rows)
-
-
-@dataclass(frozen=True)
-class GameStats:
-    """A user's figures in one game over every server."""
-
-    kind: str
-    games: int
-    wins: int
-    best: int
-    score_sum: int
-    last_at: float
-    kniffels: int
-    upper_bonus: int
-    tuttos: int
-    settlement: float
-    #: Games whose rules have the upper bonus (classic Kniffel has none): what ``upper_bonus`` is out of.
-    upper_bonus_games: int
-
-    @property
-    def win_rate(self) -> float:
-        return self.wins / self.games if self.games else 0.0
-
-    @property
-    def average(self) -> float:
-        return self.score_sum / self.games if self.games else 0.0
-
-    @property
-    def upper_bonus_rate(self) -> float | None:
-        """Share of the games with bonus rules that earned it; None when no game could (only classic ones)."""
-        return self.upper_bonus / self.upper_bonus_games if self.upper_bonus_games else None
 
 
 class StatsRepository:
@@ -154,13 +89,21 @@ class StatsRepository:
         if not kinds:
             return []
         marks = ", ".join("?" for _ in kinds)
+        # One row per (game, counter), or one row with NULL counter columns for a game without counters.
         cursor = await self._db.reader.execute(
-            "SELECT kind, games, wins, best, score_sum, last_at, kniffels, upper_bonus, tuttos, settlement, "
-            f"upper_bonus_games FROM standings WHERE kind IN ({marks}) AND scope = ? AND user_id = ?",
+            "SELECT s.kind, s.games, s.wins, s.best, s.score_sum, s.last_at, c.name, c.total, c.games "
+            "FROM standings AS s LEFT JOIN standing_counters AS c USING (kind, scope, user_id) "
+            f"WHERE s.kind IN ({marks}) AND s.scope = ? AND s.user_id = ?",
             (*kinds, GLOBAL_SCOPE, user_id),
         )
-        found = {row[0]: GameStats(*row) for row in await cursor.fetchall()}
-        return [found[kind] for kind in kinds if kind in found]
+        figures: dict[str, tuple[int, int, int, int, float]] = {}
+        counters: dict[str, dict[str, CounterTotal]] = {}
+        for kind, games, wins, best, score_sum, last_at, name, total, counted in await cursor.fetchall():
+            figures[kind] = (games, wins, best, score_sum, last_at)
+            found = counters.setdefault(kind, {})
+            if name is not None:
+                found[name] = CounterTotal(total, counted)
+        return [GameStats(kind, *figures[kind], counters=counters[kind]) for kind in kinds if kind in figures]
 
     async def count_results(self, user_id: int) -> int:
         """How many results forget-me would delete (all games, every server)."""
@@ -172,21 +115,29 @@ class StatsRepository:
     async def forget(self, user_id: int) -> int:
         """Delete every stored result of the user and what was derived from them; the number of results.
 
-        The delete trigger would take each result out of the standings one by one, moving the user's entry
-        in every metric index per row. Removing the user's standings and name first leaves the trigger only
-        lookups that find nothing: about a third less time for a heavy player, with the write lock held
-        (docs/benchmarks.md).
+        The delete triggers would take each result out of the standings one by one, moving the user's entry
+        in every metric index per row. Removing the user's standings, counter totals and name first leaves the
+        triggers only lookups that find nothing: about a third less time for a heavy player, with the write
+        lock held (docs/benchmarks.md). The seats of finished and abandoned games stay (the other players'
+        games keep their shape) but lose the user's display name; games in progress are not touched.
         """
         async with self._db.transaction() as conn:
-            await conn.execute(
-                "DELETE FROM standings WHERE user_id = ?1 "
-                "AND kind IN (SELECT DISTINCT kind FROM results WHERE user_id = ?1) "
-                "AND scope IN (SELECT 0 UNION SELECT guild_id FROM results WHERE user_id = ?1)",
-                (user_id,),
+            derived = (
+                "WHERE user_id = ?1 AND kind IN (SELECT DISTINCT kind FROM results WHERE user_id = ?1) "
+                "AND scope IN (SELECT 0 UNION SELECT guild_id FROM results WHERE user_id = ?1)"
             )
+            await conn.execute(f"DELETE FROM standings {derived}", (user_id,))
+            await conn.execute(f"DELETE FROM standing_counters {derived}", (user_id,))
             await conn.execute("DELETE FROM player_names WHERE user_id = ?", (user_id,))
             cursor = await conn.execute("DELETE FROM results WHERE user_id = ?", (user_id,))
-            return cursor.rowcount
+            deleted = cursor.rowcount
+            await conn.execute(
+                "UPDATE game_seats SET display_name = ?1 WHERE player = ?2 AND kind = 'user' AND display_name != ?1 "
+                "AND EXISTS (SELECT 1 FROM games WHERE games.id = game_seats.game_id "
+                "AND status IN ('finished', 'abandoned'))",
+                (FORGOTTEN_NAME, str(user_id)),
+            )
+            return deleted
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ The buttons are restart-safe: their custom ids carry everything a click needs an
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Literal
@@ -18,7 +18,7 @@ from typing import Literal
 import discord
 
 from bot.i18n import number, percent, t
-from bot.storage.stats import MIN_AVERAGE_GAMES, GameStats, LeaderboardPage, Standing
+from bot.rankings import MIN_AVERAGE_GAMES, GameStats, LeaderboardPage, Standing
 from bot.ui.common import COLOUR_LOBBY, COLOUR_OVER, mention, shorten
 
 Scope = Literal["server", "global"]
@@ -171,21 +171,41 @@ def _caller_line(page: LeaderboardPage, locale: str | None) -> str:
     return t("leaderboard.you_unranked", locale)
 
 
+def _total(entry: GameStats, name: str) -> int | float:
+    """A counter's total, 0 when none of the user's results in this game had it."""
+    counter = entry.counters.get(name)
+    return counter.total if counter else 0
+
+
 def _kniffel_line(entry: GameStats, locale: str | None) -> str:
     """Kniffels rolled, and the upper bonus out of the games whose rules have one (classic games have none)."""
-    rate = entry.upper_bonus_rate
-    if rate is None:
-        return t("stats.kniffel_classic", locale, kniffels=entry.kniffels)
+    kniffels = _total(entry, "kniffels")
+    bonus = entry.counters.get("upper_bonus")
+    if bonus is None or not bonus.games:
+        return t("stats.kniffel_classic", locale, kniffels=kniffels)
     # Say which games the bonus is counted over when they are not all of the games above.
-    key = "stats.kniffel" if entry.upper_bonus_games == entry.games else "stats.kniffel_some_classic"
+    key = "stats.kniffel" if bonus.games == entry.games else "stats.kniffel_some_classic"
+    return t(key, locale, count=bonus.total, games=bonus.games, rate=percent(bonus.rate, locale), kniffels=kniffels)
+
+
+def _tutto_line(entry: GameStats, locale: str | None) -> str:
+    return t("stats.tutto", locale, tuttos=_total(entry, "tuttos"))
+
+
+def _dicepoker_line(entry: GameStats, locale: str | None) -> str:
     return t(
-        key,
+        "stats.dicepoker",
         locale,
-        count=entry.upper_bonus,
-        games=entry.upper_bonus_games,
-        rate=percent(rate, locale),
-        kniffels=entry.kniffels,
+        settlement=number(_total(entry, "settlement"), locale, signed=True, decimals=2, exact=True),
     )
+
+
+#: Each game's own /stats line from the counters its results keep; a game without counters has none.
+COUNTER_LINES: dict[str, Callable[[GameStats, str | None], str]] = {
+    "kniffel": _kniffel_line,
+    "tutto": _tutto_line,
+    "dicepoker": _dicepoker_line,
+}
 
 
 def render_stats(name: str, stats: Sequence[GameStats], game: str | None, locale: str | None) -> discord.Embed:
@@ -202,18 +222,9 @@ def render_stats(name: str, stats: Sequence[GameStats], game: str | None, locale
             t("stats.games", locale, games=entry.games, wins=entry.wins, rate=percent(entry.win_rate, locale)),
             t("stats.scores", locale, best=entry.best, average=number(entry.average, locale, decimals=1, exact=True)),
         ]
-        if entry.kind == "kniffel":
-            lines.append(_kniffel_line(entry, locale))
-        elif entry.kind == "tutto":
-            lines.append(t("stats.tutto", locale, tuttos=entry.tuttos))
-        elif entry.kind == "dicepoker":
-            lines.append(
-                t(
-                    "stats.dicepoker",
-                    locale,
-                    settlement=number(entry.settlement, locale, signed=True, decimals=2, exact=True),
-                )
-            )
+        counter_line = COUNTER_LINES.get(entry.kind)
+        if counter_line is not None:
+            lines.append(counter_line(entry, locale))
         lines.append(t("stats.last", locale, when=discord.utils.format_dt(last, "R")))
         embed.add_field(name=t(f"game.{entry.kind}", locale), value="\n".join(lines), inline=False)
     embed.set_footer(text=t("stats.footer", locale))

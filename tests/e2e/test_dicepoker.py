@@ -311,16 +311,16 @@ async def test_complete_two_player_game(running: Harness) -> None:
     # the stored results, for the leaderboards
     stored = {row.user_id: row for row in await h.bot.results.for_game(record.id)}
     results = {result.player: result for result in dicepoker.results(state)}
-    assert {user: (row.score, row.rank, row.won, row.settlement) for user, row in stored.items()} == {
+    assert {user: (row.score, row.rank, row.won, row.counters["settlement"]) for user, row in stored.items()} == {
         first.id: (338, 1, True, 64.5),
         second.id: (209, 2, False, -64.5),
     }
     for player, result in results.items():
         row = stored[int(player)]
         assert (row.score, row.rank, row.won) == (result.score, result.rank, result.won)
-        assert row.settlement == round(float(shares[player]), 2) == result.counters["settlement"]
+        assert row.counters["settlement"] == round(float(shares[player]), 2) == result.counters["settlement"]
         assert row.kind == "dicepoker" and row.variant == "russian"
-    assert sum(row.settlement for row in stored.values()) == 0
+    assert sum(row.counters["settlement"] for row in stored.values()) == 0
 
 
 # --------------------------------------------------------------------------------------------------

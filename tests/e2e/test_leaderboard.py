@@ -33,7 +33,7 @@ async def finished(
     days_ago: float = 0.5,
     guild: int | None = None,
     names: dict[int, str] | None = None,
-    counters: dict[int, dict[str, float | None]] | None = None,
+    counters: dict[int, dict[str, int | float]] | None = None,
 ) -> None:
     """Store a finished game with its results, as the game service does when a game ends."""
     assert h.bot is not None

@@ -265,8 +265,8 @@ async def test_cloverleaf_two_tuttos_win_at_once(harness: Harness) -> None:
     assert record.status == "finished"
     assert harness.bot is not None
     results = {row.display_name: row for row in await harness.bot.results.for_game(record.id)}
-    assert (results["Alice"].won, results["Alice"].rank, results["Alice"].tuttos) == (True, 1, 2)
-    assert (results["Bob"].won, results["Bob"].tuttos) == (False, 0)
+    assert (results["Alice"].won, results["Alice"].rank, results["Alice"].counters["tuttos"]) == (True, 1, 2)
+    assert (results["Bob"].won, results["Bob"].counters["tuttos"]) == (False, 0)
 
 
 async def test_an_invalid_selection_is_refused_and_explained(harness: Harness) -> None:
@@ -314,7 +314,7 @@ async def test_a_game_to_a_low_target(harness: Harness) -> None:
     assert (record.status, record.deadline_at) == ("finished", None)
     assert harness.bot is not None
     rows = await harness.bot.results.for_game(record.id)
-    assert [(row.display_name, row.score, row.rank, row.tuttos) for row in rows] == [
+    assert [(row.display_name, row.score, row.rank, row.counters["tuttos"]) for row in rows] == [
         ("Alice", 1050, 1, 0),
         ("Bob", 0, 2, 0),
     ]

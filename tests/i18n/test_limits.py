@@ -20,8 +20,8 @@ from bot.i18n.check import rules_sections, rules_text
 from bot.play.service import lobby, table
 from bot.play.spec import AnySpec
 from bot.play.transitions import Game
-from bot.storage import GameRecord, GameStats, LeaderboardPage, Seat, Standing
-from bot.storage.stats import PAGE_SIZE
+from bot.rankings import PAGE_SIZE
+from bot.storage import CounterTotal, GameRecord, GameStats, LeaderboardPage, Seat, Standing
 from bot.ui import lobby as lobby_ui
 from bot.ui.leaderboard import BoardRequest, render_board, render_forget_prompt, render_forgotten, render_stats
 from bot.ui.render import Rendered
@@ -126,10 +126,18 @@ def test_leaderboards_fit_discord_in_every_language(language: str, metric: str) 
         embed_fits(render_board(empty, request, language)[0])
 
 
+HUGE_COUNTERS = {
+    "kniffels": CounterTotal(4321, 98765),
+    "upper_bonus": CounterTotal(1234, 2345),
+    "tuttos": CounterTotal(5678, 98765),
+    "settlement": CounterTotal(-12345.678, 98765),
+}
+
+
 @pytest.mark.parametrize("language", languages())
 def test_statistics_and_forget_me_fit_discord_in_every_language(language: str) -> None:
     stats = [
-        GameStats(kind, 98765, 54321, 123456, 9876543210, time.time(), 4321, 1234, 5678, -12345.678, 2345)
+        GameStats(kind, 98765, 54321, 123456, 9876543210, time.time(), HUGE_COUNTERS)
         for kind in ("kniffel", "dicepoker", "knister", "tutto")
     ]
     embed_fits(render_stats(LONG_NAME, stats, None, language))

@@ -200,10 +200,21 @@ def test_a_finished_game_stores_one_result_per_person_and_none_for_computers() -
     assert [row.user_id for row in outcome.results] == [101]
     row = outcome.results[0]
     assert row.score == kniffel.card_totals(game.state, ALICE.player).total
-    assert row.finished_at == NOW and row.kniffels is not None
+    assert row.finished_at == NOW and set(row.counters) == {"kniffels", "upper_bonus"}
 
 
 def test_the_transitions_need_no_discord() -> None:
     code = "import sys, bot.play.transitions; print('discord' in sys.modules)"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "False"
+
+
+def test_the_renderers_import_neither_the_plumbing_nor_storage() -> None:
+    """bot/ui depends on the engine and its render types only (docs/architecture.md)."""
+    code = (
+        "import sys, bot.ui.kniffel, bot.ui.dicepoker, bot.ui.knister, bot.ui.tutto, bot.ui.lobby, "
+        "bot.ui.leaderboard, bot.ui.rules; "
+        "print(sorted(m for m in sys.modules if m.startswith(('bot.play', 'bot.storage'))))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "[]"

@@ -109,11 +109,19 @@ async def test_results_are_written_with_the_final_save(db: Database) -> None:
         rank=1,
         won=True,
         finished_at=5.0,
-        kniffels=1,
-        upper_bonus=0,
+        counters={"kniffels": 1, "upper_bonus": 0},
     )
-    await games.save(replace(game, status="finished", finished_at=5.0), [row])
-    assert await results.for_game(game.id) == [row]
+    other = replace(row, user_id=101, display_name="Bob", score=200, rank=2, won=False, counters={"share": -2.5})
+    nothing = replace(row, user_id=102, display_name="Carol", score=100, rank=3, won=False, counters={})
+    await games.save(replace(game, status="finished", finished_at=5.0), [row, other, nothing])
+    assert await results.for_game(game.id) == [row, other, nothing]
+    # Counters come back as they went in: whole numbers stay int, fractions float, absent ones absent.
+    stored = await results.for_game(game.id)
+    assert [{name: type(value) for name, value in found.counters.items()} for found in stored] == [
+        {"kniffels": int, "upper_bonus": int},
+        {"share": float},
+        {},
+    ]
 
 
 async def test_failed_save_writes_no_results(db: Database) -> None:

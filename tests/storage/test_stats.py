@@ -19,11 +19,13 @@ from pathlib import Path
 import pytest
 
 from bot.engine.core import competition_ranks
-from bot.storage import Database, GamesRepository, Seat, StatsRepository
+from bot.rankings import METRICS, MIN_AVERAGE_GAMES, PERIOD_DAYS, LeaderboardPage
+from bot.storage import CounterTotal, Database, GamesRepository, Seat, StatsRepository
 from bot.storage.database import bundled_migrations
-from bot.storage.stats import METRICS, MIN_AVERAGE_GAMES, PERIOD_DAYS, LeaderboardPage
-from tests.legacy import store_legacy_game
+from bot.storage.games import GameStatus
+from bot.storage.stats import FORGOTTEN_NAME
 from tests.results import store_finished_game
+from tests.storage.legacy import store_legacy_game
 
 NOW = 1_800_000_000.0
 DAY = 86400.0
@@ -62,7 +64,7 @@ async def play(
     guild: int | None = GUILD,
     at: float = NOW - 3600,
     names: dict[int, str] | None = None,
-    counters: dict[int, dict[str, float | None]] | None = None,
+    counters: dict[int, dict[str, int | float]] | None = None,
 ) -> int:
     """A finished game with these players' scores (rank and win from the scores); returns its id."""
     store = functools.partial(store_finished_game, games) if isinstance(games, GamesRepository) else games
@@ -269,11 +271,16 @@ async def test_user_stats_per_game_with_counters(games: GamesRepository, stats: 
     mine = await stats.user_stats(1, KINDS)
     assert [entry.kind for entry in mine] == ["kniffel", "dicepoker", "tutto"]
     kniffel, dicepoker, tutto = mine
-    assert (kniffel.games, kniffel.wins, kniffel.best, kniffel.average) == (2, 1, 250, 200.0)
-    assert (kniffel.kniffels, kniffel.upper_bonus, kniffel.upper_bonus_rate, kniffel.win_rate) == (3, 1, 0.5, 0.5)
+    assert (kniffel.games, kniffel.wins, kniffel.best, kniffel.average, kniffel.win_rate) == (2, 1, 250, 200.0, 0.5)
+    assert kniffel.counters == {"kniffels": CounterTotal(3, 2), "upper_bonus": CounterTotal(1, 2)}
+    assert kniffel.counters["upper_bonus"].rate == 0.5
     assert kniffel.last_at == NOW - DAY
-    assert (tutto.games, tutto.wins, tutto.tuttos) == (1, 1, 3)
-    assert dicepoker.settlement == pytest.approx(16.25)
+    assert (tutto.games, tutto.wins, tutto.counters) == (1, 1, {"tuttos": CounterTotal(3, 1)})
+    assert dicepoker.counters["settlement"].total == pytest.approx(16.25)
+    assert dicepoker.counters["settlement"].games == 2
+    # Player 2 has counters in dice poker only, and in one of the two games.
+    theirs = {entry.kind: entry.counters for entry in await stats.user_stats(2, KINDS)}
+    assert theirs == {"kniffel": {}, "dicepoker": {"settlement": CounterTotal(-20.5, 1)}, "tutto": {}}
     assert [entry.kind for entry in await stats.user_stats(1, ("tutto",))] == ["tutto"]
     assert await stats.user_stats(3, KINDS) == []
 
@@ -290,21 +297,21 @@ async def test_upper_bonus_rate_counts_only_games_with_the_bonus_rules(
     await play(games, {1: 170, 3: 190}, variant="classic", counters={1: classic, 3: classic})
 
     (mine,) = await stats.user_stats(1, ("kniffel",))
-    assert mine.upper_bonus_rate == 0.5  # one bonus in two games with the bonus rules, not 1 in 4
-    assert (mine.games, mine.kniffels, mine.upper_bonus, mine.upper_bonus_games) == (4, 5, 1, 2)
+    assert mine.counters["upper_bonus"].rate == 0.5  # one bonus in two games with the bonus rules, not 1 in 4
+    assert (mine.games, mine.counters) == (4, {"kniffels": CounterTotal(5, 4), "upper_bonus": CounterTotal(1, 2)})
     (bob,) = await stats.user_stats(2, ("kniffel",))
-    assert (bob.games, bob.upper_bonus, bob.upper_bonus_games, bob.upper_bonus_rate) == (3, 0, 2, 0.0)
-    # Only classic games: there is no rate at all (not 0 %).
+    assert (bob.games, bob.counters["upper_bonus"], bob.counters["upper_bonus"].rate) == (3, CounterTotal(0, 2), 0.0)
+    # Only classic games: the counter is absent, so there is no rate at all (not 0 %).
     (carol,) = await stats.user_stats(3, ("kniffel",))
-    assert (carol.games, carol.kniffels, carol.upper_bonus_games, carol.upper_bonus_rate) == (1, 2, 0, None)
+    assert (carol.games, carol.counters) == (1, {"kniffels": CounterTotal(2, 1)})
 
     # Deleting results takes them out of the count again (the delete trigger), down to classic games alone.
     await games.delete(first)
     (mine,) = await stats.user_stats(1, ("kniffel",))
-    assert (mine.games, mine.upper_bonus, mine.upper_bonus_games, mine.upper_bonus_rate) == (3, 0, 1, 0.0)
+    assert (mine.games, mine.counters["upper_bonus"]) == (3, CounterTotal(0, 1))
     await games.delete(second)
     (bob,) = await stats.user_stats(2, ("kniffel",))
-    assert (bob.games, bob.upper_bonus_games, bob.upper_bonus_rate) == (1, 0, None)
+    assert (bob.games, bob.counters) == (1, {"kniffels": CounterTotal(2, 1)})
 
 
 # ---------------------------------------------------------------------- forget-me
@@ -335,6 +342,55 @@ async def test_forget_me_removes_exactly_the_callers_rows(
             assert page.caller is None
     cursor = await db.reader.execute("SELECT COUNT(*) FROM player_names WHERE user_id = 1")
     assert (await cursor.fetchone())[0] == 0
+
+
+async def test_forget_me_deletes_the_counters_and_the_name_in_old_games_seats(
+    db: Database, games: GamesRepository, stats: StatsRepository
+) -> None:
+    async def seated(status: GameStatus, channel: int) -> int:
+        record = await games.create(
+            kind="kniffel",
+            variant="kniffel",
+            guild_id=GUILD,
+            channel_id=channel,
+            host=Seat.user(2, "Bob"),
+            locale="en-US",
+            options={},
+            deadline_at=None,
+        )
+        seats = (Seat.user(2, "Bob"), Seat("1", "Alice", status="left", timeouts=1), Seat.user(3, "Carol"))
+        await games.save(replace(record, status=status, seats=seats))
+        return record.id
+
+    finished, abandoned, running = (
+        await seated("finished", 11),
+        await seated("abandoned", 12),
+        await seated("running", 13),
+    )
+    counters = {1: {"kniffels": 2, "upper_bonus": 1}, 2: {"kniffels": 1, "upper_bonus": 0}}
+    await play(games, {1: 250, 2: 200}, variant="kniffel", counters=counters)
+    await play(
+        games, {1: 80, 2: 90}, kind="dicepoker", guild=None, counters={1: {"settlement": -5.0}, 2: {"settlement": 5.0}}
+    )
+    bob = await stats.user_stats(2, KINDS)
+
+    assert await stats.forget(1) == 2
+    for table in ("result_counters AS c JOIN results AS r ON r.id = c.result_id", "standing_counters"):
+        cursor = await db.reader.execute(f"SELECT COUNT(*) FROM {table} WHERE user_id = 1")
+        assert (await cursor.fetchone())[0] == 0, table
+    assert await stats.user_stats(2, KINDS) == bob
+    # Old games keep every seat (order, status, timeouts) but not Alice's name; a running game is not touched.
+    for game_id in (finished, abandoned):
+        record = await games.get(game_id)
+        assert record is not None
+        assert record.seats == (
+            Seat.user(2, "Bob"),
+            Seat("1", FORGOTTEN_NAME, status="left", timeouts=1),
+            Seat.user(3, "Carol"),
+        )
+    record = await games.get(running)
+    assert record is not None
+    assert record.seat("1") == Seat("1", "Alice", status="left", timeouts=1)
 
 
 # ---------------------------------------------------------------------- cross-check against a reference
@@ -471,17 +527,36 @@ async def test_migration_takes_classic_games_out_of_the_upper_bonus_rate(tmp_pat
     path = tmp_path / "schema2.sqlite3"
     old = await Database.open(path, bundled_migrations()[:2])
     try:
-        old_games = legacy(old)
         bonus, no_bonus, classic = (
             {"kniffels": 1, "upper_bonus": 1},
             {"kniffels": 0, "upper_bonus": 0},
             {"kniffels": 1, "upper_bonus": 0},
         )
-        await play(old_games, {1: 250, 2: 200}, variant="kniffel", counters={1: bonus, 2: no_bonus})
-        await play(old_games, {1: 220, 2: 210}, variant="kniffel", counters={1: no_bonus, 2: bonus}, guild=OTHER_GUILD)
+
+        async def legacy(
+            scores: dict[int, int],
+            counters: dict[int, dict[str, int]],
+            *,
+            kind: str = "kniffel",
+            variant: str = "kniffel",
+            guild: int | None = GUILD,
+        ) -> None:
+            await store_legacy_game(
+                old,
+                scores,
+                kind=kind,
+                variant=variant,
+                guild_id=guild,
+                channel_id=(guild or 0) * 10 + 1,
+                finished_at=NOW - 3600,
+                counters=counters,
+            )
+
+        await legacy({1: 250, 2: 200}, {1: bonus, 2: no_bonus})
+        await legacy({1: 220, 2: 210}, {1: no_bonus, 2: bonus}, guild=OTHER_GUILD)
         for guild in (GUILD, OTHER_GUILD, None):
-            await play(old_games, {1: 150, 3: 140}, variant="classic", counters={1: classic, 3: classic}, guild=guild)
-        await play(old_games, {1: 7000}, kind="tutto", counters={1: {"tuttos": 2}})
+            await legacy({1: 150, 3: 140}, {1: classic, 3: classic}, variant="classic", guild=guild)
+        await legacy({1: 7000}, {1: {"tuttos": 2}}, kind="tutto", variant="standard")
         cursor = await old.reader.execute(
             "SELECT games, upper_bonus FROM standings WHERE kind = 'kniffel' AND scope = 0 AND user_id = 1"
         )
@@ -491,26 +566,16 @@ async def test_migration_takes_classic_games_out_of_the_upper_bonus_rate(tmp_pat
     with sqlite3.connect(path) as conn:
         assert conn.execute("SELECT version FROM schema_version").fetchone()[0] == 2
 
-    db = await Database.open(path)
+    # Migration 0003 alone: the stored classic results now say "not applicable", other rows keep their
+    # counters, and the standings count the games with the bonus rules per server scope too.
+    at_three = await Database.open(path, bundled_migrations()[:3])
     try:
-        stats = StatsRepository(db)
-        (mine,) = await stats.user_stats(1, ("kniffel",))
-        assert mine.upper_bonus_rate == 0.5  # not 1 in 5: the three classic games had no bonus to earn
-        assert (mine.games, mine.kniffels, mine.upper_bonus, mine.upper_bonus_games) == (5, 4, 1, 2)
-        (bob,) = await stats.user_stats(2, ("kniffel",))
-        assert (bob.games, bob.upper_bonus, bob.upper_bonus_games, bob.upper_bonus_rate) == (2, 1, 2, 0.5)
-        (carol,) = await stats.user_stats(3, ("kniffel",))
-        assert (carol.games, carol.kniffels, carol.upper_bonus_games, carol.upper_bonus_rate) == (3, 3, 0, None)
-        (tutto,) = await stats.user_stats(1, ("tutto",))
-        assert (tutto.games, tutto.tuttos, tutto.upper_bonus_games) == (1, 2, 0)
-        # The stored classic results themselves now say "not applicable"; other rows keep their counters.
-        cursor = await db.reader.execute(
+        cursor = await at_three.reader.execute(
             "SELECT variant, COUNT(*), COUNT(upper_bonus), TOTAL(upper_bonus) FROM results "
             "WHERE kind = 'kniffel' GROUP BY variant ORDER BY variant"
         )
         assert [tuple(row) for row in await cursor.fetchall()] == [("classic", 6, 0, 0.0), ("kniffel", 4, 4, 2.0)]
-        # Per-server standings (the scope rows) were backfilled too.
-        cursor = await db.reader.execute(
+        cursor = await at_three.reader.execute(
             "SELECT scope, games, upper_bonus, upper_bonus_games FROM standings "
             "WHERE kind = 'kniffel' AND user_id = 1 ORDER BY scope"
         )
@@ -519,13 +584,32 @@ async def test_migration_takes_classic_games_out_of_the_upper_bonus_rate(tmp_pat
             (GUILD, 2, 1, 1),
             (OTHER_GUILD, 2, 0, 1),
         ]
+    finally:
+        await at_three.close()
+
+    db = await Database.open(path)
+    try:
+        stats = StatsRepository(db)
+        (mine,) = await stats.user_stats(1, ("kniffel",))
+        assert mine.counters["upper_bonus"].rate == 0.5  # not 1 in 5: the three classic games had no bonus to earn
+        assert (mine.games, mine.counters) == (5, {"kniffels": CounterTotal(4, 5), "upper_bonus": CounterTotal(1, 2)})
+        (bob,) = await stats.user_stats(2, ("kniffel",))
+        assert (bob.games, bob.counters["upper_bonus"]) == (2, CounterTotal(1, 2))
+        (carol,) = await stats.user_stats(3, ("kniffel",))
+        assert (carol.games, carol.counters) == (3, {"kniffels": CounterTotal(3, 3)})
+        (tutto,) = await stats.user_stats(1, ("tutto",))
+        assert (tutto.games, tutto.counters) == (1, {"tuttos": CounterTotal(2, 1)})
 
         # The recreated triggers keep counting after the upgrade, for new games and deleted ones.
         games = GamesRepository(db)
         await play(games, {1: 260}, variant="kniffel", counters={1: bonus})
         await play(games, {1: 160}, variant="classic", counters={1: {"kniffels": 0}})
         (mine,) = await stats.user_stats(1, ("kniffel",))
-        assert (mine.games, mine.upper_bonus, mine.upper_bonus_games, mine.upper_bonus_rate) == (7, 2, 3, 2 / 3)
+        assert (mine.games, mine.counters["upper_bonus"], mine.counters["upper_bonus"].rate) == (
+            7,
+            CounterTotal(2, 3),
+            2 / 3,
+        )
         assert await stats.forget(1) == 8
         assert await stats.user_stats(1, KINDS) == []
     finally:

@@ -16,3 +16,6 @@ INSERT INTO game_seats (game_id, player, kind, seat, display_name, status, timeo
 SELECT game_id, CAST(user_id AS TEXT), 'user', seat, display_name, status, timeouts FROM game_players;
 
 DROP TABLE game_players;
+
+-- /forget-me renames a person's seats in finished games without scanning every seat.
+CREATE INDEX game_seats_player ON game_seats (player);
