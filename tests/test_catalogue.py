@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from bot import registry
 from bot.engine import dicepoker, kniffel, tutto
 from bot.i18n import catalogue
 
@@ -38,8 +39,8 @@ def test_literal_key_exists(key: str, where: str) -> None:
         ("kniffel.short", kniffel.BOXES),
         ("dicepoker.row", dicepoker.ROWS),
         ("dicepoker.short", dicepoker.ROWS),
-        ("game", ("kniffel", "dicepoker", "knister", "tutto")),
-        ("help.about", ("kniffel", "dicepoker", "knister", "tutto")),
+        ("game", tuple(registry.load_specs())),
+        ("help.about", tuple(registry.load_specs())),
         ("variant", (*kniffel.RULESETS, "russian", "standard")),
     ],
 )
