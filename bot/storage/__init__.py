@@ -1,6 +1,6 @@
 """The only package that speaks SQL: the database, its migrations and the repositories."""
 
-from bot.storage.database import Database, DatabaseError
+from bot.storage.database import Database, DatabaseError, StorageUnavailable
 from bot.storage.games import ChannelBusy, GameRecord, GamesRepository, Seat, StaleVersion
 from bot.storage.results import ResultRow, ResultsRepository
 from bot.storage.stats import GameStats, LeaderboardPage, Standing, StatsRepository
@@ -19,4 +19,5 @@ __all__ = [
     "StaleVersion",
     "Standing",
     "StatsRepository",
+    "StorageUnavailable",
 ]
