@@ -5,13 +5,14 @@ Each test reproduces one defect of issue 12 once; the long randomized kill loop 
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from typing import Any
 
-from fakediscord import Channel, Message
+from fakediscord import Channel, Message, User
 from tests.e2e.conftest import Harness, harness, running
 
-__all__ = ["forged", "harness", "running", "stored"]
+__all__ = ["forged", "harness", "lobby", "running"]
 
 
 def forged(message: Message, custom_id: str, *, channel: Channel | None = None) -> Message:
@@ -26,9 +27,12 @@ def forged(message: Message, custom_id: str, *, channel: Channel | None = None) 
     )
 
 
-async def stored(h: Harness, game_id: int) -> Any:
-    """The stored record of a game, read through a fresh repository call."""
-    assert h.bot is not None
-    record = await h.bot.games.get(game_id)
-    assert record is not None
-    return record
+async def lobby(h: Harness, game: str, host: User, **options: Any) -> Message:
+    """Open a lobby and wait until its message id is stored (the answer comes just before that write)."""
+    message = await h.open_lobby(game, host, **options)
+    for _ in range(500):
+        record = await h.record()
+        if record is not None and record.message_id == message.id:
+            return message
+        await asyncio.sleep(0.01)
+    raise AssertionError("the lobby's message id was never stored")
