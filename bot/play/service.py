@@ -258,6 +258,9 @@ class GameService:
                 await self._open_private(request, spec, record, click)
                 return
             game = Game.load(spec, record)
+            if self._in_effect(spec, game, click):
+                await request.update(self.render(spec, game))
+                return
             outcome = await self._decide_and_save(
                 request, spec, game, lambda: self._decide_click(spec, game, request, click)
             )
@@ -289,6 +292,14 @@ class GameService:
         except ResponseFailed as failed:
             log.warning("game %s: click %s saved but not answered (%s)", saved.record.id, click.action, failed)
         await self.show(spec, saved)
+
+    @staticmethod
+    def _in_effect(spec: GameSpec, game: Game, click: Click) -> bool:
+        """A current click asking for what already is (the second of a double click): nothing to apply."""
+        if game.state is None or not game.record.active:
+            return False
+        current = click.stamp == spec.stamp_of(click, game.record.version, game.state)
+        return current and spec.in_effect(click, game.state)
 
     def _decide_click(self, spec: GameSpec, game: Game, request: Request, click: Click) -> Outcome:
         record = game.record

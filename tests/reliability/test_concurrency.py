@@ -83,3 +83,31 @@ async def test_a_stale_start_is_still_refused_as_outdated(running: Harness) -> N
     assert "outdated" in (await start.message()).text
     record = await h.record()
     assert record is not None and record.status == "lobby"
+
+
+async def test_quick_holds_all_apply_and_a_double_click_holds_once(running: Harness) -> None:
+    h = running
+    message = await h.start_game("kniffel", [h.alice])
+    await h.click(h.alice, message, "Roll")
+    record = await h.record()
+    assert record is not None
+    seen = h.snapshot(message)  # the client shows the roll; the holds below all come from this view
+    holds = [seen.button(prefix=f"g:{record.id}:hold:{index}.1:").custom_id for index in (0, 2, 2, 4)]
+    clicks = await asyncio.gather(*(h.server.click(h.alice, seen, custom_id) for custom_id in holds if custom_id))
+    await asyncio.gather(*(click.response() for click in clicks))
+    assert [click.ephemeral_messages for click in clicks] == [[]] * 4
+    assert (await h.state()).held == [True, False, True, False, True]
+
+
+async def test_a_hold_from_before_the_latest_roll_is_refused(running: Harness) -> None:
+    h = running
+    message = await h.start_game("kniffel", [h.alice])
+    await h.click(h.alice, message, "Roll")
+    seen = h.snapshot(message)
+    await h.click(h.alice, message, "Roll (2/3)")
+    before = await h.state()
+    record = await h.record()
+    assert record is not None
+    stale = await h.server.click_button(h.alice, seen, prefix=f"g:{record.id}:hold:1.")
+    assert "outdated" in (await stale.message()).text
+    assert (await h.state()).held == before.held
