@@ -385,19 +385,21 @@ class GameService:
     # ---------------------------------------------------------------- start-up
 
     async def catch_up(self) -> int:
-        """Show again every active game whose message is behind its stored version; how many were shown.
+        """Show again every game whose message is behind its stored version; how many were shown.
 
         Run in the background at start-up: a kill between a save and the message edit left those behind (in
-        Knister the round message would show a round the database has left, with Roll disabled).
+        Knister the round message would show a round the database has left, with Roll disabled; a game's last
+        move would leave its buttons on a finished game).
         """
         shown = 0
         for game_id in await self._games.behind():
             async with self._locks[game_id]:
                 record = await self._games.get(game_id)
-                if record is None or not record.active or record.kind not in self.specs:
-                    continue
-                spec = self.specs[record.kind]
-                shown += await self.show(spec, Game.load(spec, record))
+                if record is not None and record.kind in self.specs:
+                    spec = self.specs[record.kind]
+                    shown += await self.show(spec, Game.load(spec, record))
+            if record is None or not record.active:
+                self._locks.pop(game_id, None)
         await self.shown.flush()
         return shown
 

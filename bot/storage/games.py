@@ -234,10 +234,9 @@ class GamesRepository:
             )
 
     async def behind(self) -> list[int]:
-        """Active games whose public message may show an older version than the stored one, oldest first."""
+        """Games whose public message may show an older version than the stored one (also a last move), oldest first."""
         rows = await self._read(
-            "SELECT id FROM games WHERE status IN ('lobby', 'running') AND message_id IS NOT NULL "
-            "AND shown_version < version ORDER BY id"
+            "SELECT id FROM games WHERE message_id IS NOT NULL AND shown_version < version ORDER BY id"
         )
         return [row[0] for row in rows]
 
