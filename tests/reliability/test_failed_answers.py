@@ -52,12 +52,6 @@ def fail_next_answer(h: Harness) -> None:
     h.server.inject_rest_error("POST", r"/callback$", 503)
 
 
-async def first_move(h: Harness, kind: str, message: Message, game_id: int) -> None:
-    action = {"tutto": "draw"}.get(kind, "roll")
-    handle = await h.server.click_button(h.alice, message, prefix=f"g:{game_id}:{action}:")
-    await handle.response()
-
-
 @pytest.mark.parametrize("kind", ["kniffel", "dicepoker", "tutto", "knister"])
 async def test_a_restart_shows_what_a_kill_between_save_and_edit_left_behind(running: Harness, kind: str) -> None:
     """The effect of a kill after the save: the database is ahead of the message. A restart repairs it.
@@ -69,7 +63,7 @@ async def test_a_restart_shows_what_a_kill_between_save_and_edit_left_behind(run
     record = await h.record()
     assert record is not None
     if kind == "knister":
-        await first_move(h, kind, message, record.id)
+        await h.click(h.alice, message, "Roll")
         grid_handle = await h.server.click_button(h.alice, message, prefix=f"g:{record.id}:grid:")
         grid = await grid_handle.message()
         state = await h.state()
