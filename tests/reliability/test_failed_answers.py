@@ -17,8 +17,8 @@ EDIT_MESSAGE = r"^/channels/\d+/messages/\d+$"
 
 
 def shows_version(message: Message, version: int) -> bool:
-    """Every stamped button on the message carries ``version`` (the renderer stamps the stored version)."""
-    stamped = [b.custom_id for b in message.buttons if b.custom_id and not b.custom_id.startswith("g:0:")]
+    """Every version-stamped button on the message carries ``version`` (hold buttons carry their roll instead)."""
+    stamped = [b.custom_id for b in message.buttons if b.custom_id and ":hold:" not in b.custom_id]
     return bool(stamped) and all(custom_id.endswith(f":{version}") for custom_id in stamped)
 
 
