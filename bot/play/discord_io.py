@@ -54,7 +54,10 @@ class InteractionRequest:
 
     async def send(self, rendered: Rendered) -> int:
         async with _answering():
-            await self.interaction.response.send_message(**rendered.kwargs())
+            # The callback's answer names the new message: no second request whose failure would lose its id.
+            callback = await self.interaction.response.send_message(**rendered.kwargs())
+            if callback.message_id is not None:
+                return callback.message_id
             message = await self.interaction.original_response()
         return message.id
 

@@ -9,7 +9,7 @@ import pytest
 from bot.engine import knister
 from fakediscord import Message
 from tests.e2e.dice import best_option
-from tests.reliability.conftest import Harness
+from tests.reliability.conftest import Harness, lobby
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -90,3 +90,11 @@ async def test_a_restart_shows_what_a_kill_between_save_and_edit_left_behind(run
     if kind == "knister":
         assert (await h.state()).round == 2
         assert not message.button(prefix=f"g:{record.id}:roll:").disabled
+
+
+async def test_the_lobby_message_id_comes_with_the_callback(running: Harness) -> None:
+    """No second request (GET @original) whose failure would leave a posted lobby without its stored id."""
+    h = running
+    message = await lobby(h, "kniffel", h.alice)
+    assert message.id
+    assert h.server.find_requests("GET", "@original") == []
