@@ -6,6 +6,8 @@ from dataclasses import replace
 from typing import ClassVar
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bot.play import transitions as tr
 from bot.play.cog import hold_in_effect
@@ -88,3 +90,53 @@ class Dice:
 def test_a_hold_is_in_effect_when_the_die_already_is_where_the_click_asks(arg: str, expected: bool) -> None:
     assert hold_in_effect(Click(1, "hold", arg, 0), Dice()) is expected
     assert hold_in_effect(Click(1, "roll", arg, 0), Dice()) is False
+
+
+OPTION_VALUES = st.one_of(st.integers(), st.booleans(), st.text(max_size=5), st.none(), st.floats(allow_nan=False))
+
+
+@settings(deadline=None)  # pure and fast, but the shared test machine is not
+@given(
+    variant=st.sampled_from(["standard", "bogus", ""]),
+    options=st.dictionaries(st.sampled_from(["timeout", "target", "x"]), OPTION_VALUES),
+)
+def test_any_forged_options_are_refused_or_within_their_ranges(variant: str, options: dict[str, object]) -> None:
+    try:
+        checked = tr.check_options(TUTTO, variant, options)
+    except Refusal as refusal:
+        key = refusal.key
+        assert key == "play.bad_option"
+        return
+    assert 1 <= checked.get("timeout", 1) <= 60
+    assert 1000 <= checked.get("target", 1000) <= 20000
+    assert all(type(value) is int for value in checked.values())
+
+
+@settings(deadline=None)
+@given(
+    guild=st.sampled_from([10, 11, None]),
+    channel=st.sampled_from([20, 21, None]),
+    message=st.sampled_from([30, 31, None]),
+    private=st.booleans(),
+    owner=st.sampled_from(["101", "102", None]),
+    from_private_view=st.booleans(),
+)
+def test_a_click_is_accepted_only_from_its_games_place(
+    guild: int | None,
+    channel: int | None,
+    message: int | None,
+    private: bool,
+    owner: str | None,
+    from_private_view: bool,
+) -> None:
+    forged = Origin(guild, channel, message, private, owner)
+    try:
+        adopted = tr.check_origin(RECORD, GUEST, forged, from_private_view)
+    except Refusal:
+        return
+    assert not adopted
+    assert (guild, channel) == (RECORD.guild_id, RECORD.channel_id)
+    if from_private_view:
+        assert private and owner == GUEST.player
+    else:
+        assert not private and message == RECORD.message_id
