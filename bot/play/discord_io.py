@@ -104,7 +104,7 @@ class DiscordChannels:
             await channel.get_partial_message(record.message_id).edit(**rendered.kwargs())
         except discord.HTTPException as error:
             log.warning("could not edit the message of game %s: %s %s", record.id, error.status, error.text)
-            return False
+            return isinstance(error, discord.NotFound | discord.Forbidden)
         return True
 
     async def post(self, record: GameRecord, lines: list[str]) -> None:

@@ -61,7 +61,11 @@ class Channels(Protocol):
     """Writing to a game's channel outside of any request (after a deadline, or besides the answer)."""
 
     async def edit(self, record: GameRecord, rendered: Rendered) -> bool:
-        """Show ``rendered`` on the game's public message; False if that failed (it is logged, not raised)."""
+        """Show ``rendered`` on the game's public message, logging (not raising) a failure.
+
+        False only for a failure worth retrying (a server error, a rate limit); a message that is gone or may not
+        be edited counts as done, since no retry can show it.
+        """
 
     async def post(self, record: GameRecord, lines: list[str]) -> None:
         """Announce ``lines`` in the game's channel."""

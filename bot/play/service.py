@@ -14,7 +14,7 @@ import logging
 import random
 import time
 from collections import defaultdict
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Callable, Collection, Coroutine, Mapping
 from dataclasses import replace
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
@@ -123,7 +123,7 @@ class GameService:
         self._locks: defaultdict[int, asyncio.Lock] = defaultdict(asyncio.Lock)
         self.on_saved: Callable[[GameRecord], None] = lambda record: None
         self.in_flight = InFlight()
-        self.shown = ShownVersions(games)
+        self.shown = ShownVersions(games, self.show_again)
 
     async def drain(self, timeout: float) -> None:
         """Wait until no click, command or deadline is being handled (or ``timeout`` passes)."""
@@ -391,8 +391,14 @@ class GameService:
         Knister the round message would show a round the database has left, with Roll disabled; a game's last
         move would leave its buttons on a finished game).
         """
+        shown = await self.show_again(await self._games.behind())
+        await self.shown.flush()
+        return shown
+
+    async def show_again(self, game_ids: Collection[int]) -> int:
+        """Edit each game's message to show its stored state (under its lock); how many edits succeeded."""
         shown = 0
-        for game_id in await self._games.behind():
+        for game_id in game_ids:
             async with self._locks[game_id]:
                 record = await self._games.get(game_id)
                 if record is not None and record.kind in self.specs:
@@ -400,7 +406,6 @@ class GameService:
                     shown += await self.show(spec, Game.load(spec, record))
             if record is None or not record.active:
                 self._locks.pop(game_id, None)
-        await self.shown.flush()
         return shown
 
     # ---------------------------------------------------------------- rendering and saving
@@ -410,6 +415,8 @@ class GameService:
         edited = await self._channels.edit(game.record, self.render(spec, game))
         if edited:
             self.shown.note(game.record)
+        elif game.record.message_id is not None:
+            self.shown.missed(game.record)
         return edited
 
     def render(self, spec: GameSpec, game: Game) -> Rendered:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Awaitable, Callable, Collection
 
 from bot.storage import GameRecord, GamesRepository, StorageUnavailable
 
@@ -21,18 +22,35 @@ FLUSH_EVERY = 3.0
 
 
 class ShownVersions:
-    """Notes of shown versions, flushed in batches by one background task."""
+    """Notes of shown versions, flushed in batches by one background task, which also retries failed edits.
 
-    def __init__(self, games: GamesRepository, every: float = FLUSH_EVERY) -> None:
+    ``repair`` shows the given games again (the service's :meth:`~bot.play.service.GameService.show_again`): a
+    message whose edit failed while the bot kept running (Discord answered 5xx) is retried every few seconds
+    instead of waiting for a click or a restart, which in Knister nobody could make (Roll stays disabled).
+    """
+
+    def __init__(
+        self,
+        games: GamesRepository,
+        repair: Callable[[Collection[int]], Awaitable[object]],
+        every: float = FLUSH_EVERY,
+    ) -> None:
         self._games = games
+        self._repair = repair
         self._every = every
         self._pending: dict[int, int] = {}
+        self._missed: set[int] = set()
         self._task: asyncio.Task[None] | None = None
 
     def note(self, record: GameRecord) -> None:
         """The game's public message now shows ``record.version``."""
+        self._missed.discard(record.id)
         if record.version > self._pending.get(record.id, -1):
             self._pending[record.id] = record.version
+
+    def missed(self, record: GameRecord) -> None:
+        """Editing the game's public message failed: show it again soon."""
+        self._missed.add(record.id)
 
     def start(self) -> None:
         if self._task is None:
@@ -60,4 +78,10 @@ class ShownVersions:
     async def _run(self) -> None:
         while True:
             await asyncio.sleep(self._every)
+            if self._missed:
+                missed, self._missed = self._missed, set()
+                try:
+                    await self._repair(sorted(missed))
+                except Exception:
+                    log.exception("could not show games %s again", sorted(missed))
             await self.flush()

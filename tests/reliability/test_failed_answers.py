@@ -98,3 +98,24 @@ async def test_the_lobby_message_id_comes_with_the_callback(running: Harness) ->
     message = await lobby(h, "kniffel", h.alice)
     assert message.id
     assert h.server.find_requests("GET", "@original") == []
+
+
+async def test_a_failed_edit_is_retried_while_the_bot_runs(running: Harness) -> None:
+    """No restart and no further click: in Knister nobody could click (Roll stays disabled on the old message)."""
+    h = running
+    message = await h.start_game("knister", [h.alice])
+    record = await h.record()
+    assert record is not None
+    await h.click(h.alice, message, "Roll")
+    grid = await (await h.server.click_button(h.alice, message, prefix=f"g:{record.id}:grid:")).message()
+    state = await h.state()
+    assert state.number is not None
+    cell = knister.best_cell(state.grids[str(h.alice.id)], state.number)
+    edits = h.server.inject_rest_error("PATCH", EDIT_MESSAGE, 503)
+    placed = await h.server.click(h.alice, grid, grid.button(prefix=f"g:{record.id}:place:{cell}:").custom_id)
+    await placed.response()
+    saved = await h.record()
+    assert saved is not None and (await h.state()).round == 2
+    await h.server.wait_for(lambda: edits.hits == 1, what="the failed edit of the round message")
+    await h.server.wait_for(lambda: shows_version(message, saved.version), timeout=15, what="the edit retried")
+    assert not message.button(prefix=f"g:{record.id}:roll:").disabled
