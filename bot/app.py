@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import logging
@@ -71,6 +72,7 @@ class DiceBot(commands.Bot):
         self.tree.error(self._on_app_command_error)
         self._close_lock = asyncio.Lock()
         self._closed = False
+        self._catch_up: asyncio.Task[None] | None = None
 
     async def setup_hook(self) -> None:
         self.db = await Database.open(self.settings.database_path)
@@ -87,8 +89,21 @@ class DiceBot(commands.Bot):
         for extension in self._extensions:
             await self.load_extension(extension)
         await self._sync_commands(force=self._sync_only)
-        if not self._sync_only:
-            self.scheduler.start()
+        if self._sync_only:
+            return
+        self.scheduler.start()
+        self.service.shown.start()
+        # Repairing messages a crash left behind must not delay readiness: clicks are served meanwhile.
+        self._catch_up = asyncio.create_task(self._show_games_behind(), name="dicebot-catch-up")
+
+    async def _show_games_behind(self) -> None:
+        try:
+            count = await self.service.catch_up()
+        except Exception:
+            log.exception("could not show the games left behind by the last run")
+            return
+        if count:
+            log.info("showed %d game message(s) left behind by the last run", count)
 
     async def _sync_commands(self, *, force: bool = False) -> None:
         """Sync the command tree to Discord when it changed since the last sync, or always when ``force``.
@@ -135,6 +150,11 @@ class DiceBot(commands.Bot):
                 await self.scheduler.stop()
             if hasattr(self, "service"):
                 await self.service.drain(SHUTDOWN_GRACE)
+                if self._catch_up is not None:
+                    self._catch_up.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await self._catch_up
+                await self.service.shown.stop()
             await super().close()
             if hasattr(self, "db"):
                 await self.db.close()

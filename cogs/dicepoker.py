@@ -9,7 +9,7 @@ from discord import app_commands
 from discord.app_commands import locale_str as _
 
 from bot.engine import dicepoker
-from bot.play.cog import ScorecardGameCog, dice_action
+from bot.play.cog import ScorecardGameCog, dice_action, dice_stamp, hold_in_effect
 from bot.play.spec import GameSpec, PrivateView
 from bot.ui.dicepoker import UI
 from bot.ui.render import Click
@@ -34,6 +34,8 @@ SPEC = GameSpec(
     to_action=to_action,
     turn_key=lambda state: (state.current, state.turns[state.current_player], state.over),
     private_views={"card": PrivateView(UI.render_card)},
+    stamp_of=dice_stamp,
+    in_effect=hold_in_effect,
     counters=("settlement",),
 )
 

@@ -54,6 +54,7 @@ SPEC = GameSpec(
     to_action=to_action,
     turn_key=turn_key,
     engine_options=engine_options,
+    option_ranges={"target": (MIN_TARGET, MAX_TARGET)},
     counters=("tuttos",),
 )
 

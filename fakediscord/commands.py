@@ -106,8 +106,13 @@ class CommandStore:
         scopes = ([guild_id] if guild_id is not None else []) + [None]
         return sorted({c["name"] for scope in scopes for c in self.list(scope) if c["type"] == CHAT_INPUT})
 
-    def build_invocation(self, guild_id: int | None, path: str, values: dict[str, Any]) -> Invocation:
-        """Resolve ``"group sub"`` and typed option values into APPLICATION_COMMAND interaction data."""
+    def build_invocation(
+        self, guild_id: int | None, path: str, values: dict[str, Any], *, forged: bool = False
+    ) -> Invocation:
+        """Resolve ``"group sub"`` and typed option values into APPLICATION_COMMAND interaction data.
+
+        ``forged`` skips the checks of choices and ranges, as a hand-made request to the API would.
+        """
         names = path.split()
         if not names:
             raise UnknownCommand("empty command path")
@@ -115,7 +120,7 @@ class CommandStore:
         if command is None:
             raise UnknownCommand(f"/{names[0]} is not synced; available: {self.names(guild_id)}")
         referenced: list[User | Role | Channel] = []
-        options = _build_options(command, names, 1, values, referenced)
+        options = _build_options(command, names, 1, values, referenced, forged)
         data: dict[str, Any] = {"id": command["id"], "name": command["name"], "type": CHAT_INPUT}
         if options:
             data["options"] = options
@@ -160,6 +165,7 @@ def _build_options(
     depth: int,
     values: dict[str, Any],
     referenced: list[User | Role | Channel],
+    forged: bool = False,
 ) -> list[dict[str, Any]]:
     declared: list[dict[str, Any]] = node.get("options") or []
     nested = [o for o in declared if o.get("type") in (SUB_COMMAND, SUB_COMMAND_GROUP)]
@@ -174,7 +180,7 @@ def _build_options(
             {
                 "name": child["name"],
                 "type": child["type"],
-                "options": _build_options(child, names, depth + 1, values, referenced),
+                "options": _build_options(child, names, depth + 1, values, referenced, forged),
             }
         ]
     if depth < len(names):
@@ -187,7 +193,11 @@ def _build_options(
     if missing:
         raise InvalidInput(f"/{qualified} is missing required option(s) {missing}")
     return [
-        {"name": name, "type": by_name[name]["type"], "value": _option_value(by_name[name], value, referenced)}
+        {
+            "name": name,
+            "type": by_name[name]["type"],
+            "value": value if forged else _option_value(by_name[name], value, referenced),
+        }
         for name, value in values.items()
     ]
 

@@ -242,6 +242,14 @@ class FakeDiscord:
         await self._require_bot()
         return self.world.invoke_command(user, channel, command, options)
 
+    async def forge_slash(self, user: User, channel: Channel, command: str, /, **options: Any) -> InteractionHandle:
+        """Like :meth:`slash`, but option values are sent as given: no choice, range or type check.
+
+        A fault injection for bots that must not trust Discord's validation (a hand-made API request).
+        """
+        await self._require_bot()
+        return self.world.invoke_command(user, channel, command, options, forged=True)
+
     async def click(self, user: User, message: Message, custom_id: str) -> InteractionHandle:
         """``user`` clicks the button with ``custom_id`` on ``message``."""
         await self._require_bot()

@@ -279,8 +279,10 @@ class World:
 
     # -- user actions that create interactions ------------------------------------------------------------
 
-    def invoke_command(self, user: User, channel: Channel, path: str, values: dict[str, Any]) -> ix.InteractionHandle:
-        invocation = self.commands.build_invocation(channel.guild_id, path, values)
+    def invoke_command(
+        self, user: User, channel: Channel, path: str, values: dict[str, Any], *, forged: bool = False
+    ) -> ix.InteractionHandle:
+        invocation = self.commands.build_invocation(channel.guild_id, path, values, forged=forged)
         command = invocation.command
         guild = channel.guild
         required = command.get("default_member_permissions")

@@ -18,6 +18,7 @@ from discord.ext import commands
 from bot.play.discord_io import InteractionRequest, actor_of
 from bot.play.spec import AnySpec
 from bot.ui import rules as rules_ui
+from bot.ui.fivedice import roll_stamp
 from bot.ui.render import Click
 
 if TYPE_CHECKING:
@@ -81,7 +82,22 @@ def dice_action(engine: Any, click: Click, score: Callable[[str], Any]) -> Any:
     if click.action == "roll":
         return engine.Roll()
     if click.action == "hold":
-        return engine.ToggleHold(index=int(click.arg))
+        return engine.ToggleHold(index=int(click.arg.partition(".")[0]))
     if click.action == "score":
         return score(click.values[0])
     raise KeyError(click.action)
+
+
+def dice_stamp(click: Click, version: int, state: Any) -> int:
+    """Hold buttons carry the roll they belong to (see ``bot.ui.fivedice.roll_stamp``); the rest the version."""
+    return roll_stamp(state) if click.action == "hold" else version
+
+
+def hold_in_effect(click: Click, state: Any) -> bool:
+    """A hold click (``hold:<die>.<1 hold | 0 release>``) whose die already is where it asks: a double click."""
+    if click.action != "hold":
+        return False
+    index, _, target = click.arg.partition(".")
+    if target not in ("0", "1") or not index.isdigit() or int(index) >= len(state.held):
+        return False
+    return bool(state.held[int(index)]) == (target == "1")

@@ -6,12 +6,15 @@ message, the public lobby message, edits of a game's message and announcements.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+from collections.abc import AsyncIterator
 from typing import Any
 
 import discord
 
 from bot.i18n import t
+from bot.play.ports import ResponseFailed
 from bot.play.transitions import Actor
 from bot.storage import GameRecord
 from bot.ui.render import Rendered
@@ -40,6 +43,8 @@ class InteractionRequest:
         message = interaction.message
         self.message_id = message.id if message is not None else None
         self.message_is_private = bool(message is not None and message.flags.ephemeral)
+        metadata = message.interaction_metadata if message is not None else None
+        self.message_owner = str(metadata.user.id) if metadata is not None else None
 
     async def refuse(self, key: str, **params: Any) -> None:
         await self._private_text(t(key, self.locale, **params))
@@ -48,24 +53,41 @@ class InteractionRequest:
         await self._private_text(t(key, self.locale))
 
     async def send(self, rendered: Rendered) -> int:
-        await self.interaction.response.send_message(**rendered.kwargs())
-        message = await self.interaction.original_response()
+        async with _answering():
+            # The callback's answer names the new message: no second request whose failure would lose its id.
+            callback = await self.interaction.response.send_message(**rendered.kwargs())
+            if callback.message_id is not None:
+                return callback.message_id
+            message = await self.interaction.original_response()
         return message.id
 
     async def show_private(self, rendered: Rendered) -> None:
-        await self.interaction.response.send_message(ephemeral=True, **rendered.kwargs())
+        async with _answering():
+            await self.interaction.response.send_message(ephemeral=True, **rendered.kwargs())
 
     async def update(self, rendered: Rendered) -> None:
-        await self.interaction.response.edit_message(**rendered.kwargs())
+        async with _answering():
+            await self.interaction.response.edit_message(**rendered.kwargs())
 
     async def acknowledge(self) -> None:
-        await self.interaction.response.defer()
+        async with _answering():
+            await self.interaction.response.defer()
 
     async def _private_text(self, text: str) -> None:
-        if self.interaction.response.is_done():
-            await self.interaction.followup.send(text, ephemeral=True)
-        else:
-            await self.interaction.response.send_message(text, ephemeral=True)
+        async with _answering():
+            if self.interaction.response.is_done():
+                await self.interaction.followup.send(text, ephemeral=True)
+            else:
+                await self.interaction.response.send_message(text, ephemeral=True)
+
+
+@contextlib.asynccontextmanager
+async def _answering() -> AsyncIterator[None]:
+    """Turn Discord's refusal to take an answer (expired interaction 10062, 5xx, rate limit) into the port's error."""
+    try:
+        yield
+    except discord.HTTPException as error:
+        raise ResponseFailed(f"{error.status} {error.code}: {error.text}") from error
 
 
 class DiscordChannels:
@@ -74,14 +96,16 @@ class DiscordChannels:
     def __init__(self, client: discord.Client) -> None:
         self._client = client
 
-    async def edit(self, record: GameRecord, rendered: Rendered) -> None:
+    async def edit(self, record: GameRecord, rendered: Rendered) -> bool:
         if record.message_id is None:
-            return
+            return False
         channel = self._client.get_partial_messageable(record.channel_id, guild_id=record.guild_id)
         try:
             await channel.get_partial_message(record.message_id).edit(**rendered.kwargs())
-        except discord.HTTPException:
-            log.warning("could not edit the message of game %s", record.id, exc_info=True)
+        except discord.HTTPException as error:
+            log.warning("could not edit the message of game %s: %s %s", record.id, error.status, error.text)
+            return isinstance(error, discord.NotFound | discord.Forbidden)
+        return True
 
     async def post(self, record: GameRecord, lines: list[str]) -> None:
         """Announce in the channel, packing lines into as few messages as Discord allows."""
@@ -92,8 +116,8 @@ class DiscordChannels:
         for chunk in chunks:
             try:
                 await channel.send(chunk, allowed_mentions=discord.AllowedMentions.none())
-            except discord.HTTPException:
-                log.warning("could not announce in channel %s", record.channel_id, exc_info=True)
+            except discord.HTTPException as error:
+                log.warning("could not announce in channel %s: %s %s", record.channel_id, error.status, error.text)
 
 
 def pack(lines: list[str], limit: int) -> list[str]:

@@ -38,6 +38,8 @@ class GameRules(Generic[StateT, ActionT]):
     timeout_minutes: tuple[int, int, int]
     #: Changes whenever a new turn or round starts: the deadline is reset only then.
     turn_key: Callable[[StateT], Hashable]
+    #: Integer options of ``/<game> start`` besides the timeout, with their lowest and highest allowed value.
+    option_ranges: Mapping[str, tuple[int, int]] = field(default_factory=dict)
     #: Builds ``engine.new_game`` keyword options from the stored game options.
     engine_options: Callable[[Mapping[str, Any], str], dict[str, Any]] = _no_options
     #: Result counters the game keeps for statistics (names of the engine's ``PlayerResult.counters``).

@@ -13,6 +13,13 @@ from bot.storage import GameRecord
 from bot.ui.render import Rendered
 
 
+class ResponseFailed(Exception):
+    """Answering the request failed (the interaction expired, Discord errored): the asker saw no answer.
+
+    Whatever was saved stays saved; the service shows it through :class:`Channels` instead.
+    """
+
+
 class Request(Protocol):
     """One request to the service (a slash command or a click): who asks, from where, and how to answer them."""
 
@@ -26,6 +33,10 @@ class Request(Protocol):
     #: The message a click came from (None for commands), and whether only the clicker can see it.
     message_id: int | None
     message_is_private: bool
+    #: For a click on a private message: the player id of the person it was shown to.
+    message_owner: str | None
+
+    # Every method below raises :class:`ResponseFailed` when the answer could not be delivered.
 
     async def refuse(self, key: str, **params: Any) -> None:
         """Tell the asker, privately, why nothing happened."""
@@ -49,8 +60,12 @@ class Request(Protocol):
 class Channels(Protocol):
     """Writing to a game's channel outside of any request (after a deadline, or besides the answer)."""
 
-    async def edit(self, record: GameRecord, rendered: Rendered) -> None:
-        """Show ``rendered`` on the game's public message."""
+    async def edit(self, record: GameRecord, rendered: Rendered) -> bool:
+        """Show ``rendered`` on the game's public message, logging (not raising) a failure.
+
+        False only for a failure worth retrying (a server error, a rate limit); a message that is gone or may not
+        be edited counts as done, since no retry can show it.
+        """
 
     async def post(self, record: GameRecord, lines: list[str]) -> None:
         """Announce ``lines`` in the game's channel."""

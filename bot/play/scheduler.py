@@ -12,7 +12,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 
-from bot.storage import GamesRepository
+from bot.storage import GamesRepository, StorageUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -76,6 +76,9 @@ class DeadlineScheduler:
         for game_id in await self._games.due(self._clock()):
             try:
                 await self._fire(game_id)
+            except StorageUnavailable as error:
+                failed = True
+                log.warning("deadline of game %s not saved (%s); retrying", game_id, error)
             except Exception:
                 failed = True
                 log.exception("deadline of game %s failed", game_id)

@@ -14,7 +14,7 @@ import logging
 import random
 import time
 from collections import defaultdict
-from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from collections.abc import Awaitable, Callable, Collection, Coroutine, Mapping
 from dataclasses import replace
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
@@ -22,10 +22,11 @@ from bot.engine.core import GameError, secure_rng
 from bot.i18n import game_locale, has, t
 from bot.play import transitions
 from bot.play.inflight import InFlight
-from bot.play.ports import Channels, Request
+from bot.play.ports import Channels, Request, ResponseFailed
+from bot.play.shown import ShownVersions
 from bot.play.spec import AnySpec
-from bot.play.transitions import Actor, Game, Outcome, Refusal
-from bot.storage import ChannelBusy, GameRecord, GamesRepository, StaleVersion
+from bot.play.transitions import Actor, Game, Origin, Outcome, Refusal
+from bot.storage import ChannelBusy, GameRecord, GamesRepository, StaleVersion, StorageUnavailable
 from bot.ui import lobby as lobby_ui
 from bot.ui.render import Click, Lobby, Rendered, SeatView, Table
 
@@ -37,12 +38,19 @@ R = TypeVar("R")
 
 def tracked(
     method: Callable[Concatenate[GameService, P], Coroutine[Any, Any, R]],
-) -> Callable[Concatenate[GameService, P], Coroutine[Any, Any, R]]:
-    """Mark an entry point whose work a shutdown waits for (see :meth:`GameService.drain`)."""
+) -> Callable[Concatenate[GameService, P], Coroutine[Any, Any, R | None]]:
+    """Mark an entry point whose work a shutdown waits for (see :meth:`GameService.drain`).
 
-    async def run(service: GameService, /, *args: P.args, **kwargs: P.kwargs) -> R:
+    An answer Discord would not take ends the request with one log line: what was saved stays saved.
+    """
+
+    async def run(service: GameService, /, *args: P.args, **kwargs: P.kwargs) -> R | None:
         with service.in_flight.track():
-            return await method(service, *args, **kwargs)
+            try:
+                return await method(service, *args, **kwargs)
+            except ResponseFailed as failed:
+                log.warning("%s: could not answer (%s)", method.__name__, failed)
+                return None
 
     functools.update_wrapper(run, method)
     return run
@@ -69,6 +77,13 @@ def table(game: Game, locale: str | None = None) -> Table[Any]:
     """What a game renderer sees of a running or finished game."""
     record = game.record
     return Table(seat_views(record), record.id, record.version, locale or record.locale, game.state)
+
+
+def origin(request: Request) -> Origin:
+    """Where a request came from, for :func:`transitions.check_origin`."""
+    return Origin(
+        request.guild_id, request.channel_id, request.message_id, request.message_is_private, request.message_owner
+    )
 
 
 def lobby(spec: AnySpec, record: GameRecord) -> Lobby:
@@ -112,6 +127,7 @@ class GameService:
         self._locks: defaultdict[int, asyncio.Lock] = defaultdict(asyncio.Lock)
         self.on_saved: Callable[[GameRecord], None] = lambda record: None
         self.in_flight = InFlight()
+        self.shown = ShownVersions(games, self.show_again)
         #: The language a server chose with ``/settings language`` (None: its preferred locale).
         self.guild_language: Callable[[int], Awaitable[str | None]] = no_guild_language
 
@@ -126,6 +142,11 @@ class GameService:
         """``/<game> start``: create the game with the host seated and post the lobby."""
         if request.channel_id is None:
             await request.refuse("play.no_channel")
+            return
+        try:
+            options = transitions.check_options(spec, variant, options)
+        except Refusal as refusal:
+            await request.refuse(refusal.key, **refusal.params)
             return
         chosen = await self.guild_language(request.guild_id) if request.guild_id is not None else None
         try:
@@ -145,15 +166,27 @@ class GameService:
             game = t(f"game.{existing.kind}", request.locale)
             await request.refuse("play.channel_busy", game=game, link=jump_url(existing))
             return
+        except StorageUnavailable as error:
+            log.warning("could not open a %s lobby in channel %s: %s", spec.kind, request.channel_id, error)
+            await request.refuse("play.storage_unavailable")
+            return
         async with self._locks[record.id]:
             # Held until the message id is stored, so a fast first click finds the game message.
             self.on_saved(record)
             try:
                 message_id = await request.send(lobby_ui.render(lobby(spec, record)))
+            except ResponseFailed as failed:
+                log.warning("lobby of game %s could not be posted (%s); removing the game", record.id, failed)
+                await self._games.delete(record.id)
+                return
             except Exception:
                 await self._games.delete(record.id)
                 raise
-            await self._games.attach_message(record.id, message_id)
+            try:
+                await self._games.attach_message(record.id, message_id, shown_version=record.version)
+            except StorageUnavailable as error:
+                # The host's first click on the lobby links it (see transitions.check_origin).
+                log.warning("could not store the lobby message of game %s: %s", record.id, error)
 
     async def leave(self, request: Request, spec: AnySpec) -> None:
         """``/<game> leave``: leave the lobby, or the running game (the card stays, the turn is skipped)."""
@@ -196,8 +229,11 @@ class GameService:
             if outcome is None:
                 return
             saved = outcome.after
-            await request.confirm(outcome.reply_key)
-            await self._channels.edit(saved.record, self.render(spec, saved))
+            try:
+                await request.confirm(outcome.reply_key)
+            except ResponseFailed as failed:
+                log.warning("game %s: %s was saved but not confirmed (%s)", saved.record.id, outcome.reply_key, failed)
+            await self.show(spec, saved)
         await self._channels.post(saved.record, self.announcements(spec, outcome))
 
     # ---------------------------------------------------------------- clicks
@@ -212,28 +248,65 @@ class GameService:
                 await request.refuse("play.unknown_game")
                 return
             spec = self.specs[record.kind]
+            try:
+                adopt = transitions.check_origin(
+                    record, request.actor, origin(request), click.action in spec.private_refresh
+                )
+                if adopt and request.message_id is not None:
+                    record = await self._adopt_message(record, request.message_id)
+            except Refusal as refusal:
+                await request.refuse(refusal.key, **refusal.params)
+                return
+            except StorageUnavailable as error:
+                log.warning("could not link game %s to its message: %s", record.id, error)
+                await request.refuse("play.storage_unavailable")
+                return
             if click.action in spec.private_views:
                 await self._open_private(request, spec, record, click)
                 return
-            record = await self._adopt_message(record, request)
             game = Game.load(spec, record)
+            if self._in_effect(spec, game, click):
+                await request.update(self.render(spec, game))
+                return
             outcome = await self._decide_and_save(
                 request, spec, game, lambda: self._decide_click(spec, game, request, click)
             )
             if outcome is None:
                 return
             saved = outcome.after
-            rendered = self.render(spec, saved)
-            if request.message_id is not None and request.message_id == saved.record.message_id:
-                await request.update(rendered)
-            else:
-                private = spec.private_views.get(spec.private_refresh.get(click.action, ""))
-                if private is not None:
-                    await request.update(private.render(table(saved, request.locale), request.actor.player))
-                else:
-                    await request.acknowledge()
-                await self._channels.edit(saved.record, rendered)
+            await self._answer_click(request, spec, saved, click)
         await self._channels.post(saved.record, self.announcements(spec, outcome))
+
+    async def _answer_click(self, request: Request, spec: AnySpec, saved: Game, click: Click) -> None:
+        """Answer a saved click by editing the clicked message; when that fails, edit the game message directly.
+
+        The move is saved whatever happens here, so the channel must come to show it: an interaction that
+        expired or a callback Discord refused is logged in one line and the game message is edited through the
+        channel instead.
+        """
+        rendered = self.render(spec, saved)
+        on_public = not request.message_is_private and request.message_id == saved.record.message_id
+        try:
+            if on_public:
+                await request.update(rendered)
+                self.shown.note(saved.record)
+                return
+            private = spec.private_views.get(spec.private_refresh.get(click.action, ""))
+            if private is not None:
+                await request.update(private.render(table(saved, request.locale), request.actor.player))
+            else:
+                await request.acknowledge()
+        except ResponseFailed as failed:
+            log.warning("game %s: click %s saved but not answered (%s)", saved.record.id, click.action, failed)
+        await self.show(spec, saved)
+
+    @staticmethod
+    def _in_effect(spec: AnySpec, game: Game, click: Click) -> bool:
+        """A current click asking for what already is (the second of a double click): nothing to apply."""
+        if game.state is None or not game.record.active:
+            return False
+        current = click.stamp == spec.stamp_of(click, game.record.version, game.state)
+        return current and spec.in_effect(click, game.state)
 
     def _decide_click(self, spec: AnySpec, game: Game, request: Request, click: Click) -> Outcome:
         record = game.record
@@ -241,7 +314,8 @@ class GameService:
             self._locks.pop(record.id, None)
             raise Refusal("play.game_over")
         expected = spec.stamp_of(click, record.version, game.state) if game.state is not None else record.version
-        if click.stamp != expected:
+        timeless = record.status == "lobby" and click.action in transitions.TIMELESS_LOBBY_ACTIONS
+        if click.stamp != expected and not timeless:
             raise Refusal("play.outdated")
         now = self._clock()
         if record.status == "lobby":
@@ -259,13 +333,17 @@ class GameService:
             await request.refuse(error_key(spec, error), **error.params)
             return None
         except Refusal as refusal:
-            await request.refuse(refusal.key, **refusal.params)
             if refusal.key == "play.outdated" and request.message_id == game.record.message_id:
                 # A stale click on the game message: show the current state there, in case an edit was missed.
-                await self._channels.edit(game.record, self.render(spec, game))
+                await self.show(spec, game)
+            await request.refuse(refusal.key, **refusal.params)
             return None
         except StaleVersion:
             await request.refuse("play.outdated")
+            return None
+        except StorageUnavailable as error:
+            log.warning("game %s not saved: %s", game.record.id, error)
+            await request.refuse("play.storage_unavailable")
             return None
         return replace(outcome, after=saved)
 
@@ -278,12 +356,10 @@ class GameService:
             log.warning("malformed click %s: %s", click, error)
             raise Refusal("error.illegal_action") from error
 
-    async def _adopt_message(self, record: GameRecord, request: Request) -> GameRecord:
-        """Link a game to its public message if posting it was interrupted before the id was stored."""
-        if record.message_id is not None or request.message_id is None or request.message_is_private:
-            return record
-        await self._games.attach_message(record.id, request.message_id)
-        return replace(record, message_id=request.message_id)
+    async def _adopt_message(self, record: GameRecord, message_id: int) -> GameRecord:
+        """Link a lobby to its public message if posting it was interrupted before the id was stored."""
+        await self._games.attach_message(record.id, message_id)
+        return replace(record, message_id=message_id)
 
     async def _open_private(self, request: Request, spec: AnySpec, record: GameRecord, click: Click) -> None:
         view = spec.private_views[click.action]
@@ -310,10 +386,45 @@ class GameService:
             if decided is None:
                 return
             saved = await self._save(decided)
-        await self._channels.edit(saved.record, self.render(spec, saved))
+            await self.show(spec, saved)
         await self._channels.post(saved.record, self.announcements(spec, decided))
 
+    # ---------------------------------------------------------------- start-up
+
+    async def catch_up(self) -> int:
+        """Show again every game whose message is behind its stored version; how many were shown.
+
+        Run in the background at start-up: a kill between a save and the message edit left those behind (in
+        Knister the round message would show a round the database has left, with Roll disabled; a game's last
+        move would leave its buttons on a finished game).
+        """
+        shown = await self.show_again(await self._games.behind())
+        await self.shown.flush()
+        return shown
+
+    async def show_again(self, game_ids: Collection[int]) -> int:
+        """Edit each game's message to show its stored state (under its lock); how many edits succeeded."""
+        shown = 0
+        for game_id in game_ids:
+            async with self._locks[game_id]:
+                record = await self._games.get(game_id)
+                if record is not None and record.kind in self.specs:
+                    spec = self.specs[record.kind]
+                    shown += await self.show(spec, Game.load(spec, record))
+            if record is None or not record.active:
+                self._locks.pop(game_id, None)
+        return shown
+
     # ---------------------------------------------------------------- rendering and saving
+
+    async def show(self, spec: AnySpec, game: Game) -> bool:
+        """Edit the game's public message to show ``game``, noting the version shown; False if that failed."""
+        edited = await self._channels.edit(game.record, self.render(spec, game))
+        if edited:
+            self.shown.note(game.record)
+        elif game.record.message_id is not None:
+            self.shown.missed(game.record)
+        return edited
 
     def render(self, spec: AnySpec, game: Game) -> Rendered:
         """The game message for any status: lobby, running, finished or abandoned."""

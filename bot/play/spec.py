@@ -14,6 +14,10 @@ def _stamp_is_version(click: Click, version: int, state: Any) -> int:
     return version
 
 
+def _never_in_effect(click: Click, state: Any) -> bool:
+    return False
+
+
 @dataclass(frozen=True)
 class PrivateView:
     """A read-only, ephemeral answer to a click (a scorecard, a private grid)."""
@@ -35,6 +39,8 @@ class GameSpec(GameRules[StateT, ActionT]):
     private_refresh: dict[str, str] = field(default_factory=dict)
     #: The stamp a click must carry: the stored version, or e.g. the Knister round for private grids.
     stamp_of: Callable[[Click, int, StateT], int] = _stamp_is_version
+    #: True when what a click asks for is already so (a double click on "hold die 3"): shown, not applied again.
+    in_effect: Callable[[Click, StateT], bool] = _never_in_effect
 
 
 #: A spec of any game, as the registry and the service hold them side by side.

@@ -97,6 +97,70 @@ def _closed(
     return Outcome(game, Game(record, game.state), notices=notices, reply_key=reply_key)
 
 
+# ---------------------------------------------------------------------------------------------- the boundary
+
+
+def check_options(rules: AnyRules, variant: str, options: Mapping[str, Any]) -> dict[str, int]:
+    """The options of ``/<game> start`` if every one is declared and within its range; a refusal otherwise.
+
+    Discord validates declared ranges and choices, but a forged or replayed interaction is not bound by them,
+    and an out-of-range timeout or target would make a game that cannot be played.
+    """
+    if variant not in rules.variants:
+        raise Refusal("play.bad_option", name="rules", allowed=" / ".join(rules.variants))
+    low, high = rules.timeout_minutes[1], rules.timeout_minutes[2]
+    ranges = {"timeout": (low, high), **rules.option_ranges}
+    checked = {}
+    for name, value in options.items():
+        if name not in ranges:
+            raise Refusal("play.bad_option", name=name, allowed="unset")
+        low, high = ranges[name]
+        if type(value) is not int or not low <= value <= high:
+            raise Refusal("play.bad_option", name=name, allowed=f"{low}–{high}")
+        checked[name] = value
+    return checked
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a click came from, as Discord reported it: the place, the message, and whose private message."""
+
+    guild_id: int | None
+    channel_id: int | None
+    message_id: int | None
+    private: bool = False
+    #: The player the private message was shown to.
+    owner: str | None = None
+
+
+def check_origin(record: GameRecord, actor: Actor, origin: Origin, from_private_view: bool) -> bool:
+    """Refuse a click that did not come from this game's own message; True when it adopts the message.
+
+    A click acts only in the game's guild and channel, through the game's public message, or, for an action made
+    from a private view (``from_private_view``), through the clicker's own private message. A lobby whose message
+    id was never stored (posting was interrupted) is linked to its message only by the host clicking on it.
+    """
+    if origin.guild_id != record.guild_id or origin.channel_id != record.channel_id:
+        raise Refusal("play.wrong_place")
+    if origin.private or from_private_view:
+        if not (origin.private and from_private_view and origin.owner == actor.player):
+            raise Refusal("play.wrong_place")
+        return False
+    if origin.message_id is None:
+        raise Refusal("play.wrong_place")
+    if record.message_id is None:
+        if record.status == "lobby" and actor.player == record.host:
+            return True
+        raise Refusal("play.wrong_place")
+    if origin.message_id != record.message_id:
+        raise Refusal("play.wrong_place")
+    return False
+
+
+#: Lobby buttons whose meaning does not depend on what the lobby looked like: applied even from an older render.
+TIMELESS_LOBBY_ACTIONS = frozenset({"join", "leave"})
+
+
 # ---------------------------------------------------------------------------------------------- the lobby
 
 

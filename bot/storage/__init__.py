@@ -1,7 +1,7 @@
 """The only package that speaks SQL: the database, its migrations and the repositories."""
 
 from bot.rankings import CounterTotal, CounterValue, GameStats, LeaderboardPage, Standing
-from bot.storage.database import Database, DatabaseError
+from bot.storage.database import Database, DatabaseError, StorageUnavailable
 from bot.storage.games import ChannelBusy, GameRecord, GamesRepository, Seat, StaleVersion
 from bot.storage.meta import MetaRepository
 from bot.storage.results import ResultRow, ResultsRepository
@@ -26,4 +26,5 @@ __all__ = [
     "StaleVersion",
     "Standing",
     "StatsRepository",
+    "StorageUnavailable",
 ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import re
 import sqlite3
@@ -21,6 +22,14 @@ MIGRATION_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
 
 class DatabaseError(Exception):
     """The database cannot be used; the message tells the admin what to do."""
+
+
+class StorageUnavailable(sqlite3.OperationalError):
+    """A write failed for a reason outside the program (disk full, I/O error, read-only file): nothing was changed.
+
+    It is an ``OperationalError`` so existing handlers still match; the game service answers it with "could not
+    save, try again" instead of a traceback, and the next write succeeds once the disk has room again.
+    """
 
 
 @dataclass(frozen=True)
@@ -58,8 +67,13 @@ class Database:
 
     @classmethod
     async def open(cls, path: Path, migrations: list[Migration] | None = None) -> Database:
-        """Open (creating the folder and file if needed) and migrate, or raise :class:`DatabaseError`."""
+        """Open (creating the folder and file if needed), check and migrate, or raise :class:`DatabaseError`.
+
+        Refused up front rather than failing on the first click: a folder, an existing empty file (a new database
+        is created only where there was no file), a file that cannot be written, and one whose pages are damaged.
+        """
         migrations = bundled_migrations() if migrations is None else migrations
+        _refuse_unusable_path(path)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -71,7 +85,9 @@ class Database:
         reader: aiosqlite.Connection | None = None
         try:
             await _refuse_newer_schema(writer, path, migrations)
+            await _check_sound(writer, path)
             await _configure(writer)
+            await _probe_write(writer)
             await _migrate(writer, migrations)
             reader = await aiosqlite.connect(path, isolation_level=None)
             await _configure(reader)
@@ -95,20 +111,62 @@ class Database:
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
-        """Run the block as one ``BEGIN IMMEDIATE`` transaction: all of it is committed, or none of it."""
+        """Run the block as one ``BEGIN IMMEDIATE`` transaction: all of it is committed, or none of it.
+
+        A failure of the disk (full, I/O error, read-only) raises :class:`StorageUnavailable` after rolling back,
+        also when it happens at ``COMMIT``, so the connection is never left inside a half-done transaction.
+        """
         async with self._write_lock:
-            await self._writer.execute("BEGIN IMMEDIATE")
+            try:
+                await self._writer.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as exc:
+                raise StorageUnavailable(str(exc)) from exc
             try:
                 yield self._writer
-            except BaseException:
-                await self._writer.execute("ROLLBACK")
+                await self._writer.execute("COMMIT")
+            except BaseException as exc:
+                with contextlib.suppress(sqlite3.Error):
+                    # Fails harmlessly when SQLite already rolled back after an I/O error.
+                    await self._writer.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.OperationalError) and not isinstance(exc, StorageUnavailable):
+                    raise StorageUnavailable(str(exc)) from exc
                 raise
-            await self._writer.execute("COMMIT")
 
     @property
     def reader(self) -> aiosqlite.Connection:
         """The connection for queries that only read committed data."""
         return self._reader
+
+
+def _refuse_unusable_path(path: Path) -> None:
+    """A folder or an existing empty file is a mistake in DATABASE_URL, never a database to create."""
+    if path.is_dir():
+        raise DatabaseError(f"DATABASE_URL points at the folder {path}; name a database file inside it")
+    if path.is_file() and path.stat().st_size == 0:
+        raise DatabaseError(
+            f"the database file {path} is empty (0 bytes) although it exists; restore it from a backup, "
+            "or delete it to start a new database"
+        )
+
+
+async def _check_sound(conn: aiosqlite.Connection, path: Path) -> None:
+    """``PRAGMA quick_check``: damaged pages would otherwise surface as an error on some later click."""
+    rows = list(await conn.execute_fetchall("PRAGMA quick_check"))
+    lines = [line for row in rows if row[0] != "ok" for line in str(row[0]).splitlines() if "***" not in line]
+    if lines:
+        raise DatabaseError(
+            f"the database {path} is damaged ({lines[0]}); restore it from a backup or point DATABASE_URL "
+            "at another file"
+        )
+
+
+async def _probe_write(conn: aiosqlite.Connection) -> None:
+    """Take the write lock and write inside a transaction that is rolled back: a read-only file fails here."""
+    await conn.execute("BEGIN IMMEDIATE")
+    try:
+        await conn.execute("CREATE TABLE dicebot_write_probe (id INTEGER)")
+    finally:
+        await conn.execute("ROLLBACK")
 
 
 async def _configure(conn: aiosqlite.Connection) -> None:

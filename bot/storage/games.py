@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -86,9 +86,16 @@ class GameRecord:
         return next((seat for seat in self.seats if seat.player == player), None)
 
 
-_GAME_COLUMNS = (
-    "id, kind, variant, guild_id, channel_id, host_id AS host, status, version, created_at, updated_at, locale, "
-    "message_id, options, state, deadline_at, finished_at"
+_GAME_FIELDS = (
+    "id", "kind", "variant", "guild_id", "channel_id", "host", "status", "version", "created_at", "updated_at",
+    "locale", "message_id", "options", "state", "deadline_at", "finished_at",
+)  # fmt: skip
+#: A game row with its seats in one statement, so both come from the same snapshot (one row per seat).
+_SELECT_GAME = (
+    "SELECT g.id, g.kind, g.variant, g.guild_id, g.channel_id, g.host_id, g.status, g.version, g.created_at, "
+    "g.updated_at, g.locale, g.message_id, g.options, g.state, g.deadline_at, g.finished_at, "
+    "s.player, s.display_name, s.kind, s.status, s.timeouts "
+    "FROM games AS g LEFT JOIN game_seats AS s ON s.game_id = g.id"
 )
 
 
@@ -149,17 +156,24 @@ class GamesRepository:
         )
 
     async def get(self, game_id: int) -> GameRecord | None:
-        cursor = await self._db.reader.execute(f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?", (game_id,))
-        row = await cursor.fetchone()
-        return await self._with_seats(row) if row else None
+        rows = await self._read(f"{_SELECT_GAME} WHERE g.id = ? ORDER BY s.seat", (game_id,))
+        return _record(rows) if rows else None
 
     async def active_in_channel(self, channel_id: int) -> GameRecord | None:
-        cursor = await self._db.reader.execute(
-            f"SELECT {_GAME_COLUMNS} FROM games WHERE channel_id = ? AND status IN ('lobby', 'running')",
+        rows = await self._read(
+            f"{_SELECT_GAME} WHERE g.channel_id = ? AND g.status IN ('lobby', 'running') ORDER BY g.id, s.seat",
             (channel_id,),
         )
-        row = await cursor.fetchone()
-        return await self._with_seats(row) if row else None
+        return _record(rows) if rows else None
+
+    async def _read(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
+        """Run a query on the shared reader and fetch every row at once.
+
+        A statement left half-fetched keeps the reader's snapshot open, so every later read on the shared
+        connection would miss commits made since (a game created a moment ago looked missing). Fetching all in
+        one call finishes the statement before any other coroutine can use the connection.
+        """
+        return list(await self._db.reader.execute_fetchall(sql, params))
 
     async def save(
         self, game: GameRecord, results: Sequence[ResultRow] = (), *, before: GameRecord | None = None
@@ -198,10 +212,33 @@ class GamesRepository:
                 await ResultsRepository.insert(conn, results)
         return saved
 
-    async def attach_message(self, game_id: int, message_id: int) -> None:
-        """Remember the game's message without a version bump: the buttons on it carry the current version."""
+    async def attach_message(self, game_id: int, message_id: int, shown_version: int | None = None) -> None:
+        """Remember the game's message without a version bump: the buttons on it carry the current version.
+
+        ``shown_version`` is the version the message was posted with, when known.
+        """
         async with self._db.transaction() as conn:
-            await conn.execute("UPDATE games SET message_id = ? WHERE id = ?", (message_id, game_id))
+            await conn.execute(
+                "UPDATE games SET message_id = ?, shown_version = COALESCE(?, shown_version) WHERE id = ?",
+                (message_id, shown_version, game_id),
+            )
+
+    async def mark_shown(self, versions: Mapping[int, int]) -> None:
+        """Record which version each game's public message shows now (a batch, in one transaction)."""
+        if not versions:
+            return
+        async with self._db.transaction() as conn:
+            await conn.executemany(
+                "UPDATE games SET shown_version = ? WHERE id = ? AND shown_version < ?",
+                [(version, game_id, version) for game_id, version in versions.items()],
+            )
+
+    async def behind(self) -> list[int]:
+        """Games whose public message may show an older version than the stored one (also a last move), oldest first."""
+        rows = await self._read(
+            "SELECT id FROM games WHERE message_id IS NOT NULL AND shown_version < version ORDER BY id"
+        )
+        return [row[0] for row in rows]
 
     async def delete(self, game_id: int) -> None:
         """Remove a game that never reached its players (its lobby message could not be posted)."""
@@ -210,31 +247,34 @@ class GamesRepository:
 
     async def next_deadline(self) -> float | None:
         """When the earliest pending deadline of any active game falls due."""
-        cursor = await self._db.reader.execute(
+        rows = await self._read(
             "SELECT MIN(deadline_at) FROM games WHERE deadline_at IS NOT NULL AND status IN ('lobby', 'running')"
         )
-        row = await cursor.fetchone()
-        return row[0] if row else None
+        return rows[0][0] if rows else None
 
     async def due(self, now: float) -> list[int]:
         """Ids of active games whose deadline has passed, earliest first."""
-        cursor = await self._db.reader.execute(
+        rows = await self._read(
             "SELECT id FROM games WHERE deadline_at IS NOT NULL AND deadline_at <= ? "
             "AND status IN ('lobby', 'running') ORDER BY deadline_at",
             (now,),
         )
-        return [row[0] for row in await cursor.fetchall()]
+        return [row[0] for row in rows]
 
-    async def _with_seats(self, row: aiosqlite.Row) -> GameRecord:
-        values = dict(row)
-        values["options"] = json.loads(values["options"])
-        values["host"] = str(values["host"])
-        cursor = await self._db.reader.execute(
-            "SELECT player, display_name, kind, status, timeouts FROM game_seats WHERE game_id = ? ORDER BY seat",
-            (values["id"],),
-        )
-        seats = tuple(Seat(*seat) for seat in await cursor.fetchall())
-        return GameRecord(**values, seats=seats)
+
+def _record(rows: Sequence[sqlite3.Row]) -> GameRecord:
+    """The game of the first row with its seats (rows of one game from ``_SELECT_GAME``, in seat order)."""
+    first = tuple(rows[0])
+    values = dict(zip(_GAME_FIELDS, first[: len(_GAME_FIELDS)], strict=True))
+    values["options"] = json.loads(values["options"])
+    values["host"] = str(values["host"])
+    game_id = values["id"]
+    seats = tuple(
+        Seat(*tuple(row)[len(_GAME_FIELDS) :])
+        for row in rows
+        if row[0] == game_id and row[len(_GAME_FIELDS)] is not None
+    )
+    return GameRecord(**values, seats=seats)
 
 
 _INSERT_SEAT = (

@@ -24,6 +24,15 @@ FIELD_LIMIT = 1024
 MEDALS = {1: "🥇", 2: "🥈", 3: "🥉"}
 
 
+def roll_stamp(state: fivedice.FiveDiceState) -> int:
+    """The stamp of the hold buttons: it changes when the dice under them change (a roll, a new turn), not on a hold.
+
+    A hold button means "hold die i" or "release die i", so two quick holds of different dice both apply, and a
+    double click cannot toggle a die twice; a click from before the latest roll is refused as outdated.
+    """
+    return (sum(state.turns.values()) * 16 + state.current) * 4 + state.rolls
+
+
 class ScorecardUI:
     """Rendering shared by the five-dice games; subclasses fill in the game-specific parts."""
 
@@ -122,13 +131,13 @@ class ScorecardUI:
                 layout.button(
                     0,
                     f"{DIE_FACES[state.dice[index]]} {state.dice[index]}",
-                    custom_id(game, "hold", index, stamp),
+                    custom_id(game, "hold", f"{index}.{int(not held)}", roll_stamp(state)),
                     style=discord.ButtonStyle.primary if held else discord.ButtonStyle.secondary,
                     emoji="🔒" if held else None,
                     disabled=not can_hold,
                 )
             else:
-                layout.button(0, "·", custom_id(game, "hold", index, stamp), disabled=True)
+                layout.button(0, "·", custom_id(game, "hold", f"{index}.1", roll_stamp(state)), disabled=True)
         label = t("dice.roll", locale) if state.rolls == 0 else t("dice.reroll", locale, roll=state.rolls + 1)
         layout.button(
             1, label, custom_id(game, "roll", "", stamp), style=discord.ButtonStyle.success, disabled=not can_roll

@@ -167,11 +167,13 @@ class Harness:
     async def record(self) -> GameRecord | None:
         """The most recent game of this channel, straight from the database."""
         assert self.bot is not None
-        cursor = await self.bot.db.reader.execute(
-            "SELECT id FROM games WHERE channel_id = ? ORDER BY id DESC LIMIT 1", (self.channel.id,)
+        # Fetched in one call: a half-read cursor would hold the bot's shared reader on an old snapshot.
+        rows = list(
+            await self.bot.db.reader.execute_fetchall(
+                "SELECT id FROM games WHERE channel_id = ? ORDER BY id DESC LIMIT 1", (self.channel.id,)
+            )
         )
-        row = await cursor.fetchone()
-        return await self.bot.games.get(row[0]) if row else None
+        return await self.bot.games.get(rows[0][0]) if rows else None
 
     @staticmethod
     def snapshot(message: Message) -> Message:

@@ -34,7 +34,7 @@ async def play_turn(harness: Harness, message: Message, chase: bool = True) -> N
         face, _count = Counter(state.dice).most_common(1)[0]
         for index, die in enumerate(state.dice):
             if (die == face) != state.held[index]:
-                hold = await harness.server.click_button(user, message, prefix=f"g:{state_id}:hold:{index}:")
+                hold = await harness.server.click_button(user, message, prefix=f"g:{state_id}:hold:{index}.")
                 await hold.response()
         state = await harness.state()
         if all(state.held):

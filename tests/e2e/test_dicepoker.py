@@ -55,7 +55,7 @@ async def hold_exactly(h: Harness, message: Message, user: User, keep: Sequence[
     state = await h.state()
     for index in range(dicepoker.DICE):
         if (index in keep) != state.held[index]:
-            handle = await h.server.click_button(user, message, prefix=f"g:{record.id}:hold:{index}:")
+            handle = await h.server.click_button(user, message, prefix=f"g:{record.id}:hold:{index}.")
             await handle.response()
             assert not handle.ephemeral_messages, handle.ephemeral_messages[0].text
     assert (await h.state()).held == [index in keep for index in range(dicepoker.DICE)]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from tests.e2e.conftest import Harness
@@ -47,7 +49,8 @@ async def test_stale_click_is_refused(harness: Harness) -> None:
     lobby = await harness.open_lobby("kniffel", harness.alice)
     before = harness.snapshot(lobby)
     await harness.click(harness.bob, lobby, "Join")
-    again = await harness.click(harness.carol, before, "Join")
+    # Start means "start with the players shown", which Bob's join changed (a stale Join is applied: issue 12).
+    again = await harness.click(harness.alice, before, "Start")
     reply = await again.message()
     assert reply.ephemeral
     assert "outdated" in reply.text
@@ -81,10 +84,12 @@ async def test_outdated_click_repairs_a_game_message_that_missed_an_edit(harness
     await harness.start_bot(BASIC)
     lobby = await harness.open_lobby("kniffel", harness.alice)
     record = await harness.record()
-    assert record is not None
+    while record is None or record.message_id != lobby.id:  # the id is stored just after the lobby is answered
+        await asyncio.sleep(0.01)
+        record = await harness.record()
     assert harness.bot is not None
     await harness.bot.games.save(record)  # a change whose message edit never happened
-    refused = await harness.click(harness.bob, lobby, "Join")
+    refused = await harness.click(harness.alice, lobby, "Start")
     assert "outdated" in (await refused.message()).text
     await harness.server.wait_for(lambda: lobby.button(label="Join").custom_id.endswith(":1"))
     await harness.click(harness.bob, lobby, "Join")

@@ -1,0 +1,86 @@
+"""Defects 3 and 8: a database the bot cannot use stops ``python -m bot`` with one line and exit code 2."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import sqlite3
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from bot.storage import Database, DatabaseError
+from fakediscord import FakeDiscord
+from tests.e2e.test_entrypoint import TOKEN, bot_env
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def folder(tmp_path: Path) -> Path:
+    return tmp_path
+
+
+def empty_file(tmp_path: Path) -> Path:
+    path = tmp_path / "dicebot.sqlite3"
+    path.touch()
+    return path
+
+
+def damaged(tmp_path: Path) -> Path:
+    """A database whose interior b-tree page was overwritten (a torn write, a bad sector)."""
+    path = tmp_path / "dicebot.sqlite3"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, text TEXT)")
+        conn.executemany("INSERT INTO t (text) VALUES (?)", [("x" * 200,) for _ in range(400)])
+    conn.close()
+    data = bytearray(path.read_bytes())
+    page = 4096
+    data[5 * page + 100 : 5 * page + 900] = b"\x5a" * 800
+    path.write_bytes(bytes(data))
+    return path
+
+
+CASES: dict[str, tuple[Callable[[Path], Path], str]] = {
+    "folder": (folder, "points at the folder"),
+    "empty file": (empty_file, "is empty (0 bytes)"),
+    "damaged": (damaged, "is damaged"),
+}
+
+
+@pytest.mark.parametrize("case", CASES)
+async def test_open_refuses_an_unusable_database(tmp_path: Path, case: str) -> None:
+    make, message = CASES[case]
+    path = make(tmp_path)
+    before = path.read_bytes() if path.is_file() else None
+    with pytest.raises(DatabaseError, match=re.escape(message)):
+        await Database.open(path)
+    assert (path.read_bytes() if path.is_file() else None) == before
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root can write a read-only file")
+async def test_open_refuses_a_read_only_database(tmp_path: Path) -> None:
+    path = tmp_path / "dicebot.sqlite3"
+    await (await Database.open(path)).close()
+    path.chmod(0o444)
+    with pytest.raises(DatabaseError, match="readonly"):
+        await Database.open(path)
+
+
+@pytest.mark.parametrize("case", CASES)
+async def test_the_bot_stops_with_one_line_and_exit_code_2(tmp_path: Path, case: str) -> None:
+    make, message = CASES[case]
+    database = make(tmp_path)
+    async with FakeDiscord(token=TOKEN) as server:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "bot", env=bot_env(server, database), cwd=tmp_path,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        )  # fmt: skip
+        _, stderr = await asyncio.wait_for(process.communicate(), 60)
+    text = stderr.decode()
+    lines = [line for line in text.splitlines() if line.startswith("dicebot:")]
+    assert process.returncode == 2, text
+    assert len(lines) == 1 and message in lines[0]
+    assert "Traceback" not in text and "Event loop is closed" not in text

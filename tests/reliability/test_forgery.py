@@ -1,0 +1,135 @@
+"""Defects 5 and 6: forged ids, out-of-range options and clicks from the wrong place are refused and change nothing."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from bot.engine import knister
+from fakediscord import InteractionHandle, Message
+from tests.reliability.conftest import Harness, forged, lobby
+
+WRONG_PLACE = "does not belong to this channel's game"
+
+
+async def refusal(handle: InteractionHandle) -> str:
+    reply = await handle.message()
+    assert reply.ephemeral
+    return reply.text
+
+
+async def unchanged(h: Harness, before: object) -> None:
+    after = await h.record()
+    assert after == before
+
+
+async def test_forged_component_ids_are_refused(running: Harness) -> None:
+    h = running
+    message = await lobby(h, "kniffel", h.alice)
+    before = await h.record()
+    assert before is not None
+    too_long = f"g:{before.id}:join::{'0' * 100}"
+    too_big = f"g:{2**63}:join::0"
+    for custom_id in (too_long, too_big):
+        handle = await h.server.click(h.bob, forged(message, custom_id), custom_id)
+        assert "not allowed" in await refusal(handle)
+    await unchanged(h, before)
+
+
+async def test_start_options_outside_their_ranges_are_refused(running: Harness) -> None:
+    h = running
+    forgeries = [
+        ("kniffel start", {"turn_timeout": 0}),
+        ("kniffel start", {"turn_timeout": -5}),
+        ("kniffel start", {"turn_timeout": 10**9}),
+        ("kniffel start", {"rules": "bogus"}),
+        ("dicepoker start", {"turn_timeout": "5"}),
+        ("knister start", {"round_timeout": 61}),
+        ("tutto start", {"target": -1}),
+        ("tutto start", {"target": 0}),
+        ("tutto start", {"target": 20001}),
+    ]
+    for command, options in forgeries:
+        handle = await h.server.forge_slash(h.alice, h.channel, command, **options)
+        assert "Nothing was started" in await refusal(handle), (command, options)
+    assert await h.record() is None
+    accepted = await h.server.forge_slash(h.alice, h.channel, "tutto start", target=20000, turn_timeout=60)
+    assert not (await accepted.message()).ephemeral
+
+
+async def test_a_control_sent_from_another_channel_guild_or_message_is_refused(running: Harness) -> None:
+    h = running
+    message = await h.start_game("kniffel", [h.alice, h.bob])
+    before = await h.record()
+    assert before is not None
+    roll = message.button(label="Roll").custom_id
+    assert roll is not None
+    elsewhere = h.server.add_channel(h.guild, "elsewhere")
+    far = h.server.add_channel(h.server.add_guild("Other club"), "far")
+    other_message = await h.server.post_message(h.alice, h.channel, "my own message")
+    forgeries = [
+        forged(message, roll, channel=elsewhere),
+        forged(message, roll, channel=far),
+        forged(other_message, roll),
+    ]
+    for forgery in forgeries:
+        handle = await h.server.click(h.alice, forgery, roll)
+        assert WRONG_PLACE in await refusal(handle)
+    await unchanged(h, before)
+
+
+async def test_a_public_control_sent_through_a_private_view_is_refused(running: Harness) -> None:
+    h = running
+    message = await h.start_game("kniffel", [h.alice])
+    before = await h.record()
+    assert before is not None
+    card = await (await h.server.click_button(h.alice, message, prefix=f"g:{before.id}:card:")).message()
+    roll = message.button(label="Roll").custom_id
+    assert card.ephemeral and roll is not None
+    handle = await h.server.click(h.alice, forged(card, roll), roll)
+    assert WRONG_PLACE in await refusal(handle)
+    await unchanged(h, before)
+
+
+async def test_a_cell_placed_through_another_players_grid_is_refused(running: Harness) -> None:
+    h = running
+    message = await h.start_game("knister", [h.alice, h.bob])
+    record = await h.record()
+    assert record is not None
+    roller = h.user((await h.state()).roller)
+    await h.click(roller, message, "Roll")
+    bobs_grid = await (await h.server.click_button(h.bob, message, prefix=f"g:{record.id}:grid:")).message()
+    state = await h.state()
+    assert state.number is not None
+    cell = knister.best_cell(state.grids[str(h.alice.id)], state.number)
+    place = bobs_grid.button(prefix=f"g:{record.id}:place:{cell}:").custom_id
+    assert place is not None
+    before = await h.record()
+    stolen: Message = dataclasses.replace(bobs_grid, visible_to=h.alice)  # Bob's grid, in Alice's hands
+    handle = await h.server.click(h.alice, stolen, place)
+    assert WRONG_PLACE in await refusal(handle)
+    await unchanged(h, before)
+
+
+async def test_only_the_host_in_the_games_channel_links_a_lobby_to_its_message(running: Harness) -> None:
+    """Posting the lobby was interrupted before its message id was stored; nobody else may re-point it."""
+    h = running
+    assert h.bot is not None
+    message = await lobby(h, "kniffel", h.alice)
+    record = await h.record()
+    assert record is not None
+    async with h.bot.db.transaction() as conn:
+        await conn.execute("UPDATE games SET message_id = NULL WHERE id = ?", (record.id,))
+    start = message.button(label="Start").custom_id
+    assert start is not None
+    elsewhere = h.server.add_channel(h.guild, "elsewhere")
+    carols = await h.server.post_message(h.carol, elsewhere, "look, a lobby")
+    handle = await h.server.click(h.carol, forged(carols, start), start)
+    assert WRONG_PLACE in await refusal(handle)
+    handle = await h.server.click_button(h.bob, message, label="Join")
+    assert WRONG_PLACE in await refusal(handle)
+    stored = await h.record()
+    assert stored is not None and stored.message_id is None and len(stored.seats) == 1
+
+    await h.click(h.alice, message, "Start")
+    started = await h.record()
+    assert started is not None and started.message_id == message.id and started.status == "running"
