@@ -7,11 +7,12 @@ import contextlib
 import logging
 import re
 import sqlite3
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import aiosqlite
 
@@ -131,6 +132,20 @@ class Database:
                 if isinstance(exc, sqlite3.OperationalError) and not isinstance(exc, StorageUnavailable):
                     raise StorageUnavailable(str(exc)) from exc
                 raise
+
+    async def fetch_all(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
+        """Run a read on the shared reader connection and fetch every row at once.
+
+        A statement left half-fetched keeps the reader's snapshot open, so every later read on the shared
+        connection would miss commits made since (a game created a moment ago looked missing). Fetching all in
+        one call finishes the statement before any other coroutine can use the connection.
+        """
+        return list(await self.reader.execute_fetchall(sql, params))
+
+    async def fetch_one(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Row | None:
+        """The first row of a read (fetched whole, see :meth:`fetch_all`), or None."""
+        rows = await self.fetch_all(sql, params)
+        return rows[0] if rows else None
 
     @property
     def reader(self) -> aiosqlite.Connection:

@@ -156,24 +156,15 @@ class GamesRepository:
         )
 
     async def get(self, game_id: int) -> GameRecord | None:
-        rows = await self._read(f"{_SELECT_GAME} WHERE g.id = ? ORDER BY s.seat", (game_id,))
+        rows = await self._db.fetch_all(f"{_SELECT_GAME} WHERE g.id = ? ORDER BY s.seat", (game_id,))
         return _record(rows) if rows else None
 
     async def active_in_channel(self, channel_id: int) -> GameRecord | None:
-        rows = await self._read(
+        rows = await self._db.fetch_all(
             f"{_SELECT_GAME} WHERE g.channel_id = ? AND g.status IN ('lobby', 'running') ORDER BY g.id, s.seat",
             (channel_id,),
         )
         return _record(rows) if rows else None
-
-    async def _read(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
-        """Run a query on the shared reader and fetch every row at once.
-
-        A statement left half-fetched keeps the reader's snapshot open, so every later read on the shared
-        connection would miss commits made since (a game created a moment ago looked missing). Fetching all in
-        one call finishes the statement before any other coroutine can use the connection.
-        """
-        return list(await self._db.reader.execute_fetchall(sql, params))
 
     async def save(
         self, game: GameRecord, results: Sequence[ResultRow] = (), *, before: GameRecord | None = None
@@ -235,7 +226,7 @@ class GamesRepository:
 
     async def behind(self) -> list[int]:
         """Games whose public message may show an older version than the stored one (also a last move), oldest first."""
-        rows = await self._read(
+        rows = await self._db.fetch_all(
             "SELECT id FROM games WHERE message_id IS NOT NULL AND shown_version < version ORDER BY id"
         )
         return [row[0] for row in rows]
@@ -247,14 +238,14 @@ class GamesRepository:
 
     async def next_deadline(self) -> float | None:
         """When the earliest pending deadline of any active game falls due."""
-        rows = await self._read(
+        rows = await self._db.fetch_all(
             "SELECT MIN(deadline_at) FROM games WHERE deadline_at IS NOT NULL AND status IN ('lobby', 'running')"
         )
         return rows[0][0] if rows else None
 
     async def due(self, now: float) -> list[int]:
         """Ids of active games whose deadline has passed, earliest first."""
-        rows = await self._read(
+        rows = await self._db.fetch_all(
             "SELECT id FROM games WHERE deadline_at IS NOT NULL AND deadline_at <= ? "
             "AND status IN ('lobby', 'running') ORDER BY deadline_at",
             (now,),

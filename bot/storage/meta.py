@@ -13,8 +13,7 @@ class MetaRepository:
 
     async def get(self, key: str) -> str | None:
         """The stored value of ``key``, or ``None`` when it was never set."""
-        cursor = await self._db.reader.execute("SELECT value FROM bot_meta WHERE key = ?", (key,))
-        row = await cursor.fetchone()
+        row = await self._db.fetch_one("SELECT value FROM bot_meta WHERE key = ?", (key,))
         return None if row is None else str(row[0])
 
     async def set(self, key: str, value: str) -> None:

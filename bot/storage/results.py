@@ -61,18 +61,18 @@ class ResultsRepository:
 
     async def for_game(self, game_id: int) -> list[ResultRow]:
         """The stored results of one game, best rank first."""
-        cursor = await self._db.reader.execute(
+        found = await self._db.fetch_all(
             "SELECT r.user_id, c.name, c.value FROM result_counters AS c JOIN results AS r ON r.id = c.result_id "
             "WHERE r.game_id = ?",
             (game_id,),
         )
         counters: dict[int, dict[str, CounterValue]] = defaultdict(dict)
-        for user_id, name, value in await cursor.fetchall():
+        for user_id, name, value in found:
             counters[user_id][name] = value
-        cursor = await self._db.reader.execute(
+        rows = await self._db.fetch_all(
             f"SELECT {', '.join(_COLUMNS)} FROM results WHERE game_id = ? ORDER BY rank, user_id", (game_id,)
         )
-        return [_row(record, counters) for record in await cursor.fetchall()]
+        return [_row(record, counters) for record in rows]
 
 
 def _row(record: aiosqlite.Row, counters: Mapping[int, dict[str, CounterValue]]) -> ResultRow:

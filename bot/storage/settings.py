@@ -13,8 +13,7 @@ class GuildSettingsRepository:
 
     async def language(self, guild_id: int) -> str | None:
         """The language a server chose for its games, or None to follow its preferred locale."""
-        cursor = await self._db.reader.execute("SELECT language FROM guild_settings WHERE guild_id = ?", (guild_id,))
-        row = await cursor.fetchone()
+        row = await self._db.fetch_one("SELECT language FROM guild_settings WHERE guild_id = ?", (guild_id,))
         return None if row is None else row[0]
 
     async def set_language(self, guild_id: int, language: str | None) -> None:

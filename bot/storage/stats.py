@@ -72,14 +72,13 @@ class StatsRepository:
             raise ValueError(f"unknown metric {metric!r} or period {period!r}")
         page = max(0, page)
         board = _Board(kind, metric, period, guild_id, now)
-        conn = self._db.reader
         fetch = board.all_time if period == "all" else board.window
-        total, rows, caller = await fetch(conn, page, page_size, caller_id)
+        total, rows, caller = await fetch(self._db, page, page_size, caller_id)
         if page and not rows and total:
             # Past the end (players went since the button was drawn): show the last page instead.
             page = (total - 1) // page_size
-            total, rows, caller = await fetch(conn, page, page_size, caller_id)
-        caller_games = caller.games if caller else await board.games_of(conn, caller_id)
+            total, rows, caller = await fetch(self._db, page, page_size, caller_id)
+        caller_games = caller.games if caller else await board.games_of(self._db, caller_id)
         return LeaderboardPage(
             kind, metric, period, guild_id, page, total, tuple(rows), caller, caller_games, page_size
         )
@@ -90,7 +89,7 @@ class StatsRepository:
             return []
         marks = ", ".join("?" for _ in kinds)
         # One row per (game, counter), or one row with NULL counter columns for a game without counters.
-        cursor = await self._db.reader.execute(
+        found = await self._db.fetch_all(
             "SELECT s.kind, s.games, s.wins, s.best, s.score_sum, s.last_at, c.name, c.total, c.games "
             "FROM standings AS s LEFT JOIN standing_counters AS c USING (kind, scope, user_id) "
             f"WHERE s.kind IN ({marks}) AND s.scope = ? AND s.user_id = ?",
@@ -98,17 +97,16 @@ class StatsRepository:
         )
         figures: dict[str, tuple[int, int, int, int, float]] = {}
         counters: dict[str, dict[str, CounterTotal]] = {}
-        for kind, games, wins, best, score_sum, last_at, name, total, counted in await cursor.fetchall():
+        for kind, games, wins, best, score_sum, last_at, name, total, counted in found:
             figures[kind] = (games, wins, best, score_sum, last_at)
-            found = counters.setdefault(kind, {})
+            kept = counters.setdefault(kind, {})
             if name is not None:
-                found[name] = CounterTotal(total, counted)
+                kept[name] = CounterTotal(total, counted)
         return [GameStats(kind, *figures[kind], counters=counters[kind]) for kind in kinds if kind in figures]
 
     async def count_results(self, user_id: int) -> int:
         """How many results forget-me would delete (all games, every server)."""
-        cursor = await self._db.reader.execute("SELECT COUNT(*) FROM results WHERE user_id = ?", (user_id,))
-        row = await cursor.fetchone()
+        row = await self._db.fetch_one("SELECT COUNT(*) FROM results WHERE user_id = ?", (user_id,))
         assert row is not None  # COUNT(*) always answers
         return row[0]
 
@@ -161,7 +159,7 @@ class _Board:
     # ------------------------------------------------------------------ all time: standings
 
     async def all_time(
-        self, conn: aiosqlite.Connection, page: int, page_size: int, caller_id: int
+        self, db: Database, page: int, page_size: int, caller_id: int
     ) -> tuple[int, list[Standing], Standing | None]:
         # The metric is a standings column with its own index; INDEXED BY pins the plan to it (left to itself
         # SQLite prefers the games index for the average board's "games >= 5" and sorts every player).
@@ -169,41 +167,35 @@ class _Board:
         indexed = f"INDEXED BY standings_{metric}"
         where = "kind = ? AND scope = ?" + (f" AND games >= {MIN_AVERAGE_GAMES}" if metric == "average" else "")
         params = (self.kind, self.scope)
-        cursor = await conn.execute(f"SELECT COUNT(*) FROM standings {indexed} WHERE {where}", params)
-        counted = await cursor.fetchone()
+        counted = await db.fetch_one(f"SELECT COUNT(*) FROM standings {indexed} WHERE {where}", params)
         assert counted is not None  # COUNT(*) always answers
         total = counted[0]
-        cursor = await conn.execute(
+        found = await db.fetch_all(
             f"SELECT s.user_id, s.games, s.{metric}, COALESCE(n.display_name, s.user_id) "
             f"FROM standings AS s {indexed} LEFT JOIN player_names AS n USING (user_id) "
             f"WHERE {where} ORDER BY {_order(metric)} LIMIT ? OFFSET ?",
             (*params, page_size, page * page_size),
         )
-        found = list(await cursor.fetchall())
-        first_rank = await self._rank_of(conn, indexed, where, params, found[0][2]) if found else 0
+        first_rank = await self._rank_of(db, indexed, where, params, found[0][2]) if found else 0
         rows = _ranked(found, page * page_size, first_rank)
         caller = next((row for row in rows if row.user_id == caller_id), None)
         if caller is None:
-            cursor = await conn.execute(
+            mine = await db.fetch_one(
                 f"SELECT s.games, s.{metric}, COALESCE(n.display_name, s.user_id) "
                 f"FROM standings AS s LEFT JOIN player_names AS n USING (user_id) WHERE {where} AND user_id = ?",
                 (*params, caller_id),
             )
-            mine = await cursor.fetchone()
             if mine is not None:
                 games, figure, name = mine
-                rank = await self._rank_of(conn, indexed, where, params, figure)
+                rank = await self._rank_of(db, indexed, where, params, figure)
                 caller = Standing(rank, caller_id, str(name), figure, games)
         return total, rows, caller
 
-    async def _rank_of(
-        self, conn: aiosqlite.Connection, indexed: str, where: str, params: tuple[object, ...], figure: float
-    ) -> int:
+    async def _rank_of(self, db: Database, indexed: str, where: str, params: tuple[object, ...], figure: float) -> int:
         """1 + the players with a strictly better figure: ties share the rank."""
-        cursor = await conn.execute(
+        row = await db.fetch_one(
             f"SELECT COUNT(*) FROM standings {indexed} WHERE {where} AND {self.metric} > ?", (*params, figure)
         )
-        row = await cursor.fetchone()
         assert row is not None  # COUNT(*) always answers
         return 1 + row[0]
 
@@ -215,14 +207,14 @@ class _Board:
         return "guild_id = ? AND kind = ? AND finished_at >= ?", (self.guild_id, self.kind, self.since)
 
     async def window(
-        self, conn: aiosqlite.Connection, page: int, page_size: int, caller_id: int
+        self, db: Database, page: int, page_size: int, caller_id: int
     ) -> tuple[int, list[Standing], Standing | None]:
         where, params = self._window_source()
         having = f" HAVING COUNT(*) >= {MIN_AVERAGE_GAMES}" if self.metric == "average" else ""
         # The aggregate is built once (MATERIALIZED) and read four times: the page (line 0), the caller's line
         # with its rank (line 1), the total (line 2, so an empty page still tells how many pages there are)
         # and the rank of the page's first line (line 3); the page's other ranks follow from their order.
-        cursor = await conn.execute(
+        found_lines = await db.fetch_all(
             f"""
             WITH agg AS MATERIALIZED (
                 SELECT user_id, COUNT(*) AS games, {_WINDOW_VALUE[self.metric]} AS value
@@ -249,7 +241,7 @@ class _Board:
             (*params, page_size, page * page_size, caller_id),
         )
         total, first_rank, found, caller = 0, 0, [], None
-        for line, rank, user_id, name, figure, games in await cursor.fetchall():
+        for line, rank, user_id, name, figure, games in found_lines:
             if line == 0:
                 found.append((user_id, games, figure, name))
             elif line == 1:
@@ -262,19 +254,16 @@ class _Board:
         caller = next((row for row in rows if row.user_id == caller_id), caller)
         return total, rows, caller
 
-    async def games_of(self, conn: aiosqlite.Connection, user_id: int) -> int:
+    async def games_of(self, db: Database, user_id: int) -> int:
         """The user's games on this board whether or not they rank (for "5 games needed" hints)."""
         if self.period == "all":
-            cursor = await conn.execute(
+            row = await db.fetch_one(
                 "SELECT games FROM standings WHERE kind = ? AND scope = ? AND user_id = ?",
                 (self.kind, self.scope, user_id),
             )
         else:
             where, params = self._window_source()
-            cursor = await conn.execute(
-                f"SELECT COUNT(*) FROM results WHERE {where} AND user_id = ?", (*params, user_id)
-            )
-        row = await cursor.fetchone()
+            row = await db.fetch_one(f"SELECT COUNT(*) FROM results WHERE {where} AND user_id = ?", (*params, user_id))
         return int(row[0]) if row else 0
 
 
