@@ -678,7 +678,8 @@ function refreshComposer() {
   const { leaf, all, trimmed } = parseTyped(text);
   setLeaf(leaf || null);
   const query = trimmed.trim().toLowerCase();
-  const matches = leaf ? [] : all.filter((l) => l.path.startsWith(query) || (query && l.path.includes(query))).slice(0, 25);
+  const typingName = !leaf || trimmed === leaf.path; // still typing the name: keep suggesting
+  const matches = !typingName ? [] : all.filter((l) => l.path.startsWith(query) || (query && l.path.includes(query))).slice(0, 25);
   state.suggestion = Math.min(state.suggestion, Math.max(0, matches.length - 1));
   suggestions.replaceChildren(...matches.map((l, index) => el("li", {
     role: "option", class: `suggestion${index === state.suggestion ? " active" : ""}`, "aria-selected": index === state.suggestion ? "true" : "false",
@@ -778,6 +779,11 @@ async function submitComposer(event) {
 }
 
 function composerKeys(event) {
+  if (event.key === "Enter" && !event.isComposing) {
+    // The composer has option fields too, so the browser would not submit it on Enter by itself.
+    submitComposer(event);
+    return;
+  }
   const items = [...$("suggestions").querySelectorAll(".suggestion[data-path]")];
   if (!items.length || $("suggestions").hidden) return;
   if (event.key === "ArrowDown" || event.key === "ArrowUp") {
@@ -851,6 +857,7 @@ function start() {
   $("composer").addEventListener("submit", submitComposer);
   $("composer-input").addEventListener("input", () => { state.suggestion = 0; refreshComposer(); });
   $("composer-input").addEventListener("keydown", composerKeys);
+  $("options").addEventListener("keydown", (event) => { if (event.key === "Enter") submitComposer(event); });
   $("user-switcher").addEventListener("change", (event) => switchUser(event.target.value));
   $("locale").addEventListener("change", (event) => act("locale", { locale: event.target.value }));
   $("add-user").addEventListener("submit", async (event) => {
