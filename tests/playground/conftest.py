@@ -197,7 +197,8 @@ async def world(tmp_path: Path, browser: Browser) -> AsyncIterator[World]:
     rng, clock = ScriptedRandom(), Clock()
     playground = Playground(port=0, data_dir=tmp_path, bot_options={"rng": lambda: rng, "clock": clock})
     await playground.start()
+    world = World(playground, browser, rng, clock)
     try:
-        yield World(playground, browser, rng, clock)
+        yield world
     finally:
-        await playground.stop()
+        await world.playground.stop()  # a test may have restarted it
