@@ -252,10 +252,9 @@ function renderMessage(message) {
   const loading = (message.flags & LOADING) !== 0;
   const node = el("li", { class: `message${ephemeral ? " ephemeral" : ""}`, dataset: { messageId: message.id } });
   const metadata = message.interaction_metadata;
-  if (metadata?.user) {
+  if (metadata?.user && message.playground?.command) {
     const who = metadata.user.global_name || metadata.user.username;
-    const used = message.playground?.command ? ` used ${message.playground.command}` : " used a command";
-    node.append(el("div", { class: "reply-line" }, el("span", { class: "reply-user", text: `@${who}` }), used));
+    node.append(el("div", { class: "reply-line" }, el("span", { class: "reply-user", text: `@${who}` }), ` used ${message.playground.command}`));
   }
   node.append(avatar({ ...author, name: displayName(author) }));
   const body = el("div", { class: "message-body" });

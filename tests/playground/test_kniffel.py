@@ -32,7 +32,6 @@ async def test_solo_kniffel_from_slash_command_to_final_scores(world: World) -> 
     await alice.click(game, "Roll (2/3)")
     await expect(game.locator(".embed-description")).to_contain_text("Roll 2/3")
     await expect(game.locator(".select-toggle")).to_contain_text("Score…")
-    await alice.screenshot("kniffel-desktop")
     picked = await alice.pick(game, "Full House")
     assert picked == "Full House — 25"
     await expect(alice.page.locator("#messages")).to_contain_text("Alice: 25 in Full House")
@@ -71,6 +70,5 @@ async def test_phone_width_keeps_the_game_playable(world: World) -> None:
     assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"]
     scroll_width = await alice.page.evaluate("document.documentElement.scrollWidth")
     assert scroll_width <= PHONE["width"]
-    await alice.screenshot("kniffel-phone")
     assert await alice.pick(game, "Full House") == "Full House — 25"
     await expect(game.locator(".embed-title")).to_contain_text("turn 2/13")

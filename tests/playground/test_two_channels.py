@@ -63,12 +63,10 @@ async def test_knister_grids_are_private_while_tutto_runs_in_another_channel(wor
     await expect(alice.page.locator(".embed-title", has_text="Your grid")).to_have_count(1)
     await expect(bob.page.locator(".embed-title", has_text="Your grid")).to_have_count(1)
     await expect(round_message).to_contain_text("Knister — round 2/25")
-    await alice.screenshot("knister-desktop")
 
     await carol.click(tutto, "🃏 Draw card")
     await expect(tutto.locator(".embed")).not_to_contain_text("Draw card")
     await expect(carol.page.locator("#channel-name")).to_have_text("# tutto")
-    await carol.screenshot("tutto-phone")
     # Carol's channel shows nothing of Knister, and Knister's pages nothing of Tutto.
     await expect(carol.messages.filter(has_text="Knister")).to_have_count(0)
     await expect(alice.messages.filter(has_text="Tutto")).to_have_count(0)
