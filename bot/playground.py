@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
-import logging
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +20,6 @@ from bot.endpoints import configure_endpoints
 from bot.settings import Settings
 from fakediscord import FakeDiscord
 from fakediscord.persist import load_world, restore_world, save_world
-
-log = logging.getLogger(__name__)
 
 #: The token the playground's bot logs in to its own fakediscord with; it grants nothing anywhere else.
 TOKEN = "dicebot-playground-token"

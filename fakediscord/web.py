@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,7 +33,6 @@ from fakediscord.models import Channel, User
 if TYPE_CHECKING:
     from fakediscord.server import FakeDiscord
 
-log = logging.getLogger(__name__)
 
 STATIC_DIR = Path(__file__).parent / "web"
 #: The page loads nothing from elsewhere; this header makes the browser enforce it (and blocks inline scripts).
