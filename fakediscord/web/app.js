@@ -577,6 +577,7 @@ function send(data) {
 
 function receive(data) {
   if (data.type === "world") {
+    reportFailedCommands(state.world, data);
     state.world = data;
     if (data.fatal) state.fatal = data.fatal;
     if (!state.me || !data.users.some((u) => u.id === state.me && !u.bot)) {
@@ -607,6 +608,13 @@ function receive(data) {
     state.fatal = data.error;
     showBanner(`The bot crashed: ${data.error}`, true);
   }
+}
+
+function reportFailedCommands(before, after) {
+  // A failed click is marked under its message; a failed slash command has no message to mark.
+  const known = new Set((before?.interactions || []).filter((i) => i.state === "failed").map((i) => i.id));
+  const failed = (after.interactions || []).find((i) => i.state === "failed" && !i.message_id && !known.has(i.id));
+  if (before && failed) notice("The application did not respond.");
 }
 
 async function act(action, body) {
