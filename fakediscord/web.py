@@ -242,6 +242,8 @@ class WebUI:
                 return web.json_response({"ok": True, **await action(body)})
             except (BadRequest, FakeDiscordError) as error:
                 return web.json_response({"ok": False, "error": str(error)}, status=400)
+            except TimeoutError:
+                return web.json_response({"ok": False, "error": "the bot is not connected"}, status=503)
             except (ValueError, KeyError, TypeError) as error:
                 return web.json_response({"ok": False, "error": f"malformed request: {error}"}, status=400)
 

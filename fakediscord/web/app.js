@@ -185,6 +185,7 @@ function markdown(text) {
     let line = lines[i];
     if (line.startsWith("```")) {
       flush();
+      if (quote && !quote.dataset.multi) quote = null; // a "> " quote ends at the first line without ">"
       const body = [];
       const first = line.slice(3);
       const closedOnSameLine = first.endsWith("```") && first.length >= 3;
