@@ -272,8 +272,6 @@ function renderMessage(message) {
     content.classList.add("content");
     if (message.edited_timestamp) (content.lastElementChild || content).append(el("span", { class: "edited", text: " (edited)" }));
     body.append(content);
-  } else if (message.edited_timestamp && !message.embeds?.length) {
-    body.append(el("span", { class: "edited", text: "(edited)" }));
   }
   for (const embed of message.embeds || []) body.append(renderEmbed(embed));
   for (const attachment of message.attachments || []) {
@@ -281,10 +279,8 @@ function renderMessage(message) {
   }
   const components = renderComponents(message, message.components || []);
   if (components) body.append(components);
-  if (message.content && message.edited_timestamp && message.embeds?.length) {
-    // (edited) stays next to the text; nothing else to mark.
-  } else if (!message.content && message.edited_timestamp && message.embeds?.length) {
-    body.append(el("span", { class: "edited", text: "(edited)" }));
+  if (!message.content && !loading && message.edited_timestamp) {
+    body.append(el("span", { class: "edited", text: "(edited)" })); // with text, it follows the text instead
   }
   const failed = (state.world?.interactions || []).some((i) => i.message_id === message.id && i.state === "failed");
   if (failed) body.append(el("div", { class: "interaction-failed", text: "⚠ This interaction failed" }));
