@@ -26,6 +26,7 @@ const state = {
   socket: null,
   retry: 0,
   fatal: null,
+  peopleSignature: "",
 };
 
 const $ = (id) => document.getElementById(id);
@@ -494,6 +495,18 @@ function renderWorld() {
   $("channel-name").textContent = current ? `# ${current.name}` : "";
   $("channel-topic").textContent = current?.topic || "";
   const people = world.users.filter((u) => !u.bot);
+  // Rebuild the switcher, locales and members only when they changed, so an open drop-down stays open.
+  const signature = JSON.stringify([state.me, world.users]);
+  if (signature !== state.peopleSignature) {
+    state.peopleSignature = signature;
+    renderPeople(world, people);
+  }
+  const offline = !world.connected;
+  showBanner(state.fatal ? `The bot crashed: ${state.fatal}` : offline ? `${world.bot.name} is connecting…` : null, Boolean(state.fatal));
+  renderModal();
+}
+
+function renderPeople(world, people) {
   const switcher = $("user-switcher");
   switcher.replaceChildren(...people.map((u) => el("option", { value: u.id, selected: u.id === state.me, text: u.name })));
   const me = userById(state.me);
@@ -508,9 +521,6 @@ function renderWorld() {
       user.bot ? el("span", { class: "bot-tag", text: "APP" }) : null,
       user.id === state.me ? el("span", { class: "you", text: "(you)" }) : null)),
   );
-  const offline = !world.connected;
-  showBanner(state.fatal ? `The bot crashed: ${state.fatal}` : offline ? `${world.bot.name} is connecting…` : null, Boolean(state.fatal));
-  renderModal();
 }
 
 function showBanner(text, fatal = false) {
@@ -539,6 +549,7 @@ function remember() {
 
 function switchUser(id) {
   state.me = id;
+  state.peopleSignature = "";
   state.messages.clear();
   state.world = null;
   remember();
@@ -554,6 +565,7 @@ function connect() {
   state.socket = socket;
   socket.addEventListener("open", () => {
     state.retry = 0;
+    state.peopleSignature = "";
     state.messages.clear();
     $("messages").replaceChildren();
     document.body.dataset.connected = "true";
