@@ -6,6 +6,7 @@ import asyncio
 import os
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -137,3 +138,23 @@ def test_the_playground_subcommand_takes_port_and_host() -> None:
     assert (args.port, args.host) == (9001, "0.0.0.0")
     assert args.run.__name__ == "run_playground"
     assert entry.parse([]).run.__name__ == "run_default"
+
+
+def test_a_bot_that_cannot_start_ends_the_playground_with_its_error(tmp_path: Path) -> None:
+    (tmp_path / "data").mkdir()
+    with sqlite3.connect(tmp_path / "data" / "playground.sqlite3") as conn:
+        conn.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+        conn.execute("INSERT INTO schema_version VALUES (9999)")
+    done = subprocess.run(
+        [sys.executable, "-m", "bot", "playground", "--port", str(free_port())],
+        env=clean_env(),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stdout == ""
+    [line] = done.stderr.splitlines()
+    assert line.startswith("dicebot: the playground's bot crashed: DatabaseError: ")
+    assert "schema version 9999" in line
