@@ -70,6 +70,7 @@ class WebUI:
         self.viewers: set[Viewer] = set()
         self.fatal: str | None = None
         self.closed_modals: set[int] = set()
+        self.dismissed: set[int] = set()
         self._pushing: set[asyncio.Future[None]] = set()
         self.world.changes.subscribe(self._changed)
 
@@ -153,6 +154,8 @@ class WebUI:
         upsert, current = [], {}
         for message in self.world.messages.values():
             if user is None or message.channel.guild is None or not message.is_visible_to(user):
+                continue
+            if message.id in self.dismissed:
                 continue
             current[message.id] = version = (message.edits, message.flags)
             if viewer.sent_messages.get(message.id) != version:
@@ -293,7 +296,9 @@ class WebUI:
         message = self._message(body, user)
         if not message.ephemeral:
             raise BadRequest("only ephemeral messages can be dismissed")
-        self.world.delete_message(message)
+        # As on Discord, dismissing hides the message from its user's client; it still exists for the bot.
+        self.dismissed.add(message.id)
+        self.world.changes.notify()
         return {}
 
     async def post_message(self, body: dict[str, Any]) -> dict[str, Any]:

@@ -44,6 +44,9 @@ async def test_a_stale_grid_button_answers_outdated_to_that_user_only(world: Wor
     await expect(outdated).to_contain_text("Only you can see this")
     await expect(alice.ephemerals().filter(has_text="outdated")).to_have_count(0)
 
+    dismissed_id = int(await outdated.get_attribute("data-message-id") or 0)
     await outdated.get_by_role("button", name="Dismiss message").click()
     await expect(outdated).to_have_count(0)
     await expect(bob_grid).to_be_visible()
+    # Dismissing is the client's business: the message still exists for the bot, as on Discord.
+    assert not world.server.world.messages[dismissed_id].deleted
