@@ -575,7 +575,7 @@ function connect() {
   socket.addEventListener("close", () => {
     document.body.dataset.connected = "false";
     if (!state.fatal) showBanner("Connection lost; reconnecting…");
-    const delay = Math.min(5000, 250 * 2 ** state.retry++);
+    const delay = Math.min(2000, 250 * 2 ** state.retry++);
     window.setTimeout(connect, delay);
   });
 }
