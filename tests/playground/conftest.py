@@ -178,14 +178,10 @@ async def poll(check: Callable[[], Awaitable[bool]], what: str, timeout: float =
         await asyncio.sleep(0.02)
 
 
-def chromium_args() -> list[str]:
-    return list(CHROMIUM_ARGS)
-
-
 @pytest.fixture
 async def browser() -> AsyncIterator[Browser]:
     async with async_playwright() as playwright:
-        launched = await playwright.chromium.launch(executable_path=CHROMIUM, args=chromium_args())
+        launched = await playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
             yield launched
         finally:
