@@ -3,7 +3,8 @@ FROM python:3.11-slim
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \
-    DATABASE_URL=sqlite:////data/dicebot.sqlite3
+    DATABASE_URL=sqlite:////data/dicebot.sqlite3 \
+    REQUIRE_TOKEN=true
 
 WORKDIR /app
 COPY pyproject.toml README.md ./

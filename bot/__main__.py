@@ -1,4 +1,7 @@
-"""``python -m bot``: validate settings, then run the bot until SIGTERM or SIGINT (``sync``: force a command sync)."""
+"""``python -m bot``: run the bot (with a token) or the playground (without one) until SIGTERM or SIGINT.
+
+Subcommands live in :data:`COMMANDS`; adding one is a parser function and a runner there.
+"""
 
 from __future__ import annotations
 
@@ -7,39 +10,25 @@ import asyncio
 import logging
 import signal
 import sys
-from collections.abc import Sequence
-from typing import NoReturn
+from collections.abc import Callable, Coroutine, Sequence
+from typing import Any, NoReturn
 
 import discord
 from pydantic import ValidationError
 
 from bot.app import DiceBot, create_bot
 from bot.endpoints import configure_endpoints
-from bot.settings import Settings, describe_error
+from bot.playground import BotCrashed, Playground, PortInUse
+from bot.settings import LaunchSettings, Settings, describe_error
 from bot.storage import DatabaseError
 
 EXIT_CONFIG = 2
+LOCALHOST = "127.0.0.1"
 
 
 def fail(message: str) -> int:
     print(f"dicebot: {message}", file=sys.stderr)
     return EXIT_CONFIG
-
-
-class _Parser(argparse.ArgumentParser):
-    """Bad arguments end with one line and exit code 2, like every other admin mistake."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_CONFIG, f"dicebot: {message} (see python -m bot --help)\n")
-
-
-def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = _Parser(prog="python -m bot", description="Run dicebot, the Discord dice games bot.")
-    commands = parser.add_subparsers(dest="command", metavar="command")
-    commands.add_parser(
-        "sync", help="sync the slash commands to Discord now and exit (a normal start syncs only when they changed)"
-    )
-    return parser.parse_args(argv)
 
 
 async def run(bot: DiceBot, token: str) -> None:
@@ -60,18 +49,26 @@ async def sync(bot: DiceBot, token: str) -> None:
         await bot.login(token)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = parse_args(argv)
+def run_bot(args: argparse.Namespace) -> int:
+    """Connect to Discord with ``DISCORD_TOKEN``; every configuration problem is one line and exit code 2."""
+    return _with_discord(run)
+
+
+def run_sync(args: argparse.Namespace) -> int:
+    """Sync the slash commands to Discord now and exit (a normal start syncs only when they changed)."""
+    return _with_discord(sync, sync_only=True)
+
+
+def _with_discord(what: Callable[[DiceBot, str], Coroutine[Any, Any, None]], *, sync_only: bool = False) -> int:
     try:
         settings = Settings()
     except ValidationError as error:
         return fail(describe_error(error))
     discord.utils.setup_logging(level=getattr(logging, settings.log_level))
     configure_endpoints(settings.discord_api_base, settings.discord_gateway_url)
-    bot = create_bot(settings, sync_only=args.command == "sync")
-    token = settings.discord_token.get_secret_value()
+    bot = create_bot(settings, sync_only=sync_only)
     try:
-        asyncio.run(sync(bot, token) if args.command == "sync" else run(bot, token))
+        asyncio.run(what(bot, settings.discord_token.get_secret_value()))
     except DatabaseError as error:
         return fail(str(error))
     except discord.LoginFailure:
@@ -81,6 +78,116 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (OSError, discord.GatewayNotFound, discord.HTTPException) as error:
         return fail(f"cannot reach Discord ({error}); check the network or DISCORD_API_BASE/DISCORD_GATEWAY_URL")
     return 0
+
+
+async def serve_playground(playground: Playground) -> None:
+    """Start the playground, print where it is, and run until a signal (clean stop) or a bot crash."""
+    loop = asyncio.get_running_loop()
+    stopping = asyncio.Event()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stopping.set)
+    try:
+        await playground.start()
+        print(
+            f"dicebot playground: open {playground.url} to play in your browser "
+            "(set DISCORD_TOKEN to connect to Discord instead)",
+            flush=True,
+        )
+        crashed = asyncio.create_task(playground.wait())
+        stop = asyncio.create_task(stopping.wait())
+        await asyncio.wait({crashed, stop}, return_when=asyncio.FIRST_COMPLETED)
+        if crashed.done():
+            crashed.result()
+    finally:
+        await playground.stop()
+
+
+def run_playground(args: argparse.Namespace) -> int:
+    """The bot against a local fakediscord with a web page: no token, no Discord, its own database."""
+    if args.host != LOCALHOST:
+        print(
+            f"dicebot: warning: the playground page has no login; anyone who can reach {args.host}:{args.port} "
+            "can play as any of its users",
+            file=sys.stderr,
+        )
+    try:
+        launch = LaunchSettings()
+    except ValidationError as error:
+        return fail(describe_error(error))
+    # One line on the terminal, the URL: discord.py's connection chatter only when LOG_LEVEL asks for it.
+    discord.utils.setup_logging(level=getattr(logging, launch.log_level or "WARNING"))
+    if launch.log_level is None:
+        logging.getLogger("discord.client").setLevel(logging.ERROR)  # "PyNaCl is not installed": no voice here
+    playground = Playground(host=args.host, port=args.port)
+    try:
+        asyncio.run(serve_playground(playground))
+    except PortInUse as error:
+        return fail(str(error))
+    except DatabaseError as error:
+        return fail(f"playground: {error}")
+    except BotCrashed as error:
+        return fail(f"the playground's bot crashed: {error}")
+    except OSError as error:
+        return fail(f"cannot serve the playground on {args.host}:{args.port} ({error}); try another --host or --port")
+    return 0
+
+
+def run_default(args: argparse.Namespace) -> int:
+    """The bot when a token is set (or the image requires one), otherwise the playground on its defaults."""
+    try:
+        launch = LaunchSettings()
+    except ValidationError as error:
+        return fail(describe_error(error))
+    if launch.has_token or launch.require_token:
+        return run_bot(args)
+    return run_playground(args)
+
+
+def add_nothing(parser: argparse.ArgumentParser) -> None:
+    """A subcommand without arguments."""
+
+
+def add_playground(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--port", type=int, default=8080, help="port of the page and the local Discord (8080)")
+    parser.add_argument("--host", default=LOCALHOST, help="address to listen on (127.0.0.1: only this machine)")
+
+
+#: Subcommand name -> (help, add its arguments, run it). ``python -m bot`` alone runs ``run_default``.
+COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]] = {
+    "playground": ("play in the browser against a local Discord (no token needed)", add_playground, run_playground),
+    "sync": (
+        "sync the slash commands to Discord now and exit (a normal start syncs only when they changed)",
+        add_nothing,
+        run_sync,
+    ),
+}
+
+
+class _Parser(argparse.ArgumentParser):
+    """Bad arguments end with one line and exit code 2, like every other admin mistake."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_CONFIG, f"dicebot: {message} (see python -m bot --help)\n")
+
+
+def parse(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = _Parser(
+        prog="python -m bot",
+        description="Run dicebot: on Discord when DISCORD_TOKEN is set, otherwise the browser playground.",
+    )
+    parser.set_defaults(run=run_default, host=LOCALHOST, port=8080)
+    subcommands = parser.add_subparsers(title="commands", metavar="COMMAND")
+    for name, (summary, add_arguments, runner) in COMMANDS.items():
+        sub = subcommands.add_parser(name, help=summary, description=summary)
+        add_arguments(sub)
+        sub.set_defaults(run=runner)
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse(argv)
+    code: int = args.run(args)
+    return code
 
 
 if __name__ == "__main__":

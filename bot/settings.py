@@ -18,6 +18,7 @@ FIX_HINTS: dict[str, str] = {
     "log_level": "use one of DEBUG, INFO, WARNING, ERROR, CRITICAL",
     "discord_api_base": "use an http(s) URL such as http://127.0.0.1:8080/api/v10, or leave it empty",
     "discord_gateway_url": "use a ws(s) URL such as ws://127.0.0.1:8080/gateway, or leave it empty",
+    "require_token": "use true or false",
 }
 
 
@@ -69,6 +70,32 @@ class Settings(BaseSettings):
     def database_path(self) -> Path:
         """The SQLite file named by ``DATABASE_URL`` (relative paths are relative to the working directory)."""
         return Path(self.database_url[len(SQLITE_PREFIX) :])
+
+
+class LaunchSettings(BaseSettings):
+    """What ``python -m bot`` without a subcommand does, read before :class:`Settings` so a missing token is
+    not an error yet: without a token it starts the playground, unless ``REQUIRE_TOKEN`` is set.
+
+    The Docker image sets ``REQUIRE_TOKEN=true``: a container is never someone trying the bot out, so there a
+    missing token stays one line and exit code 2.
+    """
+
+    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
+
+    discord_token: str = ""
+    require_token: bool = False
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] | None = None
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _upper_log_level(cls, value: object) -> object:
+        if isinstance(value, str) and not value.strip():
+            return None
+        return value.strip().upper() if isinstance(value, str) else value
+
+    @property
+    def has_token(self) -> bool:
+        return bool(self.discord_token.strip())
 
 
 def describe_error(error: ValidationError) -> str:

@@ -61,6 +61,13 @@ class Snowflakes:
         self._last = max(stamp, self._last + 1)
         return self._last
 
+    def reuse(self, known: int | None) -> int:
+        """``known`` (an id restored from a saved world; later ids stay larger), or a fresh id when None."""
+        if known is None:
+            return self.next()
+        self._last = max(self._last, known)
+        return known
+
 
 def iso_now() -> str:
     """The current time in the ISO 8601 form Discord uses for timestamps."""

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any, Self, TypeVar
 
 from aiohttp import web
+from aiohttp.web import AppRunner
 
 from fakediscord.errors import FakeDiscordError
 from fakediscord.faults import Fault, Faults
@@ -21,6 +22,7 @@ from fakediscord.messages import Message
 from fakediscord.models import DEFAULT_BOT_PERMISSIONS, Channel, Guild, User
 from fakediscord.rest import API_PREFIX, RecordedRequest, RestAPI
 from fakediscord.state import World
+from fakediscord.web import WebUI
 
 T = TypeVar("T")
 
@@ -47,6 +49,7 @@ class FakeDiscord:
         allowed_intents: int = PRIVILEGED_INTENTS,
         host: str = "127.0.0.1",
         port: int = 0,
+        web: bool = False,
     ) -> None:
         self.token = token
         self.world = World(
@@ -62,9 +65,11 @@ class FakeDiscord:
         self.world.emit = self.gateway.dispatch
         self.faults = Faults()
         self.rest = RestAPI(self.world, token, self.gateway, self.faults)
+        #: The browser playground (page, live WebSocket, acting as users), served beside the API when ``web``.
+        self.web: WebUI | None = WebUI(self) if web else None
         self._host = host
         self._port = port
-        self._runner: web.AppRunner | None = None
+        self._runner: AppRunner | None = None
         self._base = ""
 
     # -- lifecycle ----------------------------------------------------------------------------------------
@@ -75,6 +80,8 @@ class FakeDiscord:
         app.router.add_get("/gateway", self.gateway.handle)
         app.router.add_get("/gateway/", self.gateway.handle)
         self.rest.install(app)
+        if self.web is not None:
+            self.web.install(app)
         self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
         await self._runner.setup()
         site = web.TCPSite(self._runner, self._host, self._port)
@@ -97,6 +104,11 @@ class FakeDiscord:
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.close()
+
+    @property
+    def url(self) -> str:
+        """The server's root, where the playground page is when ``web`` is on (``http://127.0.0.1:PORT/``)."""
+        return f"http://{self._base}/"
 
     @property
     def api_base(self) -> str:

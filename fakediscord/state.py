@@ -110,8 +110,11 @@ class World:
 
     # -- population ---------------------------------------------------------------------------------------
 
-    def add_user(self, name: str, *, permissions: int | None = None, locale: str = "en-US") -> User:
-        user = User(id=self.snowflakes.next(), name=name, locale=locale, permissions=permissions)
+    def add_user(
+        self, name: str, *, permissions: int | None = None, locale: str = "en-US", id: int | None = None
+    ) -> User:
+        """A member of every guild; ``id`` restores a saved user (the playground keeps its world across restarts)."""
+        user = User(id=self.snowflakes.reuse(id), name=name, locale=locale, permissions=permissions)
         self.users[user.id] = user
         for guild in self.guilds.values():
             self._join(guild, user)
@@ -119,8 +122,8 @@ class World:
         self.changes.notify()
         return user
 
-    def add_guild(self, name: str, *, locale: str = "en-US") -> Guild:
-        guild = Guild(id=self.snowflakes.next(), name=name, owner_id=self.owner.id, locale=locale)
+    def add_guild(self, name: str, *, locale: str = "en-US", id: int | None = None) -> Guild:
+        guild = Guild(id=self.snowflakes.reuse(id), name=name, owner_id=self.owner.id, locale=locale)
         guild.roles.append(Role(id=guild.id, name="@everyone", permissions=DEFAULT_PERMISSIONS))
         bot_role = Role(self.snowflakes.next(), self.bot.name, self.bot_permissions, position=1, managed=True)
         guild.roles.append(bot_role)
@@ -132,8 +135,8 @@ class World:
         self.changes.notify()
         return guild
 
-    def add_channel(self, guild: Guild, name: str, *, topic: str | None = None) -> Channel:
-        channel = Channel(self.snowflakes.next(), name, guild=guild, position=len(guild.channels), topic=topic)
+    def add_channel(self, guild: Guild, name: str, *, topic: str | None = None, id: int | None = None) -> Channel:
+        channel = Channel(self.snowflakes.reuse(id), name, guild=guild, position=len(guild.channels), topic=topic)
         guild.channels.append(channel)
         self.channels[channel.id] = channel
         self.emit("CHANNEL_CREATE", channel.payload(), GUILDS)

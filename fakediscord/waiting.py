@@ -21,8 +21,15 @@ class Changes:
 
     def __init__(self) -> None:
         self._waiters: list[asyncio.Future[None]] = []
+        self._listeners: list[Callable[[], None]] = []
+
+    def subscribe(self, listener: Callable[[], None]) -> None:
+        """Call ``listener`` synchronously on every change (the playground page coalesces and pushes them)."""
+        self._listeners.append(listener)
 
     def notify(self) -> None:
+        for listener in self._listeners:
+            listener()
         waiters, self._waiters = self._waiters, []
         for waiter in waiters:
             if not waiter.done():

@@ -1,0 +1,179 @@
+"""The playground: a Discord-like channel in the browser, served by fakediscord, with the real bot connected.
+
+One process runs fakediscord (REST, gateway and the page on one port) and the unmodified bot through the same
+code path as production: ``create_bot`` with the same cogs, service, storage and timeouts, logging in over the
+gateway with discord.py. Only the endpoints and the database differ: the playground keeps its games in its own
+SQLite file and its server, users and messages in a JSON file beside it, so games survive a restart of the
+playground as they survive a restart of the bot, and never mix with a real server's results.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import errno
+from pathlib import Path
+from typing import Any
+
+from pydantic import SecretStr
+
+from bot.app import DiceBot, create_bot
+from bot.endpoints import configure_endpoints
+from bot.settings import Settings
+from fakediscord import FakeDiscord
+from fakediscord.persist import load_world, restore_world, save_world
+
+#: The token the playground's bot logs in to its own fakediscord with; it grants nothing anywhere else.
+TOKEN = "dicebot-playground-token"
+DATABASE_FILE = "playground.sqlite3"
+WORLD_FILE = "playground.world.json"
+GUILD_NAME = "Dice Club"
+CHANNELS = ("general", "kniffel", "knister", "tutto")
+USERS = ("Alice", "Bob", "Carol", "Dave")
+#: Seconds the bot gets to connect and sync its commands before the playground gives up.
+START_TIMEOUT = 60.0
+#: Seconds between a change and saving the world; :meth:`Playground.stop` saves at once.
+SAVE_DELAY = 0.25
+
+
+class PortInUse(Exception):
+    """The port is taken (another playground, or any other server)."""
+
+    def __init__(self, port: int) -> None:
+        super().__init__(f"port {port} is already in use; pick another one with --port")
+        self.port = port
+
+
+class BotCrashed(Exception):
+    """The bot stopped without being asked to; the message is its last error."""
+
+
+class Playground:
+    """fakediscord with its page, plus the bot; :meth:`start`, then :meth:`wait` until the bot stops.
+
+    ``bot_options`` go to :func:`bot.app.create_bot` (tests pass a seeded ``rng`` and a movable ``clock``).
+    """
+
+    def __init__(
+        self,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 8080,
+        data_dir: Path = Path("data"),
+        bot_options: dict[str, Any] | None = None,
+    ) -> None:
+        self.host = host
+        self.port = port
+        self.database = data_dir / DATABASE_FILE
+        self.world_file = data_dir / WORLD_FILE
+        self.bot_options = bot_options or {}
+        self.server: FakeDiscord | None = None
+        self.bot: DiceBot | None = None
+        self._runner: asyncio.Task[None] | None = None
+        self._save_scheduled = False
+
+    @property
+    def url(self) -> str:
+        assert self.server is not None
+        return self.server.url
+
+    async def start(self) -> None:
+        """Serve the page, connect the bot and wait until its commands are synced."""
+        saved = load_world(self.world_file)
+        server = FakeDiscord(
+            TOKEN,
+            application_id=saved["application_id"] if saved else None,
+            host=self.host,
+            port=self.port,
+            web=True,
+        )
+        if saved:
+            restore_world(server.world, saved)
+        else:
+            self._populate(server)
+        try:
+            await server.start()
+        except OSError as error:
+            await server.close()
+            if error.errno == errno.EADDRINUSE:
+                raise PortInUse(self.port) from None
+            raise
+        self.server = server
+        server.world.changes.subscribe(self._schedule_save)
+        settings = Settings(
+            discord_token=SecretStr(TOKEN),
+            database_url=f"sqlite:///{self.database}",
+            dev_guild_id=None,
+            discord_api_base=server.api_base,
+            discord_gateway_url=server.gateway_url,
+        )
+        configure_endpoints(settings.discord_api_base, settings.discord_gateway_url)
+        self.bot = create_bot(settings, **self.bot_options)
+        self._runner = asyncio.create_task(self.bot.start(TOKEN))
+        ready = asyncio.create_task(self._wait_ready())
+        await asyncio.wait({self._runner, ready}, return_when=asyncio.FIRST_COMPLETED)
+        if not ready.done():
+            ready.cancel()
+            await self._crashed()
+        ready.result()
+
+    async def wait(self) -> None:
+        """Run until the bot is closed (:meth:`stop`, a signal); raise :class:`BotCrashed` if it died."""
+        assert self._runner is not None
+        with contextlib.suppress(Exception):
+            await asyncio.shield(self._runner)
+        await self._crashed()
+
+    async def stop(self) -> None:
+        """Close the bot (it finishes clicks in progress and closes its database), then save and close the server."""
+        if self.bot is not None:
+            await self.bot.close()
+        if self._runner is not None:
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                await asyncio.wait_for(self._runner, 15)
+        if self.server is not None:
+            save_world(self.server.world, self.world_file)
+            await self.server.close()
+            self.server = None
+        configure_endpoints(None, None)
+
+    async def _wait_ready(self) -> None:
+        assert self.server is not None
+        assert self.bot is not None
+        bot, server = self.bot, self.server
+        await server.wait_for_commands(timeout=START_TIMEOUT)
+        await server.wait_for(lambda: bot.is_ready(), START_TIMEOUT, "the bot to be ready")
+
+    async def _crashed(self) -> None:
+        """If the bot task ended on its own, show why in the page and raise :class:`BotCrashed`."""
+        assert self._runner is not None
+        assert self.server is not None
+        if not self._runner.done():
+            return
+        error = self._runner.exception() if not self._runner.cancelled() else None
+        closing = self.bot is not None and self.bot.is_closed() and error is None
+        if closing:
+            return
+        reason = f"{type(error).__name__}: {error}" if error else "the bot stopped unexpectedly"
+        assert self.server.web is not None
+        await self.server.web.announce_fatal(reason)
+        raise BotCrashed(reason) from error
+
+    def _schedule_save(self) -> None:
+        """Save the world once per burst of changes (a game move changes it several times in a row)."""
+        if not self._save_scheduled:
+            self._save_scheduled = True
+            asyncio.get_running_loop().call_later(SAVE_DELAY, self._save)
+
+    def _save(self) -> None:
+        self._save_scheduled = False
+        if self.server is not None:
+            save_world(self.server.world, self.world_file)
+
+    @staticmethod
+    def _populate(server: FakeDiscord) -> None:
+        guild = server.add_guild(GUILD_NAME)
+        for name in CHANNELS:
+            server.add_channel(guild, name)
+        for name in USERS:
+            server.add_user(name)

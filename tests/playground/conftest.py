@@ -1,0 +1,200 @@
+"""Browser tests of the playground: the real bot and fakediscord in this process, Debian's Chromium driving the page.
+
+Playwright for Python launches ``/usr/bin/chromium`` (``apt-get install chromium``; Playwright's own browser
+download is never used). Every wait is Playwright's auto-waiting ``expect`` on the DOM or a bounded wait on the
+server's state, never a sleep. The bot's dice come from a :class:`~tests.scripted.ScriptedRandom` and its time
+from a movable clock, so games and deadlines are the same on every run.
+
+Set ``PLAYGROUND_SCREENSHOTS=docs/screenshots`` to write the README's screenshots while the tests run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.async_api import Browser, Locator, Page, async_playwright, expect
+
+from bot.playground import Playground
+from fakediscord import Channel, User
+from tests.scripted import ScriptedRandom
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+DESKTOP = {"width": 1280, "height": 860}
+PHONE = {"width": 375, "height": 780}
+#: Playwright's auto-waiting limit for one expectation (the bot answers in milliseconds; CI machines are busy).
+EXPECT_TIMEOUT = 15_000
+
+expect.set_options(timeout=EXPECT_TIMEOUT)
+
+
+class Clock:
+    """Wall-clock time the test can move forward; the bot's deadlines read it."""
+
+    def __init__(self, start: float = 1_800_000_000.0) -> None:
+        self.now = start
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@dataclass
+class Screen:
+    """One browser tab acting as one user, with the few gestures the tests need."""
+
+    page: Page
+    user: User
+
+    @property
+    def messages(self) -> Locator:
+        return self.page.locator("#messages > li.message")
+
+    def message_with(self, text: str) -> Locator:
+        """The (last) message whose text contains ``text``."""
+        return self.messages.filter(has_text=text).last
+
+    async def pin(self, message: Locator) -> Locator:
+        """The same message by id, so the locator keeps matching after the bot edits its text."""
+        message_id = await message.get_attribute("data-message-id")
+        return self.page.locator(f'#messages > li.message[data-message-id="{message_id}"]')
+
+    def ephemerals(self) -> Locator:
+        return self.page.locator("#messages > li.message.ephemeral")
+
+    async def open_channel(self, name: str) -> None:
+        await self.page.locator(".channel-link", has_text=name).click()
+        await expect(self.page.locator("#channel-name")).to_have_text(f"# {name}")
+
+    async def command(self, typed: str, **options: str) -> None:
+        """Type a slash command, pick it from the autocomplete, fill its options and send it."""
+        box = self.page.locator("#composer-input")
+        await box.fill(typed)
+        await self.page.locator(".suggestion", has_text=typed).first.click()
+        for name, value in options.items():
+            field = self.page.locator(f"#option-{name}")
+            if await field.evaluate("node => node.tagName") == "SELECT":
+                await field.select_option(value)
+            else:
+                await field.fill(value)
+        await box.press("Enter")
+        await expect(box).to_have_value("")
+
+    async def click(self, message: Locator, label: str) -> None:
+        await message.get_by_role("button", name=label, exact=True).click()
+
+    async def pick(self, message: Locator, option: str | None = None) -> str:
+        """Open the message's select and pick ``option`` (or the first one); returns the picked label."""
+        await message.locator(".select-toggle").click()
+        options = message.locator(".select-option")
+        chosen = options.filter(has_text=option).first if option else options.first
+        label = await chosen.locator(".option-label").inner_text()
+        await chosen.click()
+        return label
+
+    async def screenshot(self, name: str) -> None:
+        folder = os.environ.get("PLAYGROUND_SCREENSHOTS")
+        if folder:
+            await self.page.screenshot(path=str(Path(folder) / f"{name}.png"))
+
+
+@dataclass
+class World:
+    """The running playground plus the browser; ``screen()`` opens a tab for a user."""
+
+    playground: Playground
+    browser: Browser
+    rng: ScriptedRandom
+    clock: Clock
+    screens: list[Screen] = field(default_factory=list)
+
+    @property
+    def server(self) -> Any:
+        assert self.playground.server is not None
+        return self.playground.server
+
+    def user(self, name: str) -> User:
+        return next(u for u in self.server.world.users.values() if u.name == name)
+
+    def channel(self, name: str) -> Channel:
+        return next(c for c in self.server.world.channels.values() if c.name == name)
+
+    async def screen(self, name: str, channel: str = "general", viewport: dict[str, int] = DESKTOP) -> Screen:
+        user = self.user(name)
+        context = await self.browser.new_context(viewport=viewport)
+        page = await context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        await page.goto(f"{self.playground.url}?as={user.id}&channel={self.channel(channel).id}")
+        await expect(page.locator("#channel-name")).to_have_text(f"# {channel}")
+        await expect(page.locator("#user-switcher")).to_have_value(str(user.id))
+        screen = Screen(page, user)
+        self.screens.append(screen)
+        return screen
+
+    async def advance(self, seconds: float) -> None:
+        """Move the bot's clock and fire every deadline that fell due, as its scheduler would."""
+        assert self.playground.bot is not None
+        self.clock.now += seconds
+        await self.playground.bot.scheduler.run_due()
+
+    async def lobby_saved(self, channel: str) -> None:
+        """Wait until the bot stored the lobby message of ``channel``'s game (it answers before it saves the id)."""
+        bot = self.playground.bot
+        assert bot is not None
+        channel_id = self.channel(channel).id
+
+        async def saved() -> bool:
+            cursor = await bot.db.reader.execute(
+                "SELECT message_id FROM games WHERE channel_id = ? ORDER BY id DESC LIMIT 1", (channel_id,)
+            )
+            row = await cursor.fetchone()
+            return row is not None and row[0] is not None
+
+        await poll(saved, f"the lobby in #{channel} to be saved")
+
+
+async def poll(check: Callable[[], Awaitable[bool]], what: str, timeout: float = 10.0) -> None:
+    """Wait for a condition on state the page does not show (the bot's database), bounded."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not await check():
+        if loop.time() > deadline:
+            raise TimeoutError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.02)
+
+
+@pytest.fixture
+async def browser() -> AsyncIterator[Browser]:
+    async with async_playwright() as playwright:
+        launched = await playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield launched
+        finally:
+            await launched.close()
+
+
+@pytest.fixture
+async def world(tmp_path: Path, browser: Browser) -> AsyncIterator[World]:
+    rng, clock = ScriptedRandom(), Clock()
+    playground = Playground(port=0, data_dir=tmp_path, bot_options={"rng": lambda: rng, "clock": clock})
+    await playground.start()
+    world = World(playground, browser, rng, clock)
+    try:
+        yield world
+    finally:
+        await world.playground.stop()  # a test may have restarted it

@@ -1,0 +1,160 @@
+"""``python -m bot`` without a token: the playground, its one line, its own data, port errors and the host warning."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import aiohttp
+import pytest
+
+import bot.__main__ as entry
+
+pytestmark = pytest.mark.timeout(120)
+
+SETTINGS = ("DISCORD_TOKEN", "REQUIRE_TOKEN", "DATABASE_URL", "DEV_GUILD_ID", "LOG_LEVEL", "DISCORD_API_BASE")
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    env = {key: value for key, value in os.environ.items() if key not in (*SETTINGS, "DISCORD_GATEWAY_URL")}
+    env.update(extra)
+    return env
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@pytest.fixture
+def taken_port() -> Iterator[int]:
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        yield holder.getsockname()[1]
+
+
+async def test_playground_prints_its_url_serves_the_page_and_stops_on_sigterm(tmp_path: Path) -> None:
+    port = free_port()
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bot",
+        "playground",
+        "--port",
+        str(port),
+        env=clean_env(DATABASE_URL="sqlite:///real.sqlite3"),
+        cwd=tmp_path,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        assert process.stdout is not None
+        line = (await asyncio.wait_for(process.stdout.readline(), 60)).decode()
+        url = f"http://127.0.0.1:{port}/"
+        assert line == (
+            f"dicebot playground: open {url} to play in your browser "
+            "(set DISCORD_TOKEN to connect to Discord instead)\n"
+        )
+        async with aiohttp.ClientSession() as session, session.get(url) as page:
+            assert page.status == 200
+            assert "<title>dicebot playground</title>" in await page.text()
+            assert "default-src 'none'" in page.headers["Content-Security-Policy"]
+    finally:
+        if process.returncode is None:
+            process.send_signal(signal.SIGTERM)
+        rest, stderr = await asyncio.wait_for(process.communicate(), 30)
+    assert process.returncode == 0, stderr.decode()
+    assert rest == b""
+    assert stderr == b""
+    assert (tmp_path / "data" / "playground.sqlite3").exists()
+    assert (tmp_path / "data" / "playground.world.json").exists()
+    assert not (tmp_path / "real.sqlite3").exists()  # never the real server's database
+
+
+def test_a_port_in_use_is_one_line_and_exit_code_2(tmp_path: Path, taken_port: int) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "bot", "playground", "--port", str(taken_port)],
+        env=clean_env(),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [f"dicebot: port {taken_port} is already in use; pick another one with --port"]
+
+
+def test_another_host_warns_that_the_page_has_no_login(tmp_path: Path, taken_port: int) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "bot", "playground", "--host", "localhost", "--port", str(taken_port)],
+        env=clean_env(),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.stderr.splitlines()[0] == (
+        f"dicebot: warning: the playground page has no login; anyone who can reach localhost:{taken_port} "
+        "can play as any of its users"
+    )
+
+
+@pytest.mark.parametrize(
+    ("env", "expected"),
+    [
+        ({}, "playground"),
+        ({"DISCORD_TOKEN": ""}, "playground"),
+        ({"DISCORD_TOKEN": "abc"}, "bot"),
+        ({"REQUIRE_TOKEN": "true"}, "bot"),
+    ],
+)
+def test_the_default_is_the_playground_only_without_a_token(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, env: dict[str, str], expected: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    for name in SETTINGS:
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    ran: list[str] = []
+    monkeypatch.setattr(entry, "run_bot", lambda args: ran.append("bot") or 0)
+    monkeypatch.setattr(entry, "run_playground", lambda args: ran.append("playground") or 0)
+    assert entry.main([]) == 0
+    assert ran == [expected]
+
+
+def test_the_playground_subcommand_takes_port_and_host() -> None:
+    args = entry.parse(["playground", "--port", "9001", "--host", "0.0.0.0"])
+    assert (args.port, args.host) == (9001, "0.0.0.0")
+    assert args.run.__name__ == "run_playground"
+    assert entry.parse([]).run.__name__ == "run_default"
+
+
+def test_a_bot_that_cannot_start_ends_the_playground_with_its_error(tmp_path: Path) -> None:
+    (tmp_path / "data").mkdir()
+    with sqlite3.connect(tmp_path / "data" / "playground.sqlite3") as conn:
+        conn.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+        conn.execute("INSERT INTO schema_version VALUES (9999)")
+    done = subprocess.run(
+        [sys.executable, "-m", "bot", "playground", "--port", str(free_port())],
+        env=clean_env(),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stdout == ""
+    [line] = done.stderr.splitlines()
+    assert line.startswith("dicebot: the playground's bot crashed: DatabaseError: ")
+    assert "schema version 9999" in line

@@ -1,0 +1,123 @@
+"""The page itself: escaping, the slash-command autocomplete, users and locales, restarts and a crashing bot."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from playwright.async_api import expect
+
+from bot.playground import BotCrashed, Playground
+from tests.playground.conftest import World
+
+pytestmark = pytest.mark.timeout(180)
+
+HOSTILE_NAME = "<img src=x onerror=__xss=1>"
+HOSTILE_TEXT = "<script>window.__xss=2</script><b>raw</b> **bold** and <@{alice}> in `code`"
+
+
+async def test_user_and_bot_texts_are_escaped(world: World) -> None:
+    alice = await world.screen("Alice", "general")
+    await alice.page.locator("#new-user-name").fill(HOSTILE_NAME)
+    await alice.page.get_by_role("button", name="Add", exact=True).click()
+    await expect(alice.page.locator("#user-switcher option:checked")).to_have_text(HOSTILE_NAME)
+    await expect(alice.page.locator(".member-name", has_text=HOSTILE_NAME)).to_have_count(1)
+
+    box = alice.page.locator("#composer-input")
+    await box.fill(HOSTILE_TEXT.format(alice=world.user("Alice").id))
+    await box.press("Enter")
+    posted = alice.message_with("window.__xss=2")
+    await expect(posted.locator(".author")).to_have_text(HOSTILE_NAME)
+    shown = "<script>window.__xss=2</script><b>raw</b> bold and @Alice"
+    await expect(posted.locator(".content")).to_contain_text(shown)
+    await expect(posted.locator("strong")).to_have_text("bold")
+    await expect(posted.locator(".mention")).to_have_text("@Alice")
+    await expect(posted.locator("code")).to_have_text("code")
+
+    # The bot repeats the name in its own embed (the lobby's players): shown as text there too.
+    await alice.open_channel("kniffel")
+    await alice.command("/kniffel start")
+    await expect(alice.message_with("Kniffel").locator(".embed")).to_contain_text(HOSTILE_NAME)
+
+    assert await alice.page.evaluate("typeof window.__xss") == "undefined"
+    await expect(alice.page.locator("#app img, #app script, #app b")).to_have_count(0)
+
+
+async def test_autocomplete_offers_subcommands_options_choices_and_ranges(world: World) -> None:
+    alice = await world.screen("Alice", "kniffel")
+    box = alice.page.locator("#composer-input")
+    await box.fill("/kni")
+    suggestions = alice.page.locator(".suggestion")
+    await expect(suggestions.filter(has_text="/kniffel start")).to_contain_text("[rules] [turn_timeout]")
+    await expect(suggestions.filter(has_text="/knister start")).to_have_count(1)
+    await expect(suggestions.filter(has_text="/kniffel scorecard")).to_have_count(1)
+    await box.press("ArrowDown")
+    await expect(suggestions.nth(1)).to_have_class("suggestion active")
+
+    await box.fill("/kniffel sta")
+    await suggestions.filter(has_text="/kniffel start").click()
+    rules = alice.page.locator("#option-rules")
+    await expect(rules.locator("option")).to_have_text(["(default)", "kniffel", "classic"])
+    timeout = alice.page.locator("#option-turn_timeout")
+    await expect(timeout).to_have_attribute("min", "1")
+    await expect(timeout).to_have_attribute("max", "60")
+
+    await timeout.fill("99")
+    await box.press("Enter")
+    await expect(alice.page.locator("#notice")).to_contain_text("turn_timeout")
+    await expect(alice.messages).to_have_count(0)
+
+    await rules.select_option("classic")
+    await timeout.fill("5")
+    await box.press("Enter")
+    await expect(alice.message_with("Kniffel").locator(".embed")).to_contain_text("Classic")
+
+    await box.fill("/stats")
+    await suggestions.filter(has_text="/stats").first.click()
+    await expect(alice.page.locator("#option-user option")).to_contain_text(["(nobody)", "dicebot (app)", "Alice"])
+
+
+async def test_switching_user_and_locale(world: World) -> None:
+    screen = await world.screen("Alice", "general")
+    bob = world.user("Bob")
+    await screen.page.locator("#user-switcher").select_option(str(bob.id))
+    await expect(screen.page.locator(".member.me .member-name")).to_have_text("Bob")
+    assert f"as={bob.id}" in screen.page.url
+    await screen.page.locator("#locale").select_option("de")
+    await world.server.wait_for(lambda: bob.locale == "de", what="Bob's locale to be German")
+    await screen.command("/help")
+    help_reply = screen.ephemerals().last
+    await expect(help_reply).to_contain_text("/kniffel")
+    interaction = await world.server.wait_for(lambda: world.server.interactions[-1:], what="the /help interaction")
+    assert interaction[0].payload["locale"] == "de"
+
+
+async def test_the_page_reconnects_and_the_game_survives_a_restart(world: World) -> None:
+    alice = await world.screen("Alice", "kniffel")
+    await alice.command("/kniffel start")
+    lobby = await alice.pin(alice.message_with("Kniffel"))
+    await world.lobby_saved("kniffel")
+    port = int(world.playground.url.rsplit(":", 1)[1].strip("/"))
+    data_dir = world.playground.database.parent
+    await world.playground.stop()
+    await expect(alice.page.locator("#banner")).to_contain_text("reconnecting")
+
+    again = Playground(port=port, data_dir=data_dir, bot_options={"rng": lambda: world.rng, "clock": world.clock})
+    await again.start()
+    world.playground = again
+    await expect(alice.page.locator("#banner")).to_be_hidden()
+    await expect(lobby).to_contain_text("Kniffel")
+    await alice.click(lobby, "Start")
+    await expect(lobby.locator(".embed-title")).to_contain_text("turn 1/13")
+
+
+async def test_a_crashing_bot_is_shown_on_the_page(world: World) -> None:
+    alice = await world.screen("Alice", "general")
+    stopped = asyncio.create_task(world.playground.wait())
+    # Close the bot's gateway session with "authentication failed": discord.py gives up and its task ends.
+    with pytest.raises(TimeoutError):
+        await world.server.drop_gateway(code=4004, timeout=1)
+    with pytest.raises(BotCrashed, match="4004"):
+        await stopped
+    await expect(alice.page.locator("#banner")).to_contain_text("The bot crashed")
+    await expect(alice.page.locator("#banner")).to_have_class("banner fatal")

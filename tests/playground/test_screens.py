@@ -1,0 +1,70 @@
+"""A running game of each kind at desktop and at phone width: nothing overflows sideways, every control is on screen.
+
+With ``PLAYGROUND_SCREENSHOTS=docs/screenshots`` these tests also write the README's screenshots.
+"""
+
+from __future__ import annotations
+
+import pytest
+from playwright.async_api import expect
+
+from tests.playground.conftest import PHONE, Screen, World
+
+pytestmark = pytest.mark.timeout(120)
+
+
+async def kniffel(world: World, screen: Screen) -> None:
+    world.rng.script(2, 3, 4, 5, 5)
+    await screen.click(await screen.pin(screen.message_with("turn 1/13")), "Roll")
+    await expect(screen.message_with("turn 1/13").locator(".select-toggle")).to_be_visible()
+
+
+async def dicepoker(world: World, screen: Screen) -> None:
+    world.rng.script(6, 6, 6, 2, 3)
+    game = await screen.pin(screen.message_with("turn 1/"))
+    await screen.click(game, "Roll")
+    await expect(game.locator(".select-toggle")).to_be_visible()
+
+
+async def knister(world: World, screen: Screen) -> None:
+    world.rng.script(3, 4)
+    await screen.click(await screen.pin(screen.message_with("Knister — round 1/25")), "🎲 Roll")
+    await screen.click(await screen.pin(screen.message_with("Knister — round 1/25")), "Place 7")
+    grid = await screen.pin(screen.ephemerals().filter(has_text="Your grid"))
+    await grid.locator(".components").get_by_role("button").nth(12).click()
+    await expect(grid.locator(".components").get_by_role("button").nth(12)).to_have_text("7")
+
+
+async def tutto(world: World, screen: Screen) -> None:
+    game = await screen.pin(screen.message_with("Tutto"))
+    await screen.click(game, "🃏 Draw card")
+    await expect(game.get_by_role("button", name="🃏 Draw card")).to_have_count(0)
+    world.rng.script(1, 5, 5, 2, 3, 6)
+    await screen.click(game, "🎲 Roll")  # the seeded deck's first card is a bonus card, played by rolling
+    dice = game.locator(".action-row").nth(0).get_by_role("button")
+    await expect(dice).to_have_text(["⚀ 1", "⚄ 5", "⚄ 5"])
+    await dice.first.click()
+    await expect(game.locator(".action-row").nth(0).get_by_role("button").first).to_have_class("button primary")
+
+
+GAMES = {"kniffel": kniffel, "dicepoker": dicepoker, "knister": knister, "tutto": tutto}
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+async def test_a_running_game_fits_desktop_and_phone(world: World, game: str) -> None:
+    screen = await world.screen("Alice", "general")
+    await screen.command(f"/{game} start")
+    await world.lobby_saved("general")
+    await screen.click(screen.messages.last, "Start")
+    await GAMES[game](world, screen)
+    await screen.screenshot(f"{game}-desktop")
+
+    await screen.page.set_viewport_size(PHONE)
+    await screen.page.locator("#messages").evaluate("list => { list.scrollTop = list.scrollHeight; }")
+    assert await screen.page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    for button in await screen.messages.last.get_by_role("button").all():
+        box = await button.bounding_box()
+        assert box is not None
+        assert box["x"] >= 0
+        assert box["x"] + box["width"] <= PHONE["width"]
+    await screen.screenshot(f"{game}-phone")

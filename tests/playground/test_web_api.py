@@ -1,0 +1,86 @@
+"""fakediscord's playground API without a browser: refusals change nothing; a saved world comes back the same."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import aiohttp
+import pytest
+
+from fakediscord import FakeDiscord
+from fakediscord.persist import dump_world, restore_world
+from fakediscord.state import World
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[FakeDiscord]:
+    async with FakeDiscord(web=True) as fake:
+        guild = fake.add_guild("Dice Club")
+        fake.add_channel(guild, "general")
+        fake.add_user("Alice")
+        yield fake
+
+
+async def post(server: FakeDiscord, action: str, body: Any) -> tuple[int, dict[str, Any]]:
+    async with aiohttp.ClientSession() as session, session.post(f"{server.url}ui/api/{action}", json=body) as reply:
+        return reply.status, await reply.json()
+
+
+@pytest.mark.parametrize(
+    ("action", "body", "error"),
+    [
+        ("click", {"user": "1", "message": "2", "custom_id": "x"}, "unknown user"),
+        ("add-user", {"name": "   "}, "a name has 1 to 32 characters"),
+        ("add-user", {"name": "x" * 33}, "a name has 1 to 32 characters"),
+        ("locale", {"user": "ALICE", "locale": "xx"}, "unknown locale 'xx'"),
+        ("command", {"user": "ALICE", "channel": "GENERAL", "command": "kniffel start"}, "not a command here"),
+        ("message", {"user": "ALICE", "channel": "GENERAL", "content": " "}, "an empty message is not sent"),
+        ("select", {"user": "ALICE", "message": "1", "custom_id": "x", "values": "1"}, "values must be a list"),
+        ("click", ["not", "an", "object"], "the body must be a JSON object"),
+    ],
+)
+async def test_refused_actions_say_why_and_change_nothing(
+    server: FakeDiscord, action: str, body: Any, error: str
+) -> None:
+    alice = next(u for u in server.world.users.values() if u.name == "Alice")
+    general = next(iter(server.world.channels.values()))
+    if isinstance(body, dict):
+        body = {k: str(alice.id) if v == "ALICE" else str(general.id) if v == "GENERAL" else v for k, v in body.items()}
+    users_before, messages_before = len(server.world.users), len(server.world.messages)
+    status, reply = await post(server, action, body)
+    assert status == 400
+    assert reply == {"ok": False, "error": reply["error"]}
+    assert error in reply["error"]
+    assert (len(server.world.users), len(server.world.messages)) == (users_before, messages_before)
+    assert alice.locale == "en-US"
+
+
+async def test_static_files_stay_inside_the_page_folder(server: FakeDiscord) -> None:
+    async with aiohttp.ClientSession() as session:
+        async with session.get(f"{server.url}static/app.js") as script:
+            assert script.status == 200
+        async with session.get(f"{server.url}static/../web.py") as escape:
+            assert escape.status in (403, 404)
+
+
+async def test_a_saved_world_is_restored_with_the_same_ids(server: FakeDiscord) -> None:
+    alice = next(u for u in server.world.users.values() if u.name == "Alice")
+    general = next(iter(server.world.channels.values()))
+    alice.locale = "de"
+    posted = server.world.post_user_message(alice, general, "**hello**")
+    saved = dump_world(server.world)
+
+    copy = World(
+        application_id=saved["application_id"],
+        bot_name="dicebot",
+        bot_permissions=0,
+        interaction_timeout=3.0,
+        token_lifetime=900.0,
+    )
+    restore_world(copy, saved)
+    assert dump_world(copy) == saved
+    restored = copy.messages[posted.id]
+    assert (restored.content, restored.author.id, restored.channel.id) == ("**hello**", alice.id, general.id)
+    assert copy.users[alice.id].locale == "de"
+    assert copy.snowflakes.next() > max(copy.messages)
