@@ -337,8 +337,10 @@ def evaluate(tabs: Tables, state: engine.State, player: str, level: str = "perfe
 
 
 def choose(tabs: Tables, state: engine.State, player: str, level: str, rng: random.Random) -> Any:
-    """The action a player of ``level`` takes now."""
+    """The action a player of ``level`` takes now; ``ValueError`` when the player has nothing to do."""
     legal = engine.legal_actions(state, player)
+    if not legal:
+        raise ValueError(f"{player} has nothing to do now")
     layers, scored = _turn(tabs, level, state, player)
     return fivedice.choose(state, legal, layers, _write_value(tabs, level, state, player), scored, rng)
 

@@ -372,8 +372,10 @@ def evaluate(tabs: Tables, state: engine.State, player: str, level: str = "perfe
 
 
 def choose(tabs: Tables, state: engine.State, player: str, level: str, rng: random.Random) -> Any:
-    """The action a player of ``level`` takes now."""
+    """The action a player of ``level`` takes now; ``ValueError`` when the player has nothing to do."""
     legal = engine.legal_actions(state, player)
+    if not legal:
+        raise ValueError(f"{player} has nothing to do now")
     layers, write, scored = _turn(tabs, level, state, player)
     return fivedice.choose(state, legal, layers, write, scored, rng)
 
