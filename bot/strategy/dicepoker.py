@@ -253,12 +253,12 @@ def heuristic(model: Rules, level: str) -> dict[str, NDArray[np.float64]]:
 _LOADED: dict[Path, Tables] = {}
 
 
-def load(directory: Path | str | None = None) -> Tables:
-    """The tables: from memory, from the cache folder, or built (and stored) now."""
+def load(directory: Path | str | None = None, *, rebuild: bool = False) -> Tables:
+    """The tables: from memory, from the cache folder, or built (and stored) now (``rebuild``: built afresh)."""
     folder = Path(directory) if directory is not None else tables.DEFAULT_DIR
-    if folder not in _LOADED:
+    if rebuild or folder not in _LOADED:
         model = rules()
-        exact = tables.load_or_build(folder, "dicepoker", model.digest, lambda: build(model))
+        exact = tables.load_or_build(folder, "dicepoker", model.digest, lambda: build(model), rebuild=rebuild)
         levels = {level: heuristic(model, level) for level in ("easy", "normal")}
         levels["perfect"] = exact
         _LOADED[folder] = Tables(

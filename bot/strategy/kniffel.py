@@ -286,14 +286,17 @@ class Tables:
 _LOADED: dict[tuple[str, Path], Tables] = {}
 
 
-def load(ruleset: str, directory: Path | str | None = None) -> Tables:
-    """The tables of ``ruleset``: from memory, from the cache folder, or built (and stored) now."""
+def load(ruleset: str, directory: Path | str | None = None, *, rebuild: bool = False) -> Tables:
+    """The tables of ``ruleset``: from memory, from the cache folder, or built (and stored) now.
+
+    ``rebuild`` ignores both caches and builds the exact table afresh (``python -m bot.strategy build``).
+    """
     folder = Path(directory) if directory is not None else tables.DEFAULT_DIR
     key = (ruleset, folder)
-    if key not in _LOADED:
+    if rebuild or key not in _LOADED:
         model = rules(ruleset)
         stored = tables.load_or_build(
-            folder, f"kniffel-{ruleset}", model.digest, lambda: {"values": build_values(model)}
+            folder, f"kniffel-{ruleset}", model.digest, lambda: {"values": build_values(model)}, rebuild=rebuild
         )
         by_level = {level: heuristic_values(model, level) for level in ("easy", "normal")}
         by_level["perfect"] = stored["values"]

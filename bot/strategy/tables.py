@@ -37,7 +37,12 @@ def table_path(directory: Path, name: str, digest: str) -> Path:
 
 
 def load_or_build(
-    directory: Path | str | None, name: str, digest: str, build: Callable[[], dict[str, NDArray[np.generic]]]
+    directory: Path | str | None,
+    name: str,
+    digest: str,
+    build: Callable[[], dict[str, NDArray[np.generic]]],
+    *,
+    rebuild: bool = False,
 ) -> dict[str, NDArray[np.generic]]:
     """Read the cached arrays of a table, or build and store them (atomically, so readers never see half a file).
 
@@ -45,7 +50,7 @@ def load_or_build(
     """
     folder = Path(directory) if directory is not None else DEFAULT_DIR
     path = table_path(folder, name, digest)
-    if path.exists():
+    if path.exists() and not rebuild:
         with np.load(path) as stored:
             return {key: stored[key] for key in stored.files}
     arrays = build()
