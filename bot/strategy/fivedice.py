@@ -45,11 +45,13 @@ def action_values(
     writes = [score_value(action) for action in legal if not isinstance(action, Roll | ToggleHold)]
     for action in legal:
         if isinstance(action, Roll):
-            value = scored + (layers.start if state.rolls == 0 else _keeps(state, layers)[_held(state, state.held)])
+            value = scored + float(
+                layers.start if state.rolls == 0 else _keeps(state, layers)[_held(state, state.held)]
+            )
         elif isinstance(action, ToggleHold):
             held = [*state.held]
             held[action.index] = not held[action.index]
-            value = max(writes) if all(held) else scored + _keeps(state, layers)[_held(state, held)]
+            value = max(writes) if all(held) else scored + float(_keeps(state, layers)[_held(state, held)])
         else:
             value = score_value(action)
         values.append(ActionValue(action, value))
