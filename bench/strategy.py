@@ -59,12 +59,13 @@ def builds(folder: str, runs: int) -> None:
 
     with tempfile.TemporaryDirectory() as warmup:
         compile_time = _timed(lambda: strategy.warm(warmup))
-    print(f"\nfirst build in a fresh process, numba compilation included: {compile_time:.1f} s")
+    print(f"\nwarm() building every table, first call in this process: {compile_time:.1f} s")
     print("\nbuild times (median of runs, seconds; ours includes reading the rules from the engine)")
     for ruleset in kniffel_engine.RULESETS:
         ours = []
         for _ in range(runs):
             kniffel.rules.cache_clear()
+            kniffel.probe.cache_clear()
             with tempfile.TemporaryDirectory() as scratch:
                 ours.append(_timed(lambda f=scratch, r=ruleset: kniffel.load(r, f, rebuild=True)))
         theirs = [

@@ -14,6 +14,7 @@ the upper bonus, and the table file is keyed by a hash of those answers.
 
 from __future__ import annotations
 
+import inspect
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -80,17 +81,25 @@ def _card(mask: int, kniffel: int = 0) -> dict[str, int]:
     return card
 
 
+@dataclass(frozen=True)
+class Probe:
+    """The quick part of the rules (everything but the joker table) and the digest that keys the table file.
+
+    The digest hashes these answers and the engine module's source, so a change of the joker rules (which only
+    the slow full probe would see) rebuilds the table too; loading a stored table then takes no engine probing
+    beyond this.
+    """
+
+    points: NDArray[np.int64]
+    extra: NDArray[np.int64]
+    bonus: NDArray[np.int64]
+    digest: str
+
+
 @cache
-def rules(ruleset: str) -> Rules:
-    """Read the scoring of ``ruleset`` from the engine (about 0.3 s; cached for the process)."""
+def probe(ruleset: str) -> Probe:
+    """Read the points of every roll in every box, the extra bonus and the upper bonus from the engine."""
     points = np.array([[engine.score_options(roll, {}, ruleset)[box] for box in BOXES] for roll in dice.ROLLS])
-    joker = np.full((FULL + 1, len(dice.FACES), BOX_COUNT), -1, dtype=np.int64)
-    for mask in range(FULL + 1):
-        if mask & KNIFFEL_BIT and mask != FULL:
-            card = _card(mask)
-            for face in dice.FACES:
-                for box, value in engine.score_options([face] * dice.DICE, card, ruleset).items():
-                    joker[mask, face - 1, BOXES.index(box)] = value
     extra = np.array(
         [
             [engine.extra_bonus([face] * dice.DICE, _card(KNIFFEL_BIT, kniffel), ruleset) for kniffel in (0, 50)]
@@ -98,8 +107,28 @@ def rules(ruleset: str) -> Rules:
         ]
     )
     bonus = _upper_bonus(ruleset)
-    digest = tables.rules_hash(["kniffel", ruleset, points.tobytes(), joker.tobytes(), extra.tobytes(), bonus])
-    return Rules(ruleset, points, joker, extra, bonus, digest)
+    source = inspect.getsource(engine)
+    digest = tables.rules_hash(["kniffel", ruleset, source, points.tobytes(), extra.tobytes(), bonus.tobytes()])
+    return Probe(points, extra, bonus, digest)
+
+
+def joker_table(ruleset: str) -> NDArray[np.int64]:
+    """The engine's options for five of a kind on every card with the ``kniffel`` box filled (about 0.5 s)."""
+    joker = np.full((FULL + 1, len(dice.FACES), BOX_COUNT), -1, dtype=np.int64)
+    for mask in range(FULL + 1):
+        if mask & KNIFFEL_BIT and mask != FULL:
+            card = _card(mask)
+            for face in dice.FACES:
+                for box, value in engine.score_options([face] * dice.DICE, card, ruleset).items():
+                    joker[mask, face - 1, BOXES.index(box)] = value
+    return joker
+
+
+@cache
+def rules(ruleset: str) -> Rules:
+    """Everything the engine says about ``ruleset``, the joker table included (cached for the process)."""
+    quick = probe(ruleset)
+    return Rules(ruleset, quick.points, joker_table(ruleset), quick.extra, quick.bonus, quick.digest)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -294,10 +323,14 @@ def load(ruleset: str, directory: Path | str | None = None, *, rebuild: bool = F
     folder = Path(directory) if directory is not None else tables.DEFAULT_DIR
     key = (ruleset, folder)
     if rebuild or key not in _LOADED:
-        model = rules(ruleset)
-        stored = tables.load_or_build(
-            folder, f"kniffel-{ruleset}", model.digest, lambda: {"values": build_values(model)}, rebuild=rebuild
-        )
+        quick = probe(ruleset)
+
+        def build() -> dict[str, NDArray[np.generic]]:
+            model = rules(ruleset)
+            return {"values": build_values(model), "joker": model.joker}
+
+        stored = tables.load_or_build(folder, f"kniffel-{ruleset}", quick.digest, build, rebuild=rebuild)
+        model = Rules(ruleset, quick.points, stored["joker"], quick.extra, quick.bonus, quick.digest)
         by_level = {level: heuristic_values(model, level) for level in ("easy", "normal")}
         by_level["perfect"] = stored["values"]
         _LOADED[key] = Tables(model, by_level)

@@ -47,13 +47,12 @@ CARD_CHANCE = {card: count / len(engine.DECK) for card, count in Counter(engine.
 
 @dataclass(frozen=True)
 class Roll:
-    """One multiset of ``n`` dice: its chance, the best points for each number of dice set aside (-1: none),
-    the dice achieving them, and the forced Fireworks selection (all scoring dice)."""
+    """One multiset of ``n`` dice: its chance, and for each number of dice set aside the best points the engine
+    gives such a selection (-1: none; the largest selection is every scoring die)."""
 
     faces: tuple[int, ...]
     chance: float
     best: tuple[int, ...]
-    keeps: tuple[tuple[int, ...], ...]
 
 
 def _sub_multisets(faces: tuple[int, ...]) -> set[tuple[int, ...]]:
@@ -67,12 +66,11 @@ def rolls(n: int) -> tuple[Roll, ...]:
     for faces in combinations_with_replacement(range(1, 7), n):
         chance = factorial(n) / prod(factorial(faces.count(f)) for f in set(faces)) / 6**n
         best = [-1] * (n + 1)
-        keeps: list[tuple[int, ...]] = [()] * (n + 1)
         for sub in _sub_multisets(faces):
             points = engine.score_selection(sub)
             if points is not None and points > best[len(sub)]:
-                best[len(sub)], keeps[len(sub)] = points, sub
-        found.append(Roll(faces, chance, tuple(best), tuple(keeps)))
+                best[len(sub)] = points
+        found.append(Roll(faces, chance, tuple(best)))
     return tuple(found)
 
 
@@ -423,7 +421,8 @@ def _action_values(solution: Solution, state: engine.State, player: str) -> list
 
 
 def evaluate(state: engine.State, player: str, level: str = "perfect") -> list[ActionValue]:
-    """Every legal action with the expected points it banks this turn (optimal single-turn play after it).
+    """Every legal action with the expected points it banks this turn (optimal single-turn play after it; the
+    values are the same for every ``level``, which only changes how :func:`choose` plays).
 
     A die toggle is worth the best selection that still contains the selection after the toggle (0 when no
     valid selection does); Roll on and Stop set the current selection aside.

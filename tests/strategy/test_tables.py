@@ -17,10 +17,10 @@ from bot.strategy import dicepoker, kniffel, tables
 def fresh_rules() -> Iterator[None]:
     """Forget the rules read from the engine before and after a test that patches the engine."""
     dicepoker.rules.cache_clear()
-    kniffel.rules.cache_clear()
+    kniffel.probe.cache_clear()
     yield
     dicepoker.rules.cache_clear()
-    kniffel.rules.cache_clear()
+    kniffel.probe.cache_clear()
 
 
 def test_a_stored_table_is_loaded_not_rebuilt(tmp_path: Path) -> None:
@@ -53,8 +53,8 @@ def test_a_change_in_scoring_rebuilds_the_table(
 
 
 def test_the_kniffel_hash_follows_the_upper_bonus(monkeypatch: pytest.MonkeyPatch, fresh_rules: None) -> None:
-    before = kniffel.rules("kniffel").digest
+    before = kniffel.probe("kniffel").digest
     monkeypatch.setattr(kniffel_engine, "UPPER_BONUS", 40)
-    kniffel.rules.cache_clear()
-    assert kniffel.rules("kniffel").digest != before
-    assert kniffel.rules("kniffel").bonus[-1] == 40
+    kniffel.probe.cache_clear()
+    assert kniffel.probe("kniffel").digest != before
+    assert kniffel.probe("kniffel").bonus[-1] == 40
