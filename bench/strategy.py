@@ -183,7 +183,7 @@ def levels(folder: str, games: int, knister_games: int, tutto_turns: int) -> Non
         ("kniffel/classic", lambda lv: kniffel.simulate(kniffel.load("classic", folder), lv, games, 1)),
         ("dicepoker", lambda lv: dicepoker.simulate(dicepoker.load(folder), lv, games, 1)),
         ("tutto (per turn)", lambda lv: np.array(tutto.play_turns(lv, tutto_turns, 1))),
-        ("knister", lambda lv: np.array(knister.play_solo(lv, knister_games, 1))),
+        ("knister", lambda lv: np.array(knister.play_solo(knister.load(folder), lv, knister_games, 1))),
     ):
         cells = []
         for level in strategy.LEVELS:

@@ -42,7 +42,8 @@ def _strategy(state: Any, directory: Path | str | None) -> tuple[Callable[..., A
     if isinstance(state, tutto_engine.State):
         return tutto.evaluate, tutto.choose
     if isinstance(state, knister_engine.State):
-        return knister.evaluate, knister.choose
+        knister_tables = knister.load(directory)
+        return partial(knister.evaluate, knister_tables), partial(knister.choose, knister_tables)
     raise TypeError(f"no strategy for {type(state).__name__}")
 
 
@@ -80,4 +81,7 @@ def warm(directory: Path | str | None = None) -> dict[str, float]:
     start = time.perf_counter()
     tutto.solve_turn()
     timings["tutto"] = time.perf_counter() - start
+    start = time.perf_counter()
+    knister.load(directory)
+    timings["knister"] = time.perf_counter() - start
     return timings

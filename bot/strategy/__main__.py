@@ -64,7 +64,7 @@ def _selfplay(game: str, ruleset: str | None, level: str, games: int, seed: int,
     elif game == "tutto":
         scores = np.array(tutto.play_turns(level, games, seed))
     else:
-        scores = np.array(knister.play_solo(level, games, seed))
+        scores = np.array(knister.play_solo(knister.load(directory), level, games, seed))
     unit = "points per turn" if game == "tutto" else "final score"
     print(
         f"{game} {ruleset or ''} {level}: {games} {'turns' if game == 'tutto' else 'games'}, seed {seed}".replace(
@@ -97,6 +97,9 @@ def _build(directory: Path) -> None:
     tutto.solve_turn.cache_clear()
     tutto.solve_turn()
     print(f"tutto: {time.perf_counter() - start:.2f} s")
+    start = time.perf_counter()
+    knister.load(directory, rebuild=True)
+    print(f"knister: {time.perf_counter() - start:.2f} s")
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -4,12 +4,12 @@ Method (Glenn 2006, Verhoeff): a turn starts in a state (filled boxes, upper sum
 changing, whether the ``kniffel`` box holds 50). Its value is the expected number of points still to come
 under optimal play. Backward induction over the number of filled boxes; inside a turn, three roll layers:
 the value of a final roll is the best box (points + extra bonus + value of the next state), a keep is worth
-the mean over the rerolled dice, a roll is worth its best keep. Everything is computed for a batch of states
-at once with numpy.
+the mean over the rerolled dice, a roll is worth its best keep. The per-state work is compiled with numba and
+the states of one layer run in parallel.
 
-The rules are not restated here. :func:`rules` asks the engine's ``score_options``, ``extra_bonus`` and
-``total`` for the points of every roll in every box, the joker options of every card, the extra bonus and
-the upper bonus, and the table file is keyed by a hash of those answers.
+The rules are not restated here. :func:`probe` and :func:`joker_table` ask the engine's ``score_options``,
+``extra_bonus`` and ``card_breakdown`` for the points of every roll in every box, the joker options of every
+card, the extra bonus and the upper bonus; the table file is keyed by a hash of those answers.
 """
 
 from __future__ import annotations
@@ -417,7 +417,7 @@ def choose(tabs: Tables, state: engine.State, player: str, level: str, rng: rand
 
 
 # --------------------------------------------------------------------------------------------------
-# Simulation: many solo games at once, for the levels' averages and the check of the exact value
+# Simulation: seeded solo games, for the levels' averages and the check of the exact value
 
 
 @njit(cache=True)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.strategy import dicepoker, kniffel
+from bot.strategy import dicepoker, kniffel, knister
 
 
 @pytest.fixture(scope="session")
@@ -16,6 +16,7 @@ def table_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for ruleset in ("kniffel", "classic"):
         kniffel.load(ruleset, folder)
     dicepoker.load(folder)
+    knister.load(folder)
     return folder
 
 
@@ -32,3 +33,8 @@ def classic_tables(table_dir: Path) -> kniffel.Tables:
 @pytest.fixture(scope="session")
 def dicepoker_tables(table_dir: Path) -> dicepoker.Tables:
     return dicepoker.load(table_dir)
+
+
+@pytest.fixture(scope="session")
+def knister_tables(table_dir: Path) -> knister.Tables:
+    return knister.load(table_dir)

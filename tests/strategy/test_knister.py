@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -26,13 +27,21 @@ def test_one_empty_cell_with_a_random_roll() -> None:
 
 
 @pytest.mark.parametrize("level", ["normal", "perfect"])
-def test_placement_completes_a_high_straight(level: str) -> None:
+def test_placement_completes_a_high_straight(table_dir: Path, level: str) -> None:
     grid: engine.Grid = [[None] * 5 for _ in range(5)]
     grid[0][:4] = [2, 3, 4, 5]
     state = engine.new_game(["p"], random.Random(0)).model_copy(update={"grids": {"p": grid}, "dice": [3, 3]})
-    assert strategy.choose(state, "p", level, random.Random(0)) == engine.Place(cell=4)
+    assert strategy.choose(state, "p", level, random.Random(0), directory=table_dir) == engine.Place(cell=4)
 
 
-def test_each_level_beats_the_one_below() -> None:
-    means = {level: np.mean(knister.play_solo(level, 12, seed=1)) for level in strategy.LEVELS}
+def test_learned_values_end_at_the_line_scores(knister_tables: knister.Tables) -> None:
+    # After the last placement a line's value is its score; before it, a value the player can steer exceeds
+    # what random filling promises for an empty line.
+    assert np.array_equal(knister_tables.learned[engine.CELLS], knister_tables.potential)
+    empty = knister.CONTENT_INDEX[()]
+    assert knister_tables.learned[0, empty] > knister_tables.potential[empty]
+
+
+def test_each_level_beats_the_one_below(knister_tables: knister.Tables) -> None:
+    means = {level: np.mean(knister.play_solo(knister_tables, level, 8, seed=1)) for level in strategy.LEVELS}
     assert means["easy"] + 5 < means["normal"] < means["perfect"]
