@@ -1,8 +1,8 @@
 """The strategy engine: computer players at three levels and the value of every legal action, for every game.
 
 Pure library beside the rules engine: it reads the engine's states, ``legal_actions`` and scoring functions
-and never imports discord. Exact tables (Kniffel, dice poker) are built once and cached on disk; call
-:func:`warm` from a worker thread at start-up so the first hint does not wait for them.
+and never imports discord. Exact tables (Kniffel, dice poker) and the learned Knister values are built once
+and cached on disk; call :func:`warm` from a worker thread at start-up so the first hint does not wait.
 
 ``directory`` is the table cache folder (default ``data/strategy/``); pass the same one to every call.
 """
