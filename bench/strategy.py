@@ -142,7 +142,7 @@ def _positions(engine: Any, count: int, seed: int, **options: Any) -> list[Any]:
 
 def hints(folder: str, count: int) -> None:
     """p50/p99 of ``strategy.evaluate`` (every legal action's value) on positions from random play."""
-    print(f"\nhint latency: evaluate() on {count} positions from random play (ms)")
+    print(f"\nhint latency: evaluate() on {count} positions from random play (ms; wall clock and CPU time)")
     cases = {
         "kniffel": _positions(kniffel_engine, count, 1, ruleset="kniffel"),
         "kniffel/classic": _positions(kniffel_engine, count, 2, ruleset="classic"),
@@ -151,13 +151,18 @@ def hints(folder: str, count: int) -> None:
         "knister": _positions(knister_engine, min(count, 300), 5),
     }
     for name, positions in cases.items():
-        times = []
+        wall, cpu = [], []
         for state, player in positions:
-            start = time.perf_counter()
+            start, start_cpu = time.perf_counter(), time.process_time()
             strategy.evaluate(state, player, directory=folder)
-            times.append(1000 * (time.perf_counter() - start))
-        p50, p99 = np.percentile(times, [50, 99])
-        print(f"  {name:<16} p50 {p50:6.2f}   p99 {p99:6.2f}   max {max(times):6.2f}   ({len(times)} positions)")
+            wall.append(1000 * (time.perf_counter() - start))
+            cpu.append(1000 * (time.process_time() - start_cpu))
+        p50, p99 = np.percentile(wall, [50, 99])
+        c50, c99 = np.percentile(cpu, [50, 99])
+        print(
+            f"  {name:<16} wall p50 {p50:6.2f} p99 {p99:6.2f} max {max(wall):6.2f}   "
+            f"cpu p50 {c50:6.2f} p99 {c99:6.2f} max {max(cpu):6.2f}   ({len(wall)} positions)"
+        )
 
 
 def check(folder: str, games: int) -> None:

@@ -327,10 +327,11 @@ def load(ruleset: str, directory: Path | str | None = None, *, rebuild: bool = F
 
         def build() -> dict[str, NDArray[np.generic]]:
             model = rules(ruleset)
-            return {"values": build_values(model), "joker": model.joker}
+            return {"values": build_values(model), "joker": model.joker.astype(np.int16)}
 
         stored = tables.load_or_build(folder, f"kniffel-{ruleset}", quick.digest, build, rebuild=rebuild)
-        model = Rules(ruleset, quick.points, stored["joker"], quick.extra, quick.bonus, quick.digest)
+        joker = stored["joker"].astype(np.int64)
+        model = Rules(ruleset, quick.points, joker, quick.extra, quick.bonus, quick.digest)
         by_level = {level: heuristic_values(model, level) for level in ("easy", "normal")}
         by_level["perfect"] = stored["values"]
         _LOADED[key] = Tables(model, by_level)
