@@ -40,6 +40,17 @@ def _timed(action: Callable[[], Any]) -> float:
     return time.perf_counter() - start
 
 
+def _both(action: Callable[[], Any]) -> tuple[float, float]:
+    """Wall-clock and CPU seconds (all threads of this process) of ``action``."""
+    start, start_cpu = time.perf_counter(), time.process_time()
+    action()
+    return time.perf_counter() - start, time.process_time() - start_cpu
+
+
+def _median_pair(pairs: list[tuple[float, float]]) -> str:
+    return f"{statistics.median(p[0] for p in pairs):6.2f} s (cpu {statistics.median(p[1] for p in pairs):6.2f} s)"
+
+
 def _machine() -> None:
     cpu = next(
         (
@@ -60,21 +71,21 @@ def builds(folder: str, runs: int) -> None:
     with tempfile.TemporaryDirectory() as warmup:
         compile_time = _timed(lambda: strategy.warm(warmup))
     print(f"\nwarm() building every table, first call in this process: {compile_time:.1f} s")
-    print("\nbuild times (median of runs, seconds; ours includes reading the rules from the engine)")
+    print(
+        "\nbuild times, median of runs, alternating ours and theirs (ours includes reading the rules from the engine)"
+    )
     for ruleset in kniffel_engine.RULESETS:
-        ours = []
+        ours, theirs = [], []
         for _ in range(runs):
             kniffel.rules.cache_clear()
             kniffel.probe.cache_clear()
             with tempfile.TemporaryDirectory() as scratch:
-                ours.append(_timed(lambda f=scratch, r=ruleset: kniffel.load(r, f, rebuild=True)))
-        theirs = [
-            _timed(lambda v=YATZY_VARIANTS[ruleset]: yatzy_solver.Solver.build(yatzy_solver.Variant(v)))
-            for _ in range(runs)
-        ]
+                ours.append(_both(lambda f=scratch, r=ruleset: kniffel.load(r, f, rebuild=True)))
+            variant = yatzy_solver.Variant(YATZY_VARIANTS[ruleset])
+            theirs.append(_both(lambda v=variant: yatzy_solver.Solver.build(v)))
         print(
-            f"  kniffel/{ruleset:<8} ours {statistics.median(ours):6.2f}   "
-            f"yatzy-solver {YATZY_VARIANTS[ruleset]:<22} {statistics.median(theirs):6.2f}"
+            f"  kniffel/{ruleset:<8} ours {_median_pair(ours)}   "
+            f"yatzy-solver {YATZY_VARIANTS[ruleset]:<22} {_median_pair(theirs)}"
         )
     for name, action in (
         ("dicepoker", lambda f: dicepoker.load(f, rebuild=True)),
