@@ -141,7 +141,7 @@ class Playground:
         assert self.server is not None
         assert self.bot is not None
         bot, server = self.bot, self.server
-        await server.wait_for_commands(timeout=START_TIMEOUT)
+        # The bot syncs its commands (or finds them unchanged) in setup_hook, before it is ready.
         await server.wait_for(lambda: bot.is_ready(), START_TIMEOUT, "the bot to be ready")
 
     async def _crashed(self) -> None:

@@ -151,6 +151,17 @@ class CommandStore:
             stored["guild_id"] = str(guild_id)
         return stored
 
+    def scopes(self) -> dict[int | None, builtins.list[dict[str, Any]]]:
+        """Every stored command list by scope (None: global), for saving the world."""
+        return {None: self.list(None), **{guild: self.list(guild) for guild in self._guild}}
+
+    def restore(self, guild_id: int | None, commands: builtins.list[dict[str, Any]]) -> None:
+        """Put back commands saved with the world, as Discord keeps them between a bot's runs (not a write)."""
+        if guild_id is None:
+            self._global = list(commands)
+        else:
+            self._guild[guild_id] = list(commands)
+
     def _set(self, guild_id: int | None, commands: builtins.list[dict[str, Any]]) -> None:
         if guild_id is None:
             self._global = commands

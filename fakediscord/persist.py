@@ -39,6 +39,9 @@ def dump_world(world: World) -> dict[str, Any]:
             for g in world.guilds.values()
         ],
         "messages": [_dump_message(m) for m in world.messages.values() if _kept(m)],
+        # Discord keeps an application's synced commands between its runs; a bot that finds them unchanged does
+        # not sync again, so the world keeps them too.
+        "commands": [{"guild_id": scope, "commands": commands} for scope, commands in world.commands.scopes().items()],
     }
 
 
@@ -48,6 +51,8 @@ def restore_world(world: World, data: dict[str, Any]) -> None:
         raise ValueError(f"unknown world format {data.get('format')!r}")
     for user in data["users"]:
         world.add_user(user["name"], permissions=user["permissions"], locale=user["locale"], id=user["id"])
+    for scope in data.get("commands", []):
+        world.commands.restore(scope["guild_id"], scope["commands"])
     for saved in data["guilds"]:
         guild = world.add_guild(saved["name"], locale=saved["locale"], id=saved["id"])
         for channel in saved["channels"]:

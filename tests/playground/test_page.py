@@ -109,6 +109,10 @@ async def test_the_page_reconnects_and_the_game_survives_a_restart(world: World)
     await expect(lobby).to_contain_text("Kniffel")
     await alice.click(lobby, "Start")
     await expect(lobby.locator(".embed-title")).to_contain_text("turn 1/13")
+    # The bot found its commands unchanged and did not sync again: the restored world still offers them.
+    assert "kniffel" in again.server.world.commands.names(None)
+    await alice.command("/help")
+    await expect(alice.message_with("/kniffel")).to_be_visible()
 
 
 async def test_a_crashing_bot_is_shown_on_the_page(world: World) -> None:

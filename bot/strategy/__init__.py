@@ -1,0 +1,87 @@
+"""The strategy engine: computer players at three levels and the value of every legal action, for every game.
+
+Pure library beside the rules engine: it reads the engine's states, ``legal_actions`` and scoring functions
+and never imports discord. Exact tables (Kniffel, dice poker) and the learned Knister values are built once
+and cached on disk; call :func:`warm` from a worker thread at start-up so the first hint does not wait.
+
+``directory`` is the table cache folder (default ``data/strategy/``); pass the same one to every call.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from bot.engine import dicepoker as dicepoker_engine
+from bot.engine import kniffel as kniffel_engine
+from bot.engine import knister as knister_engine
+from bot.engine import tutto as tutto_engine
+from bot.strategy import dicepoker, kniffel, knister, tutto
+from bot.strategy.base import LEVELS, ActionValue, Level, best_first
+
+__all__ = ["LEVELS", "ActionValue", "Level", "choose", "evaluate", "warm"]
+
+
+def _check_level(level: str) -> None:
+    if level not in LEVELS:
+        raise ValueError(f"unknown level {level!r}; expected one of {', '.join(LEVELS)}")
+
+
+def _strategy(state: Any, directory: Path | str | None) -> tuple[Callable[..., Any], Callable[..., Any]]:
+    """The evaluate and choose functions of the state's game, bound to its tables."""
+    if isinstance(state, kniffel_engine.State):
+        tabs = kniffel.load(state.ruleset, directory)
+        return partial(kniffel.evaluate, tabs), partial(kniffel.choose, tabs)
+    if isinstance(state, dicepoker_engine.State):
+        tabs = dicepoker.load(directory)
+        return partial(dicepoker.evaluate, tabs), partial(dicepoker.choose, tabs)
+    if isinstance(state, tutto_engine.State):
+        return tutto.evaluate, tutto.choose
+    if isinstance(state, knister_engine.State):
+        knister_tables = knister.load(directory)
+        return partial(knister.evaluate, knister_tables), partial(knister.choose, knister_tables)
+    raise TypeError(f"no strategy for {type(state).__name__}")
+
+
+def evaluate(state: Any, player: str, *, directory: Path | str | None = None) -> list[ActionValue]:
+    """Every legal action of ``player`` with its value under perfect play from then on, best first.
+
+    Empty when the player has nothing to do. Values: expected final score (Kniffel, dice poker, Knister) or
+    expected points banked this turn (Tutto).
+    """
+    values, _ = _strategy(state, directory)
+    return best_first(values(state, player, "perfect"))
+
+
+def choose(state: Any, player: str, level: Level, rng: random.Random, *, directory: Path | str | None = None) -> Any:
+    """The action a player of ``level`` takes now (one engine action; call again for the next one).
+
+    ``rng`` breaks ties between equally good actions. Raises ``ValueError`` when the player has nothing to do.
+    """
+    _check_level(level)
+    _, pick = _strategy(state, directory)
+    return pick(state, player, level, rng)
+
+
+def warm(directory: Path | str | None = None) -> dict[str, float]:
+    """Load (building where missing) every exact table; returns the seconds each took. Blocking: run it in a
+    worker thread, not on the event loop."""
+    timings: dict[str, float] = {}
+    for ruleset in kniffel_engine.RULESETS:
+        start = time.perf_counter()
+        kniffel.load(ruleset, directory)
+        timings[f"kniffel/{ruleset}"] = time.perf_counter() - start
+    start = time.perf_counter()
+    dicepoker.load(directory)
+    timings["dicepoker"] = time.perf_counter() - start
+    start = time.perf_counter()
+    tutto.solve_turn()
+    timings["tutto"] = time.perf_counter() - start
+    start = time.perf_counter()
+    knister.load(directory)
+    timings["knister"] = time.perf_counter() - start
+    return timings

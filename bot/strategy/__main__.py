@@ -1,0 +1,134 @@
+"""Command line: ``python -m bot.strategy ev|selfplay|build`` (see ``--help``); bad arguments exit with code 2."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn
+
+import numpy as np
+
+from bot.engine import kniffel as kniffel_engine
+from bot.strategy import dicepoker, kniffel, knister, tables, tutto
+from bot.strategy.base import LEVELS
+
+GAMES = ("kniffel", "dicepoker", "tutto", "knister")
+BAR = 50
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line on stderr and exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"error: {message}\n")
+
+
+def _fail(message: str) -> NoReturn:
+    sys.stderr.write(f"error: {message}\n")
+    raise SystemExit(2)
+
+
+def _ruleset(game: str, rules: str | None) -> str | None:
+    if game == "kniffel":
+        ruleset = rules or "kniffel"
+        if ruleset not in kniffel_engine.RULESETS:
+            _fail(f"unknown rule set {ruleset!r} for kniffel; expected one of {', '.join(kniffel_engine.RULESETS)}")
+        return ruleset
+    if rules is not None:
+        _fail(f"{game} has no rule sets")
+    return None
+
+
+def _ev(game: str, ruleset: str | None, directory: Path) -> None:
+    if game == "kniffel":
+        assert ruleset is not None
+        print(f"{kniffel.load(ruleset, directory).expected_score():.4f}")
+    elif game == "dicepoker":
+        print(f"{dicepoker.load(directory).expected_score():.4f}")
+    elif game == "tutto":
+        for card, value in tutto.expected_per_turn().items():
+            print(f"{card:<12} {value:9.2f}")
+    else:
+        _fail("knister has no exact value; try: selfplay knister --level perfect")
+
+
+def _selfplay(game: str, ruleset: str | None, level: str, games: int, seed: int, directory: Path) -> None:
+    if game == "kniffel":
+        assert ruleset is not None
+        scores = kniffel.simulate(kniffel.load(ruleset, directory), level, games, seed)
+    elif game == "dicepoker":
+        scores = dicepoker.simulate(dicepoker.load(directory), level, games, seed)
+    elif game == "tutto":
+        scores = np.array(tutto.play_turns(level, games, seed))
+    else:
+        scores = np.array(knister.play_solo(knister.load(directory), level, games, seed))
+    unit = "points per turn" if game == "tutto" else "final score"
+    print(
+        f"{game} {ruleset or ''} {level}: {games} {'turns' if game == 'tutto' else 'games'}, seed {seed}".replace(
+            "  ", " "
+        )
+    )
+    print(f"mean {scores.mean():.2f}  sd {scores.std(ddof=1) if games > 1 else 0.0:.2f}  ({unit})")
+    print(histogram(scores))
+
+
+def histogram(scores: Sequence[float] | np.ndarray, bins: int = 12) -> str:
+    """A text histogram: one line per bin, its range, count and a bar."""
+    counts, edges = np.histogram(np.asarray(scores), bins=bins)
+    peak = max(int(counts.max()), 1)
+    return "\n".join(
+        f"{edges[i]:8.0f} .. {edges[i + 1]:8.0f} {count:7d} {'#' * round(BAR * count / peak)}"
+        for i, count in enumerate(counts)
+    )
+
+
+def _build(directory: Path) -> None:
+    for ruleset in kniffel_engine.RULESETS:
+        start = time.perf_counter()
+        kniffel.load(ruleset, directory, rebuild=True)
+        print(f"kniffel/{ruleset}: {time.perf_counter() - start:.2f} s")
+    start = time.perf_counter()
+    dicepoker.load(directory, rebuild=True)
+    print(f"dicepoker: {time.perf_counter() - start:.2f} s")
+    start = time.perf_counter()
+    tutto.solve_turn.cache_clear()
+    tutto.solve_turn()
+    print(f"tutto: {time.perf_counter() - start:.2f} s")
+    start = time.perf_counter()
+    knister.load(directory, rebuild=True)
+    print(f"knister: {time.perf_counter() - start:.2f} s")
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Run the command line."""
+    parser = _Parser(prog="python -m bot.strategy", description=__doc__)
+    parser.add_argument("--dir", type=Path, default=tables.DEFAULT_DIR, help="table cache folder")
+    commands = parser.add_subparsers(dest="command", required=True)
+    ev = commands.add_parser("ev", help="expected score of a fresh solo game under optimal play")
+    ev.add_argument("game", choices=GAMES)
+    ev.add_argument("--rules")
+    play = commands.add_parser("selfplay", help="play seeded solo games at a level")
+    play.add_argument("game", choices=GAMES)
+    play.add_argument("--rules")
+    play.add_argument("--level", choices=LEVELS, required=True)
+    play.add_argument("--games", type=int, default=1000)
+    play.add_argument("--seed", type=int, default=0)
+    commands.add_parser("build", help="build every table and print the time each took")
+    args = parser.parse_args(argv)
+    if args.command == "build":
+        _build(args.dir)
+        return
+    ruleset = _ruleset(args.game, args.rules)
+    if args.command == "ev":
+        _ev(args.game, ruleset, args.dir)
+    else:
+        if args.games < 1:
+            _fail("--games must be at least 1")
+        _selfplay(args.game, ruleset, args.level, args.games, args.seed, args.dir)
+
+
+if __name__ == "__main__":
+    main()

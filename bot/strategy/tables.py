@@ -1,0 +1,65 @@
+"""The on-disk cache of exact tables: one ``.npz`` file per game and rule set, named by a version and a rules hash.
+
+A table is only valid for the rules it was built from, so its file name carries a hash of everything the
+solver read from the engine (score tables, bonus functions) plus :data:`VERSION` of the solver itself. When the
+engine's scoring changes, the hash changes, the old file is simply not found and the table is rebuilt.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import NDArray
+
+VERSION = 1
+"""Bump when the solver's algorithm or table layout changes."""
+
+DEFAULT_DIR = Path("data/strategy")
+
+
+def rules_hash(parts: Iterable[bytes | str | int]) -> str:
+    """A short hash of the rule data a table depends on (and of :data:`VERSION`)."""
+    digest = hashlib.sha256(f"v{VERSION}".encode())
+    for part in parts:
+        digest.update(part if isinstance(part, bytes) else str(part).encode())
+        digest.update(b"\0")
+    return digest.hexdigest()[:16]
+
+
+def table_path(directory: Path, name: str, digest: str) -> Path:
+    """Where the table ``name`` built for rules ``digest`` lives."""
+    return directory / f"{name}-v{VERSION}-{digest}.npz"
+
+
+def load_or_build(
+    directory: Path | str | None,
+    name: str,
+    digest: str,
+    build: Callable[[], dict[str, NDArray[np.generic]]],
+    *,
+    rebuild: bool = False,
+) -> dict[str, NDArray[np.generic]]:
+    """Read the cached arrays of a table, or build and store them (atomically, so readers never see half a file).
+
+    Files of the same table built for other rules or versions are removed, so the folder holds one per table.
+    """
+    folder = Path(directory) if directory is not None else DEFAULT_DIR
+    path = table_path(folder, name, digest)
+    if path.exists() and not rebuild:
+        with np.load(path) as stored:
+            return {key: stored[key] for key in stored.files}
+    arrays = build()
+    folder.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=folder, suffix=".tmp")
+    with os.fdopen(handle, "wb") as out:
+        np.savez(out, **arrays)
+    os.replace(temporary, path)
+    for stale in folder.glob(f"{name}-v*.npz"):
+        if stale != path:
+            stale.unlink(missing_ok=True)
+    return arrays

@@ -1,0 +1,51 @@
+"""``python -m bot.strategy``: its outputs, and one line with exit code 2 for anything unknown."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bot.strategy.__main__ import main
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["ev", "chess"], "invalid choice: 'chess'"),
+        (["ev", "kniffel", "--rules", "house"], "unknown rule set 'house'"),
+        (["ev", "tutto", "--rules", "classic"], "tutto has no rule sets"),
+        (["selfplay", "knister", "--level", "godlike"], "invalid choice: 'godlike'"),
+        (["selfplay", "knister", "--level", "easy", "--games", "0"], "--games must be at least 1"),
+        (["ev", "knister"], "knister has no exact value"),
+    ],
+)
+def test_bad_arguments_exit_2_with_one_line(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2
+    assert err.count("\n") == 1
+    assert message in err
+
+
+def test_ev_prints_the_optimal_expected_score(table_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    main(["--dir", str(table_dir), "ev", "kniffel"])
+    main(["--dir", str(table_dir), "ev", "kniffel", "--rules", "classic"])
+    assert capsys.readouterr().out.split() == ["254.5877", "229.6385"]
+
+
+def test_ev_tutto_prints_points_per_turn_per_card(capsys: pytest.CaptureFixture[str]) -> None:
+    main(["ev", "tutto"])
+    lines = dict(line.split() for line in capsys.readouterr().out.splitlines())
+    assert float(lines["overall"]) == pytest.approx(351.55, abs=0.01)
+    assert float(lines["stop"]) == 0
+
+
+def test_selfplay_prints_mean_sd_and_a_histogram(table_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    main(["--dir", str(table_dir), "selfplay", "dicepoker", "--level", "perfect", "--games", "300", "--seed", "4"])
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "dicepoker perfect: 300 games, seed 4"
+    assert out[1].startswith("mean ") and " sd " in out[1]
+    assert len(out) == 2 + 12
+    assert sum(int(line.split()[3]) for line in out[2:]) == 300

@@ -1,0 +1,47 @@
+"""The Knister players: line potentials from the engine's scoring, rollouts on top, each stronger than the last."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bot import strategy
+from bot.engine import knister as engine
+from bot.strategy import knister
+
+
+def _potential(*numbers: int) -> float:
+    return float(knister.potentials()[knister.CONTENT_INDEX[tuple(sorted(numbers))]])
+
+
+def test_a_full_line_is_worth_its_score() -> None:
+    assert _potential(3, 4, 5, 6, 7) == engine.score_line([3, 4, 5, 6, 7])
+
+
+def test_one_empty_cell_with_a_random_roll() -> None:
+    # 7-7-7-7 and one cell to go: a 7 (chance 6/36) makes five equal (10), anything else four equal (6).
+    assert _potential(7, 7, 7, 7) == pytest.approx(6 / 36 * 10 + 30 / 36 * 6)
+
+
+@pytest.mark.parametrize("level", ["normal", "perfect"])
+def test_placement_completes_a_high_straight(table_dir: Path, level: str) -> None:
+    grid: engine.Grid = [[None] * 5 for _ in range(5)]
+    grid[0][:4] = [2, 3, 4, 5]
+    state = engine.new_game(["p"], random.Random(0)).model_copy(update={"grids": {"p": grid}, "dice": [3, 3]})
+    assert strategy.choose(state, "p", level, random.Random(0), directory=table_dir) == engine.Place(cell=4)
+
+
+def test_learned_values_end_at_the_line_scores(knister_tables: knister.Tables) -> None:
+    # After the last placement a line's value is its score; before it, a value the player can steer exceeds
+    # what random filling promises for an empty line.
+    assert np.array_equal(knister_tables.learned[engine.CELLS], knister_tables.potential)
+    empty = knister.CONTENT_INDEX[()]
+    assert knister_tables.learned[0, empty] > knister_tables.potential[empty]
+
+
+def test_each_level_beats_the_one_below(knister_tables: knister.Tables) -> None:
+    means = {level: np.mean(knister.play_solo(knister_tables, level, 8, seed=1)) for level in strategy.LEVELS}
+    assert means["easy"] + 5 < means["normal"] < means["perfect"]

@@ -1,0 +1,60 @@
+"""The table cache: keyed by the rules hash, rebuilt when the engine's scoring changes, one file per table."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bot.engine import dicepoker as dicepoker_engine
+from bot.engine import kniffel as kniffel_engine
+from bot.strategy import dicepoker, kniffel, tables
+
+
+@pytest.fixture
+def fresh_rules() -> Iterator[None]:
+    """Forget the rules read from the engine before and after a test that patches the engine."""
+    dicepoker.rules.cache_clear()
+    kniffel.probe.cache_clear()
+    yield
+    dicepoker.rules.cache_clear()
+    kniffel.probe.cache_clear()
+
+
+def test_a_stored_table_is_loaded_not_rebuilt(tmp_path: Path) -> None:
+    calls = []
+
+    def build() -> dict[str, np.ndarray]:
+        calls.append(1)
+        return {"values": np.arange(3.0)}
+
+    first = tables.load_or_build(tmp_path, "demo", "abc", build)
+    again = tables.load_or_build(tmp_path, "demo", "abc", build)
+    assert calls == [1]
+    assert np.array_equal(first["values"], again["values"])
+
+
+def test_a_change_in_scoring_rebuilds_the_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fresh_rules: None
+) -> None:
+    before = dicepoker.rules()
+    tables.load_or_build(tmp_path, "dicepoker", before.digest, lambda: dicepoker.build(before))
+    monkeypatch.setattr(dicepoker_engine, "POKER_BONUS", 60)
+    dicepoker.rules.cache_clear()
+    after = dicepoker.rules()
+    assert after.digest != before.digest
+    built = tables.load_or_build(tmp_path, "dicepoker", after.digest, lambda: dicepoker.build(after))
+    # The only file left is the new one, and its value moved with the poker bonus.
+    assert [p.name for p in tmp_path.iterdir()] == [tables.table_path(tmp_path, "dicepoker", after.digest).name]
+    old = dicepoker.build(before)["upper"][0, -dicepoker.LOWEST_UPPER]
+    assert built["upper"][0, -dicepoker.LOWEST_UPPER] > old
+
+
+def test_the_kniffel_hash_follows_the_upper_bonus(monkeypatch: pytest.MonkeyPatch, fresh_rules: None) -> None:
+    before = kniffel.probe("kniffel").digest
+    monkeypatch.setattr(kniffel_engine, "UPPER_BONUS", 40)
+    kniffel.probe.cache_clear()
+    assert kniffel.probe("kniffel").digest != before
+    assert kniffel.probe("kniffel").bonus[-1] == 40
