@@ -37,8 +37,8 @@ def _strategy(state: Any, directory: Path | str | None) -> tuple[Callable[..., A
         tabs = kniffel.load(state.ruleset, directory)
         return partial(kniffel.evaluate, tabs), partial(kniffel.choose, tabs)
     if isinstance(state, dicepoker_engine.State):
-        tabs = dicepoker.load(directory)
-        return partial(dicepoker.evaluate, tabs), partial(dicepoker.choose, tabs)
+        poker_tables = dicepoker.load(directory)
+        return partial(dicepoker.evaluate, poker_tables), partial(dicepoker.choose, poker_tables)
     if isinstance(state, tutto_engine.State):
         return tutto.evaluate, tutto.choose
     if isinstance(state, knister_engine.State):

@@ -132,7 +132,7 @@ def best_sub_keep(roll: int, keeps: NDArray[np.float64]) -> int:
     for j in range(1, SUB_KEEP_COUNTS[roll]):
         if keeps[SUB_KEEPS[roll, j]] > keeps[best]:
             best = SUB_KEEPS[roll, j]
-    return best
+    return int(best)
 
 
 @njit(cache=True)
@@ -144,7 +144,7 @@ def reroll(keep: int) -> int:
     code = 0
     for f in range(6):
         code += counts[f] * CODE_WEIGHTS[f]
-    return CODES[code] - FIRST_ROLL
+    return int(CODES[code] - FIRST_ROLL)
 
 
 def held_faces(dice: Sequence[int], held: Sequence[bool]) -> Multiset:

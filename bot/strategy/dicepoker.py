@@ -260,7 +260,7 @@ def load(directory: Path | str | None = None, *, rebuild: bool = False) -> Table
         model = rules()
         exact = tables.load_or_build(folder, "dicepoker", model.digest, lambda: build(model), rebuild=rebuild)
         levels = {level: heuristic(model, level) for level in ("easy", "normal")}
-        levels["perfect"] = exact
+        levels["perfect"] = {key: np.asarray(array, dtype=np.float64) for key, array in exact.items()}
         _LOADED[folder] = Tables(
             model, {k: v["upper"] for k, v in levels.items()}, {k: v["lower"] for k, v in levels.items()}
         )

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import inspect
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -75,7 +75,7 @@ def _upper_bonus(ruleset: str) -> NDArray[np.int64]:
 
 
 def _card(mask: int, kniffel: int = 0) -> dict[str, int]:
-    card = {box: 0 for i, box in enumerate(BOXES) if mask >> i & 1}
+    card: dict[str, int] = {box: 0 for i, box in enumerate(BOXES) if mask >> i & 1}
     if mask & KNIFFEL_BIT:
         card["kniffel"] = kniffel
     return card
@@ -333,7 +333,7 @@ def load(ruleset: str, directory: Path | str | None = None, *, rebuild: bool = F
         joker = stored["joker"].astype(np.int64)
         model = Rules(ruleset, quick.points, joker, quick.extra, quick.bonus, quick.digest)
         by_level = {level: heuristic_values(model, level) for level in ("easy", "normal")}
-        by_level["perfect"] = stored["values"]
+        by_level["perfect"] = np.asarray(stored["values"], dtype=np.float64)
         _LOADED[key] = Tables(model, by_level)
     return _LOADED[key]
 
@@ -352,7 +352,7 @@ class Position:
     scored: int
 
 
-def position(card: dict[str, int], bonus: int, model: Rules) -> Position:
+def position(card: Mapping[Any, int], bonus: int, model: Rules) -> Position:
     """The solver's view of a card: the upper bonus is left to the table, which adds it at the end."""
     mask = sum(1 << BOXES.index(box) for box in card)
     sums = engine.card_breakdown(card, bonus, model.ruleset)

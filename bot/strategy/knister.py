@@ -165,7 +165,7 @@ def _draw() -> int:
     for i in range(CUMULATIVE.shape[0]):
         if u < CUMULATIVE[i]:
             return i
-    return CUMULATIVE.shape[0] - 1
+    return int(CUMULATIVE.shape[0] - 1)
 
 
 @njit(cache=True)
@@ -233,7 +233,7 @@ def load(directory: Path | str | None = None, *, rebuild: bool = False) -> Table
             ["knister", potential.tobytes(), LEARNING_GAMES, LEARNING_ROUNDS, LEARNING_PRIOR, ROLLOUTS]
         )
         stored = tables.load_or_build(folder, "knister", digest, lambda: {"learned": learned_values()}, rebuild=rebuild)
-        _LOADED[folder] = Tables(potential, stored["learned"])
+        _LOADED[folder] = Tables(potential, np.asarray(stored["learned"], dtype=np.float64))
     return _LOADED[folder]
 
 
@@ -267,7 +267,7 @@ def evaluate(tabs: Tables, state: engine.State, player: str, level: str = "perfe
         _, lines = _arrays(grid)
         return [ActionValue(action, float(WEIGHTS @ tabs.potential[lines])) for action in legal]
     values = placement_values(tabs, grid, state.number, level)
-    return [ActionValue(action, values[action.cell]) for action in legal]
+    return [ActionValue(action, values[action.cell]) for action in legal if isinstance(action, engine.Place)]
 
 
 def choose(tabs: Tables, state: engine.State, player: str, level: str, rng: random.Random) -> Any:

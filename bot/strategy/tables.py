@@ -10,8 +10,9 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -22,7 +23,7 @@ VERSION = 1
 DEFAULT_DIR = Path("data/strategy")
 
 
-def rules_hash(parts: Iterable[bytes | str | int]) -> str:
+def rules_hash(parts: Iterable[bytes | str | int | float]) -> str:
     """A short hash of the rule data a table depends on (and of :data:`VERSION`)."""
     digest = hashlib.sha256(f"v{VERSION}".encode())
     for part in parts:
@@ -40,10 +41,10 @@ def load_or_build(
     directory: Path | str | None,
     name: str,
     digest: str,
-    build: Callable[[], dict[str, NDArray[np.generic]]],
+    build: Callable[[], Mapping[str, NDArray[Any]]],
     *,
     rebuild: bool = False,
-) -> dict[str, NDArray[np.generic]]:
+) -> dict[str, NDArray[Any]]:
     """Read the cached arrays of a table, or build and store them (atomically, so readers never see half a file).
 
     Files of the same table built for other rules or versions are removed, so the folder holds one per table.
@@ -53,11 +54,12 @@ def load_or_build(
     if path.exists() and not rebuild:
         with np.load(path) as stored:
             return {key: stored[key] for key in stored.files}
-    arrays = build()
+    arrays = dict(build())
     folder.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=folder, suffix=".tmp")
     with os.fdopen(handle, "wb") as out:
-        np.savez(out, **arrays)
+        # numpy's stub types the keyword arrays like its own keywords (allow_pickle: bool); any name is fine here.
+        np.savez(out, **arrays)  # type: ignore[arg-type]
     os.replace(temporary, path)
     for stale in folder.glob(f"{name}-v*.npz"):
         if stale != path:

@@ -413,6 +413,7 @@ def _action_values(solution: Solution, state: engine.State, player: str) -> list
                 ActionValue(action, on if isinstance(action, engine.RollOn) else (stop if stop is not None else on))
             )
             continue
+        assert isinstance(action, engine.ToggleSelect)
         toggled = sorted(set(state.selected) ^ {action.index})
         faces = tuple(sorted(state.roll[i] for i in toggled))
         wider = [s for s in options if not Counter(faces) - Counter(s.faces)]
