@@ -118,8 +118,12 @@ class DicebotPlayers(Players):
         clicks = 0
         while message.components and not self.stop.is_set():
             player = room.host if message.content.startswith(room.host.mention) else room.guest
-            clicks += await self.turn(player, message)
-            if clicks > MAX_CLICKS_PER_GAME:
+            made = await self.turn(player, message)
+            clicks += made
+            if self.stop.is_set():
+                return False
+            if not made or clicks > MAX_CLICKS_PER_GAME:
+                # Nothing to click (the game never started) or a game that will not end: give up on it.
                 await self.end(room)
                 return False
         return not message.components
