@@ -287,11 +287,11 @@ async def drive(
 
 def table(results: list[Result]) -> str:
     head = (
-        "| bot | channels | answered clicks | clicks/s | p50 / p95 / p99 ms | unanswered | bot CPU s per 1,000 clicks "
-        "| bot peak RSS MB | load generator CPU |\n|---|---|---|---|---|---|---|---|---|"
+        "| bot | channels | answered clicks | of them refusals | clicks/s | p50 / p95 / p99 ms | unanswered "
+        "| bot CPU s per 1,000 clicks | bot peak RSS MB | load generator CPU |\n" + "|---" * 10 + "|"
     )
     rows = [
-        f"| {r.name} | {r.channels} | {r.summary.clicks} | {r.summary.per_second:.0f} | "
+        f"| {r.name} | {r.channels} | {r.summary.clicks} | {r.rejected} | {r.summary.per_second:.0f} | "
         f"{r.summary.percentile_ms(50):.0f} / {r.summary.percentile_ms(95):.0f} / {r.summary.percentile_ms(99):.0f} | "
         f"{r.summary.unanswered} | {r.cpu_per_1000:.2f} | {r.peak_rss / MB:.0f} | {r.generator_cpu:.0%} |"
         for r in results
@@ -338,8 +338,8 @@ async def main() -> None:
         results.append(await run_one(name, args.channels, args.seconds, args.games, args.warmup))
         done = results[-1]
         print(
-            f"{name}: {done.games} games finished, {done.rejected} clicks answered privately (a refusal), "
-            f"{done.refused} refused by the client, exit code {done.exit_code}"
+            f"{name}: {done.games} games finished, {done.refused} clicks refused by the client (control gone), "
+            f"exit code {done.exit_code}"
         )
     print(table(results))
     if len(results) == 2:

@@ -101,7 +101,7 @@ class Latencies:
     unanswered: list[float] = field(default_factory=list)
     #: Clicks the simulated client could not make (the button was gone or disabled when it looked again).
     refused: int = 0
-    #: Clicks the bot answered with a private refusal instead of playing them.
+    #: Clicks the bot answered with a private refusal ("outdated", "not your turn") instead of playing them.
     rejected: int = 0
 
     def record(self, clicked: float, answered: float | None) -> None:
