@@ -39,6 +39,10 @@ class Clock:
         return self.now
 
 
+async def _identify_at_once(shard_id: int | None, *, initial: bool = False) -> None:
+    """No pause before an IDENTIFY: the 5 s discord.py waits protect Discord's limit, which fakediscord lacks."""
+
+
 @dataclass
 class Harness:
     """One server world plus the bot process state the tests drive."""
@@ -91,16 +95,19 @@ class Harness:
         if self.games is not None:
             options["games"] = tuple(self.games)
         bot = create_bot(settings, **options)
+        # discord.py waits 5 s before every re-IDENTIFY to respect Discord's limit; fakediscord has none.
+        bot.before_identify_hook = _identify_at_once  # type: ignore[method-assign]
         first_start = not self.database.exists()
         synced_before = self.syncs()
         runner = asyncio.create_task(bot.start(TOKEN))
         # The command sync (or the decision not to sync) happens in setup_hook, before the bot gets READY.
-        waiting = asyncio.create_task(self.server.wait_for(bot.is_ready, timeout=START_TIMEOUT, what="bot ready"))
-        await asyncio.wait({runner, waiting}, return_when=asyncio.FIRST_COMPLETED)
+        waiting = asyncio.create_task(bot.wait_until_ready())
+        done, _ = await asyncio.wait({runner, waiting}, timeout=START_TIMEOUT, return_when=asyncio.FIRST_COMPLETED)
         if not waiting.done():
             waiting.cancel()
-            runner.result()
-        waiting.result()
+            if runner in done:
+                runner.result()
+            raise TimeoutError(f"the bot was not ready after {START_TIMEOUT:g}s\n{self.server.diagnostics()}")
         if first_start:
             assert self.syncs() > synced_before, "a bot starting on a new database must sync its commands"
         self.bot, self._runner = bot, runner

@@ -61,10 +61,11 @@ async def test_stale_click_is_refused(harness: Harness) -> None:
 
 async def test_rate_limited_callback_is_retried(harness: Harness) -> None:
     await harness.start_bot(BASIC)
-    harness.server.inject_rest_error("POST", r"/callback$", 429, retry_after=0.2)
+    fault = harness.server.inject_rest_error("POST", r"/callback$", 429, retry_after=0.01)
     reply = await harness.command(harness.alice, "help")
     message = await reply.message(timeout=10)
     assert "/kniffel" in message.text
+    assert fault.hits == 1
 
 
 async def test_game_continues_across_a_gateway_reconnect_and_invalid_session(harness: Harness) -> None:

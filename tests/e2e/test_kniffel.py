@@ -194,7 +194,8 @@ async def test_lobby_expires_after_fifteen_minutes(running: Harness) -> None:
     lobby = await h.open_lobby("kniffel", h.alice)
     await h.advance(15 * 60 + 1)
     assert (await h.record()).status == "abandoned"
-    assert lobby.components == []
+    # The lobby message is edited after the deadline is handled: wait for the edit, never assume it.
+    await h.server.wait_for(lambda: lobby.components == [], what="the expired lobby's buttons to be removed")
     await h.wait_post("expired")
 
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 
 from bot.engine import knister as kn
@@ -26,15 +24,10 @@ async def knister(harness: Harness) -> Harness:
 async def start_game(h: Harness, players: list[User], **options: object) -> Message:
     """Open the lobby, let the others join and start; returns the round message.
 
-    Waits until the bot has stored the lobby's message id before the first Join: the lobby is answered before
-    the id is saved, and a click in between updates the game but not the message.
+    A Join right after the lobby is answered is safe: the service holds the game's lock until the lobby's message
+    id is stored, so the click waits for it.
     """
     message = await h.open_lobby("knister", players[0], **options)
-    for _ in range(500):
-        record = await h.record()
-        if record is not None and record.message_id == message.id:
-            break
-        await asyncio.sleep(0.01)
     for player in players[1:]:
         await h.click(player, message, "Join")
     await h.click(players[0], message, "Start")

@@ -75,7 +75,8 @@ class StubBot(commands.Bot):
     def __init__(self) -> None:
         super().__init__(command_prefix="!", intents=discord.Intents.default())
         self.api_errors: list[discord.HTTPException] = []
-        self.sleep_for = 0.0
+        #: ``/game sleepy`` answers only once a test sets this (after moving the server's clock past the deadline).
+        self.answer_now = asyncio.Event()
 
     async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
         """discord.py waits 5 s before every re-IDENTIFY to respect Discord's limit; no need locally."""
@@ -115,13 +116,12 @@ async def secret(interaction: discord.Interaction) -> None:
 @game.command(description="Think first")
 async def slow(interaction: discord.Interaction) -> None:
     await interaction.response.defer(thinking=True)
-    await asyncio.sleep(0.05)
     await interaction.followup.send("done thinking")
 
 
 @game.command(description="Answer too late")
 async def sleepy(interaction: discord.Interaction) -> None:
-    await asyncio.sleep(interaction.client.sleep_for)  # type: ignore[attr-defined]
+    await interaction.client.answer_now.wait()  # type: ignore[attr-defined]
     try:
         await interaction.response.send_message("finally")
     except discord.HTTPException as exc:

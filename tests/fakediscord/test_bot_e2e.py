@@ -154,10 +154,10 @@ async def test_invalid_slash_input_is_refused_before_dispatch(scene: Scene, bot:
 
 
 async def test_late_response_fails_the_interaction(scene: Scene, bot: StubBot) -> None:
-    scene.server.interaction_timeout = 0.2
-    bot.sleep_for = 0.4
     reply = await scene.server.slash(scene.alice, scene.channel, "game sleepy")
+    scene.server.advance_time(scene.server.interaction_timeout)
     assert "not acknowledged" in await reply.wait_failed()
+    bot.answer_now.set()
     with pytest.raises(InteractionFailed):
         await reply.message()
     await scene.server.wait_for(lambda: bot.api_errors, what="the bot to see the error")
@@ -178,18 +178,19 @@ async def test_second_acknowledgement_is_rejected(scene: Scene, bot: StubBot) ->
 
 
 async def test_component_limit_violation_is_invalid_form_body(scene: Scene, bot: StubBot) -> None:
-    scene.server.interaction_timeout = 0.5
     reply = await scene.server.slash(scene.alice, scene.channel, "game broken")
     await scene.server.wait_for(lambda: bot.api_errors, what="the bot to see the error")
     error = bot.api_errors[0]
     assert (error.status, error.code) == (400, 50035)
     label_errors = reply.api_errors[0].response["errors"]["data"]["components"]["0"]["components"]["0"]["label"]
     assert label_errors["_errors"][0]["code"] == "BASE_TYPE_MAX_LENGTH"
+    assert not reply.acknowledged
+    scene.server.advance_time(scene.server.interaction_timeout)
     await reply.wait_failed()
 
 
 async def test_rate_limited_callback_is_retried(scene: Scene, bot: StubBot) -> None:
-    fault = scene.server.inject_rest_error("POST", r"^/interactions/\d+/[^/]+/callback$", 429, retry_after=0.1)
+    fault = scene.server.inject_rest_error("POST", r"^/interactions/\d+/[^/]+/callback$", 429, retry_after=0.01)
     reply = await scene.server.slash(scene.alice, scene.channel, "game score")
     assert (await reply.message()).content == "score sheet"
     assert fault.hits == 1

@@ -1,0 +1,1 @@
+"""Benchmarks: scripts that measure and print figures for docs/benchmarks.md (``python -m bench.<name>``)."""
