@@ -82,7 +82,7 @@ class DiceBot(commands.Bot):
         specs = registry.load_specs(self._games)
         self.service = GameService(self.games, specs, DiscordChannels(self), rng=self._rng, clock=self.clock)
         self.scheduler = DeadlineScheduler(self.games, self.service.on_deadline, clock=self.clock)
-        self.service.on_saved = lambda record: self.scheduler.wake()
+        self.service.on_saved = lambda record: self.scheduler.wake(record.deadline_at)
         self.service.guild_language = self.guild_settings.language
         self.add_dynamic_items(GameComponent)
         await self.tree.set_translator(CatalogueTranslator())

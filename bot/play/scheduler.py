@@ -35,6 +35,8 @@ class DeadlineScheduler:
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._stopping = False
+        #: The deadline the task sleeps until (None: none is pending, it only re-checks after MAX_SLEEP).
+        self._upcoming: float | None = None
 
     def start(self) -> None:
         if self._task is None:
@@ -48,12 +50,21 @@ class DeadlineScheduler:
             await self._task
             self._task = None
 
-    def wake(self) -> None:
-        """Re-read the next deadline now (one was added or moved)."""
-        self._wake.set()
+    def wake(self, deadline_at: float | None) -> None:
+        """A game was saved with ``deadline_at``: re-read the next deadline if this one comes earlier.
+
+        Most saves keep or push back a deadline; waking for those would cost two queries per click for nothing.
+        A deadline moved later than the one slept for costs at most one wake-up that finds nothing due.
+        """
+        if deadline_at is not None and (self._upcoming is None or deadline_at < self._upcoming):
+            self._upcoming = deadline_at
+            self._wake.set()
 
     async def _run(self) -> None:
         while not self._stopping:
+            # While checking, every deadline saved counts as new: it sets the wake-up, which the wait below sees.
+            self._upcoming = None
+            self._wake.clear()
             failed = True
             upcoming = None
             try:
@@ -66,7 +77,8 @@ class DeadlineScheduler:
                 delay = max(delay, RETRY_AFTER_FAILURE)
             if self._stopping:
                 return
-            self._wake.clear()
+            if not self._wake.is_set():
+                self._upcoming = upcoming
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout=delay)
 
