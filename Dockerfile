@@ -11,7 +11,6 @@ COPY pyproject.toml README.md ./
 COPY bot ./bot
 COPY cogs ./cogs
 COPY fakediscord ./fakediscord
-COPY docs ./docs
 RUN pip install . \
     && useradd --create-home --uid 10001 dicebot \
     && mkdir /data && chown dicebot:dicebot /data
