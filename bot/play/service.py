@@ -20,7 +20,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from bot.engine.core import GameError, secure_rng
 from bot.i18n import game_locale, has, t
-from bot.play import transitions
+from bot.play import computer, transitions
 from bot.play.inflight import InFlight
 from bot.play.ports import Channels, Request, ResponseFailed
 from bot.play.shown import ShownVersions
@@ -101,7 +101,15 @@ def lobby(spec: AnySpec, record: GameRecord) -> Lobby:
         min_players=spec.min_players,
         max_players=spec.max_players,
         show_variant=len(spec.variants) > 1,
+        computer_levels=computer.LEVELS,
     )
+
+
+def computer_name(player: str, locale: str) -> str:
+    """A computer player's name in a language: "🤖 Normal", and a number from the second of a level on."""
+    name = t("computer.name", locale, level=t(f"computer.level.{computer.level_of(player)}", locale))
+    number = computer.number_of(player)
+    return name if number == 1 else f"{name} {number}"
 
 
 async def no_guild_language(guild_id: int) -> str | None:
@@ -118,8 +126,13 @@ class GameService:
         channels: Channels,
         rng: Callable[[], random.Random] = secure_rng,
         clock: Callable[[], float] = time.time,
+        brain: computer.Brain | None = None,
+        computer_delay: float = 1.2,
     ) -> None:
         self._games = games
+        self.brain = brain
+        #: Seconds between a computer player's steps (a stored deadline each).
+        self.computer_delay = computer_delay
         self.specs = dict(specs)
         self._channels = channels
         self._rng = rng
@@ -319,7 +332,9 @@ class GameService:
             raise Refusal("play.outdated")
         now = self._clock()
         if record.status == "lobby":
-            return transitions.lobby_action(spec, game, request.actor, click.action, self._rng(), now)
+            return transitions.lobby_action(
+                spec, game, request.actor, click.action, self._rng(), now, click.values, computer_name
+            )
         return transitions.move(spec, game, request.actor, self._action(spec, click), self._rng(), now)
 
     async def _decide_and_save(
@@ -327,7 +342,7 @@ class GameService:
     ) -> Outcome | None:
         """Decide and save, or refuse (privately) and change nothing; None when refused."""
         try:
-            outcome = decide()
+            outcome = transitions.paced(spec, decide(), self._clock(), self.computer_delay)
             saved = await self._save(outcome)
         except GameError as error:
             await request.refuse(error_key(spec, error), **error.params)
@@ -382,9 +397,11 @@ class GameService:
             if record is None:
                 return
             spec = self.specs[record.kind]
-            decided = transitions.deadline(spec, Game.load(spec, record), self._rng(), self._clock())
+            now = self._clock()
+            decided = transitions.deadline(spec, Game.load(spec, record), self._choose(spec, record), self._rng(), now)
             if decided is None:
                 return
+            decided = transitions.paced(spec, decided, now, self.computer_delay)
             saved = await self._save(decided)
             await self.show(spec, saved)
         await self._channels.post(saved.record, self.announcements(spec, decided))
@@ -445,9 +462,24 @@ class GameService:
         name = t(f"game.{spec.kind}", locale)
         return lines + [t(notice.key, locale, game=name, **notice.params) for notice in outcome.notices]
 
+    def _choose(self, spec: AnySpec, record: GameRecord) -> transitions.Choose:
+        """Computer decisions for this game: the strategy's when its tables are loaded, else the engine's timeout
+        action. Their own random source, seeded by the game and its version, leaves the dice alone."""
+        return computer.chooser(self.brain, spec, random.Random(f"{record.id}:{record.version}"))
+
     async def _save(self, outcome: Outcome) -> Game:
         record = await self._games.save(outcome.after.record, outcome.results, before=outcome.before.record)
         if not record.active:
             self._locks.pop(record.id, None)
+        saved = Game(record, outcome.after.state)
+        self._prepare_computers(saved)
         self.on_saved(record)
-        return Game(record, outcome.after.state)
+        return saved
+
+    def _prepare_computers(self, game: Game) -> None:
+        """A running game with computer players: start loading its strategy tables (once, in a worker thread)."""
+        if self.brain is None or game.record.status != "running" or game.state is None:
+            return
+        seat = next((seat for seat in game.record.seats if seat.kind == "computer"), None)
+        if seat is not None:
+            self.brain.prepare(game.state, seat.player)

@@ -191,6 +191,8 @@ class Lobby(Seating):
     min_players: int
     max_players: int
     show_variant: bool
+    #: The levels of computer player the host may add (none: no computer controls).
+    computer_levels: tuple[str, ...] = ()
 
 
 class GameUI(Protocol[StateT]):

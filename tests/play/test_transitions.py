@@ -12,6 +12,7 @@ import pytest
 from bot.engine import kniffel
 from bot.engine.core import GameError
 from bot.play import transitions as tr
+from bot.play.computer import chooser
 from bot.play.transitions import Actor, Game, Notice, Refusal
 from bot.storage import GameRecord
 from cogs.kniffel import SPEC
@@ -20,7 +21,9 @@ NOW = 1_800_000_000.0
 ALICE = Actor("101", "Alice")
 BOB = Actor("102", "Bob")
 CAROL = Actor("103", "Carol")
-COMPUTER = Actor("cpu-1", "Robo", kind="computer")
+COMPUTER = Actor("cpu-normal-1", "Robo", kind="computer")
+#: The decisions without strategy tables: the engine's timeout action.
+FALLBACK = chooser(None, SPEC, random.Random(0))
 
 
 def lobby(*actors: Actor, timeout: int = 5) -> Game:
@@ -122,14 +125,14 @@ def test_an_illegal_move_raises_and_changes_nothing() -> None:
 
 def test_a_deadline_before_its_time_or_of_a_finished_game_does_nothing() -> None:
     game = started(ALICE)
-    assert tr.deadline(SPEC, game, random.Random(1), game.record.deadline_at - 1) is None
+    assert tr.deadline(SPEC, game, FALLBACK, random.Random(1), game.record.deadline_at - 1) is None
     over = Game(replace(game.record, status="finished"), game.state)
-    assert tr.deadline(SPEC, over, random.Random(1), NOW + 10_000) is None
+    assert tr.deadline(SPEC, over, FALLBACK, random.Random(1), NOW + 10_000) is None
 
 
 def test_an_expired_lobby_is_abandoned_with_a_notice() -> None:
     game = lobby(ALICE)
-    outcome = tr.deadline(SPEC, game, random.Random(1), game.record.deadline_at + 1)
+    outcome = tr.deadline(SPEC, game, FALLBACK, random.Random(1), game.record.deadline_at + 1)
     assert outcome is not None and outcome.after.record.status == "abandoned"
     assert outcome.notices == (Notice("lobby.expired"),)
 
@@ -138,7 +141,7 @@ def test_a_timeout_plays_the_turn_counts_a_strike_and_the_third_removes() -> Non
     game = started(ALICE, BOB)
     first = game.state.current_player
     now = game.record.deadline_at + 1
-    outcome = tr.deadline(SPEC, game, random.Random(3), now)
+    outcome = tr.deadline(SPEC, game, FALLBACK, random.Random(3), now)
     assert outcome is not None
     after = outcome.after
     assert after.state.turns[first] == 1 and after.state.current_player != first
@@ -148,8 +151,8 @@ def test_a_timeout_plays_the_turn_counts_a_strike_and_the_third_removes() -> Non
     struck = replace(after.record.seat(first), timeouts=2)
     seats = tuple(struck if s.player == first else s for s in after.record.seats)
     # the first player's next turn runs out too, this time the third in a row
-    second = tr.timeout(SPEC, Game(replace(after.record, seats=seats), after.state), random.Random(4), now)
-    third = tr.timeout(SPEC, second.after, random.Random(5), now)
+    second = tr.timeout(SPEC, Game(replace(after.record, seats=seats), after.state), FALLBACK, random.Random(4), now)
+    third = tr.timeout(SPEC, second.after, FALLBACK, random.Random(5), now)
     removed = third.after.record.seat(first)
     assert removed.status == "removed" and removed.timeouts == 3
     assert any(notice.key == "play.removed" for notice in third.notices)

@@ -1,0 +1,126 @@
+"""Computer players: their seat ids, and the brain that picks their moves without blocking the event loop.
+
+A computer seat's player id is ``cpu-<level>-<n>``: the level is read back from the id, so nothing else about a
+computer needs storing. :class:`Brain` answers "what does this computer play now" from ``bot.strategy`` once
+the game's tables are in memory; the tables are loaded (built on a first start) in a worker thread, and until
+they are ready a decision falls back to the engine's ``timeout_action`` (the most points now) and says so in the
+log, so a click or a deadline never waits for a table.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from collections.abc import Callable, Hashable
+from pathlib import Path
+from typing import Any
+
+from bot import strategy
+from bot.play.game import AnyRules
+from bot.storage.games import Seat
+
+log = logging.getLogger(__name__)
+
+PREFIX = "cpu"
+LEVELS: tuple[str, ...] = tuple(strategy.LEVELS)
+#: The level that plays a person's turn when their time runs out.
+TIMEOUT_LEVEL = "normal"
+
+
+def player_id(level: str, taken: set[str]) -> str:
+    """The first free ``cpu-<level>-<n>`` id."""
+    number = 1
+    while f"{PREFIX}-{level}-{number}" in taken:
+        number += 1
+    return f"{PREFIX}-{level}-{number}"
+
+
+def level_of(player: str) -> str:
+    """The level in a computer's id (``cpu-perfect-2`` → ``perfect``)."""
+    prefix, level, _ = player.split("-", 2)
+    if prefix != PREFIX or level not in strategy.LEVELS:
+        raise ValueError(f"not a computer player id: {player!r}")
+    return level
+
+
+def number_of(player: str) -> int:
+    """The number in a computer's id: 2 for the second computer of its level."""
+    return int(player.rsplit("-", 1)[1])
+
+
+def is_computer(seat: Seat | None) -> bool:
+    return seat is not None and seat.kind == "computer"
+
+
+def table_key(state: Any) -> Hashable:
+    """Which table a state's decisions need: one per engine state type and rule set."""
+    return (type(state).__module__, getattr(state, "ruleset", None))
+
+
+class Brain:
+    """Decisions of computer players, with tables loaded off the event loop.
+
+    ``choose`` is synchronous (the pure transitions call it): it uses ``bot.strategy`` only for a table already in
+    memory and otherwise returns None, and the caller falls back to ``engine.timeout_action``.
+    """
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self._ready: set[Hashable] = set()
+        self._loading: dict[Hashable, asyncio.Task[None]] = {}
+        self._all_ready = False
+
+    def is_ready(self, state: Any) -> bool:
+        return self._all_ready or table_key(state) in self._ready
+
+    def prepare(self, state: Any, player: str) -> asyncio.Task[None] | None:
+        """Start loading the tables ``state`` needs in a worker thread (once); the task, or None when ready."""
+        key = table_key(state)
+        if self.is_ready(state):
+            return None
+        task = self._loading.get(key)
+        if task is None:
+            task = asyncio.create_task(self._load(key, state, player), name=f"strategy-tables-{key}")
+            self._loading[key] = task
+        return task
+
+    async def _load(self, key: Hashable, state: Any, player: str) -> None:
+        try:
+            await asyncio.to_thread(strategy.evaluate, state, player, directory=self.directory)
+        except Exception:
+            log.exception("could not load the strategy tables for %s", key)
+            self._loading.pop(key, None)
+            return
+        self._ready.add(key)
+        log.info("strategy tables for %s are ready", key)
+
+    async def warm(self) -> None:
+        """Load or build every table in a worker thread (at start-up), then use them for every game."""
+        try:
+            timings = await asyncio.to_thread(strategy.warm, self.directory)
+        except Exception:
+            log.exception("could not build the strategy tables; computer players play the most points now")
+            return
+        log.info("strategy tables ready: %s", ", ".join(f"{name} {seconds:.1f} s" for name, seconds in timings.items()))
+        self._all_ready = True
+
+    def choose(self, state: Any, player: str, level: str, rng: random.Random) -> Any | None:
+        """The action of a ``level`` player now, or None while the game's tables are not in memory yet."""
+        if not self.is_ready(state):
+            log.info("strategy tables for %s still loading: playing the most points now", table_key(state))
+            return None
+        return strategy.choose(state, player, level, rng, directory=self.directory)  # type: ignore[arg-type]
+
+
+def chooser(brain: Brain | None, rules: AnyRules, rng: random.Random) -> Callable[[Any, str, str], Any]:
+    """``(state, player, level) -> action``: the brain's choice, else the engine's timeout action.
+
+    ``rng`` is the decisions' own random source (ties, Knister rollouts), apart from the dice.
+    """
+
+    def choose(state: Any, player: str, level: str) -> Any:
+        action = brain.choose(state, player, level, rng) if brain is not None else None
+        return action if action is not None else rules.engine.timeout_action(state, player)
+
+    return choose
