@@ -221,3 +221,70 @@ def test_the_renderers_import_neither_the_plumbing_nor_storage() -> None:
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
+
+
+# ---------------------------------------------------------------------------------------------- computer players
+
+
+def name_of(player: str, locale: str) -> str:
+    return f"bot {player} ({locale})"
+
+
+def test_the_host_adds_computers_up_to_the_limit_and_removes_the_last_one() -> None:
+    game = lobby(ALICE)
+    for _ in range(SPEC.max_players - 1):
+        game = tr.lobby_action(SPEC, game, ALICE, "add_computer", random.Random(1), NOW, ("normal",), name_of).after
+    players = [seat.player for seat in game.record.seats]
+    assert players[1:3] == ["cpu-normal-1", "cpu-normal-2"] and len(players) == SPEC.max_players
+    assert game.record.seat("cpu-normal-2") == tr.Seat("cpu-normal-2", "bot cpu-normal-2 (en-US)", "computer")
+    with pytest.raises(Refusal, match=r"lobby\.full"):
+        tr.lobby_action(SPEC, game, ALICE, "add_computer", random.Random(1), NOW, ("easy",), name_of)
+    removed = tr.lobby_action(SPEC, game, ALICE, "remove_computer", random.Random(1), NOW).after
+    assert removed.record.seat(players[-1]) is None and len(removed.record.seats) == SPEC.max_players - 1
+
+
+def test_only_the_host_adds_or_removes_computers_and_only_known_levels() -> None:
+    game = lobby(ALICE, BOB)
+    with pytest.raises(Refusal, match=r"lobby\.host_only"):
+        tr.lobby_action(SPEC, game, BOB, "add_computer", random.Random(1), NOW, ("easy",), name_of)
+    with pytest.raises(Refusal, match=r"error\.illegal_action"):
+        tr.lobby_action(SPEC, game, ALICE, "add_computer", random.Random(1), NOW, ("godlike",), name_of)
+    with pytest.raises(Refusal, match=r"lobby\.no_computer"):
+        tr.lobby_action(SPEC, game, ALICE, "remove_computer", random.Random(1), NOW)
+
+
+def test_a_computer_to_act_gets_a_short_deadline_and_plays_one_step_when_it_passes() -> None:
+    # the first seed whose roll-off lets the computer start
+    game = next(g for g in (started(ALICE, COMPUTER, seed=s) for s in range(50)) if g.state.current_player != "101")
+    outcome = tr.paced(SPEC, tr.Outcome(game, game), NOW, 1.2)
+    assert outcome.after.record.deadline_at == NOW + 1.2
+    asked: list[tuple[str, str]] = []
+
+    def choose(state: kniffel.State, player: str, level: str) -> kniffel.Action:
+        asked.append((player, level))
+        return kniffel.timeout_action(state, player)
+
+    step = tr.deadline(SPEC, outcome.after, choose, random.Random(2), NOW + 2)
+    assert step is not None and asked == [("cpu-normal-1", "normal")]
+    assert step.after.state.rolls == 1 and step.after.state.current_player == COMPUTER.player  # one step: the roll
+    assert tr.paced(SPEC, step, NOW + 2, 1.2).after.record.deadline_at == NOW + 3.2
+    for _ in range(5):  # the computer's turn ends within its three rolls and a box
+        if step.after.state.current_player != COMPUTER.player:
+            break
+        step = tr.computer_step(SPEC, step.after, choose, random.Random(3), NOW + 3)
+    assert step.after.state.turns[COMPUTER.player] == 1 and step.after.state.current_player == ALICE.player
+    assert step.after.record.deadline_at == NOW + 3 + 5 * 60  # a person's turn: the person's timeout
+    assert tr.paced(SPEC, step, NOW + 3, 1.2) == step
+
+
+def test_a_person_who_times_out_is_played_by_the_normal_computer() -> None:
+    game = started(ALICE, BOB)
+    first = game.state.current_player
+    levels: set[str] = set()
+
+    def choose(state: kniffel.State, player: str, level: str) -> kniffel.Action:
+        levels.add(level)
+        return kniffel.timeout_action(state, player)
+
+    outcome = tr.deadline(SPEC, game, choose, random.Random(3), game.record.deadline_at + 1)
+    assert outcome is not None and outcome.after.state.turns[first] == 1 and levels == {"normal"}
