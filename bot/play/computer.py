@@ -24,6 +24,9 @@ log = logging.getLogger(__name__)
 
 PREFIX = "cpu"
 LEVELS: tuple[str, ...] = tuple(strategy.LEVELS)
+#: Results of a game with computer players are stored under ``<kind>+computer``: their own standings, never in
+#: the people-against-people leaderboards of ``<kind>`` (``bot/ui/leaderboard.py`` reads the same suffix).
+VS_COMPUTER = "+computer"
 #: The level that plays a person's turn when their time runs out.
 TIMEOUT_LEVEL = "normal"
 
@@ -47,6 +50,15 @@ def level_of(player: str) -> str:
 def number_of(player: str) -> int:
     """The number in a computer's id: 2 for the second computer of its level."""
     return int(player.rsplit("-", 1)[1])
+
+
+def vs_computer_counters(levels: set[str], won: bool) -> dict[str, int]:
+    """A person's result counters against computers: one game and a win or not against each level present."""
+    counters = {}
+    for level in sorted(levels):
+        counters[f"vs_{level}"] = 1
+        counters[f"won_vs_{level}"] = int(won)
+    return counters
 
 
 def is_computer(seat: Seat | None) -> bool:

@@ -451,7 +451,13 @@ def _after_move(
 
 
 def results(rules: AnyRules, record: GameRecord, state: Any) -> tuple[ResultRow, ...]:
-    """One result row per person at the table (their card as it stands, also for those who left)."""
+    """One result row per person at the table (their card as it stands, also for those who left).
+
+    A game with computer players is stored under its own kind (``<kind>+computer``), with the levels played
+    against and won against as counters: people are ranked against people only.
+    """
+    levels = {computer.level_of(seat.player) for seat in record.seats if seat.kind == "computer"}
+    kind = record.kind + computer.VS_COMPUTER if levels else record.kind
     rows = []
     for result in rules.engine.results(state):
         seat = record.seat(result.player)
@@ -459,10 +465,11 @@ def results(rules: AnyRules, record: GameRecord, state: Any) -> tuple[ResultRow,
             continue
         # The counters the game keeps for statistics; one the engine leaves out (not in these rules) stays out.
         counters = {name: value for name, value in result.counters.items() if name in rules.counters}
+        counters.update(computer.vs_computer_counters(levels, result.won))
         rows.append(
             ResultRow(
                 game_id=record.id,
-                kind=record.kind,
+                kind=kind,
                 variant=record.variant,
                 guild_id=record.guild_id,
                 channel_id=record.channel_id,

@@ -96,8 +96,17 @@ async def test_a_solo_dice_poker_game_against_a_perfect_computer_is_played_to_th
     await play_solo(h, lobby, dicepoker)
     record = await h.record()
     assert record is not None and record.status == "finished"
-    rows = await h.bot.db.reader.execute_fetchall("SELECT user_id FROM results WHERE game_id = ?", (record.id,))
-    assert [row[0] for row in rows] == [h.alice.id]  # no result row for the computer
+    rows = await h.bot.db.reader.execute_fetchall(
+        "SELECT user_id, kind, won FROM results WHERE game_id = ?", (record.id,)
+    )
+    assert [row[:2] for row in rows] == [(h.alice.id, "dicepoker+computer")]  # no result row for the computer
+    won = rows[0][2]
+    board = await (await h.command(h.alice, "leaderboard", game="dicepoker")).message()
+    assert "Alice" not in board.text  # people are ranked against people only
+    stats = await (await h.command(h.alice, "stats")).message()
+    fields = {field["name"]: field["value"] for field in stats.embeds[0]["fields"]}
+    assert list(fields) == ["Dice poker against the computer"]
+    assert f"🤖 Wins against Perfect {won} of 1" in fields["Dice poker against the computer"]
 
 
 async def test_the_host_adds_and_removes_computers_within_the_seat_limit(bot: Harness) -> None:
