@@ -151,17 +151,27 @@ class GameService:
     # ---------------------------------------------------------------- commands
 
     @tracked
-    async def open_lobby(self, request: Request, spec: AnySpec, variant: str, options: dict[str, Any]) -> None:
-        """``/<game> start``: create the game with the host seated and post the lobby."""
+    async def open_lobby(
+        self,
+        request: Request,
+        spec: AnySpec,
+        variant: str,
+        options: dict[str, Any],
+        opponents: int = 0,
+        level: str = "normal",
+    ) -> None:
+        """``/<game> start``: create the game with the host (and ``opponents`` computers) seated; post the lobby."""
         if request.channel_id is None:
             await request.refuse("play.no_channel")
             return
+        chosen = await self.guild_language(request.guild_id) if request.guild_id is not None else None
+        locale = game_locale(chosen, request.guild_locale, request.locale)
         try:
             options = transitions.check_options(spec, variant, options)
+            computers = transitions.computer_seats(spec, opponents, level, locale, computer_name)
         except Refusal as refusal:
             await request.refuse(refusal.key, **refusal.params)
             return
-        chosen = await self.guild_language(request.guild_id) if request.guild_id is not None else None
         try:
             record = await self._games.create(
                 kind=spec.kind,
@@ -169,9 +179,10 @@ class GameService:
                 guild_id=request.guild_id,
                 channel_id=request.channel_id,
                 host=request.actor.seat(),
-                locale=game_locale(chosen, request.guild_locale, request.locale),
+                locale=locale,
                 options=options,
                 deadline_at=transitions.open_deadline(self._clock()),
+                others=computers,
             )
         except ChannelBusy as busy:
             async with self._locks[busy.game.id]:

@@ -224,6 +224,22 @@ def start(rules: AnyRules, game: Game, actor: Actor, rng: random.Random, now: fl
 NameComputer = Callable[[str, str], str]
 
 
+def computer_seats(rules: AnyRules, opponents: int, level: str, locale: str, name: NameComputer) -> tuple[Seat, ...]:
+    """The computer seats ``/<game> start opponents: level:`` asks for, or a refusal beyond the game's seats."""
+    most = min(7, rules.max_players - 1)
+    if type(opponents) is not int or not 0 <= opponents <= most:
+        raise Refusal("play.bad_option", name="opponents", allowed=f"0–{most}")
+    if level not in computer.LEVELS:
+        raise Refusal("play.bad_option", name="level", allowed=" / ".join(computer.LEVELS))
+    taken: set[str] = set()
+    seats = []
+    for _ in range(opponents):
+        player = computer.player_id(level, taken)
+        taken.add(player)
+        seats.append(Seat(player, name(player, locale), "computer"))
+    return tuple(seats)
+
+
 def add_computer(rules: AnyRules, game: Game, actor: Actor, level: str, name: NameComputer) -> Outcome:
     """The host seats a computer player of ``level``, named in the game's language."""
     _require_host(game, actor)

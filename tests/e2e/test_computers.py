@@ -72,8 +72,7 @@ async def test_a_solo_classic_game_against_an_easy_computer_is_played_to_the_end
     bot: Harness, caplog: pytest.LogCaptureFixture
 ) -> None:
     h = bot
-    lobby = await h.open_lobby("kniffel", h.alice, rules="classic")
-    await add_computer(h, lobby, "easy")
+    lobby = await h.open_lobby("kniffel", h.alice, rules="classic", opponents=1, level="easy")  # seated at once
     assert "🤖 Easy" in lobby.text
     await h.click(h.alice, lobby, "Start")
     await h.tables_ready()

@@ -203,7 +203,9 @@ def test_a_finished_game_stores_one_result_per_person_and_none_for_computers() -
     assert [row.user_id for row in outcome.results] == [101]
     row = outcome.results[0]
     assert row.score == kniffel.card_totals(game.state, ALICE.player).total
-    assert row.finished_at == NOW and set(row.counters) == {"kniffels", "upper_bonus"}
+    assert row.finished_at == NOW and set(row.counters) == {"kniffels", "upper_bonus", "vs_normal", "won_vs_normal"}
+    # kept apart from the people-vs-people standings, with the level played against and whether it was beaten
+    assert row.kind == "kniffel+computer" and (row.counters["vs_normal"], row.counters["won_vs_normal"]) == (1, row.won)
 
 
 def test_the_transitions_need_no_discord() -> None:
@@ -288,3 +290,17 @@ def test_a_person_who_times_out_is_played_by_the_normal_computer() -> None:
 
     outcome = tr.deadline(SPEC, game, choose, random.Random(3), game.record.deadline_at + 1)
     assert outcome is not None and outcome.after.state.turns[first] == 1 and levels == {"normal"}
+
+
+def test_start_options_seat_computers_within_the_game_and_refuse_the_rest() -> None:
+    seats = tr.computer_seats(SPEC, 2, "perfect", "de", name_of)
+    assert [(seat.player, seat.kind) for seat in seats] == [
+        ("cpu-perfect-1", "computer"),
+        ("cpu-perfect-2", "computer"),
+    ]
+    assert seats[0].display_name == "bot cpu-perfect-1 (de)"
+    with pytest.raises(Refusal, match=r"play\.bad_option") as too_many:
+        tr.computer_seats(SPEC, 8, "easy", "en", name_of)
+    assert too_many.value.params == {"name": "opponents", "allowed": "0–7"}
+    with pytest.raises(Refusal, match=r"play\.bad_option"):
+        tr.computer_seats(SPEC, 1, "godlike", "en", name_of)
