@@ -13,6 +13,7 @@ import asyncio
 import logging
 import random
 from collections.abc import Callable, Hashable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -123,6 +124,40 @@ class Brain:
             log.info("strategy tables for %s still loading: playing the most points now", table_key(state))
             return None
         return strategy.choose(state, player, level, rng, directory=self.directory)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class Keep:
+    """Five dice: keep these and roll the rest (what a run of die toggles and a roll amount to)."""
+
+    dice: tuple[int, ...]
+    kind: str = "keep"
+
+
+def hint_values(state: Any, player: str, directory: Path) -> tuple[list[Any], Any | None]:
+    """The values a hint shows, best first, and the value of what is set up now (or None).
+
+    ``strategy.evaluate`` values a five-dice toggle as "toggle one die, then roll"; a person thinks in keeps, so
+    for the five-dice games every distinct keep is valued as the roll with exactly those dice held, and the
+    boxes (or rows) as they are. Tutto's and Knister's actions are shown as the strategy values them.
+    """
+    values = strategy.evaluate(state, player, directory=directory)
+    current = next((entry for entry in values if entry.action.kind in ("roll", "roll_on")), None)
+    if not (hasattr(state, "held") and getattr(state, "rolls", 0) and current is not None):
+        return values, current
+    keeps: dict[tuple[int, ...], strategy.ActionValue] = {}
+    for mask in range(1 << len(state.dice)):
+        held = [bool(mask >> index & 1) for index in range(len(state.dice))]
+        kept = tuple(sorted(die for die, hold in zip(state.dice, held, strict=True) if hold))
+        if kept in keeps or all(held):
+            continue
+        trial = state.model_copy(update={"held": held})
+        roll = next(
+            entry for entry in strategy.evaluate(trial, player, directory=directory) if entry.action.kind == "roll"
+        )
+        keeps[kept] = strategy.ActionValue(Keep(kept), roll.value)
+    others = [entry for entry in values if entry.action.kind not in ("roll", "toggle_hold")]
+    return sorted([*keeps.values(), *others], key=lambda entry: -entry.value), current
 
 
 def chooser(brain: Brain | None, rules: AnyRules, rng: random.Random) -> Callable[[Any, str, str], Any]:

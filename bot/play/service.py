@@ -27,10 +27,15 @@ from bot.play.shown import ShownVersions
 from bot.play.spec import AnySpec
 from bot.play.transitions import Actor, Game, Origin, Outcome, Refusal
 from bot.storage import ChannelBusy, GameRecord, GamesRepository, StaleVersion, StorageUnavailable
+from bot.ui import hint as hint_ui
 from bot.ui import lobby as lobby_ui
-from bot.ui.render import Click, Lobby, Rendered, SeatView, Table
+from bot.ui.render import Click, Lobby, Rendered, SeatView, Table, custom_id
 
 log = logging.getLogger(__name__)
+
+#: The Hint button's action, and its row on every game message (the games' own controls use the rows above).
+HINT = "hint"
+HINT_ROW = 4
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -102,6 +107,7 @@ def lobby(spec: AnySpec, record: GameRecord) -> Lobby:
         max_players=spec.max_players,
         show_variant=len(spec.variants) > 1,
         computer_levels=computer.LEVELS,
+        hints=transitions.hints_on(record),
     )
 
 
@@ -288,6 +294,9 @@ class GameService:
             if click.action in spec.private_views:
                 await self._open_private(request, spec, record, click)
                 return
+            if click.action == HINT:
+                await self._hint(request, spec, record)
+                return
             game = Game.load(spec, record)
             if self._in_effect(spec, game, click):
                 await request.update(self.render(spec, game))
@@ -387,6 +396,33 @@ class GameService:
         await self._games.attach_message(record.id, message_id)
         return replace(record, message_id=message_id)
 
+    async def _hint(self, request: Request, spec: AnySpec, record: GameRecord) -> None:
+        """The Hint button: the best actions of the player to act, privately; never a change to the game.
+
+        The values are computed only from tables already in memory (milliseconds); while they load in a worker
+        thread the player is told the tables are being prepared.
+        """
+        game = Game.load(spec, record)
+        try:
+            if record.status != "running" or game.state is None:
+                raise Refusal("play.game_over" if record.state is not None else "play.not_started")
+            transitions.require_seated(game, request.actor)
+            if not transitions.hints_on(record):
+                raise Refusal("hint.not_allowed")
+            if request.actor.player not in spec.engine.to_act(game.state):
+                raise Refusal("error.not_your_turn")
+        except Refusal as refusal:
+            await request.refuse(refusal.key, **refusal.params)
+            return
+        if self.brain is None or not self.brain.is_ready(game.state):
+            if self.brain is not None:
+                self.brain.prepare(game.state, request.actor.player)
+            await request.refuse("hint.preparing")
+            return
+        values, current = computer.hint_values(game.state, request.actor.player, self.brain.directory)
+        text = hint_ui.render(spec.kind, game.state, values, current, request.locale)
+        await request.show_private(Rendered(content=text))
+
     async def _open_private(self, request: Request, spec: AnySpec, record: GameRecord, click: Click) -> None:
         view = spec.private_views[click.action]
         if record.state is None:
@@ -460,6 +496,9 @@ class GameService:
         if game.state is None:
             return lobby_ui.render(lobby(spec, record))
         rendered = spec.ui.render(table(game))
+        if record.status == "running" and transitions.hints_on(record):
+            label = t("hint.button", record.locale)
+            rendered.layout.button(HINT_ROW, label, custom_id(record.id, HINT, "", record.version))
         if record.status == "abandoned":
             rendered.content = t("play.abandoned_banner", record.locale)
             rendered.layout = type(rendered.layout)()

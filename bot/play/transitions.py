@@ -264,6 +264,22 @@ def remove_computer(game: Game, actor: Actor) -> Outcome:
     return Outcome(game, Game(replace(record, seats=seats), None))
 
 
+def hints_on(record: GameRecord) -> bool:
+    """Whether the Hint button is offered: the host's choice, else on when at most one person plays."""
+    chosen = record.options.get("hints")
+    if chosen is not None:
+        return bool(chosen)
+    return sum(seat.kind == "user" for seat in record.seats) <= 1
+
+
+def toggle_hints(game: Game, actor: Actor) -> Outcome:
+    """The host switches hints on or off for this game."""
+    _require_host(game, actor)
+    record = game.record
+    options = {**record.options, "hints": int(not hints_on(record))}
+    return Outcome(game, Game(replace(record, options=options), None))
+
+
 def lobby_action(
     rules: AnyRules,
     game: Game,
@@ -279,6 +295,8 @@ def lobby_action(
         return add_computer(rules, game, actor, values[0], name)
     if action == "remove_computer":
         return remove_computer(game, actor)
+    if action == "hints":
+        return toggle_hints(game, actor)
     if action == "join":
         return join(rules, game, actor)
     if action == "leave":

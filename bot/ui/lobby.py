@@ -44,6 +44,9 @@ def render(lobby: Lobby) -> Rendered:
     if lobby.computer_levels and len(lobby.seats) < lobby.max_players:
         levels = [(t(f"computer.level.{level}", locale), level, None) for level in lobby.computer_levels]
         rendered.layout.select(1, t("lobby.add_computer", locale), custom_id(game, "add_computer", "", stamp), levels)
+    rendered.layout.button(
+        2, t("lobby.hints_on" if lobby.hints else "lobby.hints_off", locale), custom_id(game, "hints", "", stamp)
+    )
     if any(seat.kind == "computer" for seat in lobby.seats):
         rendered.layout.button(2, t("lobby.remove_computer", locale), custom_id(game, "remove_computer", "", stamp))
     return rendered

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from bot import strategy
 from bot.engine import dicepoker, kniffel
 from bot.strategy import dicepoker as dicepoker_tables
 from bot.strategy import kniffel as kniffel_tables
@@ -200,3 +201,35 @@ async def test_a_tutto_computer_plays_its_whole_turn_step_by_step(bot: Harness) 
     state = await h.state()
     assert state.current == str(h.alice.id) and state.scores["cpu-normal-1"] == 100  # Fireworks keep the haul
     assert "Fireworks" in "\n".join(h.posts())
+
+
+async def test_a_hint_for_a_scripted_roll_shows_the_exact_best_action(bot: Harness, strategy_dir: Path) -> None:
+    h = bot
+    message = await h.start_game("kniffel", [h.alice], rules="classic")  # alone: hints are on by default
+    h.rng.script(6, 6, 6, 6, 6)
+    await h.click(h.alice, message, "Roll")
+    first = await (await h.server.click_button(h.alice, message, label="💡 Hint")).message()
+    assert first.ephemeral and "Preparing the hint tables" in first.text  # loading in a worker thread meanwhile
+    state = await h.state()
+    loading = h.bot.brain.prepare(state, str(h.alice.id))
+    if loading is not None:
+        await loading
+    hint = await (await h.server.click_button(h.alice, message, label="💡 Hint")).message()
+    best = strategy.evaluate(state, str(h.alice.id), directory=strategy_dir)[0]
+    assert best.action == kniffel.Score(box="kniffel")
+    expected = f"**score Kniffel** → {best.value:,.1f} expected"
+    assert hint.ephemeral and hint.text.splitlines()[1] == expected, hint.text
+    keeps = [line for line in hint.text.splitlines() if line.startswith("**keep")]
+    assert keeps and keeps[0].startswith("**keep ⚅ ⚅ ⚅ ⚅ and roll**")  # keeps shown as dice, not die toggles
+    assert hint.text.splitlines()[-1].startswith("Set up now (roll all five dice): ")
+    refused = await (await h.server.click_button(h.bob, message, label="💡 Hint")).message()
+    assert "not playing" in refused.text
+
+
+async def test_the_host_switches_hints_off_in_the_lobby(bot: Harness) -> None:
+    h = bot
+    lobby = await h.open_lobby("kniffel", h.alice, rules="classic")
+    await h.click(h.alice, lobby, "💡 Hints: on")
+    assert any(button.label == "💡 Hints: off" for button in lobby.buttons)
+    await h.click(h.alice, lobby, "Start")
+    assert not any(button.label == "💡 Hint" for button in lobby.buttons)

@@ -304,3 +304,14 @@ def test_start_options_seat_computers_within_the_game_and_refuse_the_rest() -> N
     assert too_many.value.params == {"name": "opponents", "allowed": "0–7"}
     with pytest.raises(Refusal, match=r"play\.bad_option"):
         tr.computer_seats(SPEC, 1, "godlike", "en", name_of)
+
+
+def test_hints_default_on_for_one_person_and_the_host_switches_them() -> None:
+    assert tr.hints_on(lobby(ALICE).record) and tr.hints_on(lobby(ALICE, COMPUTER).record)
+    assert not tr.hints_on(lobby(ALICE, BOB).record)
+    switched = tr.lobby_action(SPEC, lobby(ALICE, BOB), ALICE, "hints", random.Random(1), NOW).after
+    assert tr.hints_on(switched.record) and switched.record.options == {"timeout": 5, "hints": 1}
+    off = tr.lobby_action(SPEC, switched, ALICE, "hints", random.Random(1), NOW).after
+    assert not tr.hints_on(off.record)
+    with pytest.raises(Refusal, match=r"lobby\.host_only"):
+        tr.lobby_action(SPEC, off, BOB, "hints", random.Random(1), NOW)
