@@ -10,8 +10,10 @@ log, so a click or a deadline never waits for a table.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import random
+import threading
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from pathlib import Path
@@ -71,6 +73,36 @@ def table_key(state: Any) -> Hashable:
     return (type(state).__module__, getattr(state, "ruleset", None))
 
 
+async def in_daemon_thread(function: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
+    """``function(*args, **kwargs)`` in a daemon thread, awaited.
+
+    Not ``asyncio.to_thread``: a shutdown waits for the default executor, and a table being built would hold a
+    SIGTERM for many seconds. A daemon thread dies with the process; the table files are written atomically, so
+    an interrupted build leaves nothing behind but the work to redo.
+    """
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Any] = loop.create_future()
+
+    def settle(result: Any, error: BaseException | None) -> None:
+        if future.done():
+            return
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(result)
+
+    def run() -> None:
+        try:
+            result, error = function(*args, **kwargs), None
+        except Exception as caught:
+            result, error = None, caught
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: nobody waits any more
+            loop.call_soon_threadsafe(settle, result, error)
+
+    threading.Thread(target=run, name="strategy-tables", daemon=True).start()
+    return await future
+
+
 class Brain:
     """Decisions of computer players, with tables loaded off the event loop.
 
@@ -100,7 +132,7 @@ class Brain:
 
     async def _load(self, key: Hashable, state: Any, player: str) -> None:
         try:
-            await asyncio.to_thread(strategy.evaluate, state, player, directory=self.directory)
+            await in_daemon_thread(strategy.evaluate, state, player, directory=self.directory)
         except Exception:
             log.exception("could not load the strategy tables for %s", key)
             self._loading.pop(key, None)
@@ -111,7 +143,7 @@ class Brain:
     async def warm(self) -> None:
         """Load or build every table in a worker thread (at start-up), then use them for every game."""
         try:
-            timings = await asyncio.to_thread(strategy.warm, self.directory)
+            timings = await in_daemon_thread(strategy.warm, self.directory)
         except Exception:
             log.exception("could not build the strategy tables; computer players play the most points now")
             return

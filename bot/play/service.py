@@ -422,6 +422,12 @@ class GameService:
         values, current = computer.hint_values(game.state, request.actor.player, self.brain.directory)
         text = hint_ui.render(spec.kind, game.state, values, current, request.locale)
         await request.show_private(Rendered(content=text))
+        marked = transitions.mark_hinted(game, request.actor)
+        if marked is not None:
+            try:
+                await self.show(spec, await self._save(marked))
+            except (StaleVersion, StorageUnavailable) as error:
+                log.warning("game %s: could not mark that %s used a hint: %s", record.id, request.actor.player, error)
 
     async def _open_private(self, request: Request, spec: AnySpec, record: GameRecord, click: Click) -> None:
         view = spec.private_views[click.action]

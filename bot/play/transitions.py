@@ -272,6 +272,16 @@ def hints_on(record: GameRecord) -> bool:
     return sum(seat.kind == "user" for seat in record.seats) <= 1
 
 
+def mark_hinted(game: Game, actor: Actor) -> Outcome | None:
+    """Note that ``actor`` used a hint (their result is marked); None when already noted."""
+    record = game.record
+    hinted = list(record.options.get("hinted", ()))
+    if actor.player in hinted:
+        return None
+    options = {**record.options, "hinted": [*hinted, actor.player]}
+    return Outcome(game, Game(replace(record, options=options), game.state))
+
+
 def toggle_hints(game: Game, actor: Actor) -> Outcome:
     """The host switches hints on or off for this game."""
     _require_host(game, actor)
@@ -488,7 +498,8 @@ def results(rules: AnyRules, record: GameRecord, state: Any) -> tuple[ResultRow,
     """One result row per person at the table (their card as it stands, also for those who left).
 
     A game with computer players is stored under its own kind (``<kind>+computer``), with the levels played
-    against and won against as counters: people are ranked against people only.
+    against and won against as counters: people are ranked against people only. A player who used the Hint
+    button has the counter ``hints_used``.
     """
     levels = {computer.level_of(seat.player) for seat in record.seats if seat.kind == "computer"}
     kind = record.kind + computer.VS_COMPUTER if levels else record.kind
@@ -500,6 +511,8 @@ def results(rules: AnyRules, record: GameRecord, state: Any) -> tuple[ResultRow,
         # The counters the game keeps for statistics; one the engine leaves out (not in these rules) stays out.
         counters = {name: value for name, value in result.counters.items() if name in rules.counters}
         counters.update(computer.vs_computer_counters(levels, result.won))
+        if seat.player in record.options.get("hinted", ()):
+            counters["hints_used"] = 1
         rows.append(
             ResultRow(
                 game_id=record.id,

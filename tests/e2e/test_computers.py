@@ -224,6 +224,10 @@ async def test_a_hint_for_a_scripted_roll_shows_the_exact_best_action(bot: Harne
     assert hint.text.splitlines()[-1].startswith("Set up now (roll all five dice): ")
     refused = await (await h.server.click_button(h.bob, message, label="💡 Hint")).message()
     assert "not playing" in refused.text
+    record = await h.record()
+    assert record is not None and record.options["hinted"] == [str(h.alice.id)]  # her result will be marked
+    handle = await h.click(h.alice, message, "Roll (2/3)")  # the message was redrawn with the new version
+    assert not handle.ephemeral_messages and (await h.state()).rolls == 2
 
 
 async def test_the_host_switches_hints_off_in_the_lobby(bot: Harness) -> None:

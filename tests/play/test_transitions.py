@@ -315,3 +315,15 @@ def test_hints_default_on_for_one_person_and_the_host_switches_them() -> None:
     assert not tr.hints_on(off.record)
     with pytest.raises(Refusal, match=r"lobby\.host_only"):
         tr.lobby_action(SPEC, off, BOB, "hints", random.Random(1), NOW)
+
+
+def test_a_player_who_used_a_hint_is_marked_once_and_in_the_results() -> None:
+    game = started(ALICE)
+    marked = tr.mark_hinted(game, ALICE)
+    assert marked is not None and marked.after.record.options["hinted"] == ["101"]
+    assert tr.mark_hinted(marked.after, ALICE) is None
+    game = marked.after
+    while game.record.status == "running":
+        game = tr.move(SPEC, game, ALICE, kniffel.timeout_action(game.state, "101"), random.Random(2), NOW).after
+    rows = tr.results(SPEC, game.record, game.state)
+    assert rows[0].counters["hints_used"] == 1 and rows[0].kind == "kniffel"
