@@ -175,7 +175,8 @@ def hint_values(state: Any, player: str, directory: Path) -> tuple[list[Any], An
     """
     values = strategy.evaluate(state, player, directory=directory)
     current = next((entry for entry in values if entry.action.kind in ("roll", "roll_on")), None)
-    if not (hasattr(state, "held") and getattr(state, "rolls", 0) and current is not None):
+    five_dice_roll = hasattr(state, "held") and bool(state.rolls)
+    if not five_dice_roll or current is None:
         return values, current
     keeps: dict[tuple[int, ...], strategy.ActionValue] = {}
     for mask in range(1 << len(state.dice)):
