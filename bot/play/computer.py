@@ -113,17 +113,21 @@ class Brain:
     def __init__(self, directory: Path) -> None:
         self.directory = directory
         self._ready: set[Hashable] = set()
-        self._loading: dict[Hashable, asyncio.Task[None]] = {}
+        self._loading: dict[Hashable, asyncio.Future[Any]] = {}
         self._all_ready = False
+        #: The start-up build of every table, while it runs: a game's own load waits for it instead of racing it.
+        self._warming: asyncio.Future[Any] | None = None
 
     def is_ready(self, state: Any) -> bool:
         return self._all_ready or table_key(state) in self._ready
 
-    def prepare(self, state: Any, player: str) -> asyncio.Task[None] | None:
+    def prepare(self, state: Any, player: str) -> asyncio.Future[Any] | None:
         """Start loading the tables ``state`` needs in a worker thread (once); the task, or None when ready."""
         key = table_key(state)
         if self.is_ready(state):
             return None
+        if self._warming is not None and not self._warming.done():
+            return self._warming
         task = self._loading.get(key)
         if task is None:
             task = asyncio.create_task(self._load(key, state, player), name=f"strategy-tables-{key}")
@@ -142,8 +146,9 @@ class Brain:
 
     async def warm(self) -> None:
         """Load or build every table in a worker thread (at start-up), then use them for every game."""
+        self._warming = asyncio.ensure_future(in_daemon_thread(strategy.warm, self.directory))
         try:
-            timings = await in_daemon_thread(strategy.warm, self.directory)
+            timings = await self._warming
         except Exception:
             log.exception("could not build the strategy tables; computer players play the most points now")
             return

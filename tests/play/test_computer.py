@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import random
+import threading
 from pathlib import Path
 
 import pytest
@@ -41,3 +43,26 @@ async def test_decisions_fall_back_until_the_tables_are_loaded_in_a_thread(tmp_p
     action = brain.choose(state, "a", "perfect", random.Random(3))
     assert action in dicepoker.legal_actions(state, "a")
     assert list(tmp_path.glob("*.npz"))  # built into the given folder  # noqa: ASYNC240
+
+
+async def test_a_game_waits_for_the_start_up_build_instead_of_racing_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    release = threading.Event()
+
+    def warm(directory: Path) -> dict[str, float]:
+        release.wait(10)
+        return {"everything": 0.0}
+
+    monkeypatch.setattr(computer.strategy, "warm", warm)
+    brain = computer.Brain(tmp_path)
+    warming = asyncio.create_task(brain.warm())
+    await asyncio.sleep(0)  # the build starts in its thread
+    state = dicepoker.new_game(["a"], random.Random(1))
+    waiting = brain.prepare(state, "a")
+    assert waiting is not None and not brain.is_ready(state)
+    assert not list(tmp_path.glob("*.npz"))  # noqa: ASYNC240 - no second build of its own
+    release.set()
+    await waiting
+    await warming
+    assert brain.is_ready(state) and brain.prepare(state, "a") is None
