@@ -10,6 +10,7 @@ import logging
 import random
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import discord
@@ -20,6 +21,7 @@ from bot import registry
 from bot.engine.core import secure_rng
 from bot.i18n import CatalogueTranslator, t
 from bot.play.components import GameComponent
+from bot.play.computer import Brain
 from bot.play.discord_io import DiscordChannels
 from bot.play.scheduler import DeadlineScheduler
 from bot.play.service import GameService
@@ -53,6 +55,8 @@ class DiceBot(commands.Bot):
         clock: Callable[[], float] = time.time,
         sync_only: bool = False,
         guild_ready_timeout: float = 2.0,
+        strategy_dir: Path | None = None,
+        warm_strategy: bool = False,
     ) -> None:
         intents = discord.Intents.none()
         intents.guilds = True
@@ -69,6 +73,10 @@ class DiceBot(commands.Bot):
         self._rng = rng
         self.clock = clock
         self._sync_only = sync_only
+        #: The strategy tables' folder: beside the database unless given.
+        self.brain = Brain(strategy_dir or settings.database_path.parent / "strategy")
+        self._warm_strategy = warm_strategy
+        self._warming: asyncio.Task[None] | None = None
         self.tree.error(self._on_app_command_error)
         self._close_lock = asyncio.Lock()
         self._closed = False
@@ -80,7 +88,15 @@ class DiceBot(commands.Bot):
         self.results = ResultsRepository(self.db)
         self.guild_settings = GuildSettingsRepository(self.db)
         specs = registry.load_specs(self._games)
-        self.service = GameService(self.games, specs, DiscordChannels(self), rng=self._rng, clock=self.clock)
+        self.service = GameService(
+            self.games,
+            specs,
+            DiscordChannels(self),
+            rng=self._rng,
+            clock=self.clock,
+            brain=self.brain,
+            computer_delay=self.settings.computer_delay,
+        )
         self.scheduler = DeadlineScheduler(self.games, self.service.on_deadline, clock=self.clock)
         self.service.on_saved = lambda record: self.scheduler.wake(record.deadline_at)
         self.service.guild_language = self.guild_settings.language
@@ -93,6 +109,9 @@ class DiceBot(commands.Bot):
             return
         self.scheduler.start()
         self.service.shown.start()
+        if self._warm_strategy:
+            # Built or loaded in a worker thread; computer moves use the engine's timeout action meanwhile.
+            self._warming = asyncio.create_task(self.brain.warm(), name="dicebot-strategy-tables")
         # Repairing messages a crash left behind must not delay readiness: clicks are served meanwhile.
         self._catch_up = asyncio.create_task(self._show_games_behind(), name="dicebot-catch-up")
 
@@ -150,6 +169,8 @@ class DiceBot(commands.Bot):
                 await self.scheduler.stop()
             if hasattr(self, "service"):
                 await self.service.drain(SHUTDOWN_GRACE)
+                if self._warming is not None:
+                    self._warming.cancel()
                 if self._catch_up is not None:
                     self._catch_up.cancel()
                     with contextlib.suppress(asyncio.CancelledError):

@@ -19,6 +19,7 @@ FIX_HINTS: dict[str, str] = {
     "discord_api_base": "use an http(s) URL such as http://127.0.0.1:8080/api/v10, or leave it empty",
     "discord_gateway_url": "use a ws(s) URL such as ws://127.0.0.1:8080/gateway, or leave it empty",
     "require_token": "use true or false",
+    "computer_delay": "use a number of seconds from 1 to 30 (Discord allows about one message edit a second)",
 }
 
 
@@ -33,6 +34,8 @@ class Settings(BaseSettings):
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = "INFO"
     discord_api_base: str | None = None
     discord_gateway_url: str | None = None
+    #: Seconds between a computer player's moves: a pace a person can follow, never faster than Discord's edits.
+    computer_delay: float = Field(default=1.2, ge=1.0, le=30.0)
 
     @field_validator("dev_guild_id", "discord_api_base", "discord_gateway_url", mode="before")
     @classmethod

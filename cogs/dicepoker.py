@@ -9,7 +9,15 @@ from discord import app_commands
 from discord.app_commands import locale_str as _
 
 from bot.engine import dicepoker
-from bot.play.cog import ScorecardGameCog, dice_action, dice_stamp, hold_in_effect
+from bot.play.cog import (
+    COMPUTER_DESCRIBE,
+    COMPUTER_RENAME,
+    LEVEL_CHOICES,
+    ScorecardGameCog,
+    dice_action,
+    dice_stamp,
+    hold_in_effect,
+)
 from bot.play.spec import GameSpec, PrivateView
 from bot.ui.dicepoker import UI
 from bot.ui.render import Click
@@ -52,13 +60,19 @@ class DicePokerCog(
         description=_("Open a dice poker lobby in this channel", key="cmd.dicepoker.start.description"),
     )
     @app_commands.describe(
-        turn_timeout=_("Minutes per turn before the bot plays for you (1-60, default 5)", key="cmd.start.turn_timeout")
+        turn_timeout=_("Minutes per turn before the bot plays for you (1-60, default 5)", key="cmd.start.turn_timeout"),
+        **COMPUTER_DESCRIBE,
     )
-    @app_commands.rename(turn_timeout=_("turn_timeout", key="cmd.option.turn_timeout"))
+    @app_commands.rename(turn_timeout=_("turn_timeout", key="cmd.option.turn_timeout"), **COMPUTER_RENAME)
+    @app_commands.choices(level=LEVEL_CHOICES)
     async def start(
-        self, interaction: discord.Interaction[Any], turn_timeout: app_commands.Range[int, 1, 60] = 5
+        self,
+        interaction: discord.Interaction[Any],
+        turn_timeout: app_commands.Range[int, 1, 60] = 5,
+        opponents: app_commands.Range[int, 0, 7] = 0,
+        level: str = "normal",
     ) -> None:
-        await self.open(interaction, "russian", {"timeout": turn_timeout})
+        await self.open(interaction, "russian", {"timeout": turn_timeout}, opponents, level)
 
 
 async def setup(bot: Any) -> None:

@@ -9,7 +9,15 @@ from discord import app_commands
 from discord.app_commands import locale_str as _
 
 from bot.engine import kniffel
-from bot.play.cog import ScorecardGameCog, dice_action, dice_stamp, hold_in_effect
+from bot.play.cog import (
+    COMPUTER_DESCRIBE,
+    COMPUTER_RENAME,
+    LEVEL_CHOICES,
+    ScorecardGameCog,
+    dice_action,
+    dice_stamp,
+    hold_in_effect,
+)
 from bot.play.spec import GameSpec, PrivateView
 from bot.ui.kniffel import UI
 from bot.ui.render import Click
@@ -51,23 +59,29 @@ class KniffelCog(
     @app_commands.describe(
         rules=_("Rule set: kniffel (bonuses, joker) or classic (none)", key="cmd.kniffel.start.rules"),
         turn_timeout=_("Minutes per turn before the bot plays for you (1-60, default 5)", key="cmd.start.turn_timeout"),
+        **COMPUTER_DESCRIBE,
     )
     @app_commands.rename(
-        rules=_("rules", key="cmd.option.rules"), turn_timeout=_("turn_timeout", key="cmd.option.turn_timeout")
+        rules=_("rules", key="cmd.option.rules"),
+        turn_timeout=_("turn_timeout", key="cmd.option.turn_timeout"),
+        **COMPUTER_RENAME,
     )
     @app_commands.choices(
         rules=[
             app_commands.Choice(name=_("kniffel", key="variant.kniffel"), value="kniffel"),
             app_commands.Choice(name=_("classic", key="variant.classic"), value="classic"),
-        ]
+        ],
+        level=LEVEL_CHOICES,
     )
     async def start(
         self,
         interaction: discord.Interaction[Any],
         rules: str = "kniffel",
         turn_timeout: app_commands.Range[int, 1, 60] = 5,
+        opponents: app_commands.Range[int, 0, 7] = 0,
+        level: str = "normal",
     ) -> None:
-        await self.open(interaction, rules, {"timeout": turn_timeout})
+        await self.open(interaction, rules, {"timeout": turn_timeout}, opponents, level)
 
 
 async def setup(bot: Any) -> None:

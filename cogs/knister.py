@@ -10,7 +10,7 @@ from discord import app_commands
 from discord.app_commands import locale_str as _
 
 from bot.engine import knister
-from bot.play.cog import GameCog
+from bot.play.cog import COMPUTER_DESCRIBE, COMPUTER_RENAME, LEVEL_CHOICES, GameCog
 from bot.play.discord_io import InteractionRequest
 from bot.play.spec import GameSpec, PrivateView
 from bot.ui.knister import UI
@@ -67,13 +67,19 @@ class KnisterCog(
         round_timeout=_(
             "Minutes per round before the bot rolls or places for you (1-60, default 2)",
             key="cmd.knister.start.round_timeout",
-        )
+        ),
+        **COMPUTER_DESCRIBE,
     )
-    @app_commands.rename(round_timeout=_("round_timeout", key="cmd.option.round_timeout"))
+    @app_commands.rename(round_timeout=_("round_timeout", key="cmd.option.round_timeout"), **COMPUTER_RENAME)
+    @app_commands.choices(level=LEVEL_CHOICES)
     async def start(
-        self, interaction: discord.Interaction[Any], round_timeout: app_commands.Range[int, 1, 60] = 2
+        self,
+        interaction: discord.Interaction[Any],
+        round_timeout: app_commands.Range[int, 1, 60] = 2,
+        opponents: app_commands.Range[int, 0, 7] = 0,
+        level: str = "normal",
     ) -> None:
-        await self.open(interaction, "standard", {"timeout": round_timeout})
+        await self.open(interaction, "standard", {"timeout": round_timeout}, opponents, level)
 
     @app_commands.command(
         name=_("grid", key="cmd.knister.grid.name"),

@@ -208,7 +208,9 @@ class Leaderboard(commands.Cog):
         self, interaction: discord.Interaction[Any], user: discord.User | None = None, game: str | None = None
     ) -> None:
         who = user or interaction.user
-        found = await self.stats.user_stats(who.id, (game,) if game else self.kinds)
+        kinds = (game,) if game else self.kinds
+        # Games against computers are their own standings, shown after each game's own.
+        found = await self.stats.user_stats(who.id, [k for kind in kinds for k in (kind, kind + ui.VS_COMPUTER)])
         embed = ui.render_stats(who.display_name, found, game, _locale(interaction))
         await interaction.response.send_message(embed=embed)
 

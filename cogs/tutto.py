@@ -10,7 +10,7 @@ from discord import app_commands
 from discord.app_commands import locale_str as _
 
 from bot.engine import tutto
-from bot.play.cog import GameCog
+from bot.play.cog import COMPUTER_DESCRIBE, COMPUTER_RENAME, LEVEL_CHOICES, GameCog
 from bot.play.spec import GameSpec
 from bot.ui.render import Click
 from bot.ui.tutto import UI
@@ -71,17 +71,23 @@ class TuttoCog(
     @app_commands.describe(
         target=_("Points to win (1000-20000, default 6000)", key="cmd.tutto.start.target"),
         turn_timeout=_("Minutes per turn before the bot plays for you (1-60, default 5)", key="cmd.start.turn_timeout"),
+        **COMPUTER_DESCRIBE,
     )
     @app_commands.rename(
-        target=_("target", key="cmd.option.target"), turn_timeout=_("turn_timeout", key="cmd.option.turn_timeout")
+        target=_("target", key="cmd.option.target"),
+        turn_timeout=_("turn_timeout", key="cmd.option.turn_timeout"),
+        **COMPUTER_RENAME,
     )
+    @app_commands.choices(level=LEVEL_CHOICES)
     async def start(
         self,
         interaction: discord.Interaction[Any],
         target: app_commands.Range[int, MIN_TARGET, MAX_TARGET] = tutto.DEFAULT_TARGET,
         turn_timeout: app_commands.Range[int, 1, 60] = 5,
+        opponents: app_commands.Range[int, 0, 7] = 0,
+        level: str = "normal",
     ) -> None:
-        await self.open(interaction, "standard", {"timeout": turn_timeout, "target": target})
+        await self.open(interaction, "standard", {"timeout": turn_timeout, "target": target}, opponents, level)
 
 
 async def setup(bot: Any) -> None:

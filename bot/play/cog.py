@@ -25,6 +25,23 @@ if TYPE_CHECKING:
     from bot.app import DiceBot
 
 
+#: The ``level`` choices of every ``/<game> start``.
+LEVEL_CHOICES = [
+    app_commands.Choice(name=_("easy", key="computer.level.easy"), value="easy"),
+    app_commands.Choice(name=_("normal", key="computer.level.normal"), value="normal"),
+    app_commands.Choice(name=_("perfect", key="computer.level.perfect"), value="perfect"),
+]
+#: Descriptions and names of the computer options every ``/<game> start`` has.
+COMPUTER_DESCRIBE = {
+    "opponents": _("Computer players to seat at once (0-7, default 0)", key="cmd.start.opponents"),
+    "level": _("How well those computers play (default normal)", key="cmd.start.level"),
+}
+COMPUTER_RENAME = {
+    "opponents": _("opponents", key="cmd.option.opponents"),
+    "level": _("level", key="cmd.option.level"),
+}
+
+
 class GameCog(commands.GroupCog):
     """Base for game cogs: the game's ``spec`` and its shared commands."""
 
@@ -34,9 +51,18 @@ class GameCog(commands.GroupCog):
         self.bot = bot
         super().__init__()
 
-    async def open(self, interaction: discord.Interaction[Any], variant: str, options: dict[str, Any]) -> None:
-        """Post the lobby of a new game (called by each game's ``start`` command)."""
-        await self.bot.service.open_lobby(InteractionRequest(interaction), self.spec, variant, options)
+    async def open(
+        self,
+        interaction: discord.Interaction[Any],
+        variant: str,
+        options: dict[str, Any],
+        opponents: int = 0,
+        level: str = "normal",
+    ) -> None:
+        """Post the lobby of a new game (called by each game's ``start`` command), with ``opponents`` computers."""
+        await self.bot.service.open_lobby(
+            InteractionRequest(interaction), self.spec, variant, options, opponents, level
+        )
 
     @app_commands.command(
         name=_("leave", key="cmd.leave.name"),

@@ -20,17 +20,22 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from bot.engine.core import GameError, secure_rng
 from bot.i18n import game_locale, has, t
-from bot.play import transitions
+from bot.play import computer, transitions
 from bot.play.inflight import InFlight
 from bot.play.ports import Channels, Request, ResponseFailed
 from bot.play.shown import ShownVersions
 from bot.play.spec import AnySpec
 from bot.play.transitions import Actor, Game, Origin, Outcome, Refusal
 from bot.storage import ChannelBusy, GameRecord, GamesRepository, StaleVersion, StorageUnavailable
+from bot.ui import hint as hint_ui
 from bot.ui import lobby as lobby_ui
-from bot.ui.render import Click, Lobby, Rendered, SeatView, Table
+from bot.ui.render import Click, Lobby, Rendered, SeatView, Table, custom_id
 
 log = logging.getLogger(__name__)
+
+#: The Hint button's action, and its row on every game message (the games' own controls use the rows above).
+HINT = "hint"
+HINT_ROW = 4
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -101,7 +106,16 @@ def lobby(spec: AnySpec, record: GameRecord) -> Lobby:
         min_players=spec.min_players,
         max_players=spec.max_players,
         show_variant=len(spec.variants) > 1,
+        computer_levels=computer.LEVELS,
+        hints=transitions.hints_on(record),
     )
+
+
+def computer_name(player: str, locale: str) -> str:
+    """A computer player's name in a language: "🤖 Normal", and a number from the second of a level on."""
+    name = t("computer.name", locale, level=t(f"computer.level.{computer.level_of(player)}", locale))
+    number = computer.number_of(player)
+    return name if number == 1 else f"{name} {number}"
 
 
 async def no_guild_language(guild_id: int) -> str | None:
@@ -118,8 +132,13 @@ class GameService:
         channels: Channels,
         rng: Callable[[], random.Random] = secure_rng,
         clock: Callable[[], float] = time.time,
+        brain: computer.Brain | None = None,
+        computer_delay: float = 1.2,
     ) -> None:
         self._games = games
+        self.brain = brain
+        #: Seconds between a computer player's steps (a stored deadline each).
+        self.computer_delay = computer_delay
         self.specs = dict(specs)
         self._channels = channels
         self._rng = rng
@@ -138,17 +157,27 @@ class GameService:
     # ---------------------------------------------------------------- commands
 
     @tracked
-    async def open_lobby(self, request: Request, spec: AnySpec, variant: str, options: dict[str, Any]) -> None:
-        """``/<game> start``: create the game with the host seated and post the lobby."""
+    async def open_lobby(
+        self,
+        request: Request,
+        spec: AnySpec,
+        variant: str,
+        options: dict[str, Any],
+        opponents: int = 0,
+        level: str = "normal",
+    ) -> None:
+        """``/<game> start``: create the game with the host (and ``opponents`` computers) seated; post the lobby."""
         if request.channel_id is None:
             await request.refuse("play.no_channel")
             return
+        chosen = await self.guild_language(request.guild_id) if request.guild_id is not None else None
+        locale = game_locale(chosen, request.guild_locale, request.locale)
         try:
             options = transitions.check_options(spec, variant, options)
+            computers = transitions.computer_seats(spec, opponents, level, locale, computer_name)
         except Refusal as refusal:
             await request.refuse(refusal.key, **refusal.params)
             return
-        chosen = await self.guild_language(request.guild_id) if request.guild_id is not None else None
         try:
             record = await self._games.create(
                 kind=spec.kind,
@@ -156,9 +185,10 @@ class GameService:
                 guild_id=request.guild_id,
                 channel_id=request.channel_id,
                 host=request.actor.seat(),
-                locale=game_locale(chosen, request.guild_locale, request.locale),
+                locale=locale,
                 options=options,
                 deadline_at=transitions.open_deadline(self._clock()),
+                others=computers,
             )
         except ChannelBusy as busy:
             async with self._locks[busy.game.id]:
@@ -264,6 +294,9 @@ class GameService:
             if click.action in spec.private_views:
                 await self._open_private(request, spec, record, click)
                 return
+            if click.action == HINT:
+                await self._hint(request, spec, record)
+                return
             game = Game.load(spec, record)
             if self._in_effect(spec, game, click):
                 await request.update(self.render(spec, game))
@@ -319,7 +352,9 @@ class GameService:
             raise Refusal("play.outdated")
         now = self._clock()
         if record.status == "lobby":
-            return transitions.lobby_action(spec, game, request.actor, click.action, self._rng(), now)
+            return transitions.lobby_action(
+                spec, game, request.actor, click.action, self._rng(), now, click.values, computer_name
+            )
         return transitions.move(spec, game, request.actor, self._action(spec, click), self._rng(), now)
 
     async def _decide_and_save(
@@ -327,7 +362,7 @@ class GameService:
     ) -> Outcome | None:
         """Decide and save, or refuse (privately) and change nothing; None when refused."""
         try:
-            outcome = decide()
+            outcome = transitions.paced(spec, decide(), self._clock(), self.computer_delay)
             saved = await self._save(outcome)
         except GameError as error:
             await request.refuse(error_key(spec, error), **error.params)
@@ -361,6 +396,39 @@ class GameService:
         await self._games.attach_message(record.id, message_id)
         return replace(record, message_id=message_id)
 
+    async def _hint(self, request: Request, spec: AnySpec, record: GameRecord) -> None:
+        """The Hint button: the best actions of the player to act, privately; never a change to the game.
+
+        The values are computed only from tables already in memory (milliseconds); while they load in a worker
+        thread the player is told the tables are being prepared.
+        """
+        game = Game.load(spec, record)
+        try:
+            if record.status != "running" or game.state is None:
+                raise Refusal("play.game_over" if record.state is not None else "play.not_started")
+            transitions.require_seated(game, request.actor)
+            if not transitions.hints_on(record):
+                raise Refusal("hint.not_allowed")
+            if request.actor.player not in spec.engine.to_act(game.state):
+                raise Refusal("error.not_your_turn")
+        except Refusal as refusal:
+            await request.refuse(refusal.key, **refusal.params)
+            return
+        if self.brain is None or not self.brain.is_ready(game.state):
+            if self.brain is not None:
+                self.brain.prepare(game.state, request.actor.player)
+            await request.refuse("hint.preparing")
+            return
+        values, current = computer.hint_values(game.state, request.actor.player, self.brain.directory)
+        text = hint_ui.render(spec.kind, game.state, values, current, request.locale)
+        await request.show_private(Rendered(content=text))
+        marked = transitions.mark_hinted(game, request.actor)
+        if marked is not None:
+            try:
+                await self.show(spec, await self._save(marked))
+            except (StaleVersion, StorageUnavailable) as error:
+                log.warning("game %s: could not mark that %s used a hint: %s", record.id, request.actor.player, error)
+
     async def _open_private(self, request: Request, spec: AnySpec, record: GameRecord, click: Click) -> None:
         view = spec.private_views[click.action]
         if record.state is None:
@@ -382,9 +450,11 @@ class GameService:
             if record is None:
                 return
             spec = self.specs[record.kind]
-            decided = transitions.deadline(spec, Game.load(spec, record), self._rng(), self._clock())
+            now = self._clock()
+            decided = transitions.deadline(spec, Game.load(spec, record), self._choose(spec, record), self._rng(), now)
             if decided is None:
                 return
+            decided = transitions.paced(spec, decided, now, self.computer_delay)
             saved = await self._save(decided)
             await self.show(spec, saved)
         await self._channels.post(saved.record, self.announcements(spec, decided))
@@ -432,6 +502,9 @@ class GameService:
         if game.state is None:
             return lobby_ui.render(lobby(spec, record))
         rendered = spec.ui.render(table(game))
+        if record.status == "running" and transitions.hints_on(record):
+            label = t("hint.button", record.locale)
+            rendered.layout.button(HINT_ROW, label, custom_id(record.id, HINT, "", record.version))
         if record.status == "abandoned":
             rendered.content = t("play.abandoned_banner", record.locale)
             rendered.layout = type(rendered.layout)()
@@ -445,9 +518,24 @@ class GameService:
         name = t(f"game.{spec.kind}", locale)
         return lines + [t(notice.key, locale, game=name, **notice.params) for notice in outcome.notices]
 
+    def _choose(self, spec: AnySpec, record: GameRecord) -> transitions.Choose:
+        """Computer decisions for this game: the strategy's when its tables are loaded, else the engine's timeout
+        action. Their own random source, seeded by the game and its version, leaves the dice alone."""
+        return computer.chooser(self.brain, spec, random.Random(f"{record.id}:{record.version}"))
+
     async def _save(self, outcome: Outcome) -> Game:
         record = await self._games.save(outcome.after.record, outcome.results, before=outcome.before.record)
         if not record.active:
             self._locks.pop(record.id, None)
+        saved = Game(record, outcome.after.state)
+        self._prepare_computers(saved)
         self.on_saved(record)
-        return Game(record, outcome.after.state)
+        return saved
+
+    def _prepare_computers(self, game: Game) -> None:
+        """A running game with computer players: start loading its strategy tables (once, in a worker thread)."""
+        if self.brain is None or game.record.status != "running" or game.state is None:
+            return
+        seat = next((seat for seat in game.record.seats if seat.kind == "computer"), None)
+        if seat is not None:
+            self.brain.prepare(game.state, seat.player)

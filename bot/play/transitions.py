@@ -10,10 +10,11 @@ engine's ``GameError`` (game rules); either way nothing was changed.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from bot.play import computer
 from bot.play.game import AnyRules
 from bot.storage.games import GameRecord, Seat, SeatKind
 from bot.storage.results import ResultRow
@@ -24,6 +25,10 @@ LOBBY_MINUTES = 15
 MAX_TIMEOUTS = 3
 #: Upper bound on automatic steps for one timed-out player (a Tutto turn takes a handful).
 MAX_AUTO_STEPS = 200
+
+
+#: A computer player's decision: (engine state, player, level) → one engine action.
+Choose = Callable[[Any, str, str], Any]
 
 
 class Refusal(Exception):
@@ -215,8 +220,93 @@ def start(rules: AnyRules, game: Game, actor: Actor, rng: random.Random, now: fl
     return _after_move(rules, game, replace(record, status="running"), None, state, (), now)
 
 
-def lobby_action(rules: AnyRules, game: Game, actor: Actor, action: str, rng: random.Random, now: float) -> Outcome:
-    """A click on a lobby's buttons."""
+#: The display name of a computer player's id in a language (the catalogue lives outside the pure code).
+NameComputer = Callable[[str, str], str]
+
+
+def computer_seats(rules: AnyRules, opponents: int, level: str, locale: str, name: NameComputer) -> tuple[Seat, ...]:
+    """The computer seats ``/<game> start opponents: level:`` asks for, or a refusal beyond the game's seats."""
+    most = min(7, rules.max_players - 1)
+    if type(opponents) is not int or not 0 <= opponents <= most:
+        raise Refusal("play.bad_option", name="opponents", allowed=f"0–{most}")
+    if level not in computer.LEVELS:
+        raise Refusal("play.bad_option", name="level", allowed=" / ".join(computer.LEVELS))
+    taken: set[str] = set()
+    seats = []
+    for _ in range(opponents):
+        player = computer.player_id(level, taken)
+        taken.add(player)
+        seats.append(Seat(player, name(player, locale), "computer"))
+    return tuple(seats)
+
+
+def add_computer(rules: AnyRules, game: Game, actor: Actor, level: str, name: NameComputer) -> Outcome:
+    """The host seats a computer player of ``level``, named in the game's language."""
+    _require_host(game, actor)
+    record = game.record
+    if level not in computer.LEVELS:
+        raise Refusal("error.illegal_action")
+    if len(record.seats) >= rules.max_players:
+        raise Refusal("lobby.full", count=rules.max_players)
+    player = computer.player_id(level, {seat.player for seat in record.seats})
+    seat = Seat(player, name(player, record.locale), "computer")
+    return Outcome(game, Game(replace(record, seats=(*record.seats, seat)), None))
+
+
+def remove_computer(game: Game, actor: Actor) -> Outcome:
+    """The host removes the computer player who joined last."""
+    _require_host(game, actor)
+    record = game.record
+    computers = [seat for seat in record.seats if seat.kind == "computer"]
+    if not computers:
+        raise Refusal("lobby.no_computer")
+    seats = tuple(seat for seat in record.seats if seat.player != computers[-1].player)
+    return Outcome(game, Game(replace(record, seats=seats), None))
+
+
+def hints_on(record: GameRecord) -> bool:
+    """Whether the Hint button is offered: the host's choice, else on when at most one person plays."""
+    chosen = record.options.get("hints")
+    if chosen is not None:
+        return bool(chosen)
+    return sum(seat.kind == "user" for seat in record.seats) <= 1
+
+
+def mark_hinted(game: Game, actor: Actor) -> Outcome | None:
+    """Note that ``actor`` used a hint (their result is marked); None when already noted."""
+    record = game.record
+    hinted = list(record.options.get("hinted", ()))
+    if actor.player in hinted:
+        return None
+    options = {**record.options, "hinted": [*hinted, actor.player]}
+    return Outcome(game, Game(replace(record, options=options), game.state))
+
+
+def toggle_hints(game: Game, actor: Actor) -> Outcome:
+    """The host switches hints on or off for this game."""
+    _require_host(game, actor)
+    record = game.record
+    options = {**record.options, "hints": int(not hints_on(record))}
+    return Outcome(game, Game(replace(record, options=options), None))
+
+
+def lobby_action(
+    rules: AnyRules,
+    game: Game,
+    actor: Actor,
+    action: str,
+    rng: random.Random,
+    now: float,
+    values: tuple[str, ...] = (),
+    name: NameComputer = lambda player, locale: player,
+) -> Outcome:
+    """A click on a lobby's buttons (``values``: what a select chose; ``name`` names a computer player)."""
+    if action == "add_computer" and len(values) == 1:
+        return add_computer(rules, game, actor, values[0], name)
+    if action == "remove_computer":
+        return remove_computer(game, actor)
+    if action == "hints":
+        return toggle_hints(game, actor)
     if action == "join":
         return join(rules, game, actor)
     if action == "leave":
@@ -281,18 +371,79 @@ def timeout_minutes(rules: AnyRules, record: GameRecord) -> int:
     return int(record.options.get("timeout", rules.timeout_minutes[0]))
 
 
-def deadline(rules: AnyRules, game: Game, rng: random.Random, now: float) -> Outcome | None:
-    """A stored deadline passed: expire the lobby or play the timed-out turn. None when nothing is due."""
+def deadline(rules: AnyRules, game: Game, choose: Choose, rng: random.Random, now: float) -> Outcome | None:
+    """A stored deadline passed: expire the lobby, play the computers' step or the timed-out turn.
+
+    None when nothing is due.
+    """
     record = game.record
     if not record.active or record.deadline_at is None or record.deadline_at > now:
         return None
     if record.status == "lobby":
         return expire_lobby(game, now)
-    return timeout(rules, game, rng, now)
+    if computers_to_act(rules, game.record, game.state):
+        return computer_step(rules, game, choose, rng, now)
+    return timeout(rules, game, choose, rng, now)
 
 
-def timeout(rules: AnyRules, game: Game, rng: random.Random, now: float) -> Outcome:
-    """Play ``engine.timeout_action`` for everyone who had to act until the turn moves on; count the strike."""
+def computers_to_act(rules: AnyRules, record: GameRecord, state: Any) -> list[str]:
+    """The active computer players the engine waits for, in its order."""
+    seats = {seat.player: seat for seat in record.seats}
+    return [
+        player
+        for player in rules.engine.to_act(state)
+        if computer.is_computer(seats.get(player)) and seats[player].status == "active"
+    ]
+
+
+def _is_toggle(action: Any) -> bool:
+    """A die toggle only prepares the action after it: a computer's step goes on to that action."""
+    return str(getattr(action, "kind", "")).startswith("toggle")
+
+
+def computer_step(rules: AnyRules, game: Game, choose: Choose, rng: random.Random, now: float) -> Outcome:
+    """Every computer the engine waits for plays one step: its toggles and the action they prepare.
+
+    In Knister that is every computer placing the announced roll at once; elsewhere the one computer whose turn
+    it is rolls, keeps or scores, so a person can follow the game move by move.
+    """
+    engine = rules.engine
+    state = game.state
+    key = rules.turn_key(state)
+    events = []
+    for player in computers_to_act(rules, game.record, state):
+        level = computer.level_of(player)
+        for _ in range(MAX_AUTO_STEPS):
+            if player not in engine.to_act(state) or rules.turn_key(state) != key:
+                break
+            action = choose(state, player, level)
+            state = engine.apply(state, player, action, rng)
+            events.extend(state.events)
+            if not _is_toggle(action):
+                break
+    state.events = events
+    record = game.record
+    if rules.turn_key(state) == key:
+        # The people still to act in this turn get their full time from now.
+        record = replace(record, deadline_at=now + timeout_minutes(rules, record) * 60)
+    return _after_move(rules, game, record, key, state, (), now)
+
+
+def paced(rules: AnyRules, outcome: Outcome, now: float, delay: float) -> Outcome:
+    """The outcome with its deadline moved to ``now + delay`` when a computer has to act next.
+
+    A computer's pending move is a stored deadline like a person's timeout, so it survives a restart and the
+    version check makes sure it is played once.
+    """
+    after = outcome.after
+    record = after.record
+    if record.status != "running" or after.state is None or not computers_to_act(rules, record, after.state):
+        return outcome
+    return replace(outcome, after=Game(replace(record, deadline_at=now + delay), after.state))
+
+
+def timeout(rules: AnyRules, game: Game, choose: Choose, rng: random.Random, now: float) -> Outcome:
+    """The ``normal`` computer plays for everyone who had to act until the turn moves on; count the strike."""
     engine = rules.engine
     state = game.state
     key = rules.turn_key(state)
@@ -302,7 +453,7 @@ def timeout(rules: AnyRules, game: Game, rng: random.Random, now: float) -> Outc
     for player in list(engine.to_act(state)):
         steps = 0
         while player in engine.to_act(state) and rules.turn_key(state) == key and steps < MAX_AUTO_STEPS:
-            state = engine.apply(state, player, engine.timeout_action(state, player), rng)
+            state = engine.apply(state, player, choose(state, player, computer.TIMEOUT_LEVEL), rng)
             events.extend(state.events)
             steps += 1
         seat = seats[player]
@@ -344,7 +495,14 @@ def _after_move(
 
 
 def results(rules: AnyRules, record: GameRecord, state: Any) -> tuple[ResultRow, ...]:
-    """One result row per person at the table (their card as it stands, also for those who left)."""
+    """One result row per person at the table (their card as it stands, also for those who left).
+
+    A game with computer players is stored under its own kind (``<kind>+computer``), with the levels played
+    against and won against as counters: people are ranked against people only. A player who used the Hint
+    button has the counter ``hints_used``.
+    """
+    levels = {computer.level_of(seat.player) for seat in record.seats if seat.kind == "computer"}
+    kind = record.kind + computer.VS_COMPUTER if levels else record.kind
     rows = []
     for result in rules.engine.results(state):
         seat = record.seat(result.player)
@@ -352,10 +510,13 @@ def results(rules: AnyRules, record: GameRecord, state: Any) -> tuple[ResultRow,
             continue
         # The counters the game keeps for statistics; one the engine leaves out (not in these rules) stays out.
         counters = {name: value for name, value in result.counters.items() if name in rules.counters}
+        counters.update(computer.vs_computer_counters(levels, result.won))
+        if seat.player in record.options.get("hinted", ()):
+            counters["hints_used"] = 1
         rows.append(
             ResultRow(
                 game_id=record.id,
-                kind=record.kind,
+                kind=kind,
                 variant=record.variant,
                 guild_id=record.guild_id,
                 channel_id=record.channel_id,

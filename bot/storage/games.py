@@ -116,8 +116,10 @@ class GamesRepository:
         locale: str,
         options: dict[str, Any],
         deadline_at: float | None,
+        others: tuple[Seat, ...] = (),
     ) -> GameRecord:
-        """Insert a new game in its lobby with the host seated, or raise :class:`ChannelBusy`."""
+        """Insert a new game in its lobby with the host (and ``others``, e.g. computers) seated, or raise
+        :class:`ChannelBusy`."""
         now = time.time()
         try:
             async with self._db.transaction() as conn:
@@ -131,7 +133,7 @@ class GamesRepository:
                 )
                 game_id = cursor.lastrowid
                 assert game_id is not None
-                await _write_seats(conn, game_id, (host,))
+                await _write_seats(conn, game_id, (host, *others))
         except sqlite3.IntegrityError:
             existing = await self.active_in_channel(channel_id)
             if existing is None:
@@ -152,7 +154,7 @@ class GamesRepository:
             locale=locale,
             options=options,
             deadline_at=deadline_at,
-            seats=(host,),
+            seats=(host, *others),
         )
 
     async def get(self, game_id: int) -> GameRecord | None:

@@ -208,6 +208,27 @@ COUNTER_LINES: dict[str, Callable[[GameStats, str | None], str]] = {
 }
 
 
+#: The suffix of the kind of a result from a game with computer players (``bot/play/computer.py`` writes it).
+VS_COMPUTER = "+computer"
+LEVELS = ("easy", "normal", "perfect")
+
+
+def _computer_line(entry: GameStats, locale: str | None) -> str:
+    """Wins against each computer level played: "Easy 2 of 3 · Perfect 0 of 1"."""
+    parts = [
+        t(
+            "stats.vs_level",
+            locale,
+            level=t(f"computer.level.{level}", locale),
+            wins=_total(entry, f"won_vs_{level}"),
+            games=_total(entry, f"vs_{level}"),
+        )
+        for level in LEVELS
+        if _total(entry, f"vs_{level}")
+    ]
+    return t("stats.vs_computer", locale, levels=" · ".join(parts))
+
+
 def render_stats(name: str, stats: Sequence[GameStats], game: str | None, locale: str | None) -> discord.Embed:
     """One field per game played: games, wins and win rate, best and average, last played, game counters."""
     embed = discord.Embed(title=t("stats.title", locale, name=shorten(name, 200)), colour=COLOUR_LOBBY)
@@ -222,11 +243,19 @@ def render_stats(name: str, stats: Sequence[GameStats], game: str | None, locale
             t("stats.games", locale, games=entry.games, wins=entry.wins, rate=percent(entry.win_rate, locale)),
             t("stats.scores", locale, best=entry.best, average=number(entry.average, locale, decimals=1, exact=True)),
         ]
-        counter_line = COUNTER_LINES.get(entry.kind)
+        kind, against = entry.kind.removesuffix(VS_COMPUTER), entry.kind.endswith(VS_COMPUTER)
+        counter_line = COUNTER_LINES.get(kind)
         if counter_line is not None:
             lines.append(counter_line(entry, locale))
+        if against:
+            lines.append(_computer_line(entry, locale))
         lines.append(t("stats.last", locale, when=discord.utils.format_dt(last, "R")))
-        embed.add_field(name=t(f"game.{entry.kind}", locale), value="\n".join(lines), inline=False)
+        title = (
+            t("stats.vs_computer_title", locale, game=t(f"game.{kind}", locale))
+            if against
+            else t(f"game.{kind}", locale)
+        )
+        embed.add_field(name=title, value="\n".join(lines), inline=False)
     embed.set_footer(text=t("stats.footer", locale))
     return embed
 

@@ -1,4 +1,5 @@
-"""The lobby message every game shares: who hosts, which rules, who joined, Join/Leave/Start/Cancel."""
+"""The lobby message every game shares: who hosts, which rules, who joined, Join/Leave/Start/Cancel, and the
+host's controls to add and remove computer players."""
 
 from __future__ import annotations
 
@@ -40,4 +41,12 @@ def render(lobby: Lobby) -> Rendered:
     ).button(0, t("lobby.leave", locale), custom_id(game, "leave", "", stamp)).button(
         0, t("lobby.start", locale), custom_id(game, "start", "", stamp), style=discord.ButtonStyle.success
     ).button(0, t("lobby.cancel", locale), custom_id(game, "cancel", "", stamp), style=discord.ButtonStyle.danger)
+    if lobby.computer_levels and len(lobby.seats) < lobby.max_players:
+        levels = [(t(f"computer.level.{level}", locale), level, None) for level in lobby.computer_levels]
+        rendered.layout.select(1, t("lobby.add_computer", locale), custom_id(game, "add_computer", "", stamp), levels)
+    rendered.layout.button(
+        2, t("lobby.hints_on" if lobby.hints else "lobby.hints_off", locale), custom_id(game, "hints", "", stamp)
+    )
+    if any(seat.kind == "computer" for seat in lobby.seats):
+        rendered.layout.button(2, t("lobby.remove_computer", locale), custom_id(game, "remove_computer", "", stamp))
     return rendered

@@ -191,6 +191,10 @@ class Lobby(Seating):
     min_players: int
     max_players: int
     show_variant: bool
+    #: The levels of computer player the host may add (none: no computer controls).
+    computer_levels: tuple[str, ...] = ()
+    #: Whether the game will offer the Hint button (the host switches it in the lobby).
+    hints: bool = False
 
 
 class GameUI(Protocol[StateT]):

@@ -58,6 +58,8 @@ class Harness:
     #: The registry's game cogs by default; a test adds its own game here.
     games: Sequence[str] | None = None
     dev_guild_id: int | None = None
+    #: The strategy tables' folder (a session's prebuilt one); None: beside the database, loaded lazily.
+    strategy_dir: Path | None = None
     bot: DiceBot | None = None
     _runner: asyncio.Task[None] | None = None
 
@@ -94,6 +96,8 @@ class Harness:
             options["extensions"] = tuple(self.extensions)
         if self.games is not None:
             options["games"] = tuple(self.games)
+        if self.strategy_dir is not None:
+            options["strategy_dir"] = self.strategy_dir
         bot = create_bot(settings, **options)
         # discord.py waits 5 s before every re-IDENTIFY to respect Discord's limit; fakediscord has none.
         bot.before_identify_hook = _identify_at_once  # type: ignore[method-assign]
@@ -161,6 +165,16 @@ class Harness:
             await self.click(player, message, "Join")
         await self.click(players[0], message, "Start")
         return message
+
+    async def tables_ready(self) -> None:
+        """Wait until the strategy tables of the channel's running game are in memory (loaded in a thread)."""
+        assert self.bot is not None
+        record = await self.record()
+        assert record is not None and record.state is not None
+        seat = next(seat for seat in record.seats if seat.kind == "computer")
+        loading = self.bot.brain.prepare(await self.state(), seat.player)
+        if loading is not None:
+            await loading
 
     def user(self, player: str | int) -> User:
         return next(user for user in self.users if user.id == int(player))

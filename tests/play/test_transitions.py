@@ -12,6 +12,7 @@ import pytest
 from bot.engine import kniffel
 from bot.engine.core import GameError
 from bot.play import transitions as tr
+from bot.play.computer import chooser
 from bot.play.transitions import Actor, Game, Notice, Refusal
 from bot.storage import GameRecord
 from cogs.kniffel import SPEC
@@ -20,7 +21,9 @@ NOW = 1_800_000_000.0
 ALICE = Actor("101", "Alice")
 BOB = Actor("102", "Bob")
 CAROL = Actor("103", "Carol")
-COMPUTER = Actor("cpu-1", "Robo", kind="computer")
+COMPUTER = Actor("cpu-normal-1", "Robo", kind="computer")
+#: The decisions without strategy tables: the engine's timeout action.
+FALLBACK = chooser(None, SPEC, random.Random(0))
 
 
 def lobby(*actors: Actor, timeout: int = 5) -> Game:
@@ -122,14 +125,14 @@ def test_an_illegal_move_raises_and_changes_nothing() -> None:
 
 def test_a_deadline_before_its_time_or_of_a_finished_game_does_nothing() -> None:
     game = started(ALICE)
-    assert tr.deadline(SPEC, game, random.Random(1), game.record.deadline_at - 1) is None
+    assert tr.deadline(SPEC, game, FALLBACK, random.Random(1), game.record.deadline_at - 1) is None
     over = Game(replace(game.record, status="finished"), game.state)
-    assert tr.deadline(SPEC, over, random.Random(1), NOW + 10_000) is None
+    assert tr.deadline(SPEC, over, FALLBACK, random.Random(1), NOW + 10_000) is None
 
 
 def test_an_expired_lobby_is_abandoned_with_a_notice() -> None:
     game = lobby(ALICE)
-    outcome = tr.deadline(SPEC, game, random.Random(1), game.record.deadline_at + 1)
+    outcome = tr.deadline(SPEC, game, FALLBACK, random.Random(1), game.record.deadline_at + 1)
     assert outcome is not None and outcome.after.record.status == "abandoned"
     assert outcome.notices == (Notice("lobby.expired"),)
 
@@ -138,7 +141,7 @@ def test_a_timeout_plays_the_turn_counts_a_strike_and_the_third_removes() -> Non
     game = started(ALICE, BOB)
     first = game.state.current_player
     now = game.record.deadline_at + 1
-    outcome = tr.deadline(SPEC, game, random.Random(3), now)
+    outcome = tr.deadline(SPEC, game, FALLBACK, random.Random(3), now)
     assert outcome is not None
     after = outcome.after
     assert after.state.turns[first] == 1 and after.state.current_player != first
@@ -148,8 +151,8 @@ def test_a_timeout_plays_the_turn_counts_a_strike_and_the_third_removes() -> Non
     struck = replace(after.record.seat(first), timeouts=2)
     seats = tuple(struck if s.player == first else s for s in after.record.seats)
     # the first player's next turn runs out too, this time the third in a row
-    second = tr.timeout(SPEC, Game(replace(after.record, seats=seats), after.state), random.Random(4), now)
-    third = tr.timeout(SPEC, second.after, random.Random(5), now)
+    second = tr.timeout(SPEC, Game(replace(after.record, seats=seats), after.state), FALLBACK, random.Random(4), now)
+    third = tr.timeout(SPEC, second.after, FALLBACK, random.Random(5), now)
     removed = third.after.record.seat(first)
     assert removed.status == "removed" and removed.timeouts == 3
     assert any(notice.key == "play.removed" for notice in third.notices)
@@ -200,7 +203,9 @@ def test_a_finished_game_stores_one_result_per_person_and_none_for_computers() -
     assert [row.user_id for row in outcome.results] == [101]
     row = outcome.results[0]
     assert row.score == kniffel.card_totals(game.state, ALICE.player).total
-    assert row.finished_at == NOW and set(row.counters) == {"kniffels", "upper_bonus"}
+    assert row.finished_at == NOW and set(row.counters) == {"kniffels", "upper_bonus", "vs_normal", "won_vs_normal"}
+    # kept apart from the people-vs-people standings, with the level played against and whether it was beaten
+    assert row.kind == "kniffel+computer" and (row.counters["vs_normal"], row.counters["won_vs_normal"]) == (1, row.won)
 
 
 def test_the_transitions_need_no_discord() -> None:
@@ -218,3 +223,107 @@ def test_the_renderers_import_neither_the_plumbing_nor_storage() -> None:
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
+
+
+# ---------------------------------------------------------------------------------------------- computer players
+
+
+def name_of(player: str, locale: str) -> str:
+    return f"bot {player} ({locale})"
+
+
+def test_the_host_adds_computers_up_to_the_limit_and_removes_the_last_one() -> None:
+    game = lobby(ALICE)
+    for _ in range(SPEC.max_players - 1):
+        game = tr.lobby_action(SPEC, game, ALICE, "add_computer", random.Random(1), NOW, ("normal",), name_of).after
+    players = [seat.player for seat in game.record.seats]
+    assert players[1:3] == ["cpu-normal-1", "cpu-normal-2"] and len(players) == SPEC.max_players
+    assert game.record.seat("cpu-normal-2") == tr.Seat("cpu-normal-2", "bot cpu-normal-2 (en-US)", "computer")
+    with pytest.raises(Refusal, match=r"lobby\.full"):
+        tr.lobby_action(SPEC, game, ALICE, "add_computer", random.Random(1), NOW, ("easy",), name_of)
+    removed = tr.lobby_action(SPEC, game, ALICE, "remove_computer", random.Random(1), NOW).after
+    assert removed.record.seat(players[-1]) is None and len(removed.record.seats) == SPEC.max_players - 1
+
+
+def test_only_the_host_adds_or_removes_computers_and_only_known_levels() -> None:
+    game = lobby(ALICE, BOB)
+    with pytest.raises(Refusal, match=r"lobby\.host_only"):
+        tr.lobby_action(SPEC, game, BOB, "add_computer", random.Random(1), NOW, ("easy",), name_of)
+    with pytest.raises(Refusal, match=r"error\.illegal_action"):
+        tr.lobby_action(SPEC, game, ALICE, "add_computer", random.Random(1), NOW, ("godlike",), name_of)
+    with pytest.raises(Refusal, match=r"lobby\.no_computer"):
+        tr.lobby_action(SPEC, game, ALICE, "remove_computer", random.Random(1), NOW)
+
+
+def test_a_computer_to_act_gets_a_short_deadline_and_plays_one_step_when_it_passes() -> None:
+    # the first seed whose roll-off lets the computer start
+    game = next(g for g in (started(ALICE, COMPUTER, seed=s) for s in range(50)) if g.state.current_player != "101")
+    outcome = tr.paced(SPEC, tr.Outcome(game, game), NOW, 1.2)
+    assert outcome.after.record.deadline_at == NOW + 1.2
+    asked: list[tuple[str, str]] = []
+
+    def choose(state: kniffel.State, player: str, level: str) -> kniffel.Action:
+        asked.append((player, level))
+        return kniffel.timeout_action(state, player)
+
+    step = tr.deadline(SPEC, outcome.after, choose, random.Random(2), NOW + 2)
+    assert step is not None and asked == [("cpu-normal-1", "normal")]
+    assert step.after.state.rolls == 1 and step.after.state.current_player == COMPUTER.player  # one step: the roll
+    assert tr.paced(SPEC, step, NOW + 2, 1.2).after.record.deadline_at == NOW + 3.2
+    for _ in range(5):  # the computer's turn ends within its three rolls and a box
+        if step.after.state.current_player != COMPUTER.player:
+            break
+        step = tr.computer_step(SPEC, step.after, choose, random.Random(3), NOW + 3)
+    assert step.after.state.turns[COMPUTER.player] == 1 and step.after.state.current_player == ALICE.player
+    assert step.after.record.deadline_at == NOW + 3 + 5 * 60  # a person's turn: the person's timeout
+    assert tr.paced(SPEC, step, NOW + 3, 1.2) == step
+
+
+def test_a_person_who_times_out_is_played_by_the_normal_computer() -> None:
+    game = started(ALICE, BOB)
+    first = game.state.current_player
+    levels: set[str] = set()
+
+    def choose(state: kniffel.State, player: str, level: str) -> kniffel.Action:
+        levels.add(level)
+        return kniffel.timeout_action(state, player)
+
+    outcome = tr.deadline(SPEC, game, choose, random.Random(3), game.record.deadline_at + 1)
+    assert outcome is not None and outcome.after.state.turns[first] == 1 and levels == {"normal"}
+
+
+def test_start_options_seat_computers_within_the_game_and_refuse_the_rest() -> None:
+    seats = tr.computer_seats(SPEC, 2, "perfect", "de", name_of)
+    assert [(seat.player, seat.kind) for seat in seats] == [
+        ("cpu-perfect-1", "computer"),
+        ("cpu-perfect-2", "computer"),
+    ]
+    assert seats[0].display_name == "bot cpu-perfect-1 (de)"
+    with pytest.raises(Refusal, match=r"play\.bad_option") as too_many:
+        tr.computer_seats(SPEC, 8, "easy", "en", name_of)
+    assert too_many.value.params == {"name": "opponents", "allowed": "0–7"}
+    with pytest.raises(Refusal, match=r"play\.bad_option"):
+        tr.computer_seats(SPEC, 1, "godlike", "en", name_of)
+
+
+def test_hints_default_on_for_one_person_and_the_host_switches_them() -> None:
+    assert tr.hints_on(lobby(ALICE).record) and tr.hints_on(lobby(ALICE, COMPUTER).record)
+    assert not tr.hints_on(lobby(ALICE, BOB).record)
+    switched = tr.lobby_action(SPEC, lobby(ALICE, BOB), ALICE, "hints", random.Random(1), NOW).after
+    assert tr.hints_on(switched.record) and switched.record.options == {"timeout": 5, "hints": 1}
+    off = tr.lobby_action(SPEC, switched, ALICE, "hints", random.Random(1), NOW).after
+    assert not tr.hints_on(off.record)
+    with pytest.raises(Refusal, match=r"lobby\.host_only"):
+        tr.lobby_action(SPEC, off, BOB, "hints", random.Random(1), NOW)
+
+
+def test_a_player_who_used_a_hint_is_marked_once_and_in_the_results() -> None:
+    game = started(ALICE)
+    marked = tr.mark_hinted(game, ALICE)
+    assert marked is not None and marked.after.record.options["hinted"] == ["101"]
+    assert tr.mark_hinted(marked.after, ALICE) is None
+    game = marked.after
+    while game.record.status == "running":
+        game = tr.move(SPEC, game, ALICE, kniffel.timeout_action(game.state, "101"), random.Random(2), NOW).after
+    rows = tr.results(SPEC, game.record, game.state)
+    assert rows[0].counters["hints_used"] == 1 and rows[0].kind == "kniffel"

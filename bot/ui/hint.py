@@ -1,0 +1,79 @@
+"""The Hint answer: the best few actions of the player to act, with their values, and what the current one is worth.
+
+Pure: it gets the engine state, the player and the strategy's values (best first) and writes lines. Five-dice
+holds are shown as dice ("keep ⚄ ⚄ ⚄ and roll"), Tutto selections as the dice taken, Knister cells as row and
+column, boxes and rows by their names in the catalogue.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from bot.i18n import number, t
+from bot.ui.common import faces
+
+#: How many of the best actions a hint lists.
+TOP = 3
+
+
+def _kept(dice: Sequence[int], held: Sequence[bool]) -> list[int]:
+    return sorted(die for die, hold in zip(dice, held, strict=True) if hold)
+
+
+def _keep(kept: Sequence[int], locale: str) -> str:
+    return t("hint.keep", locale, dice=faces(kept)) if kept else t("hint.keep_none", locale)
+
+
+def describe(kind: str, state: Any, action: Any, locale: str) -> str:
+    """One action in words, for the game ``kind``; besides engine actions, a five-dice keep (``kind == "keep"``
+    with its ``dice``: keep these and roll the rest)."""
+    name = action.kind
+    if kind in ("kniffel", "dicepoker"):
+        if name == "keep":
+            return _keep(action.dice, locale)
+        if name == "roll":
+            return _keep(_kept(state.dice, state.held), locale) if state.rolls else t("hint.roll", locale)
+        if name == "toggle_hold":
+            held = list(state.held)
+            held[action.index] = not held[action.index]
+            return _keep(_kept(state.dice, held), locale)
+        if name == "score":
+            box = getattr(action, "box", None) or action.row
+            return t("hint.score", locale, box=t(f"{kind}.{'box' if kind == 'kniffel' else 'row'}.{box}", locale))
+        return t("hint.pass", locale)
+    if kind == "knister":
+        if name == "place":
+            return t("hint.place", locale, row=action.cell // 5 + 1, column=action.cell % 5 + 1)
+        return t("hint.roll", locale)
+    if name == "toggle":
+        selected = [state.roll[index] for index in state.selected]
+        if action.index in state.selected:
+            selected.remove(state.roll[action.index])
+        else:
+            selected.append(state.roll[action.index])
+        return t("hint.take", locale, dice=faces(sorted(selected))) if selected else t("hint.take_none", locale)
+    return t(f"tutto.{name}", locale)
+
+
+def render(kind: str, state: Any, values: Sequence[Any], current: Any | None, locale: str) -> str:
+    """The private hint: the best ``TOP`` actions (``values``, best first) and what is set up now is worth.
+
+    ``current`` is the roll with the current holds (five dice) or rolling on with the current selection (Tutto),
+    with its value; None when there is no such action (Knister, a finished roll).
+    """
+    unit = "hint.points_turn" if kind == "tutto" else "hint.points_final"
+    lines = [t(f"hint.title_{'tutto' if kind == 'tutto' else 'final'}", locale)]
+    seen: set[str] = set()
+    for entry in values:
+        text = describe(kind, state, entry.action, locale)
+        if text in seen:  # two toggles can lead to the same holds
+            continue
+        seen.add(text)
+        lines.append(f"**{text}** → {t(unit, locale, value=number(entry.value, locale, decimals=1, exact=True))}")
+        if len(seen) == TOP:
+            break
+    if current is not None:
+        value = number(current.value, locale, decimals=1, exact=True)
+        lines.append(t("hint.current", locale, action=describe(kind, state, current.action, locale), value=value))
+    return "\n".join(lines)

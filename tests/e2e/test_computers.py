@@ -1,0 +1,239 @@
+"""Computer opponents end to end: added in the lobby, playing their turns on stored deadlines, surviving a restart."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bot import strategy
+from bot.engine import dicepoker, kniffel
+from bot.strategy import dicepoker as dicepoker_tables
+from bot.strategy import kniffel as kniffel_tables
+from bot.strategy import knister as knister_tables
+from fakediscord import Message
+from tests.e2e.conftest import Harness
+from tests.e2e.dice import play_turn
+from tests.e2e.test_tutto import Script
+
+pytestmark = pytest.mark.timeout(180)
+
+#: A little more than the default computer delay: one computer step per advance.
+STEP = 1.5
+
+
+@pytest.fixture(scope="session")
+def strategy_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The cheap tables (classic Kniffel, dice poker, Knister), built once for the session."""
+    folder = tmp_path_factory.mktemp("e2e-strategy")
+    kniffel_tables.load("classic", folder)
+    dicepoker_tables.load(folder)
+    knister_tables.load(folder)
+    return folder
+
+
+@pytest.fixture
+async def bot(harness: Harness, strategy_dir: Path) -> Harness:
+    harness.strategy_dir = strategy_dir
+    await harness.start_bot()
+    return harness
+
+
+async def add_computer(h: Harness, lobby: Message, level: str) -> None:
+    handle = await h.server.select(h.alice, lobby, lobby.select(prefix="g:").custom_id, [level])
+    await handle.response()
+
+
+async def computer_to_act(h: Harness) -> bool:
+    record = await h.record()
+    assert record is not None
+    if record.status != "running":
+        return False
+    state = await h.state()
+    engine = h.bot.service.specs[record.kind].engine if h.bot else None
+    assert engine is not None
+    return any(record.seat(player).kind == "computer" for player in engine.to_act(state))
+
+
+async def play_solo(h: Harness, message: Message, engine: object) -> None:
+    """Alice plays her turns; the clock moves on whenever a computer is to act, until the game ends."""
+    for _ in range(400):
+        record = await h.record()
+        assert record is not None
+        if record.status != "running":
+            return
+        if await computer_to_act(h):
+            await h.advance(STEP)
+        else:
+            await play_turn(h, message)
+    raise AssertionError("the game did not end")
+
+
+async def test_a_solo_classic_game_against_an_easy_computer_is_played_to_the_end(
+    bot: Harness, caplog: pytest.LogCaptureFixture
+) -> None:
+    h = bot
+    lobby = await h.open_lobby("kniffel", h.alice, rules="classic", opponents=1, level="easy")  # seated at once
+    assert "🤖 Easy" in lobby.text
+    await h.click(h.alice, lobby, "Start")
+    await h.tables_ready()
+    await play_solo(h, lobby, kniffel)
+    record = await h.record()
+    assert record is not None and record.status == "finished"
+    state = await h.state()
+    assert state.turns == {"cpu-easy-1": 13, str(h.alice.id): 13}
+    posts = "\n".join(h.posts())
+    assert "**🤖 Easy**, your turn" in posts and "<@cpu" not in posts  # named in bold, never mentioned
+    assert "still loading" not in caplog.text  # every decision came from the strategy, none from the fallback
+
+
+async def test_a_solo_dice_poker_game_against_a_perfect_computer_is_played_to_the_end(bot: Harness) -> None:
+    h = bot
+    lobby = await h.open_lobby("dicepoker", h.alice)
+    await add_computer(h, lobby, "perfect")
+    await h.click(h.alice, lobby, "Start")
+    await h.tables_ready()
+    await play_solo(h, lobby, dicepoker)
+    record = await h.record()
+    assert record is not None and record.status == "finished"
+    rows = await h.bot.db.reader.execute_fetchall(
+        "SELECT user_id, kind, won FROM results WHERE game_id = ?", (record.id,)
+    )
+    assert [row[:2] for row in rows] == [(h.alice.id, "dicepoker+computer")]  # no result row for the computer
+    won = rows[0][2]
+    board = await (await h.command(h.alice, "leaderboard", game="dicepoker")).message()
+    assert "Alice" not in board.text  # people are ranked against people only
+    stats = await (await h.command(h.alice, "stats")).message()
+    fields = {field["name"]: field["value"] for field in stats.embeds[0]["fields"]}
+    assert list(fields) == ["Dice poker against the computer"]
+    assert f"🤖 Wins against Perfect {won} of 1" in fields["Dice poker against the computer"]
+
+
+async def test_the_host_adds_and_removes_computers_within_the_seat_limit(bot: Harness) -> None:
+    h = bot
+    lobby = await h.open_lobby("knister", h.alice)
+    await add_computer(h, lobby, "normal")
+    await add_computer(h, lobby, "normal")
+    assert "🤖 Normal" in lobby.text and "🤖 Normal 2" in lobby.text
+    refused = await h.server.select(h.bob, lobby, lobby.select(prefix="g:").custom_id, ["easy"])
+    assert "Only the host" in (await refused.message()).text
+    await h.click(h.alice, lobby, "Remove computer")
+    assert "🤖 Normal 2" not in lobby.text
+    record = await h.record()
+    assert record is not None and [seat.player for seat in record.seats] == [str(h.alice.id), "cpu-normal-1"]
+    await h.click(h.alice, lobby, "Remove computer")
+    assert not any(button.label == "Remove computer" for button in lobby.buttons)
+
+
+async def test_a_mixed_game_survives_a_restart_while_the_computer_is_to_move(bot: Harness) -> None:
+    h = bot
+    lobby = await h.open_lobby("kniffel", h.alice, rules="classic")
+    await h.click(h.bob, lobby, "Join")
+    await add_computer(h, lobby, "normal")
+    await h.click(h.alice, lobby, "Start")
+    await h.tables_ready()
+    for _ in range(6):
+        if await computer_to_act(h):
+            break
+        await play_turn(h, lobby)
+    assert await computer_to_act(h)
+    before = await h.state()
+    turns = before.turns["cpu-normal-1"]
+    record = await h.record()
+    assert record is not None and record.deadline_at == pytest.approx(h.clock.now + 1.2)  # stored, not in memory
+    await h.restart()
+    await h.tables_ready()
+    for _ in range(10):
+        if not await computer_to_act(h):
+            break
+        await h.advance(STEP)
+    after = await h.state()
+    assert after.turns["cpu-normal-1"] == turns + 1  # played once, after the restart
+    await play_solo(h, lobby, kniffel)
+    record = await h.record()
+    assert record is not None and record.status == "finished"
+    rows = await h.bot.db.reader.execute_fetchall("SELECT user_id FROM results WHERE game_id = ?", (record.id,))
+    assert sorted(row[0] for row in rows) == sorted([h.alice.id, h.bob.id])
+
+
+async def test_knister_computers_place_as_soon_as_the_roll_is_announced(bot: Harness) -> None:
+    h = bot
+    lobby = await h.open_lobby("knister", h.alice)
+    await add_computer(h, lobby, "normal")
+    await add_computer(h, lobby, "perfect")
+    await h.click(h.alice, lobby, "Start")
+    await h.tables_ready()
+    state = await h.state()
+    assert state.roller == str(h.alice.id)
+    await h.click(h.alice, lobby, "Roll")
+    await h.advance(STEP)
+    state = await h.state()
+    assert set(state.placed) == {"cpu-normal-1", "cpu-perfect-1"}  # both at once, in one step
+    assert str(h.alice.id) not in state.placed
+    record = await h.record()
+    assert record is not None and record.deadline_at is not None and record.deadline_at > h.clock.now + 60
+    grid_button = lobby.button(prefix=f"g:{record.id}:grid:")
+    grid = await (await h.server.click(h.alice, lobby, grid_button.custom_id or "")).message()
+    cell = next(button for button in grid.buttons if not button.disabled)
+    await (await h.server.click(h.alice, grid, cell.custom_id or "")).message()
+    state = await h.state()
+    assert state.roller == "cpu-normal-1" and state.dice is None
+    await h.advance(STEP)  # the computer rolls
+    await h.advance(STEP)  # both computers place
+    state = await h.state()
+    assert state.dice is not None and set(state.placed) == {"cpu-normal-1", "cpu-perfect-1"}
+
+
+async def test_a_tutto_computer_plays_its_whole_turn_step_by_step(bot: Harness) -> None:
+    h = bot
+    # The computer (second seat) starts under Fireworks: a single 1 scores, then the five dice left show a null.
+    h.rng = Script(cards=("fireworks",), faces=(1, 2, 3, 4, 6, 6, 2, 3, 4, 6, 6), start=1)
+    lobby = await h.open_lobby("tutto", h.alice)
+    await add_computer(h, lobby, "normal")
+    await h.click(h.alice, lobby, "Start")
+    assert (await h.state()).current == "cpu-normal-1"
+    steps = 0
+    while (await h.state()).current == "cpu-normal-1":
+        await h.advance(STEP)
+        steps += 1
+        assert steps < 100
+    assert steps == 3  # the draw, the first roll, then taking the 1 and rolling on: each its own paced step
+    state = await h.state()
+    assert state.current == str(h.alice.id) and state.scores["cpu-normal-1"] == 100  # Fireworks keep the haul
+    assert "Fireworks" in "\n".join(h.posts())
+
+
+async def test_a_hint_for_a_scripted_roll_shows_the_exact_best_action(bot: Harness, strategy_dir: Path) -> None:
+    h = bot
+    message = await h.start_game("kniffel", [h.alice], rules="classic")  # alone: hints are on by default
+    h.rng.script(6, 6, 6, 6, 6)
+    await h.click(h.alice, message, "Roll")
+    first = await (await h.server.click_button(h.alice, message, label="💡 Hint")).message()
+    assert first.ephemeral and "Preparing the hint tables" in first.text  # loading in a worker thread meanwhile
+    state = await h.state()
+    loading = h.bot.brain.prepare(state, str(h.alice.id))
+    if loading is not None:
+        await loading
+    hint = await (await h.server.click_button(h.alice, message, label="💡 Hint")).message()
+    best = strategy.evaluate(state, str(h.alice.id), directory=strategy_dir)[0]
+    assert best.action == kniffel.Score(box="kniffel")
+    expected = f"**score Kniffel** → {best.value:,.1f} expected"
+    assert hint.ephemeral and hint.text.splitlines()[1] == expected, hint.text
+    keeps = [line for line in hint.text.splitlines() if line.startswith("**keep")]
+    assert keeps and keeps[0].startswith("**keep ⚅ ⚅ ⚅ ⚅ and roll**")  # keeps shown as dice, not die toggles
+    assert hint.text.splitlines()[-1].startswith("Set up now (roll all five dice): ")
+    refused = await (await h.server.click_button(h.bob, message, label="💡 Hint")).message()
+    assert "not playing" in refused.text
+    record = await h.record()
+    assert record is not None and record.options["hinted"] == [str(h.alice.id)]  # her result will be marked
+    handle = await h.click(h.alice, message, "Roll (2/3)")  # the message was redrawn with the new version
+    assert not handle.ephemeral_messages and (await h.state()).rolls == 2
+
+
+async def test_the_host_switches_hints_off_in_the_lobby(bot: Harness) -> None:
+    h = bot
+    lobby = await h.open_lobby("kniffel", h.alice, rules="classic")
+    await h.click(h.alice, lobby, "💡 Hints: on")
+    assert any(button.label == "💡 Hints: off" for button in lobby.buttons)
+    await h.click(h.alice, lobby, "Start")
+    assert not any(button.label == "💡 Hint" for button in lobby.buttons)

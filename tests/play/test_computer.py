@@ -1,0 +1,68 @@
+"""The brain of computer players: ids, the fallback while tables load, tables loaded off the event loop."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import threading
+from pathlib import Path
+
+import pytest
+
+from bot.engine import dicepoker
+from bot.play import computer
+from cogs.dicepoker import SPEC
+
+
+def test_ids_carry_the_level_and_a_free_number() -> None:
+    assert computer.player_id("perfect", {"cpu-perfect-1", "cpu-easy-2"}) == "cpu-perfect-2"
+    assert (computer.level_of("cpu-perfect-2"), computer.number_of("cpu-perfect-2")) == ("perfect", 2)
+    with pytest.raises(ValueError, match="not a computer"):
+        computer.level_of("cpu-godlike-1")
+
+
+def test_counters_against_each_level_present() -> None:
+    assert computer.vs_computer_counters({"perfect", "easy"}, won=True) == {
+        "vs_easy": 1,
+        "won_vs_easy": 1,
+        "vs_perfect": 1,
+        "won_vs_perfect": 1,
+    }
+
+
+async def test_decisions_fall_back_until_the_tables_are_loaded_in_a_thread(tmp_path: Path) -> None:
+    brain = computer.Brain(tmp_path)
+    state = dicepoker.apply(dicepoker.new_game(["a"], random.Random(1)), "a", dicepoker.Roll(), random.Random(2))
+    choose = computer.chooser(brain, SPEC, random.Random(3))
+    assert brain.choose(state, "a", "perfect", random.Random(3)) is None
+    assert choose(state, "a", "perfect") == dicepoker.timeout_action(state, "a")  # the engine's fallback
+    loading = brain.prepare(state, "a")
+    assert loading is not None and brain.prepare(state, "a") is loading  # one load, however often asked
+    await loading
+    assert brain.is_ready(state) and brain.prepare(state, "a") is None
+    action = brain.choose(state, "a", "perfect", random.Random(3))
+    assert action in dicepoker.legal_actions(state, "a")
+    assert list(tmp_path.glob("*.npz"))  # built into the given folder  # noqa: ASYNC240
+
+
+async def test_a_game_waits_for_the_start_up_build_instead_of_racing_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    release = threading.Event()
+
+    def warm(directory: Path) -> dict[str, float]:
+        release.wait(10)
+        return {"everything": 0.0}
+
+    monkeypatch.setattr(computer.strategy, "warm", warm)
+    brain = computer.Brain(tmp_path)
+    warming = asyncio.create_task(brain.warm())
+    await asyncio.sleep(0)  # the build starts in its thread
+    state = dicepoker.new_game(["a"], random.Random(1))
+    waiting = brain.prepare(state, "a")
+    assert waiting is not None and not brain.is_ready(state)
+    assert not list(tmp_path.glob("*.npz"))  # noqa: ASYNC240 - no second build of its own
+    release.set()
+    await waiting
+    await warming
+    assert brain.is_ready(state) and brain.prepare(state, "a") is None

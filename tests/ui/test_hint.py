@@ -1,0 +1,59 @@
+"""The Hint answer's wording: keeps as dice, boxes by name, Tutto selections, Knister cells, the current set-up."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any
+
+from bot.engine import kniffel, knister, tutto
+from bot.play.computer import Keep
+from bot.ui import hint
+
+
+@dataclass(frozen=True)
+class Value:
+    action: Any
+    value: float
+
+
+def rolled(*dice: int) -> kniffel.State:
+    state = kniffel.new_game(["a"], random.Random(1), ruleset="kniffel")
+    return state.model_copy(update={"dice": list(dice), "rolls": 1, "held": [False] * 5})
+
+
+def test_the_best_three_with_values_then_the_current_roll() -> None:
+    state = rolled(5, 5, 5, 2, 3)
+    values = [
+        Value(Keep((5, 5, 5)), 241.26),
+        Value(kniffel.Score(box="fives"), 230.0),
+        Value(Keep((5, 5)), 229.0),
+        Value(Keep(()), 220.0),
+    ]
+    text = hint.render("kniffel", state, values, Value(kniffel.Roll(), 220.04), "en-US")
+    assert text.splitlines() == [
+        "💡 Best moves (expected final score):",
+        "**keep ⚄ ⚄ ⚄ and roll** → 241.3 expected",
+        "**score Fives** → 230.0 expected",
+        "**keep ⚄ ⚄ and roll** → 229.0 expected",
+        "Set up now (roll all five dice): 220.0 expected",
+    ]
+
+
+def test_toggles_that_lead_to_the_same_keep_are_listed_once_and_translated() -> None:
+    state = rolled(5, 5, 1, 2, 3)
+    values = [Value(kniffel.ToggleHold(index=0), 230.0), Value(kniffel.ToggleHold(index=1), 230.0)]
+    assert hint.render("kniffel", state, values, None, "de").splitlines()[1:] == [
+        "**⚄ behalten und würfeln** → 230,0 erwartet"
+    ]
+
+
+def test_tutto_selections_and_knister_cells_in_words() -> None:
+    tutto_state = tutto.new_game(["a", "b"], random.Random(1)).model_copy(
+        update={"phase": "select", "roll": [1, 5, 2, 3, 4, 6], "selected": [0]}
+    )
+    assert hint.describe("tutto", tutto_state, tutto.ToggleSelect(index=1), "en-US") == "take ⚀ ⚄"
+    assert hint.describe("tutto", tutto_state, tutto.ToggleSelect(index=0), "en-US") == "take nothing"
+    assert hint.describe("tutto", tutto_state, tutto.Stop(), "en-US") == "Stop"
+    knister_state = knister.new_game(["a"], random.Random(1))
+    assert hint.describe("knister", knister_state, knister.Place(cell=7), "en-US") == "row 2, column 3"
