@@ -46,8 +46,11 @@ LINES = np.array(
 )
 WEIGHTS = np.array([1.0] * (2 * SIZE) + [2.0, 2.0])
 """Diagonals count double (RULES.md section 3)."""
-ROLLOUTS = 256
-"""Rollouts per empty cell for ``perfect``: about 15 ms a decision on average, under 100 ms for the first."""
+DECISION_WORK = 4_000_000
+HINT_WORK = 600_000
+MAX_ROLLOUTS = 16_384
+"""Cell scans a ``perfect`` decision (a hint) may spend on rollouts, and the most rollouts per empty cell
+(:func:`rollouts`): at most about 90 ms (15 ms) on one core."""
 
 CONTENTS: tuple[tuple[int, ...], ...] = tuple(
     line for size in range(SIZE + 1) for line in combinations_with_replacement(NUMBERS, size)
@@ -173,34 +176,44 @@ def _rollout_values(
     grid: NDArray[np.int64],
     lines: NDArray[np.int64],
     n: int,
-    rollouts: int,
-    seed: int,
+    rolls: NDArray[np.int64],
     potential: NDArray[np.float64],
     learned: NDArray[np.float64],
 ) -> NDArray[np.float64]:
-    """Mean final score of each empty cell (NaN for a filled one) over ``rollouts`` games finished by the
-    learned values."""
-    empties = 0
+    """Mean final score of each empty cell (NaN for a filled one) over games finished by the learned values,
+    game ``r`` drawing the numbers ``rolls[r]`` whichever cell it starts from (common random numbers)."""
+    placed = 0
     for cell in range(CELLS):
-        if grid[cell] < 0:
-            empties += 1
+        if grid[cell] >= 0:
+            placed += 1
     means = np.full(CELLS, np.nan)
+    g = grid.copy()
+    state = lines.copy()
     for cell in range(CELLS):
         if grid[cell] >= 0:
             continue
         total = 0.0
-        for r in range(rollouts):
-            np.random.seed(seed + r)
-            g = grid.copy()
-            state = lines.copy()
+        for r in range(rolls.shape[0]):
+            g[:] = grid
+            state[:] = lines
             _place(g, state, cell, n)
-            for t in range(CELLS - empties + 1, CELLS):
-                m = _draw()
+            for t in range(placed + 1, CELLS):
+                m = rolls[r, t - placed - 1]
                 _place(g, state, _greedy(g, state, m, learned[t + 1]), m)
             for line in range(LINES.shape[0]):
                 total += WEIGHTS[line] * potential[state[line]]
-        means[cell] = total / rollouts
+        means[cell] = total / rolls.shape[0]
     return means
+
+
+def rollouts(empty: int, work: int) -> int:
+    """Rollouts per empty cell that fit ``work`` cell scans in a decision with ``empty`` empty cells.
+
+    A rollout from each of the ``empty`` cells scans the remaining empty cells once per later placement, about
+    ``empty * (empty - 1) / 2`` scans (plus a fixed cost, counted as ``empty``), so late decisions afford many
+    more rollouts than early ones for the same time: capped at :data:`MAX_ROLLOUTS`.
+    """
+    return max(1, min(MAX_ROLLOUTS, work // (empty * (empty * (empty - 1) // 2 + empty))))
 
 
 def _arrays(grid: engine.Grid) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
@@ -229,22 +242,24 @@ def load(directory: Path | str | None = None, *, rebuild: bool = False) -> Table
     folder = Path(directory) if directory is not None else tables.DEFAULT_DIR
     if rebuild or folder not in _LOADED:
         potential = potentials()
-        digest = tables.rules_hash(
-            ["knister", potential.tobytes(), LEARNING_GAMES, LEARNING_ROUNDS, LEARNING_PRIOR, ROLLOUTS]
-        )
+        digest = tables.rules_hash(["knister", potential.tobytes(), LEARNING_GAMES, LEARNING_ROUNDS, LEARNING_PRIOR])
         stored = tables.load_or_build(folder, "knister", digest, lambda: {"learned": learned_values()}, rebuild=rebuild)
         _LOADED[folder] = Tables(potential, np.asarray(stored["learned"], dtype=np.float64))
     return _LOADED[folder]
 
 
-def placement_values(tabs: Tables, grid: engine.Grid, number: int, level: str, seed: int = 0) -> dict[int, float]:
+def placement_values(
+    tabs: Tables, grid: engine.Grid, number: int, level: str, seed: int = 0, work: int = DECISION_WORK
+) -> dict[int, float]:
     """What writing ``number`` into each empty cell is worth at ``level``: for ``perfect`` the mean final score
-    of the rollouts, for the others the grid's total potential afterwards."""
+    of the rollouts (as many as ``work`` affords), for the others the grid's total potential afterwards."""
     flat, lines = _arrays(grid)
     n = number - engine.LOWEST
     potential = tabs.potential
     if level == "perfect":
-        means = _rollout_values(flat, lines, n, ROLLOUTS, seed, potential, tabs.learned)
+        empty = int(np.count_nonzero(flat < 0))
+        rolls = np.random.default_rng(seed).choice(len(NUMBERS), size=(rollouts(empty, work), empty - 1), p=CHANCE)
+        means = _rollout_values(flat, lines, n, rolls, potential, tabs.learned)
         return {cell: float(means[cell]) for cell in range(CELLS) if flat[cell] < 0}
     base = float(WEIGHTS @ potential[lines])
     values = {}
@@ -266,12 +281,15 @@ def evaluate(tabs: Tables, state: engine.State, player: str, level: str = "perfe
     if state.number is None:
         _, lines = _arrays(grid)
         return [ActionValue(action, float(WEIGHTS @ tabs.potential[lines])) for action in legal]
-    values = placement_values(tabs, grid, state.number, level)
+    values = placement_values(tabs, grid, state.number, level, work=HINT_WORK)
     return [ActionValue(action, values[action.cell]) for action in legal if isinstance(action, engine.Place)]
 
 
-def choose(tabs: Tables, state: engine.State, player: str, level: str, rng: random.Random) -> Any:
-    """Roll when it is the player's roll; else place the number where the level puts it."""
+def choose(
+    tabs: Tables, state: engine.State, player: str, level: str, rng: random.Random, work: int = DECISION_WORK
+) -> Any:
+    """Roll when it is the player's roll; else place the number where the level puts it (``perfect``: with
+    rollouts worth ``work`` cell scans)."""
     legal = engine.legal_actions(state, player)
     if not legal:
         raise ValueError(f"{player} has nothing to do now")
@@ -280,17 +298,18 @@ def choose(tabs: Tables, state: engine.State, player: str, level: str, rng: rand
     grid = state.grids[player]
     if level == "easy":
         return engine.Place(cell=engine.best_cell(grid, state.number))
-    values = placement_values(tabs, grid, state.number, level, seed=rng.randrange(2**31))
+    values = placement_values(tabs, grid, state.number, level, seed=rng.randrange(2**31), work=work)
     return pick_best([ActionValue(engine.Place(cell=cell), value) for cell, value in values.items()], rng)
 
 
-def play_solo(tabs: Tables, level: str, games: int, seed: int) -> list[int]:
-    """Final scores of ``games`` seeded solo games at ``level``, scored by the engine's ``score_grid``."""
+def play_solo(tabs: Tables, level: str, games: int, seed: int, work: int = DECISION_WORK) -> list[int]:
+    """Final scores of ``games`` seeded solo games at ``level`` (``perfect``: rollouts worth ``work`` cell scans
+    a decision), scored by the engine's ``score_grid``."""
     rng = random.Random(seed)
     scores = []
     for _ in range(games):
         state = engine.new_game(["solo"], rng)
         while not engine.is_over(state):
-            state = engine.apply(state, "solo", choose(tabs, state, "solo", level, rng), rng)
+            state = engine.apply(state, "solo", choose(tabs, state, "solo", level, rng, work), rng)
         scores.append(engine.results(state)[0].score)
     return scores

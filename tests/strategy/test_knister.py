@@ -43,5 +43,29 @@ def test_learned_values_end_at_the_line_scores(knister_tables: knister.Tables) -
 
 
 def test_each_level_beats_the_one_below(knister_tables: knister.Tables) -> None:
-    means = {level: np.mean(knister.play_solo(knister_tables, level, 8, seed=1)) for level in strategy.LEVELS}
+    # A hint's budget of rollouts keeps the test fast; it is still enough to beat the potential player.
+    means = {
+        level: np.mean(knister.play_solo(knister_tables, level, 8, seed=1, work=knister.HINT_WORK))
+        for level in strategy.LEVELS
+    }
     assert means["easy"] + 5 < means["normal"] < means["perfect"]
+
+
+def test_rollouts_grow_as_the_grid_fills() -> None:
+    # The same work buys few rollouts per cell for the first placement and many near the end, up to the cap.
+    counts = [knister.rollouts(empty, knister.DECISION_WORK) for empty in range(engine.CELLS, 0, -1)]
+    assert counts == sorted(counts)
+    assert 256 <= counts[0] < counts[12] < knister.MAX_ROLLOUTS == counts[-1]
+    assert knister.rollouts(engine.CELLS, knister.HINT_WORK) < counts[0]
+
+
+def test_rollout_values_are_seeded(knister_tables: knister.Tables) -> None:
+    # The rolls come from the seed alone: the same seed gives the same values, another seed other ones.
+    grid: engine.Grid = [[None] * 5 for _ in range(5)]
+    grid[0][:3] = [7, 7, 7]
+
+    def values(seed: int) -> dict[int, float]:
+        return knister.placement_values(knister_tables, grid, 7, "perfect", seed=seed, work=knister.HINT_WORK)
+
+    assert values(3) == values(3) != values(4)
+    assert sorted(values(3)) == list(range(3, engine.CELLS))
