@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import logging
 import random
+import sys
 import threading
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
@@ -145,8 +146,13 @@ class Brain:
         log.info("strategy tables for %s are ready", key)
 
     async def warm(self) -> None:
-        """Load or build every table in a worker thread (at start-up), then use them for every game."""
-        self._warming = asyncio.ensure_future(in_daemon_thread(strategy.warm, self.directory))
+        """Build every missing table in a child process, load them all in a worker thread, then use them.
+
+        The build runs compiled loops that hold the interpreter lock for seconds; in a thread of the bot's own
+        process they would stall every click meanwhile. A separate process costs the event loop nothing, and the
+        load afterwards only reads the cached files (a fraction of a second).
+        """
+        self._warming = asyncio.ensure_future(self._build_and_load())
         try:
             timings = await self._warming
         except Exception:
@@ -155,12 +161,40 @@ class Brain:
         log.info("strategy tables ready: %s", ", ".join(f"{name} {seconds:.1f} s" for name, seconds in timings.items()))
         self._all_ready = True
 
+    async def _build_and_load(self) -> dict[str, float]:
+        await build_tables(self.directory)
+        timings: dict[str, float] = await in_daemon_thread(strategy.warm, self.directory)
+        return timings
+
     def choose(self, state: Any, player: str, level: str, rng: random.Random) -> Any | None:
         """The action of a ``level`` player now, or None while the game's tables are not in memory yet."""
         if not self.is_ready(state):
             log.info("strategy tables for %s still loading: playing the most points now", table_key(state))
             return None
         return strategy.choose(state, player, level, rng, directory=self.directory)  # type: ignore[arg-type]
+
+
+async def build_tables(directory: Path) -> None:
+    """``python -m bot.strategy build`` into ``directory`` as a child process, killed if the bot stops first."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bot.strategy",
+        "--dir",
+        str(directory),
+        "build",
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        _, error = await process.communicate()
+    except asyncio.CancelledError:
+        process.kill()
+        await process.wait()
+        raise
+    if process.returncode != 0:
+        last = error.decode(errors="replace").strip().splitlines()[-1:] or ["no output"]
+        log.warning("building the strategy tables failed (exit %s): %s", process.returncode, last[0])
 
 
 @dataclass(frozen=True)

@@ -54,10 +54,15 @@ async def test_a_game_waits_for_the_start_up_build_instead_of_racing_it(
         release.wait(10)
         return {"everything": 0.0}
 
+    async def no_child_build(directory: Path) -> None:
+        return None
+
     monkeypatch.setattr(computer.strategy, "warm", warm)
+    monkeypatch.setattr(computer, "build_tables", no_child_build)
     brain = computer.Brain(tmp_path)
     warming = asyncio.create_task(brain.warm())
-    await asyncio.sleep(0)  # the build starts in its thread
+    await asyncio.sleep(0)  # the (here empty) child build ends and the load starts in its thread
+    await asyncio.sleep(0)
     state = dicepoker.new_game(["a"], random.Random(1))
     waiting = brain.prepare(state, "a")
     assert waiting is not None and not brain.is_ready(state)
@@ -66,3 +71,10 @@ async def test_a_game_waits_for_the_start_up_build_instead_of_racing_it(
     await waiting
     await warming
     assert brain.is_ready(state) and brain.prepare(state, "a") is None
+
+
+async def test_the_start_up_build_runs_in_a_child_process_and_fills_the_cache(tmp_path: Path) -> None:
+    """Building in a thread would hold the interpreter lock for seconds and stall every click meanwhile."""
+    await computer.build_tables(tmp_path)
+    built = {path.name.split("-v")[0] for path in tmp_path.glob("*.npz")}  # noqa: ASYNC240
+    assert {"kniffel-kniffel", "kniffel-classic", "dicepoker", "knister"} <= built
