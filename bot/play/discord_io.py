@@ -14,6 +14,7 @@ from typing import Any
 import discord
 
 from bot.i18n import t
+from bot.play.board import LOOK_BELOW
 from bot.play.ports import ResponseFailed
 from bot.play.transitions import Actor
 from bot.storage import GameRecord
@@ -23,6 +24,8 @@ log = logging.getLogger(__name__)
 
 #: Discord's limit on a message's content.
 MESSAGE_LIMIT = 2000
+#: A board posted anew pings the people it mentions (the player to act), never a role or everyone.
+PING_PEOPLE = discord.AllowedMentions(everyone=False, roles=False, users=True)
 
 
 def actor_of(user: discord.abc.User, *, moderator: bool = False) -> Actor:
@@ -45,6 +48,8 @@ class InteractionRequest:
         self.message_is_private = bool(message is not None and message.flags.ephemeral)
         metadata = message.interaction_metadata if message is not None else None
         self.message_owner = str(metadata.user.id) if metadata is not None else None
+        me = interaction.client.user
+        self.message_by_bot = bool(message is not None and me is not None and message.author.id == me.id)
 
     async def refuse(self, key: str, **params: Any) -> None:
         await self._private_text(t(key, self.locale, **params))
@@ -96,16 +101,37 @@ class DiscordChannels:
     def __init__(self, client: discord.Client) -> None:
         self._client = client
 
-    async def edit(self, record: GameRecord, rendered: Rendered) -> bool:
-        if record.message_id is None:
+    async def edit(self, record: GameRecord, rendered: Rendered, message_id: int | None = None) -> bool:
+        target = message_id if message_id is not None else record.message_id
+        if target is None:
             return False
         channel = self._client.get_partial_messageable(record.channel_id, guild_id=record.guild_id)
         try:
-            await channel.get_partial_message(record.message_id).edit(**rendered.kwargs())
+            await channel.get_partial_message(target).edit(**rendered.kwargs())
         except discord.HTTPException as error:
-            log.warning("could not edit the message of game %s: %s %s", record.id, error.status, error.text)
+            log.warning("could not edit message %s of game %s: %s %s", target, record.id, error.status, error.text)
             return isinstance(error, discord.NotFound | discord.Forbidden)
         return True
+
+    async def send(self, record: GameRecord, rendered: Rendered) -> int | None:
+        channel = self._client.get_partial_messageable(record.channel_id, guild_id=record.guild_id)
+        try:
+            message = await channel.send(**rendered.kwargs(), allowed_mentions=PING_PEOPLE)
+        except discord.HTTPException as error:
+            log.warning("could not post the board of game %s: %s %s", record.id, error.status, error.text)
+            return None
+        return message.id
+
+    async def below(self, record: GameRecord) -> int | None:
+        if record.message_id is None:
+            return None
+        channel = self._client.get_partial_messageable(record.channel_id, guild_id=record.guild_id)
+        try:
+            return len([m async for m in channel.history(limit=LOOK_BELOW, after=discord.Object(record.message_id))])
+        except discord.HTTPException as error:
+            # Without Read Message History (or on a server error) the board stays where it is.
+            log.warning("could not read below the board of game %s: %s %s", record.id, error.status, error.text)
+            return None
 
     async def post(self, record: GameRecord, lines: list[str]) -> None:
         """Announce in the channel, packing lines into as few messages as Discord allows."""

@@ -35,6 +35,8 @@ class Request(Protocol):
     message_is_private: bool
     #: For a click on a private message: the player id of the person it was shown to.
     message_owner: str | None
+    #: Whether the clicked message was posted by the bot (only the bot's own messages can be a game's boards).
+    message_by_bot: bool
 
     # Every method below raises :class:`ResponseFailed` when the answer could not be delivered.
 
@@ -60,12 +62,18 @@ class Request(Protocol):
 class Channels(Protocol):
     """Writing to a game's channel outside of any request (after a deadline, or besides the answer)."""
 
-    async def edit(self, record: GameRecord, rendered: Rendered) -> bool:
-        """Show ``rendered`` on the game's public message, logging (not raising) a failure.
+    async def edit(self, record: GameRecord, rendered: Rendered, message_id: int | None = None) -> bool:
+        """Show ``rendered`` on the game's live board (or on its message ``message_id``), logging any failure.
 
         False only for a failure worth retrying (a server error, a rate limit); a message that is gone or may not
         be edited counts as done, since no retry can show it.
         """
+
+    async def send(self, record: GameRecord, rendered: Rendered) -> int | None:
+        """Post ``rendered`` as a new message in the game's channel (its mentions ping); its id, None on failure."""
+
+    async def below(self, record: GameRecord) -> int | None:
+        """How many messages (at most ``board.LOOK_BELOW``) were posted below the live board; None if unknown."""
 
     async def post(self, record: GameRecord, lines: list[str]) -> None:
         """Announce ``lines`` in the game's channel."""

@@ -20,13 +20,14 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from bot.engine.core import GameError, secure_rng
 from bot.i18n import game_locale, has, t
-from bot.play import computer, transitions
+from bot.play import board, computer, transitions
 from bot.play.inflight import InFlight
 from bot.play.ports import Channels, Request, ResponseFailed
 from bot.play.shown import ShownVersions
 from bot.play.spec import AnySpec
 from bot.play.transitions import Actor, Game, Origin, Outcome, Refusal
 from bot.storage import ChannelBusy, GameRecord, GamesRepository, StaleVersion, StorageUnavailable
+from bot.ui import board as board_ui
 from bot.ui import hint as hint_ui
 from bot.ui import lobby as lobby_ui
 from bot.ui.render import Click, Lobby, Rendered, SeatView, Table, custom_id
@@ -36,6 +37,8 @@ log = logging.getLogger(__name__)
 #: The Hint button's action, and its row on every game message (the games' own controls use the rows above).
 HINT = "hint"
 HINT_ROW = 4
+#: The Rematch button's action, on a finished game's board (whose own render has no controls).
+REMATCH = "rematch"
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -69,9 +72,7 @@ def error_key(spec: AnySpec, error: GameError) -> str:
     return f"error.{error.key}"
 
 
-def jump_url(record: GameRecord) -> str:
-    guild = record.guild_id if record.guild_id is not None else "@me"
-    return f"https://discord.com/channels/{guild}/{record.channel_id}/{record.message_id or ''}".rstrip("/")
+jump_url = board.jump_url
 
 
 def seat_views(record: GameRecord) -> tuple[SeatView, ...]:
@@ -87,7 +88,12 @@ def table(game: Game, locale: str | None = None) -> Table[Any]:
 def origin(request: Request) -> Origin:
     """Where a request came from, for :func:`transitions.check_origin`."""
     return Origin(
-        request.guild_id, request.channel_id, request.message_id, request.message_is_private, request.message_owner
+        request.guild_id,
+        request.channel_id,
+        request.message_id,
+        request.message_is_private,
+        request.message_owner,
+        request.message_by_bot,
     )
 
 
@@ -108,6 +114,7 @@ def lobby(spec: AnySpec, record: GameRecord) -> Lobby:
         show_variant=len(spec.variants) > 1,
         computer_levels=computer.LEVELS,
         hints=transitions.hints_on(record),
+        invited=tuple(player for player in record.options.get("invited", ()) if record.seat(player) is None),
     )
 
 
@@ -200,6 +207,10 @@ class GameService:
             log.warning("could not open a %s lobby in channel %s: %s", spec.kind, request.channel_id, error)
             await request.refuse("play.storage_unavailable")
             return
+        await self._post_lobby(request, spec, record)
+
+    async def _post_lobby(self, request: Request, spec: AnySpec, record: GameRecord) -> bool:
+        """Post a new game's lobby as the answer to ``request`` and store its message; False if it never showed."""
         async with self._locks[record.id]:
             # Held until the message id is stored, so a fast first click finds the game message.
             self.on_saved(record)
@@ -208,7 +219,7 @@ class GameService:
             except ResponseFailed as failed:
                 log.warning("lobby of game %s could not be posted (%s); removing the game", record.id, failed)
                 await self._games.delete(record.id)
-                return
+                return False
             except Exception:
                 await self._games.delete(record.id)
                 raise
@@ -217,6 +228,7 @@ class GameService:
             except StorageUnavailable as error:
                 # The host's first click on the lobby links it (see transitions.check_origin).
                 log.warning("could not store the lobby message of game %s: %s", record.id, error)
+            return True
 
     async def leave(self, request: Request, spec: AnySpec) -> None:
         """``/<game> leave``: leave the lobby, or the running game (the card stays, the turn is skipped)."""
@@ -263,8 +275,9 @@ class GameService:
                 await request.confirm(outcome.reply_key)
             except ResponseFailed as failed:
                 log.warning("game %s: %s was saved but not confirmed (%s)", saved.record.id, outcome.reply_key, failed)
-            await self.show(spec, saved)
-        await self._channels.post(saved.record, self.announcements(spec, outcome))
+            news = self.announcements(spec, outcome)
+            await self.show(spec, saved, news)
+            await self._keep_at_bottom(spec, outcome.before, saved, news)
 
     # ---------------------------------------------------------------- clicks
 
@@ -275,9 +288,15 @@ class GameService:
             record = await self._games.get(click.game_id)
             if record is None:
                 self._locks.pop(click.game_id, None)
-                await request.refuse("play.unknown_game")
+                await self._point(request, None)
                 return
             spec = self.specs[record.kind]
+            if click.action == REMATCH and record.status == "finished" and not request.message_is_private:
+                await self._rematch(request, spec, record)
+                return
+            if not record.active or board.from_old_board(record, origin(request)):
+                await self._point(request, record)
+                return
             try:
                 adopt = transitions.check_origin(
                     record, request.actor, origin(request), click.action in spec.private_refresh
@@ -307,17 +326,20 @@ class GameService:
             if outcome is None:
                 return
             saved = outcome.after
-            await self._answer_click(request, spec, saved, click)
-        await self._channels.post(saved.record, self.announcements(spec, outcome))
+            news = self.announcements(spec, outcome)
+            await self._answer_click(request, spec, saved, click, news)
+            await self._keep_at_bottom(spec, outcome.before, saved, news)
 
-    async def _answer_click(self, request: Request, spec: AnySpec, saved: Game, click: Click) -> None:
+    async def _answer_click(
+        self, request: Request, spec: AnySpec, saved: Game, click: Click, news: list[str] | None = None
+    ) -> None:
         """Answer a saved click by editing the clicked message; when that fails, edit the game message directly.
 
         The move is saved whatever happens here, so the channel must come to show it: an interaction that
         expired or a callback Discord refused is logged in one line and the game message is edited through the
         channel instead.
         """
-        rendered = self.render(spec, saved)
+        rendered = self.render(spec, saved, news)
         on_public = not request.message_is_private and request.message_id == saved.record.message_id
         try:
             if on_public:
@@ -331,7 +353,7 @@ class GameService:
                 await request.acknowledge()
         except ResponseFailed as failed:
             log.warning("game %s: click %s saved but not answered (%s)", saved.record.id, click.action, failed)
-        await self.show(spec, saved)
+        await self.show(spec, saved, news)
 
     @staticmethod
     def _in_effect(spec: AnySpec, game: Game, click: Click) -> bool:
@@ -456,8 +478,9 @@ class GameService:
                 return
             decided = transitions.paced(spec, decided, now, self.computer_delay)
             saved = await self._save(decided)
-            await self.show(spec, saved)
-        await self._channels.post(saved.record, self.announcements(spec, decided))
+            news = self.announcements(spec, decided)
+            await self.show(spec, saved, news)
+            await self._keep_at_bottom(spec, decided.before, saved, news)
 
     # ---------------------------------------------------------------- start-up
 
@@ -470,6 +493,11 @@ class GameService:
         """
         shown = await self.show_again(await self._games.behind())
         await self.shown.flush()
+        for game_id in await self._games.with_retired_board():
+            async with self._locks[game_id]:
+                record = await self._games.get(game_id)
+                if record is not None and record.retired_message_id is not None and record.kind in self.specs:
+                    await self._strip(self.specs[record.kind], record, record.retired_message_id)
         return shown
 
     async def show_again(self, game_ids: Collection[int]) -> int:
@@ -487,28 +515,37 @@ class GameService:
 
     # ---------------------------------------------------------------- rendering and saving
 
-    async def show(self, spec: AnySpec, game: Game) -> bool:
-        """Edit the game's public message to show ``game``, noting the version shown; False if that failed."""
-        edited = await self._channels.edit(game.record, self.render(spec, game))
+    async def show(self, spec: AnySpec, game: Game, news: list[str] | None = None) -> bool:
+        """Edit the game's live board to show ``game`` (with ``news`` on top), noting the version shown.
+
+        False if that failed.
+        """
+        edited = await self._channels.edit(game.record, self.render(spec, game, news))
         if edited:
             self.shown.note(game.record)
         elif game.record.message_id is not None:
             self.shown.missed(game.record)
         return edited
 
-    def render(self, spec: AnySpec, game: Game) -> Rendered:
-        """The game message for any status: lobby, running, finished or abandoned."""
+    def render(self, spec: AnySpec, game: Game, news: list[str] | None = None) -> Rendered:
+        """The game's board for any status: lobby, running, finished or abandoned, with ``news`` on top.
+
+        A finished game's board offers **Rematch** until someone used it; an abandoned one has no controls.
+        """
         record = game.record
         if game.state is None:
-            return lobby_ui.render(lobby(spec, record))
+            return board_ui.with_news(lobby_ui.render(lobby(spec, record)), news or [])
         rendered = spec.ui.render(table(game))
         if record.status == "running" and transitions.hints_on(record):
             label = t("hint.button", record.locale)
             rendered.layout.button(HINT_ROW, label, custom_id(record.id, HINT, "", record.version))
+        if record.status == "finished" and "rematch" not in record.options:
+            label = t("play.rematch", record.locale)
+            rendered.layout.button(HINT_ROW, label, custom_id(record.id, REMATCH, "", record.version), emoji="🔁")
         if record.status == "abandoned":
             rendered.content = t("play.abandoned_banner", record.locale)
             rendered.layout = type(rendered.layout)()
-        return rendered
+        return board_ui.with_news(rendered, news or [])
 
     def announcements(self, spec: AnySpec, outcome: Outcome) -> list[str]:
         """The channel lines of a change: the game's own (from the engine's events), then the plumbing's."""
@@ -517,6 +554,102 @@ class GameService:
         lines = spec.ui.announce(table(game)) if outcome.moved else []
         name = t(f"game.{spec.kind}", locale)
         return lines + [t(notice.key, locale, game=name, **notice.params) for notice in outcome.notices]
+
+    # ---------------------------------------------------------------- the live board
+
+    async def _keep_at_bottom(self, spec: AnySpec, before: Game, saved: Game, news: list[str]) -> None:
+        """Post the board anew at the bottom when a new turn began and other messages were posted below it.
+
+        Called under the game's lock after the board was edited in place. The new message is stored as the live
+        board together with the old one as retired (one write), then the old one loses its controls; a restart
+        in between finds the retired board and strips it (:meth:`catch_up`), and a click on it is pointed here.
+        """
+        record = saved.record
+        if record.message_id is None or not board.turn_started(spec, before, saved):
+            return
+        if not board.should_move(True, await self._channels.below(record)):
+            return
+        new_id = await self._channels.send(record, self.render(spec, saved, news))
+        if new_id is None:
+            return
+        old = record.message_id
+        try:
+            await self._games.move_board(record.id, new_id, old, record.version)
+        except StorageUnavailable as error:
+            # The old board stays the live one; the new message must not carry controls nobody can use.
+            log.warning("game %s: could not store its new board: %s", record.id, error)
+            await self._channels.edit(record, board_ui.retired(spec.kind, record.locale), message_id=new_id)
+            return
+        moved = replace(record, message_id=new_id, retired_message_id=old)
+        self.shown.note(moved)
+        await self._strip(spec, moved, old, news)
+
+    async def _strip(self, spec: AnySpec, record: GameRecord, message_id: int, news: list[str] | None = None) -> None:
+        """Turn an earlier board of the game into a one-line record without controls (and forget it as retired)."""
+        edited = await self._channels.edit(record, board_ui.retired(spec.kind, record.locale, news or []), message_id)
+        if edited and message_id == record.retired_message_id:
+            try:
+                await self._games.board_retired(record.id, message_id)
+            except StorageUnavailable as error:
+                log.warning("game %s: could not note its retired board as stripped: %s", record.id, error)
+
+    async def _point(self, request: Request, record: GameRecord | None) -> None:
+        """A click on a message that is not the live board of an active game: say where the game is now.
+
+        The clicked message is repaired on the way: an earlier board loses its controls, a finished or abandoned
+        game's board is shown as it stands.
+        """
+        current = await self._games.active_in_channel(request.channel_id or 0)
+        pointer = board.pointer(record, current)
+        await request.refuse(pointer.key, **pointer.params)
+        if record is None or request.message_is_private or request.message_id is None or record.kind not in self.specs:
+            return
+        spec = self.specs[record.kind]
+        if request.message_id == record.message_id:
+            await self.show(spec, Game.load(spec, record))
+        elif request.channel_id == record.channel_id and request.message_by_bot:
+            await self._strip(spec, record, request.message_id)
+
+    async def _rematch(self, request: Request, spec: AnySpec, record: GameRecord) -> None:
+        """**Rematch** on a finished game's board: a new lobby here with the same game, rules, options and
+        computer players, the clicker as host and the other people invited; the old board loses the button."""
+        if "rematch" in record.options:
+            await self._point(request, record)
+            return
+        seat = record.seat(request.actor.player)
+        if seat is None or seat.kind != "user":
+            await request.refuse("play.rematch_players_only")
+            return
+        options = {**board.rematch_options(record), "invited": board.invited(record, request.actor.player)}
+        computers = tuple(replace(s, status="active", timeouts=0) for s in record.seats if s.kind == "computer")
+        try:
+            created = await self._games.create(
+                kind=record.kind,
+                variant=record.variant,
+                guild_id=record.guild_id,
+                channel_id=record.channel_id,
+                host=request.actor.seat(),
+                locale=record.locale,
+                options=options,
+                deadline_at=transitions.open_deadline(self._clock()),
+                others=computers,
+            )
+        except ChannelBusy as busy:
+            game = t(f"game.{busy.game.kind}", request.locale)
+            await request.refuse("play.channel_busy", game=game, link=jump_url(busy.game))
+            return
+        except StorageUnavailable as error:
+            log.warning("could not open a rematch of game %s: %s", record.id, error)
+            await request.refuse("play.storage_unavailable")
+            return
+        if not await self._post_lobby(request, spec, created):
+            return
+        old = Game.load(spec, record)
+        marked = Outcome(old, Game(replace(record, options={**record.options, "rematch": created.id}), old.state))
+        try:
+            await self.show(spec, await self._save(marked))
+        except (StaleVersion, StorageUnavailable) as error:
+            log.warning("game %s: could not note its rematch: %s", record.id, error)
 
     def _choose(self, spec: AnySpec, record: GameRecord) -> transitions.Choose:
         """Computer decisions for this game: the strategy's when its tables are loaded, else the engine's timeout

@@ -136,6 +136,8 @@ class Origin:
     private: bool = False
     #: The player the private message was shown to.
     owner: str | None = None
+    #: The message was posted by the bot itself (a forged click may name anybody's message).
+    by_bot: bool = False
 
 
 def check_origin(record: GameRecord, actor: Actor, origin: Origin, from_private_view: bool) -> bool:

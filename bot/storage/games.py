@@ -77,6 +77,8 @@ class GameRecord:
     deadline_at: float | None = None
     finished_at: float | None = None
     seats: tuple[Seat, ...] = ()
+    #: The previous live board while its controls are still to be removed (the board moved down the channel).
+    retired_message_id: int | None = None
 
     @property
     def active(self) -> bool:
@@ -88,13 +90,13 @@ class GameRecord:
 
 _GAME_FIELDS = (
     "id", "kind", "variant", "guild_id", "channel_id", "host", "status", "version", "created_at", "updated_at",
-    "locale", "message_id", "options", "state", "deadline_at", "finished_at",
+    "locale", "message_id", "options", "state", "deadline_at", "finished_at", "retired_message_id",
 )  # fmt: skip
 #: A game row with its seats in one statement, so both come from the same snapshot (one row per seat).
 _SELECT_GAME = (
     "SELECT g.id, g.kind, g.variant, g.guild_id, g.channel_id, g.host_id, g.status, g.version, g.created_at, "
     "g.updated_at, g.locale, g.message_id, g.options, g.state, g.deadline_at, g.finished_at, "
-    "s.player, s.display_name, s.kind, s.status, s.timeouts "
+    "g.retired_message_id, s.player, s.display_name, s.kind, s.status, s.timeouts "
     "FROM games AS g LEFT JOIN game_seats AS s ON s.game_id = g.id"
 )
 
@@ -215,6 +217,41 @@ class GamesRepository:
                 "UPDATE games SET message_id = ?, shown_version = COALESCE(?, shown_version) WHERE id = ?",
                 (message_id, shown_version, game_id),
             )
+
+    async def move_board(self, game_id: int, message_id: int, retired: int | None, shown_version: int) -> None:
+        """The board was posted anew as ``message_id``: it is the live one now, ``retired`` still to be stripped.
+
+        One statement, so a restart finds either the old board live or the new one live and the old one retired.
+        No version bump: the buttons on the new board carry the current version.
+        """
+        async with self._db.transaction() as conn:
+            await conn.execute(
+                "UPDATE games SET message_id = ?, retired_message_id = ?, shown_version = MAX(shown_version, ?) "
+                "WHERE id = ?",
+                (message_id, retired, shown_version, game_id),
+            )
+
+    async def board_retired(self, game_id: int, message_id: int) -> None:
+        """The retired board ``message_id`` has no controls any more."""
+        async with self._db.transaction() as conn:
+            await conn.execute(
+                "UPDATE games SET retired_message_id = NULL WHERE id = ? AND retired_message_id = ?",
+                (game_id, message_id),
+            )
+
+    async def with_retired_board(self) -> list[int]:
+        """Games with a retired board whose controls were not yet removed (a restart cut the move short)."""
+        rows = await self._db.fetch_all("SELECT id FROM games WHERE retired_message_id IS NOT NULL ORDER BY id")
+        return [row[0] for row in rows]
+
+    async def latest_in_channel(self, channel_id: int) -> GameRecord | None:
+        """The channel's active game, else its most recent one (a pointer for clicks on old messages)."""
+        rows = await self._db.fetch_all(
+            f"{_SELECT_GAME} WHERE g.id = (SELECT id FROM games WHERE channel_id = ? "
+            "ORDER BY status IN ('lobby', 'running') DESC, id DESC LIMIT 1) ORDER BY s.seat",
+            (channel_id,),
+        )
+        return _record(rows) if rows else None
 
     async def mark_shown(self, versions: Mapping[int, int]) -> None:
         """Record which version each game's public message shows now (a batch, in one transaction)."""

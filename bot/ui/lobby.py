@@ -31,6 +31,9 @@ def render(lobby: Lobby) -> Rendered:
     if settings:
         embed.add_field(name=t("lobby.settings", locale), value="\n".join(settings), inline=False)
     rendered = Rendered(embeds=[embed])
+    if lobby.invited and lobby.open:
+        players = " ".join(lobby.mention(player) for player in lobby.invited)
+        rendered.content = t("lobby.rematch_invite", locale, players=players)
     if not lobby.open:
         embed.description = t("lobby.closed", locale)
         return rendered

@@ -195,6 +195,8 @@ class Lobby(Seating):
     computer_levels: tuple[str, ...] = ()
     #: Whether the game will offer the Hint button (the host switches it in the lobby).
     hints: bool = False
+    #: People a rematch invited who have not joined yet (the lobby's content pings them once, when posted).
+    invited: tuple[str, ...] = ()
 
 
 class GameUI(Protocol[StateT]):

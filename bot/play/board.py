@@ -1,0 +1,90 @@
+"""The live board's life cycle as pure decisions: when it moves down the channel, and where an old click points.
+
+A game has one live board: the public message with its controls (``GameRecord.message_id``). Announcements fold
+into it, so a quiet channel keeps one message per game. When a new turn (Knister: a round) starts, or the game
+starts or ends, and other messages were posted below the board, the service posts the board anew at the bottom
+(its content pings the player to act) and strips the controls from the old one, leaving a one-line record. Which
+of these applies is decided here, without Discord or the database, so it can be tested on its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from bot.play.game import AnyRules
+from bot.play.transitions import Game, Origin
+from bot.storage.games import GameRecord
+
+#: How many of the channel's latest messages the service looks at below the board (one is enough to move it).
+LOOK_BELOW = 3
+
+
+def jump_url(record: GameRecord, message_id: int | None = None) -> str:
+    """A link to the game's live board (or ``message_id``), or to its channel when no message is known."""
+    guild = record.guild_id if record.guild_id is not None else "@me"
+    message = message_id if message_id is not None else record.message_id
+    return f"https://discord.com/channels/{guild}/{record.channel_id}/{message or ''}".rstrip("/")
+
+
+def turn_started(rules: AnyRules, before: Game, after: Game) -> bool:
+    """Whether this change began a new turn (Knister: round), started the game or finished it.
+
+    Only then may the board move: moving it in the middle of a turn would pull the buttons away from under the
+    finger of the player who is clicking them. An abandoned game never moves (it has no controls left).
+    """
+    old, new = before.record, after.record
+    if old.status != new.status:
+        return new.status in ("running", "finished")
+    if new.status != "running" or before.state is None or after.state is None:
+        return False
+    return bool(rules.turn_key(before.state) != rules.turn_key(after.state))
+
+
+def should_move(turn_started: bool, below: int | None) -> bool:
+    """Post the board anew: a new turn began and something was posted below it (``below`` unknown: stay put)."""
+    return turn_started and bool(below)
+
+
+def from_old_board(record: GameRecord, origin: Origin) -> bool:
+    """A public click in the game's own channel on one of its messages that is not the live board.
+
+    Such a message, posted by the bot with this game's controls, is an earlier board (a move cut short by a
+    restart, or a client that missed an edit): the click is answered with a pointer to the live board instead of
+    "does not belong to this game". Anybody else's message is refused as the wrong place.
+    """
+    if origin.private or not origin.by_bot or origin.message_id is None or record.message_id is None:
+        return False
+    if origin.guild_id != record.guild_id or origin.channel_id != record.channel_id:
+        return False
+    return origin.message_id != record.message_id
+
+
+@dataclass(frozen=True)
+class Pointer:
+    """The private answer to a click on a message whose game is not there any more: a key and its parameters."""
+
+    key: str
+    params: dict[str, Any]
+
+
+def pointer(clicked: GameRecord | None, current: GameRecord | None) -> Pointer:
+    """Where a click on an old message should send the player.
+
+    ``clicked`` is the game the message belonged to (None: deleted), ``current`` the channel's active game.
+    """
+    if current is not None and clicked is not None and current.id == clicked.id:
+        return Pointer("play.board_moved", {"link": jump_url(current)})
+    if current is not None:
+        return Pointer("play.old_game", {"link": jump_url(current)})
+    return Pointer("play.old_game_none", {})
+
+
+def rematch_options(record: GameRecord) -> dict[str, Any]:
+    """The options a rematch lobby starts with: the old game's, without what only that game's play recorded."""
+    return {name: value for name, value in record.options.items() if name not in ("hinted", "rematch", "invited")}
+
+
+def invited(record: GameRecord, host: str) -> list[str]:
+    """The people a rematch invites: everyone who sat at the old table but the new host, in seat order."""
+    return [seat.player for seat in record.seats if seat.kind == "user" and seat.player != host]
