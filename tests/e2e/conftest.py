@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import copy
 import dataclasses
+import re
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -202,16 +203,42 @@ class Harness:
         return dataclasses.replace(message, components=copy.deepcopy(message.components))
 
     async def wait_post(self, fragment: str, timeout: float = 5.0) -> str:
-        """Wait until a public channel message contains ``fragment`` (announcements follow the response)."""
+        """Wait until a public channel message contains or contained ``fragment``.
+
+        Announcements fold into the live board, whose next edit replaces them: what the board showed earlier
+        counts as said (see :meth:`said`).
+        """
 
         def found() -> str | None:
-            return next((post for post in self.posts() if fragment in post), None)
+            return next((post for post in [*self.posts(), *self.said()] if fragment in post), None)
 
         return await self.server.wait_for(found, timeout=timeout, what=f"a post containing {fragment!r}")
 
     def posts(self) -> list[str]:
         """Texts of the public messages in the channel, oldest first."""
         return [message.text for message in self.server.channel_messages(self.channel) if not message.ephemeral]
+
+    def said(self) -> list[str]:
+        """Every content the bot put on a public message, earlier versions of an edited board included, in order.
+
+        Read from the requests fakediscord recorded: messages posted or edited through the REST API, and
+        interaction answers that post or update a public message (an ephemeral one is left out).
+        """
+        texts = []
+        for request in self.server.rest.requests:
+            body = request.json if isinstance(request.json, dict) else None
+            if body is None:
+                continue
+            if request.method in ("POST", "PATCH") and re.search(r"/channels/\d+/messages(/\d+)?$", request.path):
+                content = body.get("content")
+            elif request.path.endswith("/callback") and body.get("type") in (4, 7):
+                data = body.get("data") or {}
+                content = None if int(data.get("flags") or 0) & 64 else data.get("content")
+            else:
+                continue
+            if content:
+                texts.append(content)
+        return texts
 
 
 @pytest.fixture

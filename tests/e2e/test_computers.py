@@ -82,7 +82,7 @@ async def test_a_solo_classic_game_against_an_easy_computer_is_played_to_the_end
     assert record is not None and record.status == "finished"
     state = await h.state()
     assert state.turns == {"cpu-easy-1": 13, str(h.alice.id): 13}
-    posts = "\n".join(h.posts())
+    posts = "\n".join(h.said())
     assert "**🤖 Easy**, your turn" in posts and "<@cpu" not in posts  # named in bold, never mentioned
     assert "still loading" not in caplog.text  # every decision came from the strategy, none from the fallback
 
@@ -200,7 +200,7 @@ async def test_a_tutto_computer_plays_its_whole_turn_step_by_step(bot: Harness) 
     assert steps == 3  # the draw, the first roll, then taking the 1 and rolling on: each its own paced step
     state = await h.state()
     assert state.current == str(h.alice.id) and state.scores["cpu-normal-1"] == 100  # Fireworks keep the haul
-    assert "Fireworks" in "\n".join(h.posts())
+    assert "Fireworks" in "\n".join([*h.posts(), *h.said()])
 
 
 async def test_a_hint_for_a_scripted_roll_shows_the_exact_best_action(bot: Harness, strategy_dir: Path) -> None:

@@ -155,7 +155,7 @@ async def test_worked_example_bonus_tutto_then_a_failed_street(harness: Harness)
     await game.press(alice, "roll_on")
     await harness.wait_post("Alice: Null — the turn's 1,050 points are lost.")
     assert await score(harness, alice) == 0
-    assert game.message.content == f"<@{bob.id}>, your turn."
+    assert game.message.content.splitlines()[-1] == f"<@{bob.id}>, your turn."
     assert "Press **Draw card**" in game.text
 
 
@@ -195,7 +195,7 @@ async def test_fireworks_take_every_scoring_die_and_bank_at_the_null(harness: Ha
     await harness.wait_post("Alice: the Fireworks end at a null; the points are kept.")
     await harness.wait_post("Alice banks 1,200 — 1,200 in all.")
     assert await score(harness, alice) == 1200
-    assert game.message.content == f"<@{bob.id}>, your turn."
+    assert game.message.content.splitlines()[-1] == f"<@{bob.id}>, your turn."
 
 
 async def test_stop_is_never_offered_under_a_card_that_forbids_it(harness: Harness) -> None:
@@ -259,7 +259,7 @@ async def test_cloverleaf_two_tuttos_win_at_once(harness: Harness) -> None:
     await harness.wait_post("🍀 Cloverleaf: two Tuttos — Alice wins the game!")
     assert "final scores" in game.text
     assert "🍀 Alice won with the Cloverleaf." in game.text
-    assert not game.message.buttons
+    assert [button.label for button in game.message.buttons] == ["Rematch"]
     record = await harness.record()
     assert record is not None
     assert record.status == "finished"
@@ -308,7 +308,7 @@ async def test_a_game_to_a_low_target(harness: Harness) -> None:
     await harness.wait_post("🏆 Winner: Alice!")
     await harness.wait_post("🍺 Bob buys the next round.")
     assert "🥇 Alice — **1,050**" in game.text
-    assert not game.message.buttons
+    assert [button.label for button in game.message.buttons] == ["Rematch"]
     record = await harness.record()
     assert record is not None
     assert (record.status, record.deadline_at) == ("finished", None)
@@ -340,7 +340,7 @@ async def test_restart_mid_turn_then_a_timeout_plays_cautiously(harness: Harness
     await harness.wait_post("Bob ran out of time")
     await harness.wait_post("Bob banks 200 — 200 in all.")
     assert await score(harness, bob) == 200
-    assert game.message.content == f"<@{alice.id}>, your turn."
+    assert game.message.content.splitlines()[-1] == f"<@{alice.id}>, your turn."
 
 
 async def test_a_solo_timeout_plays_one_turn_only(harness: Harness) -> None:
