@@ -489,16 +489,19 @@ class GameService:
 
         Run in the background at start-up: a kill between a save and the message edit left those behind (in
         Knister the round message would show a round the database has left, with Roll disabled; a game's last
-        move would leave its buttons on a finished game).
+        move would leave its buttons on a finished game), and a kill in the middle of moving the board down left
+        the old board with its controls. Counted as in flight, so a shutdown lets the repair finish.
         """
-        shown = await self.show_again(await self._games.behind())
-        await self.shown.flush()
-        for game_id in await self._games.with_retired_board():
-            async with self._locks[game_id]:
-                record = await self._games.get(game_id)
-                if record is not None and record.retired_message_id is not None and record.kind in self.specs:
-                    await self._strip(self.specs[record.kind], record, record.retired_message_id)
-        return shown
+        with self.in_flight.track():
+            shown = await self.show_again(await self._games.behind())
+            await self.shown.flush()
+            for game_id in await self._games.with_retired_board():
+                # A move cut short after the new board was stored: the old one still has its controls.
+                async with self._locks[game_id]:
+                    record = await self._games.get(game_id)
+                    if record is not None and record.retired_message_id is not None and record.kind in self.specs:
+                        await self._strip(self.specs[record.kind], record, record.retired_message_id)
+            return shown
 
     async def show_again(self, game_ids: Collection[int]) -> int:
         """Edit each game's message to show its stored state (under its lock); how many edits succeeded."""

@@ -1,0 +1,232 @@
+"""The live board end to end: it stays at the bottom of a chatty channel, moves restart-safely, leaves no dead
+buttons behind, points old clicks to the live game, and offers a rematch."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from bot.engine import kniffel
+from bot.engine import knister as kn
+from fakediscord import Message, User
+from tests.e2e.board import controlled, has_controls, live_board, no_controls_left, settle
+from tests.e2e.conftest import Harness
+from tests.e2e.dice import best_option, play_to_end
+
+pytestmark = pytest.mark.timeout(240)
+
+CHATTER = ("gg", "nice roll", "brb")
+
+
+async def chat(h: Harness, count: int) -> None:
+    """Carol and friends talk in the channel: messages the bot does not post, below the board."""
+    for index in range(count):
+        await h.server.post_message(h.users[index % len(h.users)], h.channel, CHATTER[index % len(CHATTER)])
+
+
+def mention(user: User | str) -> str:
+    return f"<@{user.id if isinstance(user, User) else user}>"
+
+
+async def kniffel_turn(h: Harness, board: Message, talk: int) -> Message:
+    """Roll, let the channel talk ``talk`` messages, score the best box; the invariant holds after each action."""
+    state = await h.state()
+    user = h.user(state.current_player)
+    await h.click(user, board, "Roll")
+    board = await live_board(h)
+    await chat(h, talk)
+    board = await live_board(h)
+    before = board.id
+    await (await h.server.select(user, board, board.select().custom_id, [best_option(board)])).response()
+    board = await live_board(h)
+    record = await h.record()
+    assert record is not None
+    if talk:
+        # A new turn began below chatter: the board moved down and pings the player to act (no ping message).
+        assert board.id != before
+        old = next(m for m in h.server.channel_messages(h.channel) if m.id == before)
+        assert not has_controls(old) and not old.embeds and old.content
+        if record.status == "running":
+            assert mention((await h.state()).current_player) in (board.content or "")
+    else:
+        assert board.id == before
+    return board
+
+
+async def test_three_player_kniffel_keeps_its_board_at_the_bottom(running: Harness) -> None:
+    h = running
+    board = await h.start_game("kniffel", [h.alice, h.bob, h.carol])
+    board = await live_board(h)
+    messages_at_start = len(h.server.channel_messages(h.channel))
+    turns = 0
+    while not kniffel.is_over(await h.state()):
+        board = await kniffel_turn(h, board, talk=turns % 3)
+        turns += 1
+    assert turns == 3 * 13
+    chatter = sum(turn % 3 for turn in range(turns))
+    moved = sum(1 for turn in range(turns) if turn % 3)
+    # The bot added one message per move and nothing else: announcements fold into the board.
+    assert len(h.server.channel_messages(h.channel)) == messages_at_start + chatter + moved
+    assert "final scores" in board.text
+    assert [button.label for button in board.buttons] == ["Rematch"]
+    await h.wait_post("Winner")
+
+
+async def test_knister_keeps_its_board_at_the_bottom(harness: Harness) -> None:
+    h = harness
+    await h.start_bot(("cogs.help", "cogs.knister"))
+    players = [h.alice, h.bob, h.carol]
+    board = await h.start_game("knister", players)
+    game_id = (await h.record()).id  # type: ignore[union-attr]
+    for round_number in range(1, kn.ROUNDS + 1):
+        board = await live_board(h)
+        state = await h.state()
+        assert state.round == round_number
+        before = board.id
+        await h.click(h.user(state.roller), board, "Roll")
+        board = await live_board(h)
+        talk = round_number % 3
+        await chat(h, talk)
+        for user in players:
+            board = await live_board(h)
+            state = await h.state()
+            assert state.number is not None
+            grid = await (await h.server.click_button(user, board, prefix=f"g:{game_id}:grid:")).message()
+            cell = kn.best_cell(state.grids[str(user.id)], state.number)
+            button = grid.button(prefix=f"g:{game_id}:place:{cell}:")
+            await (await h.server.click(user, grid, button.custom_id)).message()
+        board = await live_board(h)
+        assert (board.id != before) == bool(talk)
+    record = await h.record()
+    assert record is not None and record.status == "finished"
+    assert [button.label for button in board.buttons] == ["Rematch"]
+
+
+async def kniffel_with_moved_board(h: Harness, killed: list[Any]) -> tuple[Message, Message]:
+    """A 2-player Kniffel whose first turn ends below chatter, with the old board's edit "killed" (skipped) once.
+
+    Returns the old board (still with its controls) and the new one.
+    """
+    assert h.bot is not None
+    service = h.bot.service
+    strip = service._strip
+
+    async def killed_once(*args: Any, **kwargs: Any) -> None:
+        if not killed:
+            killed.append(args)  # the process died here: the new board is stored, the old one not yet stripped
+            return
+        await strip(*args, **kwargs)
+
+    service._strip = killed_once  # type: ignore[method-assign]
+    old = await h.start_game("kniffel", [h.alice, h.bob])
+    user = h.user((await h.state()).current_player)
+    await h.click(user, old, "Roll")
+    await chat(h, 1)
+    await (await h.server.select(user, old, old.select().custom_id, [best_option(old)])).response()
+    await settle(h)
+    assert killed
+    live = controlled(h)
+    assert [m.id for m in live] == [old.id, live[1].id]
+    record = await h.record()
+    assert record is not None and record.retired_message_id == old.id and record.message_id == live[1].id
+    return old, live[1]
+
+
+async def test_a_restart_between_the_new_board_and_the_old_ones_edit_leaves_one_live_board(
+    running: Harness,
+) -> None:
+    h = running
+    old, new = await kniffel_with_moved_board(h, [])
+    await h.restart()
+    await h.server.wait_for(lambda: len(controlled(h)) == 1, what="the old board to lose its controls")
+    board = await live_board(h)
+    assert board.id == new.id
+    # Stripped at start-up into the one-line record (the news it showed died with the process).
+    assert not has_controls(old) and old.content == "↓ Kniffel continues below."
+    user = h.user((await h.state()).current_player)
+    await h.click(user, board, "Roll")
+    assert (await h.state()).rolls == 1
+
+
+async def test_a_click_on_an_old_board_points_to_the_live_one_and_strips_it(running: Harness) -> None:
+    h = running
+    old, new = await kniffel_with_moved_board(h, [])
+    before = await h.state()
+    user = h.user(before.current_player)
+    handle = await h.server.click_button(user, old, label="Roll")
+    reply = await handle.message()
+    assert reply.ephemeral
+    assert (
+        reply.text
+        == f"The game has moved down the channel: https://discord.com/channels/{h.guild.id}/{h.channel.id}/{new.id}"
+    )
+    assert await h.state() == before
+    board = await live_board(h)
+    assert board.id == new.id and not has_controls(old)
+
+
+async def test_rematch_from_the_final_scores(running: Harness) -> None:
+    h = running
+    final = await h.start_game("kniffel", [h.alice, h.bob], rules="classic", turn_timeout=7)
+    await play_to_end(h, final, kniffel, chase=False)
+    await live_board(h)
+    finished = await h.record()
+    assert finished is not None and finished.status == "finished"
+    stale = h.snapshot(final)
+
+    outsider = await h.click(h.carol, final, "Rematch")
+    assert (await outsider.message()).text == "Only the players of this game can start a rematch."
+
+    # Another game in the channel: refused with a link to it.
+    other = await h.open_lobby("kniffel", h.carol)
+    busy = await h.click(h.alice, final, "Rematch")
+    assert "already running here" in (text := (await busy.message()).text) and str(other.id) in text
+    await h.click(h.carol, other, "Cancel")
+
+    handle = await h.server.click_button(h.bob, final, label="Rematch")
+    lobby = await handle.message()
+    assert not lobby.ephemeral
+    assert mention(h.alice) in (lobby.content or "") and "Rematch" in (lobby.content or "")
+    assert "Classic" in lobby.text and "7 min" in lobby.text
+    record = await h.record()
+    assert record is not None and record.id != finished.id and record.status == "lobby"
+    assert record.host == str(h.bob.id) and [s.player for s in record.seats] == [str(h.bob.id)]
+    assert record.variant == "classic" and record.options["timeout"] == 7
+    await h.server.wait_for(lambda: not has_controls(final), what="the old final board to lose Rematch")
+    assert await live_board(h) == lobby
+
+    await h.click(h.alice, lobby, "Join")
+    assert [s.player for s in (await h.record()).seats] == [str(h.bob.id), str(h.alice.id)]  # type: ignore[union-attr]
+    assert mention(h.alice) not in (lobby.content or "")  # invited once; joined now
+
+    again = await h.server.click_button(h.alice, stale, label="Rematch")
+    link = f"https://discord.com/channels/{h.guild.id}/{h.channel.id}/{lobby.id}"
+    assert (await again.message()).text == f"That game is over. The game in this channel now: {link}"
+    await h.click(h.bob, lobby, "Start")
+    await live_board(h)
+
+
+async def test_no_control_is_left_after_an_abandoned_game_and_old_clicks_say_so(running: Harness) -> None:
+    h = running
+    first = await h.start_game("kniffel", [h.alice, h.bob])
+    stale = h.snapshot(first)
+    user = h.user((await h.state()).current_player)
+    await h.click(user, first, "Roll")
+    await chat(h, 2)
+    await (await h.server.select(user, first, first.select().custom_id, [best_option(first)])).response()
+    board = await live_board(h)
+    assert board.id != first.id
+    assert (await (await h.command(h.alice, "kniffel end")).message()).text == "The game was ended."
+    await no_controls_left(h)
+    reply = await h.server.click_button(user, stale, label="Roll")
+    assert (await reply.message()).text == "That game is over, and no game is running in this channel now."
+
+
+async def test_an_expired_lobby_keeps_no_controls(running: Harness) -> None:
+    h = running
+    await h.open_lobby("kniffel", h.alice)
+    await chat(h, 3)
+    await h.advance(15 * 60 + 1)
+    await no_controls_left(h)
+    await h.wait_post("expired")
