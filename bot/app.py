@@ -60,7 +60,10 @@ class DiceBot(commands.Bot):
     ) -> None:
         intents = discord.Intents.none()
         intents.guilds = True
+        # New messages (never their content, a privileged intent) tell the service when the board scrolled away.
+        intents.guild_messages = True
         super().__init__(
+            max_messages=None,
             command_prefix=commands.when_mentioned,
             intents=intents,
             help_command=None,
@@ -180,6 +183,11 @@ class DiceBot(commands.Bot):
             if hasattr(self, "db"):
                 await self.db.close()
             self._closed = True
+
+    async def on_message(self, message: discord.Message) -> None:
+        """Only noted for the live board (no prefix commands, and the content is never read)."""
+        if hasattr(self, "service"):
+            self.service.tail.seen(message.channel.id, message.id)
 
     async def _on_app_command_error(
         self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError

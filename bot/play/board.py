@@ -42,8 +42,14 @@ def turn_started(rules: AnyRules, before: Game, after: Game) -> bool:
 
 
 def should_move(turn_started: bool, below: int | None) -> bool:
-    """Post the board anew: a new turn began and something was posted below it (``below`` unknown: stay put)."""
-    return turn_started and bool(below)
+    """Post the board anew: a new turn began with anything below the board, or chatter pushed it out of the
+    channel's last ``LOOK_BELOW`` messages in the middle of a turn (``below`` unknown: it stays put).
+
+    In the middle of a turn the player is looking at the board, so it moves only once it is really out of sight.
+    """
+    if below is None:
+        return False
+    return below >= (1 if turn_started else LOOK_BELOW)
 
 
 def from_old_board(record: GameRecord, origin: Origin) -> bool:

@@ -25,6 +25,7 @@ from bot.play.inflight import InFlight
 from bot.play.ports import Channels, Request, ResponseFailed
 from bot.play.shown import ShownVersions
 from bot.play.spec import AnySpec
+from bot.play.tail import ChannelTail
 from bot.play.transitions import Actor, Game, Origin, Outcome, Refusal
 from bot.storage import ChannelBusy, GameRecord, GamesRepository, StaleVersion, StorageUnavailable
 from bot.ui import board as board_ui
@@ -154,6 +155,8 @@ class GameService:
         self.on_saved: Callable[[GameRecord], None] = lambda record: None
         self.in_flight = InFlight()
         self.shown = ShownVersions(games, self.show_again)
+        #: The latest message ids per channel, fed by the gateway (see :meth:`message_posted`).
+        self.tail = ChannelTail()
         #: The language a server chose with ``/settings language`` (None: its preferred locale).
         self.guild_language: Callable[[int], Awaitable[str | None]] = no_guild_language
 
@@ -561,16 +564,20 @@ class GameService:
     # ---------------------------------------------------------------- the live board
 
     async def _keep_at_bottom(self, spec: AnySpec, before: Game, saved: Game, news: list[str]) -> None:
-        """Post the board anew at the bottom when a new turn began and other messages were posted below it.
+        """Post the board anew at the bottom when a new turn began and other messages were posted below it, or
+        when chatter pushed it out of the channel's last three messages.
 
         Called under the game's lock after the board was edited in place. The new message is stored as the live
         board together with the old one as retired (one write), then the old one loses its controls; a restart
         in between finds the retired board and strips it (:meth:`catch_up`), and a click on it is pointed here.
         """
         record = saved.record
-        if record.message_id is None or not board.turn_started(spec, before, saved):
+        if record.message_id is None or record.status == "abandoned":
             return
-        if not board.should_move(True, await self._channels.below(record)):
+        started = board.turn_started(spec, before, saved)
+        # At a turn's start ask the channel's history; in between, what the gateway reported is enough.
+        below = await self._channels.below(record) if started else self.tail.below(record.channel_id, record.message_id)
+        if not board.should_move(started, below):
             return
         new_id = await self._channels.send(record, self.render(spec, saved, news))
         if new_id is None:

@@ -244,15 +244,6 @@ class GamesRepository:
         rows = await self._db.fetch_all("SELECT id FROM games WHERE retired_message_id IS NOT NULL ORDER BY id")
         return [row[0] for row in rows]
 
-    async def latest_in_channel(self, channel_id: int) -> GameRecord | None:
-        """The channel's active game, else its most recent one (a pointer for clicks on old messages)."""
-        rows = await self._db.fetch_all(
-            f"{_SELECT_GAME} WHERE g.id = (SELECT id FROM games WHERE channel_id = ? "
-            "ORDER BY status IN ('lobby', 'running') DESC, id DESC LIMIT 1) ORDER BY s.seat",
-            (channel_id,),
-        )
-        return _record(rows) if rows else None
-
     async def mark_shown(self, versions: Mapping[int, int]) -> None:
         """Record which version each game's public message shows now (a batch, in one transaction)."""
         if not versions:

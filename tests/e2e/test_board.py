@@ -230,3 +230,23 @@ async def test_an_expired_lobby_keeps_no_controls(running: Harness) -> None:
     await h.advance(15 * 60 + 1)
     await no_controls_left(h)
     await h.wait_post("expired")
+
+
+async def test_chatter_that_buries_the_board_mid_turn_moves_it_at_the_next_click(running: Harness) -> None:
+    h = running
+    board = await h.start_game("kniffel", [h.alice])
+    await h.click(h.alice, board, "Roll")
+    await chat(h, 3)
+    record = await h.record()
+    assert record is not None
+    # The gateway reported the chatter: the next click (a hold, in the middle of the turn) brings the board down.
+    await h.server.wait_for(
+        lambda: h.bot is not None and h.bot.service.tail.below(h.channel.id, board.id) == 3, what="the chatter"
+    )
+    hold = await h.server.click_button(h.alice, board, prefix=f"g:{record.id}:hold:0.")
+    await hold.response()
+    moved = await live_board(h)
+    assert moved.id != board.id
+    assert (await h.state()).held[0]
+    await (await h.server.select(h.alice, moved, moved.select().custom_id, [best_option(moved)])).response()
+    assert (await live_board(h)).id == moved.id  # nothing below it: the new turn stays where it is

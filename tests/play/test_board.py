@@ -1,0 +1,110 @@
+"""The live board's pure decisions: when it moves, where an old click points, what a rematch copies."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bot.engine import fivedice, kniffel
+from bot.play import board
+from bot.play import transitions as tr
+from bot.play.tail import ChannelTail
+from bot.play.transitions import Game, Origin
+from bot.storage.games import Seat
+from bot.ui import board as board_ui
+from bot.ui.render import Rendered
+from cogs.kniffel import SPEC
+from tests.play.test_transitions import ALICE, BOB, COMPUTER, NOW, lobby, started
+
+
+def test_a_turn_starts_with_the_game_with_each_new_turn_and_at_the_end_never_in_between() -> None:
+    waiting = lobby(ALICE, BOB)
+    running = tr.start(SPEC, waiting, ALICE, random.Random(1), NOW).after
+    assert board.turn_started(SPEC, waiting, running)
+    player = running.state.current_player
+    actor = ALICE if player == ALICE.player else BOB
+    rolled = tr.move(SPEC, running, actor, fivedice.Roll(), random.Random(2), NOW).after
+    assert not board.turn_started(SPEC, running, rolled)
+    box = kniffel.Score(box="chance")
+    scored = tr.move(SPEC, rolled, actor, box, random.Random(3), NOW).after
+    assert board.turn_started(SPEC, rolled, scored)
+    finished = Game(replace(scored.record, status="finished"), scored.state)
+    assert board.turn_started(SPEC, scored, finished)
+    abandoned = Game(replace(scored.record, status="abandoned"), scored.state)
+    assert not board.turn_started(SPEC, scored, abandoned)
+
+
+def test_the_board_moves_at_a_turn_start_below_anything_and_mid_turn_only_when_out_of_the_last_three() -> None:
+    assert board.should_move(True, 1)
+    assert not board.should_move(True, 0)
+    assert not board.should_move(True, None)
+    assert not board.should_move(False, 2)
+    assert board.should_move(False, board.LOOK_BELOW)
+    assert not board.should_move(False, None)
+
+
+def test_only_the_bots_own_other_messages_in_the_channel_are_old_boards() -> None:
+    record = replace(started(ALICE, BOB).record, message_id=500)
+    here = Origin(record.guild_id, record.channel_id, 400, by_bot=True)
+    assert board.from_old_board(record, here)
+    assert not board.from_old_board(record, replace(here, message_id=500))  # the live board itself
+    assert not board.from_old_board(record, replace(here, by_bot=False))  # somebody's own message: forged
+    assert not board.from_old_board(record, replace(here, channel_id=99))  # elsewhere: the wrong place
+    assert not board.from_old_board(record, replace(here, private=True))  # a private view
+    assert not board.from_old_board(replace(record, message_id=None), here)  # a lobby to adopt
+
+
+def test_an_old_click_points_to_the_live_board_the_channels_current_game_or_nowhere() -> None:
+    game = replace(started(ALICE, BOB).record, message_id=500)
+    link = f"https://discord.com/channels/{game.guild_id}/{game.channel_id}/500"
+    assert board.pointer(game, game) == board.Pointer("play.board_moved", {"link": link})
+    other = replace(game, id=2, message_id=600)
+    other_link = link.replace("/500", "/600")
+    assert board.pointer(game, other) == board.Pointer("play.old_game", {"link": other_link})
+    assert board.pointer(None, other) == board.Pointer("play.old_game", {"link": other_link})
+    assert board.pointer(game, None) == board.Pointer("play.old_game_none", {})
+
+
+def test_a_rematch_copies_the_options_but_not_what_the_old_game_recorded_and_invites_the_other_people() -> None:
+    record = started(ALICE, COMPUTER, BOB).record
+    record = replace(record, options={"timeout": 7, "hints": 1, "hinted": ["101"], "rematch": 9, "invited": []})
+    assert board.rematch_options(record) == {"timeout": 7, "hints": 1}
+    assert board.invited(record, BOB.player) == [ALICE.player]
+    assert board.invited(record, ALICE.player) == [BOB.player]
+    left = replace(record, seats=(*record.seats, Seat("104", "Dan", status="left")))
+    assert board.invited(left, ALICE.player) == [BOB.player, "104"]  # who left a game may want the next one
+
+
+def test_news_goes_above_the_boards_own_content_and_never_pushes_it_out() -> None:
+    ping = "<@102>, your turn."
+    assert board_ui.with_news(Rendered(content=ping), []).content == ping
+    assert board_ui.with_news(Rendered(content=ping), ["Alice: 40"]).content == f"Alice: 40\n{ping}"
+    assert board_ui.with_news(Rendered(), ["Alice: 40"]).content == "Alice: 40"
+    long = board_ui.with_news(Rendered(content=ping), ["x" * 3000]).content
+    assert long is not None and len(long) == board_ui.CONTENT_LIMIT and long.endswith(ping)
+
+
+def test_a_retired_board_is_one_line_of_record_without_controls() -> None:
+    retired = board_ui.retired("kniffel", "en-US")
+    assert retired.content == "↓ Kniffel continues below." and not retired.layout and not retired.embeds
+    assert board_ui.retired("kniffel", "de", ["Alice: 40"]).content == "Alice: 40"
+
+
+@given(st.lists(st.tuples(st.integers(1, 3), st.integers(1, 10**6)), max_size=60), st.integers(1, 10**6))
+def test_the_tail_counts_the_newest_messages_below_a_board(posts: list[tuple[int, int]], board_id: int) -> None:
+    tail = ChannelTail(channels=3)
+    for channel, message in posts:
+        tail.seen(channel, message)
+    for channel in (1, 2, 3):
+        last = [message for seen, message in posts if seen == channel][-board.LOOK_BELOW :]
+        assert tail.below(channel, board_id) == sum(message > board_id for message in last)
+
+
+def test_the_tail_forgets_the_least_recently_active_channel_first() -> None:
+    tail = ChannelTail(channels=2)
+    for channel in (1, 2, 1, 3):
+        tail.seen(channel, 10)
+    assert (tail.below(1, 5), tail.below(2, 5), tail.below(3, 5)) == (2, 0, 1)

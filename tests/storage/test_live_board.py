@@ -1,0 +1,49 @@
+"""The live board's columns: moving it stores the new board and the retired one together, without a version bump."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from bot.storage import Database, GamesRepository
+from tests.storage.test_games import new_game
+
+
+@pytest.fixture
+async def db(tmp_path: Path) -> AsyncIterator[Database]:
+    database = await Database.open(tmp_path / "db.sqlite3")
+    yield database
+    await database.close()
+
+
+async def test_moving_the_board_keeps_the_old_one_until_it_was_stripped(db: Database) -> None:
+    games = GamesRepository(db)
+    game = await new_game(games)
+    await games.attach_message(game.id, 500, shown_version=0)
+    assert await games.with_retired_board() == []
+
+    await games.move_board(game.id, 600, 500, shown_version=0)
+    moved = await games.get(game.id)
+    assert moved is not None
+    assert (moved.message_id, moved.retired_message_id, moved.version) == (600, 500, game.version)
+    assert await games.with_retired_board() == [game.id]
+
+    await games.board_retired(game.id, 400)  # another message: the retired board is still pending
+    assert await games.with_retired_board() == [game.id]
+    await games.board_retired(game.id, 500)
+    stripped = await games.get(game.id)
+    assert stripped is not None and (stripped.message_id, stripped.retired_message_id) == (600, None)
+    assert await games.with_retired_board() == []
+
+
+async def test_a_save_leaves_the_retired_board_alone(db: Database) -> None:
+    games = GamesRepository(db)
+    game = await new_game(games)
+    await games.move_board(game.id, 600, 500, shown_version=0)
+    loaded = await games.get(game.id)
+    assert loaded is not None
+    saved = await games.save(loaded, before=loaded)
+    assert (saved.message_id, saved.retired_message_id) == (600, 500)
+    assert await games.with_retired_board() == [game.id]
