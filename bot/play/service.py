@@ -119,6 +119,11 @@ def lobby(spec: AnySpec, record: GameRecord) -> Lobby:
     )
 
 
+def news_of(record: GameRecord) -> list[str]:
+    """The lines the board shows on top: what the game's latest announced action did (see ``GameService._noted``)."""
+    return [str(line) for line in record.options.get("news", ())]
+
+
 def computer_name(player: str, locale: str) -> str:
     """A computer player's name in a language: "🤖 Normal", and a number from the second of a level on."""
     name = t("computer.name", locale, level=t(f"computer.level.{computer.level_of(player)}", locale))
@@ -278,9 +283,8 @@ class GameService:
                 await request.confirm(outcome.reply_key)
             except ResponseFailed as failed:
                 log.warning("game %s: %s was saved but not confirmed (%s)", saved.record.id, outcome.reply_key, failed)
-            news = self.announcements(spec, outcome)
-            await self.show(spec, saved, news)
-            await self._keep_at_bottom(spec, outcome.before, saved, news)
+            await self.show(spec, saved)
+            await self._keep_at_bottom(spec, outcome.before, saved)
 
     # ---------------------------------------------------------------- clicks
 
@@ -329,20 +333,17 @@ class GameService:
             if outcome is None:
                 return
             saved = outcome.after
-            news = self.announcements(spec, outcome)
-            await self._answer_click(request, spec, saved, click, news)
-            await self._keep_at_bottom(spec, outcome.before, saved, news)
+            await self._answer_click(request, spec, saved, click)
+            await self._keep_at_bottom(spec, outcome.before, saved)
 
-    async def _answer_click(
-        self, request: Request, spec: AnySpec, saved: Game, click: Click, news: list[str] | None = None
-    ) -> None:
+    async def _answer_click(self, request: Request, spec: AnySpec, saved: Game, click: Click) -> None:
         """Answer a saved click by editing the clicked message; when that fails, edit the game message directly.
 
         The move is saved whatever happens here, so the channel must come to show it: an interaction that
         expired or a callback Discord refused is logged in one line and the game message is edited through the
         channel instead.
         """
-        rendered = self.render(spec, saved, news)
+        rendered = self.render(spec, saved)
         on_public = not request.message_is_private and request.message_id == saved.record.message_id
         try:
             if on_public:
@@ -356,7 +357,7 @@ class GameService:
                 await request.acknowledge()
         except ResponseFailed as failed:
             log.warning("game %s: click %s saved but not answered (%s)", saved.record.id, click.action, failed)
-        await self.show(spec, saved, news)
+        await self.show(spec, saved)
 
     @staticmethod
     def _in_effect(spec: AnySpec, game: Game, click: Click) -> bool:
@@ -387,7 +388,7 @@ class GameService:
     ) -> Outcome | None:
         """Decide and save, or refuse (privately) and change nothing; None when refused."""
         try:
-            outcome = transitions.paced(spec, decide(), self._clock(), self.computer_delay)
+            outcome = self._noted(spec, transitions.paced(spec, decide(), self._clock(), self.computer_delay))
             saved = await self._save(outcome)
         except GameError as error:
             await request.refuse(error_key(spec, error), **error.params)
@@ -479,11 +480,10 @@ class GameService:
             decided = transitions.deadline(spec, Game.load(spec, record), self._choose(spec, record), self._rng(), now)
             if decided is None:
                 return
-            decided = transitions.paced(spec, decided, now, self.computer_delay)
+            decided = self._noted(spec, transitions.paced(spec, decided, now, self.computer_delay))
             saved = await self._save(decided)
-            news = self.announcements(spec, decided)
-            await self.show(spec, saved, news)
-            await self._keep_at_bottom(spec, decided.before, saved, news)
+            await self.show(spec, saved)
+            await self._keep_at_bottom(spec, decided.before, saved)
 
     # ---------------------------------------------------------------- start-up
 
@@ -521,26 +521,24 @@ class GameService:
 
     # ---------------------------------------------------------------- rendering and saving
 
-    async def show(self, spec: AnySpec, game: Game, news: list[str] | None = None) -> bool:
-        """Edit the game's live board to show ``game`` (with ``news`` on top), noting the version shown.
-
-        False if that failed.
-        """
-        edited = await self._channels.edit(game.record, self.render(spec, game, news))
+    async def show(self, spec: AnySpec, game: Game) -> bool:
+        """Edit the game's live board to show ``game``, noting the version shown; False if that failed."""
+        edited = await self._channels.edit(game.record, self.render(spec, game))
         if edited:
             self.shown.note(game.record)
         elif game.record.message_id is not None:
             self.shown.missed(game.record)
         return edited
 
-    def render(self, spec: AnySpec, game: Game, news: list[str] | None = None) -> Rendered:
-        """The game's board for any status: lobby, running, finished or abandoned, with ``news`` on top.
+    def render(self, spec: AnySpec, game: Game) -> Rendered:
+        """The game's board for any status: lobby, running, finished or abandoned, with its news on top.
 
         A finished game's board offers **Rematch** until someone used it; an abandoned one has no controls.
         """
         record = game.record
+        news = news_of(record)
         if game.state is None:
-            return board_ui.with_news(lobby_ui.render(lobby(spec, record)), news or [])
+            return board_ui.with_news(lobby_ui.render(lobby(spec, record)), news)
         rendered = spec.ui.render(table(game))
         if record.status == "running" and transitions.hints_on(record):
             label = t("hint.button", record.locale)
@@ -551,7 +549,20 @@ class GameService:
         if record.status == "abandoned":
             rendered.content = t("play.abandoned_banner", record.locale)
             rendered.layout = type(rendered.layout)()
-        return board_ui.with_news(rendered, news or [])
+        return board_ui.with_news(rendered, news)
+
+    def _noted(self, spec: AnySpec, outcome: Outcome) -> Outcome:
+        """The outcome with its announcements stored as the game's news (``options.news``), shown on the board.
+
+        An action with nothing to announce keeps the news before it, so the latest thing that happened (a roll, a
+        scored box) stays in sight until something new happens, also on a board shown again after a restart.
+        """
+        lines = self.announcements(spec, outcome)
+        if not lines:
+            return outcome
+        after = outcome.after
+        options = {**after.record.options, "news": lines}
+        return replace(outcome, after=Game(replace(after.record, options=options), after.state))
 
     def announcements(self, spec: AnySpec, outcome: Outcome) -> list[str]:
         """The channel lines of a change: the game's own (from the engine's events), then the plumbing's."""
@@ -563,7 +574,7 @@ class GameService:
 
     # ---------------------------------------------------------------- the live board
 
-    async def _keep_at_bottom(self, spec: AnySpec, before: Game, saved: Game, news: list[str]) -> None:
+    async def _keep_at_bottom(self, spec: AnySpec, before: Game, saved: Game) -> None:
         """Post the board anew at the bottom when a new turn began and other messages were posted below it, or
         when chatter pushed it out of the channel's last three messages.
 
@@ -579,7 +590,7 @@ class GameService:
         below = await self._channels.below(record) if started else self.tail.below(record.channel_id, record.message_id)
         if not board.should_move(started, below):
             return
-        new_id = await self._channels.send(record, self.render(spec, saved, news))
+        new_id = await self._channels.send(record, self.render(spec, saved))
         if new_id is None:
             return
         old = record.message_id
@@ -592,11 +603,12 @@ class GameService:
             return
         moved = replace(record, message_id=new_id, retired_message_id=old)
         self.shown.note(moved)
-        await self._strip(spec, moved, old, news)
+        await self._strip(spec, moved, old)
 
-    async def _strip(self, spec: AnySpec, record: GameRecord, message_id: int, news: list[str] | None = None) -> None:
-        """Turn an earlier board of the game into a one-line record without controls (and forget it as retired)."""
-        edited = await self._channels.edit(record, board_ui.retired(spec.kind, record.locale, news or []), message_id)
+    async def _strip(self, spec: AnySpec, record: GameRecord, message_id: int) -> None:
+        """Turn an earlier board of the game into a short record without controls (and forget it as retired)."""
+        retired = board_ui.retired(spec.kind, record.locale, news_of(record))
+        edited = await self._channels.edit(record, retired, message_id)
         if edited and message_id == record.retired_message_id:
             try:
                 await self._games.board_retired(record.id, message_id)

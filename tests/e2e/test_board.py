@@ -142,8 +142,11 @@ async def test_a_restart_between_the_new_board_and_the_old_ones_edit_leaves_one_
     await h.server.wait_for(lambda: len(controlled(h)) == 1, what="the old board to lose its controls")
     board = await live_board(h)
     assert board.id == new.id
-    # Stripped at start-up into the one-line record (the news it showed died with the process).
-    assert not has_controls(old) and old.content == "↓ Kniffel continues below."
+    # Stripped at start-up into the short record: what the turn it ended did, no embed, no controls.
+    record = await h.record()
+    assert record is not None
+    assert not has_controls(old) and not old.embeds
+    assert old.content == "\n".join(record.options["news"]) and " in " in (old.content or "")
     user = h.user((await h.state()).current_player)
     await h.click(user, board, "Roll")
     assert (await h.state()).rolls == 1

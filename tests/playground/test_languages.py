@@ -97,6 +97,8 @@ async def knister_pl(world: World) -> Screen:
     await expect(lobby).to_contain_text("Alice")
     await screen.click(lobby, "Start")
     game = await screen.pin(screen.message_with("Knister — runda 1/25"))
+    # The rolling order is shown on the round message itself until the first roll.
+    await expect(game).to_contain_text("Kolejność rzucania: Dora, Alice")
     await expect(game).to_contain_text("W tej rundzie rzuca @Dora: naciśnij Rzuć.")
     world.rng.script(3, 4)
     await screen.click(game, "🎲 Rzuć")
@@ -110,7 +112,6 @@ async def knister_pl(world: World) -> Screen:
     await expect(grid).to_contain_text("Wpisano 7. Czekamy na: Alice.")
     await expect(grid).to_contain_text("Punkty za rzędy na razie")
     await expect(game).to_contain_text("Wpisane (1/2)")
-    await expect(screen.message_with("Kolejność rzucania")).to_contain_text("Kolejność rzucania: Dora, Alice")
     await expect(screen.message_with("wszyscy wpisują!")).to_contain_text("Dora wyrzuca ⚂ ⚃ = 7")
     # What only Alice sees follows her own client's language.
     await alice.click(await alice.pin(alice.message_with("Knister — runda 1/25")), "Wpisz 7")
