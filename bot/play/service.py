@@ -583,6 +583,9 @@ class GameService:
         in between finds the retired board and strips it (:meth:`catch_up`), and a click on it is pointed here.
         """
         record = saved.record
+        if record.retired_message_id is not None:
+            # A strip that failed before (or was cut short by a restart) is completed by the next action.
+            await self._strip(spec, record, record.retired_message_id)
         if record.message_id is None or record.status == "abandoned":
             return
         started = board.turn_started(spec, before, saved)

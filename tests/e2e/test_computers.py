@@ -86,6 +86,14 @@ async def test_a_solo_classic_game_against_an_easy_computer_is_played_to_the_end
     assert "**🤖 Easy**, your turn" in posts and "<@cpu" not in posts  # named in bold, never mentioned
     assert "still loading" not in caplog.text  # every decision came from the strategy, none from the fallback
 
+    # Rematch: the same rules with the same computer player, nobody to ping.
+    rematch = await (await h.server.click_button(h.alice, lobby, label="Rematch")).message()
+    again = await h.record()
+    assert again is not None and again.id != record.id
+    assert (again.status, again.variant, again.host) == ("lobby", "classic", str(h.alice.id))
+    assert [(seat.player, seat.kind) for seat in again.seats] == [(str(h.alice.id), "user"), ("cpu-easy-1", "computer")]
+    assert "🤖 Easy" in rematch.text and not rematch.content
+
 
 async def test_a_solo_dice_poker_game_against_a_perfect_computer_is_played_to_the_end(bot: Harness) -> None:
     h = bot
