@@ -1,7 +1,7 @@
 """The Discord side of the plumbing: an interaction as a :class:`~bot.play.ports.Request`, and a game's channel.
 
 Everything the service says to Discord goes through here: ephemeral refusals, the type-7 edit of a clicked
-message, the public lobby message, edits of a game's message and announcements.
+message, the public lobby message, posting and editing a game's boards, and reading the channel below them.
 """
 
 from __future__ import annotations
@@ -22,8 +22,6 @@ from bot.ui.render import Rendered
 
 log = logging.getLogger(__name__)
 
-#: Discord's limit on a message's content.
-MESSAGE_LIMIT = 2000
 #: A board posted anew pings the people it mentions (the player to act), never a role or everyone.
 PING_PEOPLE = discord.AllowedMentions(everyone=False, roles=False, users=True)
 
@@ -96,7 +94,7 @@ async def _answering() -> AsyncIterator[None]:
 
 
 class DiscordChannels:
-    """Edits game messages and posts announcements through the bot's REST client."""
+    """Edits and posts a game's boards and reads what is below them, through the bot's REST client."""
 
     def __init__(self, client: discord.Client) -> None:
         self._client = client
@@ -132,26 +130,3 @@ class DiscordChannels:
             # Without Read Message History (or on a server error) the board stays where it is.
             log.warning("could not read below the board of game %s: %s %s", record.id, error.status, error.text)
             return None
-
-    async def post(self, record: GameRecord, lines: list[str]) -> None:
-        """Announce in the channel, packing lines into as few messages as Discord allows."""
-        chunks = pack(lines, MESSAGE_LIMIT)
-        if not chunks:
-            return
-        channel = self._client.get_partial_messageable(record.channel_id, guild_id=record.guild_id)
-        for chunk in chunks:
-            try:
-                await channel.send(chunk, allowed_mentions=discord.AllowedMentions.none())
-            except discord.HTTPException as error:
-                log.warning("could not announce in channel %s: %s %s", record.channel_id, error.status, error.text)
-
-
-def pack(lines: list[str], limit: int) -> list[str]:
-    """Lines joined into as few messages of at most ``limit`` characters as possible, in order."""
-    chunks: list[str] = []
-    for line in lines:
-        if chunks and len(chunks[-1]) + 1 + len(line) <= limit:
-            chunks[-1] += "\n" + line
-        else:
-            chunks.append(line[:limit])
-    return chunks

@@ -74,6 +74,3 @@ class Channels(Protocol):
 
     async def below(self, record: GameRecord) -> int | None:
         """How many messages (at most ``board.LOOK_BELOW``) were posted below the live board; None if unknown."""
-
-    async def post(self, record: GameRecord, lines: list[str]) -> None:
-        """Announce ``lines`` in the game's channel."""
