@@ -160,7 +160,7 @@ class GameService:
         self.on_saved: Callable[[GameRecord], None] = lambda record: None
         self.in_flight = InFlight()
         self.shown = ShownVersions(games, self.show_again)
-        #: The latest message ids per channel, fed by the gateway (see :meth:`message_posted`).
+        #: The latest message ids per channel, fed by the gateway (``DiceBot.on_message``).
         self.tail = ChannelTail()
         #: The language a server chose with ``/settings language`` (None: its preferred locale).
         self.guild_language: Callable[[int], Awaitable[str | None]] = no_guild_language
@@ -640,6 +640,11 @@ class GameService:
         computer players, the clicker as host and the other people invited; the old board loses the button."""
         if "rematch" in record.options:
             await self._point(request, record)
+            return
+        try:
+            transitions.check_origin(record, request.actor, origin(request), False)
+        except Refusal as refusal:
+            await request.refuse(refusal.key, **refusal.params)
             return
         seat = record.seat(request.actor.player)
         if seat is None or seat.kind != "user":

@@ -13,6 +13,7 @@ from fakediscord import Message, User
 from tests.e2e.board import controlled, has_controls, live_board, no_controls_left, settle
 from tests.e2e.conftest import Harness
 from tests.e2e.dice import best_option, play_to_end
+from tests.reliability.conftest import forged
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -180,6 +181,12 @@ async def test_rematch_from_the_final_scores(running: Harness) -> None:
 
     outsider = await h.click(h.carol, final, "Rematch")
     assert (await outsider.message()).text == "Only the players of this game can start a rematch."
+    rematch_id = final.button(label="Rematch").custom_id
+    assert rematch_id is not None
+    elsewhere = forged(final, rematch_id, channel=h.server.add_channel(h.guild, "elsewhere"))
+    refused = await h.server.click(h.bob, elsewhere, rematch_id)
+    assert "does not belong to this channel's game" in (await refused.message()).text
+    assert (await h.record()) == finished  # nothing opened anywhere
 
     # Another game in the channel: refused with a link to it.
     other = await h.open_lobby("kniffel", h.carol)
