@@ -89,7 +89,7 @@ def pointer(clicked: GameRecord | None, current: GameRecord | None) -> Pointer:
 def rematch_options(record: GameRecord) -> dict[str, Any]:
     """The options a rematch lobby starts with: the old game's, without what only that game's play recorded."""
     return {
-        name: value for name, value in record.options.items() if name not in ("hinted", "rematch", "invited", "news")
+        name: value for name, value in record.options.items() if name not in ("hinted", "next_game", "invited", "news")
     }
 
 

@@ -40,6 +40,8 @@ HINT = "hint"
 HINT_ROW = 4
 #: The Rematch button's action, on a finished game's board (whose own render has no controls).
 REMATCH = "rematch"
+#: The option noting the game opened after a finished one in its channel: its board offers no Rematch any more.
+NEXT_GAME = "next_game"
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -215,7 +217,8 @@ class GameService:
             log.warning("could not open a %s lobby in channel %s: %s", spec.kind, request.channel_id, error)
             await request.refuse("play.storage_unavailable")
             return
-        await self._post_lobby(request, spec, record)
+        if await self._post_lobby(request, spec, record):
+            await self._close_previous(record)
 
     async def _post_lobby(self, request: Request, spec: AnySpec, record: GameRecord) -> bool:
         """Post a new game's lobby as the answer to ``request`` and store its message; False if it never showed."""
@@ -543,7 +546,7 @@ class GameService:
         if record.status == "running" and transitions.hints_on(record):
             label = t("hint.button", record.locale)
             rendered.layout.button(HINT_ROW, label, custom_id(record.id, HINT, "", record.version))
-        if record.status == "finished" and "rematch" not in record.options:
+        if record.status == "finished" and NEXT_GAME not in record.options:
             label = t("play.rematch", record.locale)
             rendered.layout.button(HINT_ROW, label, custom_id(record.id, REMATCH, "", record.version), emoji="🔁")
         if record.status == "abandoned":
@@ -638,7 +641,7 @@ class GameService:
     async def _rematch(self, request: Request, spec: AnySpec, record: GameRecord) -> None:
         """**Rematch** on a finished game's board: a new lobby here with the same game, rules, options and
         computer players, the clicker as host and the other people invited; the old board loses the button."""
-        if "rematch" in record.options:
+        if NEXT_GAME in record.options:
             await self._point(request, record)
             return
         try:
@@ -672,14 +675,33 @@ class GameService:
             log.warning("could not open a rematch of game %s: %s", record.id, error)
             await request.refuse("play.storage_unavailable")
             return
-        if not await self._post_lobby(request, spec, created):
+        if await self._post_lobby(request, spec, created):
+            await self._supersede(spec, record, created.id)
+
+    async def _close_previous(self, record: GameRecord) -> None:
+        """A new game opened in the channel: the previous game's final board stops offering Rematch.
+
+        So the channel never has two messages with live controls, the new lobby and an old Rematch.
+        """
+        previous = await self._games.previous_in_channel(record.channel_id, record.id)
+        if previous is None or previous.status != "finished" or NEXT_GAME in previous.options:
             return
+        if previous.kind not in self.specs:
+            return
+        async with self._locks[previous.id]:
+            current = await self._games.get(previous.id)
+            if current is not None and NEXT_GAME not in current.options:
+                await self._supersede(self.specs[current.kind], current, record.id)
+        self._locks.pop(previous.id, None)
+
+    async def _supersede(self, spec: AnySpec, record: GameRecord, successor: int) -> None:
+        """Note the channel's next game on a finished one (under its lock) and show its board without Rematch."""
         old = Game.load(spec, record)
-        marked = Outcome(old, Game(replace(record, options={**record.options, "rematch": created.id}), old.state))
+        marked = Outcome(old, Game(replace(record, options={**record.options, NEXT_GAME: successor}), old.state))
         try:
             await self.show(spec, await self._save(marked))
         except (StaleVersion, StorageUnavailable) as error:
-            log.warning("game %s: could not note its rematch: %s", record.id, error)
+            log.warning("game %s: could not note the game after it: %s", record.id, error)
 
     def _choose(self, spec: AnySpec, record: GameRecord) -> transitions.Choose:
         """Computer decisions for this game: the strategy's when its tables are loaded, else the engine's timeout

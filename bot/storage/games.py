@@ -244,6 +244,14 @@ class GamesRepository:
         rows = await self._db.fetch_all("SELECT id FROM games WHERE retired_message_id IS NOT NULL ORDER BY id")
         return [row[0] for row in rows]
 
+    async def previous_in_channel(self, channel_id: int, game_id: int) -> GameRecord | None:
+        """The channel's game before ``game_id`` (its final board may still offer a rematch)."""
+        rows = await self._db.fetch_all(
+            f"{_SELECT_GAME} WHERE g.id = (SELECT MAX(id) FROM games WHERE channel_id = ? AND id < ?) ORDER BY s.seat",
+            (channel_id, game_id),
+        )
+        return _record(rows) if rows else None
+
     async def mark_shown(self, versions: Mapping[int, int]) -> None:
         """Record which version each game's public message shows now (a batch, in one transaction)."""
         if not versions:

@@ -188,12 +188,6 @@ async def test_rematch_from_the_final_scores(running: Harness) -> None:
     assert "does not belong to this channel's game" in (await refused.message()).text
     assert (await h.record()) == finished  # nothing opened anywhere
 
-    # Another game in the channel: refused with a link to it.
-    other = await h.open_lobby("kniffel", h.carol)
-    busy = await h.click(h.alice, final, "Rematch")
-    assert "already running here" in (text := (await busy.message()).text) and str(other.id) in text
-    await h.click(h.carol, other, "Cancel")
-
     handle = await h.server.click_button(h.bob, final, label="Rematch")
     lobby = await handle.message()
     assert not lobby.ephemeral
@@ -260,3 +254,18 @@ async def test_chatter_that_buries_the_board_mid_turn_moves_it_at_the_next_click
     assert (await h.state()).held[0]
     await (await h.server.select(h.alice, moved, moved.select().custom_id, [best_option(moved)])).response()
     assert (await live_board(h)).id == moved.id  # nothing below it: the new turn stays where it is
+
+
+async def test_a_new_game_in_the_channel_takes_rematch_off_the_last_final_scores(running: Harness) -> None:
+    h = running
+    final = await h.start_game("kniffel", [h.alice])
+    await play_to_end(h, final, kniffel, chase=False)
+    stale = h.snapshot(await live_board(h))
+    other = await h.open_lobby("kniffel", h.bob)
+    await h.server.wait_for(lambda: not has_controls(final), what="the final scores to lose Rematch")
+    assert await live_board(h) == other
+    reply = await h.server.click_button(h.alice, stale, label="Rematch")
+    link = f"https://discord.com/channels/{h.guild.id}/{h.channel.id}/{other.id}"
+    assert (await reply.message()).text == f"That game is over. The game in this channel now: {link}"
+    record = await h.record()
+    assert record is not None and record.status == "lobby" and record.message_id == other.id  # nothing else opened

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -47,3 +48,15 @@ async def test_a_save_leaves_the_retired_board_alone(db: Database) -> None:
     saved = await games.save(loaded, before=loaded)
     assert (saved.message_id, saved.retired_message_id) == (600, 500)
     assert await games.with_retired_board() == [game.id]
+
+
+async def test_the_previous_game_of_a_channel(db: Database) -> None:
+    games = GamesRepository(db)
+    first = await new_game(games, channel_id=10)
+    await games.save(replace(first, status="finished"), before=first)
+    elsewhere = await new_game(games, channel_id=11)
+    second = await new_game(games, channel_id=10)
+    previous = await games.previous_in_channel(10, second.id)
+    assert previous is not None and previous.id == first.id
+    assert await games.previous_in_channel(10, first.id) is None
+    assert await games.previous_in_channel(11, elsewhere.id) is None
