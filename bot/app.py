@@ -1,4 +1,4 @@
-"""The bot itself: a ``commands.Bot`` that opens storage, loads the game cogs and syncs commands."""
+"""The bot itself: a ``commands.AutoShardedBot`` that opens storage, loads the game cogs and syncs commands."""
 
 from __future__ import annotations
 
@@ -35,8 +35,13 @@ SHUTDOWN_GRACE = 10.0
 COMMAND_SYNC_KEY = "command_sync"
 
 
-class DiceBot(commands.Bot):
-    """Holds the storage, the game service and the deadline scheduler for the cogs."""
+class DiceBot(commands.AutoShardedBot):
+    """Holds the storage, the game service and the deadline scheduler for the cogs.
+
+    Always discord.py's sharded client: without ``SHARD_COUNT`` it asks Discord for the recommended count and
+    connects every shard (one shard for all but big bots, as before); with ``SHARD_COUNT``/``SHARD_IDS`` it connects
+    only its shards, and its repositories fire deadlines and repairs only for the games of their guilds.
+    """
 
     db: Database
     games: GamesRepository
@@ -66,6 +71,8 @@ class DiceBot(commands.Bot):
             help_command=None,
             allowed_mentions=discord.AllowedMentions(everyone=False, roles=False, users=True),
             guild_ready_timeout=guild_ready_timeout,
+            shard_count=settings.shard_count,
+            shard_ids=list(settings.shard_ids) if settings.shard_ids is not None else None,
         )
         self.settings = settings
         self._games = tuple(games)
@@ -84,7 +91,7 @@ class DiceBot(commands.Bot):
 
     async def setup_hook(self) -> None:
         self.db = await Database.open(self.settings.database_path)
-        self.games = GamesRepository(self.db)
+        self.games = GamesRepository(self.db, self.settings.shard_scope)
         self.results = ResultsRepository(self.db)
         self.guild_settings = GuildSettingsRepository(self.db)
         specs = registry.load_specs(self._games)
