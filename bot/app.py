@@ -65,6 +65,10 @@ class DiceBot(commands.AutoShardedBot):
     ) -> None:
         intents = discord.Intents.none()
         intents.guilds = True
+        # Only passed when set: discord.py reads a missing ``shard_ids`` as "every shard of the count".
+        shards: dict[str, Any] = {}
+        if settings.shard_ids is not None:
+            shards["shard_ids"] = list(settings.shard_ids)
         super().__init__(
             command_prefix=commands.when_mentioned,
             intents=intents,
@@ -72,7 +76,7 @@ class DiceBot(commands.AutoShardedBot):
             allowed_mentions=discord.AllowedMentions(everyone=False, roles=False, users=True),
             guild_ready_timeout=guild_ready_timeout,
             shard_count=settings.shard_count,
-            shard_ids=list(settings.shard_ids) if settings.shard_ids is not None else None,
+            **shards,
         )
         self.settings = settings
         self._games = tuple(games)

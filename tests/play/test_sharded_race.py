@@ -64,9 +64,7 @@ async def running_game(games: GamesRepository, guild_id: int | None, channel_id:
 
 
 def service(games: GamesRepository, channels: Recorder) -> GameService:
-    return GameService(
-        games, {"kniffel": KNIFFEL}, channels, rng=lambda: random.Random(2), clock=lambda: NOW
-    )
+    return GameService(games, {"kniffel": KNIFFEL}, channels, rng=lambda: random.Random(2), clock=lambda: NOW)
 
 
 async def test_two_processes_firing_one_deadline_play_the_timeout_once(tmp_path: Path) -> None:
