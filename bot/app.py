@@ -19,6 +19,7 @@ from discord.ext import commands
 
 from bot import registry
 from bot.engine.core import secure_rng
+from bot.health import Heartbeat
 from bot.i18n import CatalogueTranslator, t
 from bot.play.components import GameComponent
 from bot.play.computer import Brain
@@ -92,6 +93,7 @@ class DiceBot(commands.AutoShardedBot):
         self._close_lock = asyncio.Lock()
         self._closed = False
         self._catch_up: asyncio.Task[None] | None = None
+        self.heartbeat = Heartbeat(settings.health_file, self.healthy) if settings.health_file is not None else None
 
     async def setup_hook(self) -> None:
         self.db = await Database.open(self.settings.database_path)
@@ -120,11 +122,24 @@ class DiceBot(commands.AutoShardedBot):
             return
         self.scheduler.start()
         self.service.shown.start()
+        if self.heartbeat is not None:
+            self.heartbeat.start()
         if self._warm_strategy:
             # Built or loaded in a worker thread; computer moves use the engine's timeout action meanwhile.
             self._warming = asyncio.create_task(self.brain.warm(), name="dicebot-strategy-tables")
         # Repairing messages a crash left behind must not delay readiness: clicks are served meanwhile.
         self._catch_up = asyncio.create_task(self._show_games_behind(), name="dicebot-catch-up")
+
+    async def on_ready(self) -> None:
+        """Every shard is connected: vouch for it at once rather than at the heartbeat's next tick."""
+        if self.heartbeat is not None:
+            self.heartbeat.beat()
+
+    def healthy(self) -> bool:
+        """Ready, not closing, and every shard of this process connected (what the heartbeat file vouches for)."""
+        if not self.is_ready() or self.is_closed() or not self.shards:
+            return False
+        return all(not shard.is_closed() for shard in self.shards.values())
 
     async def _show_games_behind(self) -> None:
         try:
@@ -176,6 +191,8 @@ class DiceBot(commands.AutoShardedBot):
         async with self._close_lock:
             if self._closed:
                 return
+            if self.heartbeat is not None:
+                await self.heartbeat.stop()
             if hasattr(self, "scheduler"):
                 await self.scheduler.stop()
             if hasattr(self, "service"):

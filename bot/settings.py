@@ -22,6 +22,7 @@ FIX_HINTS: dict[str, str] = {
     "discord_gateway_url": "use a ws(s) URL such as ws://127.0.0.1:8080/gateway, or leave it empty",
     "require_token": "use true or false",
     "computer_delay": "use a number of seconds from 1 to 30 (Discord allows about one message edit a second)",
+    "health_file": "use a file path the bot may write, e.g. /tmp/dicebot.health, or leave it empty",
     "shard_count": "use the total number of shards of all processes (1 or more), or leave it empty",
     "shard_ids": "use this process's shards, comma-separated from 0 to SHARD_COUNT-1 (e.g. 0,1), with SHARD_COUNT set",
 }
@@ -44,8 +45,12 @@ class Settings(BaseSettings):
     shard_count: int | None = Field(default=None, ge=1)
     #: The shards this process connects (``0,1``); needs ``shard_count``. Unset: all of them.
     shard_ids: Annotated[tuple[int, ...] | None, NoDecode] = None
+    #: Touched every few seconds while every shard is connected; ``python -m bot health`` checks its age.
+    health_file: Path | None = None
 
-    @field_validator("dev_guild_id", "discord_api_base", "discord_gateway_url", "shard_count", mode="before")
+    @field_validator(
+        "dev_guild_id", "discord_api_base", "discord_gateway_url", "shard_count", "health_file", mode="before"
+    )
     @classmethod
     def _empty_is_unset(cls, value: object) -> object:
         """An empty line in .env (``DEV_GUILD_ID=``) means "not set", as admins expect."""
@@ -135,6 +140,19 @@ class LaunchSettings(BaseSettings):
     @property
     def has_token(self) -> bool:
         return bool(self.discord_token.strip())
+
+
+class HealthSettings(BaseSettings):
+    """What ``python -m bot health`` reads: only the heartbeat file, so the check needs no token."""
+
+    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
+
+    health_file: Path | None = None
+
+    @field_validator("health_file", mode="before")
+    @classmethod
+    def _empty_is_unset(cls, value: object) -> object:
+        return None if isinstance(value, str) and not value.strip() else value
 
 
 def describe_error(error: ValidationError) -> str:

@@ -18,6 +18,7 @@ import json
 import os
 import signal
 import sqlite3
+import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
@@ -89,6 +90,16 @@ class ShardProcess:
         self.runs = 0
 
     @property
+    def health_file(self) -> Path:
+        return self.folder / f"shard-{self.shard}.health"
+
+    def healthy(self) -> bool:
+        """What the container's health check (``python -m bot health``) answers."""
+        env = {**os.environ, "HEALTH_FILE": str(self.health_file)}
+        checked = subprocess.run([sys.executable, "-m", "bot", "health"], env=env, cwd=self.folder, capture_output=True)
+        return checked.returncode == 0
+
+    @property
     def logs(self) -> list[Path]:
         return sorted(self.folder.glob(f"shard-{self.shard}-*.log"))
 
@@ -102,6 +113,7 @@ class ShardProcess:
             LOG_LEVEL="INFO",
             SHARD_COUNT=str(SHARDS),
             SHARD_IDS=str(self.shard),
+            HEALTH_FILE=str(self.health_file),
         )
         self.runs += 1
         identifies = self.server.gateway.identifies
@@ -252,8 +264,10 @@ async def test_a_killed_shard_leaves_the_other_playing_and_resumes_its_games_onc
             await until(server, games, robots[1], lambda s: turn_of(s) == str(bob.id), "the computer's second turn")
             assert games.latest(robots[1]).state["turns"][computer] == frozen.state["turns"][computer] + 2
             assert all(bot.process and bot.process.returncode is None for bot in (zero, one))
+            assert zero.healthy() and one.healthy()
         assert zero.process is not None and zero.process.returncode == 0
         assert one.process is not None and one.process.returncode == 0
+        assert not zero.healthy() and not one.healthy(), "a stopped bot removes its heartbeat"
         assert zero.tracebacks() == [] and one.tracebacks() == []
         # No deadline was ever fired by two processes (the loser of the version check would say so).
         assert not any("already handled" in log.read_text() for log in zero.logs + one.logs)
