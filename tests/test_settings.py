@@ -22,6 +22,7 @@ ENV_NAMES = (
     "DISCORD_GATEWAY_URL",
     "SHARD_COUNT",
     "SHARD_IDS",
+    "HEALTH_FILE",
 )
 
 
