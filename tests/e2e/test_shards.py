@@ -184,7 +184,14 @@ async def open_game(server: FakeDiscord, channel: Channel, host: User, *others: 
 
 
 async def play_turn(server: FakeDiscord, message: Message, user: User) -> None:
-    """Roll once and score the first box the select offers."""
+    """Roll once and score the first box the select offers, once the message shows ``user``'s turn (the database
+    may be a moment ahead of the message: a save comes before its edit)."""
+
+    def ready() -> bool:
+        rolls = [b for b in message.buttons if b.label == "Roll" and not b.disabled]
+        return message.content.startswith(user.mention) and bool(rolls)
+
+    await server.wait_for(ready, WAIT, f"{user.name}'s turn on the message")
     await answered(server.click_button(user, message, label="Roll"))
     select = message.select()
     await answered(server.select(user, message, select.custom_id, [select.values[0]]))
