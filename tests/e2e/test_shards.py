@@ -189,7 +189,9 @@ async def play_turn(server: FakeDiscord, message: Message, user: User) -> None:
 
     def ready() -> bool:
         rolls = [b for b in message.buttons if b.label == "Roll" and not b.disabled]
-        return message.content.startswith(user.mention) and bool(rolls)
+        # The board's own line comes last, under the latest announcements.
+        lines = (message.content or "").splitlines()
+        return bool(lines) and lines[-1].startswith(user.mention) and bool(rolls)
 
     await server.wait_for(ready, WAIT, f"{user.name}'s turn on the message")
     await answered(server.click_button(user, message, label="Roll"))

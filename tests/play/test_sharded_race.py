@@ -25,18 +25,22 @@ GUILD_ON_1 = 5 << 22
 
 
 class Recorder:
-    """The channels of one process: what it edited and announced."""
+    """The channels of one process: what it showed on the board (announcements are shown there too)."""
 
     def __init__(self) -> None:
         self.edits: list[int] = []
-        self.posts: list[list[str]] = []
+        self.shown: list[str] = []
 
-    async def edit(self, record: GameRecord, rendered: Rendered) -> bool:
+    async def edit(self, record: GameRecord, rendered: Rendered, message_id: int | None = None) -> bool:
         self.edits.append(record.version)
+        self.shown.append(rendered.content or "")
         return True
 
-    async def post(self, record: GameRecord, lines: list[str]) -> None:
-        self.posts.append(lines)
+    async def send(self, record: GameRecord, rendered: Rendered) -> int | None:
+        return None
+
+    async def below(self, record: GameRecord) -> int | None:
+        return 0
 
 
 class LoadsTogether(GamesRepository):
@@ -83,8 +87,8 @@ async def test_two_processes_firing_one_deadline_play_the_timeout_once(tmp_path:
     assert stored is not None
     assert stored.version == record.version + 1, "exactly one of the two saves was written"
     assert sum(seat.timeouts for seat in stored.seats) == 1, "the timed-out turn was played once"
-    assert len(a.posts) + len(b.posts) == 1, "only the winner announced the timeout"
-    assert len(a.edits) + len(b.edits) == 1
+    assert len(a.edits) + len(b.edits) == 1, "only the winner showed (and announced) the timeout"
+    assert "ran out of time" in (a.shown + b.shown)[0]
 
 
 async def test_each_process_fires_only_the_deadlines_of_its_shards(tmp_path: Path) -> None:
