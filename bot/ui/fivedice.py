@@ -128,9 +128,10 @@ class ScorecardUI:
             if state.rolls:
                 held = state.held[index]
                 can_hold = fivedice.ToggleHold(index=index) in legal
+                # A held die shows 🔒 and its number without the face: five held still fit a phone's row.
                 layout.button(
                     0,
-                    f"{DIE_FACES[state.dice[index]]} {state.dice[index]}",
+                    str(state.dice[index]) if held else f"{DIE_FACES[state.dice[index]]} {state.dice[index]}",
                     custom_id(game, "hold", f"{index}.{int(not held)}", roll_stamp(state)),
                     style=discord.ButtonStyle.primary if held else discord.ButtonStyle.secondary,
                     emoji="🔒" if held else None,

@@ -229,9 +229,10 @@ class TuttoUI:
         per_row = DICE_PER_ROW if len(state.roll) == tutto.DICE else len(state.roll)
         for index, face in enumerate(state.roll):
             selected = index in state.selected
+            # A selected die shows ✅ and its number without the face: five selected still fit a phone's row.
             rendered.layout.button(
                 index // per_row,
-                f"{DIE_FACES[face]} {face}",
+                str(face) if selected else f"{DIE_FACES[face]} {face}",
                 custom_id(game, "die", index, stamp),
                 style=discord.ButtonStyle.primary if selected else discord.ButtonStyle.secondary,
                 emoji="✅" if selected else None,
