@@ -1,4 +1,4 @@
-"""Every row of buttons fits one line on a 375 px phone, in every language, in every state a game reaches.
+"""A 375 px phone: every row of buttons fits one line and the final scorecards one code block's width.
 
 The width model is the playground's phone layout (``fakediscord/web/style.css`` under 700 px, which follows
 Discord's own): 52 px of avatar gutter and 10 px of margin leave a row **313 px**; a button is 10 px of padding on
@@ -24,7 +24,8 @@ from bot.play.spec import AnySpec
 from bot.play.transitions import Game
 from bot.storage import GameRecord, Seat
 from bot.ui import lobby as lobby_ui
-from bot.ui.render import Rendered
+from bot.ui.common import PHONE_COLUMNS, card_tables
+from bot.ui.render import Rendered, SeatView, Table
 from cogs.dicepoker import SPEC as DICEPOKER
 from cogs.kniffel import SPEC as KNIFFEL
 from cogs.knister import SPEC as KNISTER
@@ -137,3 +138,58 @@ def test_the_model_measures_five_dice_and_a_long_label() -> None:
     assert row_px(dice) <= ROW
     long = {"type": 1, "components": [{"type": 2, "label": "x" * 40}]}
     assert row_px(long) > ROW
+
+
+# -- scorecards: one table with a column per player, never wider than a phone's code block --------------------
+
+NAMES = ["Alice", "Bob", "Bobby", "Dominika Wiśniewska", "Éva", "Bob", "🎲 Zoe", "W" * 32]
+
+
+def final_table(spec: AnySpec, variant: str, players: int, language: str) -> Rendered:
+    ids = [str(10**17 + index) for index in range(players)]
+    rng = random.Random(players)
+    engine = spec.engine
+    state = engine.new_game(ids, rng, **spec.engine_options({}, variant))
+    while not engine.is_over(state):
+        player = engine.to_act(state)[0]
+        state = engine.apply(state, player, rng.choice(engine.legal_actions(state, player)), rng)
+    seats = tuple(SeatView(player, NAMES[index]) for index, player in enumerate(ids))
+    rendered: Rendered = spec.ui.render(Table(seats, 1, 1, language, state))
+    return rendered
+
+
+SCORECARD_CASES = [(KNIFFEL, "kniffel"), (KNIFFEL, "classic"), (DICEPOKER, "russian")]
+
+
+@pytest.mark.parametrize("language", languages())
+@pytest.mark.parametrize(("spec", "variant"), SCORECARD_CASES, ids=lambda v: getattr(v, "kind", str(v)))
+def test_final_scorecards_of_three_or_more_are_one_table_a_phone_shows(
+    spec: AnySpec, variant: str, language: str
+) -> None:
+    for players in range(3, spec.max_players + 1):
+        embed = final_table(spec, variant, players, language).embeds[0]
+        blocks = [field.value or "" for field in embed.fields]
+        assert all(not field.inline for field in embed.fields)
+        headers = []
+        for block in blocks:
+            lines = block.strip("`\n").splitlines()
+            assert max(len(line) for line in lines) <= PHONE_COLUMNS, block
+            assert len({len(line.split()) for line in lines[1:]}) <= 2  # every row has a cell per player
+            headers += lines[0].split()
+        assert len(headers) == players  # every player has a column, once
+        assert len(set(headers)) == players
+
+
+@pytest.mark.parametrize(("spec", "variant"), SCORECARD_CASES, ids=lambda v: getattr(v, "kind", str(v)))
+def test_two_players_keep_a_card_each(spec: AnySpec, variant: str) -> None:
+    embed = final_table(spec, variant, 2, "en-US").embeds[0]
+    assert sorted(field.name for field in embed.fields) == sorted(NAMES[:2])
+
+
+def test_card_tables_split_players_into_blocks_that_fit() -> None:
+    labels = ["Ones", "Total"]
+    columns = [(name, ["3", "1,575"]) for name in ["Alice", "Alice B.", "🎲 Bob", "Carol", "Dan", "Eve"]]
+    blocks = card_tables(labels, columns, width=PHONE_COLUMNS)
+    assert [block.splitlines()[1] for block in blocks] == ["      Alic1 Alic2   Bob Carol", "        Dan   Eve"]
+    assert all(len(line) <= PHONE_COLUMNS for block in blocks for line in block.splitlines())
+    assert blocks[0].splitlines()[3] == "Total 1,575 1,575 1,575 1,575"
