@@ -25,7 +25,9 @@ from bot.ui.common import COLOUR_OVER, COLOUR_PLAYING, DIE_FACES, faces, monospa
 from bot.ui.render import Rendered, Table, custom_id
 
 BAR_WIDTH = 10
-NAME_WIDTH = 14
+#: Names in the scoreboard code block: with the marker, a 5-digit score and the bar a line stays within 32
+#: columns (what a 375 px phone shows without wrapping, `bot.ui.common.PHONE_COLUMNS`).
+NAME_WIDTH = 12
 DICE_PER_ROW = 3
 """Six dice split 3 + 3 so the labels stay readable on phones; fewer fit one row of Discord's five."""
 ACTION_ROW = 3

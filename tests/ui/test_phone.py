@@ -11,6 +11,7 @@ for a run of capital Ws) and 12.5 px for a die face (measured 12.2). Five dice b
 from __future__ import annotations
 
 import random
+import re
 import time
 import unicodedata
 from collections.abc import Iterator
@@ -83,8 +84,17 @@ def too_wide(rendered: Rendered) -> list[str]:
     return wide
 
 
+def code_lines(rendered: Rendered) -> Iterator[str]:
+    """Every line inside a code block of the message's embeds."""
+    for embed in rendered.embeds:
+        texts = [embed.description or "", *(field.value or "" for field in embed.fields)]
+        for text in texts:
+            for block in re.findall(r"```\n?(.*?)```", text, flags=re.DOTALL):
+                yield from block.splitlines()
+
+
 def record(spec: AnySpec, players: list[str], language: str, status: str, variant: str) -> GameRecord:
-    seats = tuple(Seat(player, f"Player {index}") for index, player in enumerate(players))
+    seats = tuple(Seat(player, f"{'W' * 30}{index:02d}") for index, player in enumerate(players))
     now = time.time()
     return GameRecord(
         id=987654321, kind=spec.kind, variant=variant, guild_id=1, channel_id=2, host=players[0], status=status,
@@ -125,10 +135,11 @@ CASES = [
 
 @pytest.mark.parametrize("language", languages())
 @pytest.mark.parametrize(("spec", "variant", "players"), CASES, ids=lambda v: getattr(v, "kind", str(v)))
-def test_every_button_row_fits_a_phone(spec: AnySpec, variant: str, players: int, language: str) -> None:
+def test_every_button_row_and_code_block_fits_a_phone(spec: AnySpec, variant: str, players: int, language: str) -> None:
     wide: dict[str, None] = {}
     for rendered in renders(spec, language, players, variant, seed=players):
         wide.update(dict.fromkeys(too_wide(rendered)))
+        wide.update(dict.fromkeys(f"code: {line!r}" for line in code_lines(rendered) if len(line) > PHONE_COLUMNS))
     assert not wide, "\n".join(wide)
 
 
