@@ -170,3 +170,18 @@ async def test_after_a_restart_the_player_presses_place_again(knister: Harness) 
     assert clicks(h) - before == 1 + len(players)
     assert all(f"= {state.number}" not in grid.text for grid in grids.values())  # the old grids were left alone
     assert len(edits(h)) > sent
+
+
+async def test_the_grid_command_opens_a_grid_that_follows(knister: Harness) -> None:
+    h = knister
+    players = [h.alice, h.bob]
+    table = Table(h, await start_game(h, players))
+    grid = await (await h.command(h.alice, "knister grid")).message()
+    assert grid.ephemeral
+    state = await table.roll()
+    await ready_to_place(h, grid, state)  # the command's reply follows the roll
+    await table.place(h.alice, grid, 0)
+    await table.place_best(h.bob)
+    before = clicks(h)
+    await play_round(h, table, {h.alice.id: grid, h.bob.id: await table.open_grid(h.bob)}, players)
+    assert clicks(h) - before == 1 + 1 + 2  # Bob opened his grid once; Alice's command grid needed no click
