@@ -160,11 +160,14 @@ class Harness:
         return handle
 
     async def start_game(self, game: str, players: Sequence[User], **options: Any) -> Message:
-        """Host opens the lobby, the others join, the host starts; returns the game message."""
+        """Host opens the lobby, the others join, the host starts; returns the game message once the bot is idle."""
         message = await self.open_lobby(game, players[0], **options)
         for player in players[1:]:
             await self.click(player, message, "Join")
         await self.click(players[0], message, "Start")
+        # The start may still move the board after answering (a new turn): let the bot finish first.
+        assert self.bot is not None
+        await self.bot.service.drain(10)
         return message
 
     async def tables_ready(self) -> None:
