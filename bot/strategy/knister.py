@@ -4,12 +4,12 @@ A line's potential is the expected score of the line once full (the engine's ``s
 it holds, with each empty cell filled by a random roll of two dice. The ``normal`` player writes the number
 where the grid's total potential (diagonals doubled) grows most.
 
-Random filling underrates what a player can steer, so the strong player learns better line values here, by
-Monte Carlo policy iteration: play many seeded games writing where the values say, record what every line
-content seen after ``t`` placements finally scored, average (shrunk towards the potential where data is thin),
-repeat. The ``perfect`` player tries every empty cell: from each, it plays the rest of the game many times with
-fresh rolls and placements by the learned values, and picks the cell with the best mean final score (the same
-rolls for every cell, so the comparison is fair). ``easy`` plays the engine's greedy
+Random filling underrates what a player can steer, so the strong player uses line values learned by TD(lambda)
+self-play (:func:`learned_values`): trained here once, shipped in ``data/knister-values.npz`` and learned again
+at first start only when the engine's scoring or the training settings changed. The ``perfect`` player tries
+every empty cell: from each, it plays the rest of the game many times with fresh rolls and placements by the
+learned values, and picks the cell with the best mean final score (the same rolls for every cell, so the
+comparison is fair). ``easy`` plays the engine's greedy
 :func:`bot.engine.knister.best_cell` (the most points now).
 
 Line contents are indexed multisets (0..5 numbers, 4368 of them) with a table for "add this number", so a
