@@ -102,19 +102,6 @@ def _build(directory: Path) -> None:
     print(f"knister: {time.perf_counter() - start:.2f} s")
 
 
-def _train(game: str, out: Path) -> None:
-    if game != "knister":
-        _fail(f"{game} has exact tables and nothing to train; only knister learns its values")
-    start = time.perf_counter()
-
-    def progress(games: int, mean: float) -> None:
-        if games % 1_000_000 == 0:
-            print(f"{games:>10,} games  mean {mean:6.2f}  {time.perf_counter() - start:7.1f} s", flush=True)
-
-    knister.save_values(knister.learned_values(progress=progress), out)
-    print(f"knister: trained in {time.perf_counter() - start:.1f} s, written to {out}")
-
-
 def main(argv: Sequence[str] | None = None) -> None:
     """Run the command line."""
     parser = _Parser(prog="python -m bot.strategy", description=__doc__)
@@ -130,15 +117,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     play.add_argument("--games", type=int, default=1000)
     play.add_argument("--seed", type=int, default=0)
     commands.add_parser("build", help="build every table and print the time each took")
-    train = commands.add_parser("train", help="learn the Knister values by self-play and write the shipped file")
-    train.add_argument("game", choices=GAMES)
-    train.add_argument("--out", type=Path, default=knister.SHIPPED)
     args = parser.parse_args(argv)
     if args.command == "build":
         _build(args.dir)
-        return
-    if args.command == "train":
-        _train(args.game, args.out)
         return
     ruleset = _ruleset(args.game, args.rules)
     if args.command == "ev":

@@ -4,12 +4,12 @@ A line's potential is the expected score of the line once full (the engine's ``s
 it holds, with each empty cell filled by a random roll of two dice. The ``normal`` player writes the number
 where the grid's total potential (diagonals doubled) grows most.
 
-Random filling underrates what a player can steer, so the strong player uses line values learned by TD(lambda)
-self-play (:func:`learned_values`): trained here once, shipped in ``data/knister-values.npz`` and learned again
-at first start only when the engine's scoring or the training settings changed. The ``perfect`` player tries
-every empty cell: from each, it plays the rest of the game many times with fresh rolls and placements by the
-learned values, and picks the cell with the best mean final score (the same rolls for every cell, so the
-comparison is fair). ``easy`` plays the engine's greedy
+Random filling underrates what a player can steer, so the strong player learns better line values here, by
+Monte Carlo policy iteration: play many seeded games writing where the values say, record what every line
+content seen after ``t`` placements finally scored, average (shrunk towards the potential where data is thin),
+repeat. The ``perfect`` player tries every empty cell: from each, it plays the rest of the game many times with
+fresh rolls and placements by the learned values, and picks the cell with the best mean final score (the same
+rolls for every cell, so the comparison is fair). ``easy`` plays the engine's greedy
 :func:`bot.engine.knister.best_cell` (the most points now).
 
 Line contents are indexed multisets (0..5 numbers, 4368 of them) with a table for "add this number", so a
@@ -19,7 +19,6 @@ placement costs a few table lookups and a rollout a few microseconds (compiled w
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from itertools import combinations_with_replacement
@@ -90,92 +89,56 @@ def potentials() -> NDArray[np.float64]:
     return values
 
 
-KINDS = np.array([0, 1, 2, 1, 0] * 2 + [3, 3], dtype=np.int64)
-"""The kind of each line under the square's symmetries (which all keep the two diagonals): the outer rows and
-columns, the inner ones, the middle row and column, the diagonals. Lines of a kind share their learned values."""
-KIND_WEIGHTS = np.array([1.0, 1.0, 1.0, 2.0])
-
-TRAINING_SEED = 1
-TRAINING_SCHEDULE = ((8_000_000, 0.003), (8_000_000, 0.0015), (4_000_000, 0.00075))
-"""Self-play games and step size of each stage of the TD(lambda) training (about 3 minutes on one core)."""
-TRAINING_LAMBDA = 0.5
-TRAINING_CHUNK = 200_000
+LEARNING_GAMES = 50_000
+LEARNING_ROUNDS = 4
+LEARNING_PRIOR = 20.0
+"""Games per round of policy iteration, rounds, and the weight of the potential in a learned value."""
 
 
-def initial_values() -> NDArray[np.float64]:
-    """``values[kind, t, content]`` before training: the random-fill potential, diagonals doubled."""
-    return np.stack([np.tile(potentials() * weight, (CELLS + 1, 1)) for weight in KIND_WEIGHTS])
-
-
-def learned_values(
-    schedule: tuple[tuple[int, float], ...] | None = None,
-    seed: int | None = None,
-    progress: Callable[[int, float], None] | None = None,
-) -> NDArray[np.float64]:
-    """``values[kind, t, content]``: what a line of ``kind`` holding ``content`` after ``t`` placements adds to
-    the final score when the player writes where these values say, learned by TD(lambda) over afterstates.
-
-    The value of a grid is the sum over its lines, so a placement only looks up the two to four lines through
-    its cell. Every self-play game writes each number where the current values are highest, then moves the
-    value of each grid it passed through towards its lambda-return (the final score mixed with the later
-    values). Monte Carlo averages per line (the earlier method) ignore that lines share cells; fitting the sum
-    of the lines to the grid's outcome does not, and plays about a point better on its own. Seeded and
-    single-threaded, so the same schedule gives the same table. ``progress(games, mean)`` after each chunk;
-    ``schedule`` and ``seed`` default to :data:`TRAINING_SCHEDULE` and :data:`TRAINING_SEED`.
-    """
-    schedule = TRAINING_SCHEDULE if schedule is None else schedule
-    seed = TRAINING_SEED if seed is None else seed
-    values = initial_values()
-    played = 0
-    for stage, (games, alpha) in enumerate(schedule):
-        for chunk in range(0, games, TRAINING_CHUNK):
-            count = min(TRAINING_CHUNK, games - chunk)
-            mean = _train(values, count, seed * 1_000_003 + stage * 10_007 + chunk // TRAINING_CHUNK, alpha)
-            played += count
-            if progress is not None:
-                progress(played, mean)
+def learned_values() -> NDArray[np.float64]:
+    """``values[t, content]``: what a line holding ``content`` after ``t`` placements finally scores when the
+    player writes where these values say (seeded, about 3 s)."""
+    potential = potentials()
+    values = np.tile(potential, (engine.CELLS + 1, 1))
+    for round_ in range(LEARNING_ROUNDS):
+        sums = np.zeros_like(values)
+        counts = np.zeros_like(values)
+        _learn(LEARNING_GAMES, round_, values, potential, sums, counts)
+        values = (sums + LEARNING_PRIOR * potential) / (counts + LEARNING_PRIOR)
+        values[engine.CELLS] = potential
     return values
 
 
 @njit(cache=True)
-def _train(values: NDArray[np.float64], games: int, seed: int, alpha: float) -> float:
-    """Play ``games`` games by ``values`` and move every afterstate's value towards its lambda-return; the mean
-    final score of these games."""
+def _learn(
+    games: int,
+    seed: int,
+    values: NDArray[np.float64],
+    potential: NDArray[np.float64],
+    sums: NDArray[np.float64],
+    counts: NDArray[np.float64],
+) -> None:
+    """Play ``games`` games by ``values`` and add every line's final score to the contents it passed through."""
     np.random.seed(seed)
     seen = np.zeros((CELLS + 1, LINES.shape[0]), dtype=np.int64)
-    estimate = np.zeros(CELLS + 1)
-    total = 0.0
     for _ in range(games):
         grid = np.full(CELLS, -1, dtype=np.int64)
         lines = np.zeros(LINES.shape[0], dtype=np.int64)
         for t in range(CELLS):
+            seen[t] = lines
             n = _draw()
-            _place(grid, lines, _best_cell(grid, lines, n, values, t + 1), n)
-            seen[t + 1] = lines
-            estimate[t + 1] = _grid_value(lines, values, t + 1)
-        ret = estimate[CELLS]
-        total += ret
-        for t in range(CELLS - 1, 0, -1):
-            ret = (1.0 - TRAINING_LAMBDA) * estimate[t + 1] + TRAINING_LAMBDA * ret
-            step = alpha * (ret - estimate[t])
-            for line in range(LINES.shape[0]):
-                values[KINDS[line], t, seen[t, line]] += step
-    return total / games
+            _place(grid, lines, _greedy(grid, lines, n, values[t + 1]), n)
+        seen[CELLS] = lines
+        for line in range(LINES.shape[0]):
+            final = potential[lines[line]]
+            for t in range(CELLS + 1):
+                sums[t, seen[t, line]] += final
+                counts[t, seen[t, line]] += 1
 
 
 @njit(cache=True)
-def _grid_value(lines: NDArray[np.int64], values: NDArray[np.float64], t: int) -> float:
-    """The sum of the learned values of a grid's lines after ``t`` placements."""
-    total = 0.0
-    for line in range(LINES.shape[0]):
-        total += values[KINDS[line], t, lines[line]]
-    return total
-
-
-@njit(cache=True)
-def _best_cell(grid: NDArray[np.int64], lines: NDArray[np.int64], n: int, values: NDArray[np.float64], t: int) -> int:
-    """The empty cell where number index ``n`` leaves the highest learned value after ``t`` placements (first
-    on a tie)."""
+def _greedy(grid: NDArray[np.int64], lines: NDArray[np.int64], n: int, potential: NDArray[np.float64]) -> int:
+    """The empty cell where number index ``n`` raises the total potential most (first on a tie)."""
     best = -np.inf
     pick = -1
     for cell in range(CELLS):
@@ -184,8 +147,7 @@ def _best_cell(grid: NDArray[np.int64], lines: NDArray[np.int64], n: int, values
         gain = 0.0
         for j in range(CELL_LINE_COUNTS[cell]):
             line = CELL_LINES[cell, j]
-            kind = KINDS[line]
-            gain += values[kind, t, ADD[lines[line], n]] - values[kind, t, lines[line]]
+            gain += WEIGHTS[line] * (potential[ADD[lines[line], n]] - potential[lines[line]])
         if gain > best:
             best = gain
             pick = cell
@@ -237,7 +199,7 @@ def _rollout_values(
             _place(g, state, cell, n)
             for t in range(placed + 1, CELLS):
                 m = rolls[r, t - placed - 1]
-                _place(g, state, _best_cell(g, state, m, learned, t + 1), m)
+                _place(g, state, _greedy(g, state, m, learned[t + 1]), m)
             for line in range(LINES.shape[0]):
                 total += WEIGHTS[line] * potential[state[line]]
         means[cell] = total / rolls.shape[0]
@@ -266,8 +228,7 @@ def _arrays(grid: engine.Grid) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
 
 @dataclass(frozen=True)
 class Tables:
-    """The random-fill potential of every line content and the learned values (``learned[kind, t, content]``,
-    see :func:`learned_values`)."""
+    """The random-fill potential of every line content and the learned values per placement count."""
 
     potential: NDArray[np.float64]
     learned: NDArray[np.float64]
@@ -276,52 +237,14 @@ class Tables:
 _LOADED: dict[Path, Tables] = {}
 
 
-SHIPPED = Path(__file__).parent / "data" / "knister-values.npz"
-"""The learned values as trained here (``python -m bot.strategy train knister``), shipped with the package."""
-
-
-def values_digest() -> str:
-    """The hash of everything the learned values depend on: the engine's line scores and the training."""
-    return tables.rules_hash(
-        ["knister-td", potentials().tobytes(), repr(TRAINING_SCHEDULE), TRAINING_SEED, TRAINING_LAMBDA, TRAINING_CHUNK]
-    )
-
-
-def save_values(values: NDArray[np.float64], path: Path = SHIPPED) -> None:
-    """Store learned values with their digest (float32: 1.8 MB in memory, compressed on disk)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(path, values=values.astype(np.float32), digest=np.array(values_digest()))
-
-
-def shipped_values(path: Path = SHIPPED) -> NDArray[np.float64] | None:
-    """The shipped values if they were trained for the current rules and settings, else ``None``."""
-    if not path.exists():
-        return None
-    with np.load(path) as stored:
-        if str(stored["digest"]) != values_digest():
-            return None
-        return np.asarray(stored["values"], dtype=np.float64)
-
-
 def load(directory: Path | str | None = None, *, rebuild: bool = False) -> Tables:
-    """The tables: from memory, from the package's shipped values, or learned now and cached in the folder
-    (when the engine's scoring or the training settings changed since the values were shipped).
-
-    ``rebuild`` drops what is in memory; shipped values that still match are simply read again.
-    """
+    """The tables: from memory, from the cache folder, or learned (and stored) now (``rebuild``: afresh)."""
     folder = Path(directory) if directory is not None else tables.DEFAULT_DIR
     if rebuild or folder not in _LOADED:
-        learned = shipped_values()
-        if learned is None:
-            stored = tables.load_or_build(
-                folder,
-                "knister",
-                values_digest(),
-                lambda: {"learned": learned_values().astype(np.float32)},
-                rebuild=rebuild,
-            )
-            learned = np.asarray(stored["learned"], dtype=np.float64)
-        _LOADED[folder] = Tables(potentials(), learned)
+        potential = potentials()
+        digest = tables.rules_hash(["knister", potential.tobytes(), LEARNING_GAMES, LEARNING_ROUNDS, LEARNING_PRIOR])
+        stored = tables.load_or_build(folder, "knister", digest, lambda: {"learned": learned_values()}, rebuild=rebuild)
+        _LOADED[folder] = Tables(potential, np.asarray(stored["learned"], dtype=np.float64))
     return _LOADED[folder]
 
 

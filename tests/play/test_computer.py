@@ -77,5 +77,4 @@ async def test_the_start_up_build_runs_in_a_child_process_and_fills_the_cache(tm
     """Building in a thread would hold the interpreter lock for seconds and stall every click meanwhile."""
     await computer.build_tables(tmp_path)
     built = {path.name.split("-v")[0] for path in tmp_path.glob("*.npz")}  # noqa: ASYNC240
-    # Knister's learned values ship with the package (bot/strategy/data): nothing of it to cache while they match.
-    assert {"kniffel-kniffel", "kniffel-classic", "dicepoker"} <= built
+    assert {"kniffel-kniffel", "kniffel-classic", "dicepoker", "knister"} <= built

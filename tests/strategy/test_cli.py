@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from bot.strategy import knister
 from bot.strategy.__main__ import main
 
 
@@ -19,7 +18,6 @@ from bot.strategy.__main__ import main
         (["selfplay", "knister", "--level", "godlike"], "invalid choice: 'godlike'"),
         (["selfplay", "knister", "--level", "easy", "--games", "0"], "--games must be at least 1"),
         (["ev", "knister"], "knister has no exact value"),
-        (["train", "kniffel"], "only knister learns its values"),
     ],
 )
 def test_bad_arguments_exit_2_with_one_line(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -51,12 +49,3 @@ def test_selfplay_prints_mean_sd_and_a_histogram(table_dir: Path, capsys: pytest
     assert out[1].startswith("mean ") and " sd " in out[1]
     assert len(out) == 2 + 12
     assert sum(int(line.split()[3]) for line in out[2:]) == 300
-
-
-def test_train_writes_values_the_loader_accepts(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    monkeypatch.setattr(knister, "TRAINING_SCHEDULE", ((1_000, 0.003),))
-    main(["train", "knister", "--out", str(tmp_path / "values.npz")])
-    assert "knister: trained in" in capsys.readouterr().out
-    assert knister.shipped_values(tmp_path / "values.npz") is not None
