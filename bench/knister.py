@@ -74,9 +74,10 @@ def main() -> None:
             continue
         start_cpu = time.process_time()
         scores = np.array(knister.play_solo(tabs, level, games, args.seed))
+        sd = float(scores.std(ddof=1)) if games > 1 else 0.0
         print(
-            f"  {level:<8} {games:>6} games  {scores.mean():6.2f} / {scores.std(ddof=1):5.2f}"
-            f"  (± {scores.std(ddof=1) / np.sqrt(games):.2f})  {time.process_time() - start_cpu:7.1f} s CPU"
+            f"  {level:<8} {games:>6} games  {scores.mean():6.2f} / {sd:5.2f}"
+            f"  (± {sd / np.sqrt(games):.2f})  {time.process_time() - start_cpu:7.1f} s CPU"
         )
     print(f"load average at the end: {os.getloadavg()[0]:.1f}")
 
