@@ -56,6 +56,12 @@ class Request(Protocol):
     async def acknowledge(self) -> None:
         """Answer a click without changing the message it came from."""
 
+    async def defer_private(self) -> None:
+        """Acknowledge now with a private "thinking…" answer, for work that may take longer than Discord's 3 s."""
+
+    async def edit_private(self, rendered: Rendered) -> None:
+        """Replace the private answer of :meth:`defer_private` (again and again: "preparing", then the result)."""
+
 
 class Channels(Protocol):
     """Writing to a game's channel outside of any request (after a deadline, or besides the answer)."""

@@ -20,15 +20,24 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from bot.engine.core import GameError, secure_rng
 from bot.i18n import game_locale, has, t
-from bot.play import computer, transitions
+from bot.play import computer, review, transitions
 from bot.play.inflight import InFlight
 from bot.play.ports import Channels, Request, ResponseFailed
 from bot.play.shown import ShownVersions
 from bot.play.spec import AnySpec
 from bot.play.transitions import Actor, Game, Origin, Outcome, Refusal
-from bot.storage import ChannelBusy, GameRecord, GamesRepository, StaleVersion, StorageUnavailable
+from bot.storage import (
+    ChannelBusy,
+    FinishedGame,
+    GameRecord,
+    GamesRepository,
+    HistoryRepository,
+    StaleVersion,
+    StorageUnavailable,
+)
 from bot.ui import hint as hint_ui
 from bot.ui import lobby as lobby_ui
+from bot.ui import review as review_ui
 from bot.ui.render import Click, Lobby, Rendered, SeatView, Table, custom_id
 
 log = logging.getLogger(__name__)
@@ -36,6 +45,8 @@ log = logging.getLogger(__name__)
 #: The Hint button's action, and its row on every game message (the games' own controls use the rows above).
 HINT = "hint"
 HINT_ROW = 4
+#: The Review button's action, on the message of a finished game (in the Hint button's row).
+REVIEW = "review"
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -118,6 +129,12 @@ def computer_name(player: str, locale: str) -> str:
     return name if number == 1 else f"{name} {number}"
 
 
+def review_seat(record: GameRecord, player: str) -> bool:
+    """Whether ``player`` is a person who played this finished game (and so may review it)."""
+    seat = record.seat(player)
+    return record.status == "finished" and seat is not None and seat.kind == "user"
+
+
 async def no_guild_language(guild_id: int) -> str | None:
     return None
 
@@ -134,8 +151,11 @@ class GameService:
         clock: Callable[[], float] = time.time,
         brain: computer.Brain | None = None,
         computer_delay: float = 1.2,
+        history: HistoryRepository | None = None,
     ) -> None:
         self._games = games
+        #: The stored move history, for post-game reviews (None: reviews say there is nothing stored).
+        self._history = history
         self.brain = brain
         #: Seconds between a computer player's steps (a stored deadline each).
         self.computer_delay = computer_delay
@@ -271,6 +291,9 @@ class GameService:
     @tracked
     async def on_click(self, request: Request, click: Click) -> None:
         """Entry point of every game button and select."""
+        if click.action == REVIEW:
+            await self._review_click(request, click)
+            return
         async with self._locks[click.game_id]:
             record = await self._games.get(click.game_id)
             if record is None:
@@ -440,6 +463,75 @@ class GameService:
         game = Game.load(spec, record)
         await request.show_private(view.render(table(game, request.locale), request.actor.player))
 
+    # ---------------------------------------------------------------- reviews
+
+    async def review_choices(self, player: str, spec: AnySpec, limit: int = 25) -> list[FinishedGame]:
+        """The player's latest finished games of ``spec`` with a stored history, newest first."""
+        if self._history is None:
+            return []
+        return await self._history.finished_games(player, [spec.kind], limit)
+
+    @tracked
+    async def review(self, request: Request, spec: AnySpec, game_id: int | None = None) -> None:
+        """``/<game> review [game]``: the player's review of one finished game (default: their latest)."""
+        name = t(f"game.{spec.kind}", request.locale)
+        if game_id is None:
+            latest = await self.review_choices(request.actor.player, spec, limit=1)
+            if not latest:
+                await request.refuse("review.no_games", game=name)
+                return
+            game_id = latest[0].game_id
+        record = await self._games.get(game_id)
+        if record is None or record.kind != spec.kind or not review_seat(record, request.actor.player):
+            await request.refuse("review.unknown_game", game=name)
+            return
+        await self._review(request, spec, record)
+
+    async def _review_click(self, request: Request, click: Click) -> None:
+        """The Review button on a finished game's message: that game's review, privately, for a person who played."""
+        record = await self._games.get(click.game_id)
+        if record is None:
+            await request.refuse("play.unknown_game")
+            return
+        try:
+            transitions.check_origin(record, request.actor, origin(request), False)
+        except Refusal as refusal:
+            await request.refuse(refusal.key, **refusal.params)
+            return
+        if not review_seat(record, request.actor.player):
+            await request.refuse("review.not_seated")
+            return
+        await self._review(request, self.specs[record.kind], record)
+
+    async def _review(self, request: Request, spec: AnySpec, record: GameRecord) -> None:
+        """Defer, load the history, wait for the tables ("preparing" meanwhile) and compute in a worker thread.
+
+        A review values every decision of a game (hundreds of strategy evaluations, a Knister placement takes
+        rollouts), so it never runs on the event loop and never inside the 3-second acknowledgement.
+        """
+        await request.defer_private()
+        player = request.actor.player
+        moves = await self._history.moves(record.id) if self._history is not None else []
+        state = Game.load(spec, record).state
+        if not any(move.player == player for move in moves) or self.brain is None or state is None:
+            await request.edit_private(Rendered(content=t("review.no_history", request.locale)))
+            return
+        brain = self.brain
+        if not brain.is_ready(state):
+            loading = brain.prepare(state, player)
+            await request.edit_private(Rendered(content=t("review.preparing", request.locale)))
+            if loading is not None:
+                await loading
+        try:
+            result = await computer.in_daemon_thread(
+                review.review, spec, record.variant, player, moves, brain.directory
+            )
+        except Exception:
+            log.exception("game %s: the review of %s could not be computed", record.id, player)
+            await request.edit_private(Rendered(content=t("review.failed", request.locale)))
+            return
+        await request.edit_private(review_ui.render(result, record.id, request.locale))
+
     # ---------------------------------------------------------------- deadlines
 
     @tracked
@@ -505,6 +597,9 @@ class GameService:
         if record.status == "running" and transitions.hints_on(record):
             label = t("hint.button", record.locale)
             rendered.layout.button(HINT_ROW, label, custom_id(record.id, HINT, "", record.version))
+        if record.status == "finished" and any(seat.kind == "user" for seat in record.seats):
+            label = t("review.button", record.locale)
+            rendered.layout.button(HINT_ROW, label, custom_id(record.id, REVIEW, "", record.version))
         if record.status == "abandoned":
             rendered.content = t("play.abandoned_banner", record.locale)
             rendered.layout = type(rendered.layout)()
@@ -524,7 +619,9 @@ class GameService:
         return computer.chooser(self.brain, spec, random.Random(f"{record.id}:{record.version}"))
 
     async def _save(self, outcome: Outcome) -> Game:
-        record = await self._games.save(outcome.after.record, outcome.results, before=outcome.before.record)
+        record = await self._games.save(
+            outcome.after.record, outcome.results, before=outcome.before.record, moves=outcome.moves
+        )
         if not record.active:
             self._locks.pop(record.id, None)
         saved = Game(record, outcome.after.state)
