@@ -85,6 +85,7 @@ def line(kind: str, decision: Decision, locale: str) -> str:
     if decision.regret > 0:
         best = describe(kind, decision.state, decision.best, locale)
         text = t("review.line_loss", locale, **params, best=best, loss=loss(decision.regret, locale))
+    text = " ".join(text.split())  # no double space where a decision had no dice (Tutto's Stop or Continue)
     return f"{t('review.timeout_mark', locale)} {text}" if not decision.counted else text
 
 
