@@ -14,10 +14,13 @@ import pytest
 
 from bot import strategy
 from bot.engine import kniffel
+from bot.engine import tutto as tutto_engine
 from bot.strategy import kniffel as kniffel_tables
+from bot.strategy import tutto as tutto_strategy
 from fakediscord import Message
 from tests.e2e.conftest import Harness
 from tests.e2e.dice import play_to_end
+from tests.e2e.test_tutto import Script, play
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -127,3 +130,39 @@ async def test_forget_me_deletes_the_move_history(bot: Harness) -> None:
     assert await stored_moves(h) == []
     answer = await (await h.server.click_button(h.alice, message, label=REVIEW)).message(timeout=10)
     assert "No moves of this game are stored" in answer.text
+
+
+async def test_a_tutto_review_values_each_selection_and_stop_as_one_plan(harness: Harness) -> None:
+    h = harness
+    script = Script(["bonus_200", "stop", "bonus_400"], [5, 2, 3, 4, 6, 6, 1, 1, 1, 2, 3, 4])
+    game = await play(h, script, [h.alice, h.bob], target=1000)
+    await game.press(h.alice, "draw")
+    await game.press(h.alice, "roll")
+    await game.pick(h.alice, 5)
+    await game.press(h.alice, "stop")  # banks 50 where rolling on five dice is worth more
+    await game.press(h.bob, "draw")
+    await h.wait_post("🛑 Bob drew Stop — turn over.")
+    await game.press(h.alice, "draw")
+    await game.press(h.alice, "roll")
+    await game.pick(h.alice, 1, 1, 1)
+    await game.press(h.alice, "stop")
+    await h.wait_post("🏆 Winner: Alice!")
+    assert h.bot is not None
+    record = await h.record()
+    assert record is not None
+    rows = await h.bot.db.fetch_all(
+        "SELECT state FROM game_moves WHERE game_id = ? AND player = ? AND action = ? ORDER BY version",
+        (record.id, str(h.alice.id), '{"kind":"stop"}'),
+    )
+    first = tutto_engine.State.load(rows[0][0])
+    solution = tutto_strategy.solve_turn()
+    (five,) = tutto_strategy.selections(first)
+    roll_on, stop = tutto_strategy.selection_values(solution, first, five)
+    assert stop is not None and roll_on > stop
+
+    review = await review_message(h, await h.server.click_button(h.alice, game.message, label=REVIEW))
+
+    assert "Decisions: **2**" in review.text  # drawing a card and the first roll are no decisions
+    expected = f"`#1` ⚄ ⚁ ⚂ ⚃ ⚅ ⚅ take ⚄ and stop → best: take ⚄ and roll on · **−{roll_on - stop:,.1f}**"
+    assert expected in review.text, review.text
+    assert "Values: the expected points banked this turn" in review.text
