@@ -521,7 +521,10 @@ class GameService:
             loading = brain.prepare(state, player)
             await request.edit_private(Rendered(content=t("review.preparing", request.locale)))
             if loading is not None:
-                await loading
+                try:
+                    await loading
+                except Exception:  # a failed start-up build: the worker thread loads what the review needs
+                    log.warning("game %s: the strategy tables did not load; the review loads them itself", record.id)
         try:
             result = await computer.in_daemon_thread(
                 review.review, spec, record.variant, player, moves, brain.directory

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bot import strategy
 from bot.engine import dicepoker, kniffel, knister
@@ -153,3 +156,26 @@ def test_a_long_review_fits_discords_limits_and_keeps_the_costliest(table_dir: P
     costliest = max(d.regret for d in result.decisions)
     assert f"−{costliest:.1f}" in embed.fields[1].name  # the three costliest have a field each, with the dice
     assert "⚅ ⚅ ⚅ ⚅ ⚅" in embed.fields[1].name
+
+
+@settings(max_examples=6, deadline=None)
+@given(seed=st.integers(0, 100_000), ruleset=st.sampled_from(["classic", "kniffel", "dicepoker"]))
+def test_a_game_played_by_the_perfect_level_reviews_at_no_loss(seed: int, ruleset: str, table_dir: Path) -> None:
+    """The review's best action is the one the exact tables play: perfect play loses nothing, easy play loses."""
+    engine, spec, options = (
+        (dicepoker, DICEPOKER, {}) if ruleset == "dicepoker" else (kniffel, KNIFFEL, {"ruleset": ruleset})
+    )
+    for level in ("perfect", "easy"):
+        dice, decisions = random.Random(seed), random.Random(seed + 1)
+        state = engine.new_game([ME], dice, **options)
+        moves = []
+        while not engine.is_over(state):
+            action = strategy.choose(state, ME, level, decisions, directory=table_dir)  # type: ignore[arg-type]
+            moves.append(played(ME, "player", action, state))
+            state = engine.apply(state, ME, action, dice)
+        result = review(spec, options.get("ruleset", "russian"), ME, moves, table_dir)
+        assert all(d.regret >= 0 and d.chosen_value <= d.best_value + 1e-9 for d in result.decisions)
+        if level == "perfect":
+            assert result.total == pytest.approx(0, abs=1e-6), [d for d in result.decisions if d.regret]
+        else:
+            assert result.total > 0
