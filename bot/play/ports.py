@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from bot.play.transitions import Actor
+from bot.play.transitions import Actor, Origin
 from bot.storage import GameRecord
 from bot.ui.render import Rendered
 
@@ -75,3 +75,10 @@ class Channels(Protocol):
 
     async def post(self, record: GameRecord, lines: list[str]) -> None:
         """Announce ``lines`` in the game's channel."""
+
+
+def origin(request: Request) -> Origin:
+    """Where a request came from, for :func:`bot.play.transitions.check_origin`."""
+    return Origin(
+        request.guild_id, request.channel_id, request.message_id, request.message_is_private, request.message_owner
+    )

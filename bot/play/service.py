@@ -20,15 +20,15 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from bot.engine.core import GameError, secure_rng
 from bot.i18n import game_locale, has, t
-from bot.play import computer, review, transitions
+from bot.play import computer, transitions
 from bot.play.inflight import InFlight
-from bot.play.ports import Channels, Request, ResponseFailed
+from bot.play.ports import Channels, Request, ResponseFailed, origin
+from bot.play.reviewing import REVIEW, Reviews
 from bot.play.shown import ShownVersions
 from bot.play.spec import AnySpec
-from bot.play.transitions import Actor, Game, Origin, Outcome, Refusal
+from bot.play.transitions import Actor, Game, Outcome, Refusal
 from bot.storage import (
     ChannelBusy,
-    FinishedGame,
     GameRecord,
     GamesRepository,
     HistoryRepository,
@@ -37,7 +37,6 @@ from bot.storage import (
 )
 from bot.ui import hint as hint_ui
 from bot.ui import lobby as lobby_ui
-from bot.ui import review as review_ui
 from bot.ui.render import Click, Lobby, Rendered, SeatView, Table, custom_id
 
 log = logging.getLogger(__name__)
@@ -45,8 +44,6 @@ log = logging.getLogger(__name__)
 #: The Hint button's action, and its row on every game message (the games' own controls use the rows above).
 HINT = "hint"
 HINT_ROW = 4
-#: The Review button's action, on the message of a finished game (in the Hint button's row).
-REVIEW = "review"
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -95,13 +92,6 @@ def table(game: Game, locale: str | None = None) -> Table[Any]:
     return Table(seat_views(record), record.id, record.version, locale or record.locale, game.state)
 
 
-def origin(request: Request) -> Origin:
-    """Where a request came from, for :func:`transitions.check_origin`."""
-    return Origin(
-        request.guild_id, request.channel_id, request.message_id, request.message_is_private, request.message_owner
-    )
-
-
 def lobby(spec: AnySpec, record: GameRecord) -> Lobby:
     """What the lobby renderer sees."""
     return Lobby(
@@ -129,12 +119,6 @@ def computer_name(player: str, locale: str) -> str:
     return name if number == 1 else f"{name} {number}"
 
 
-def review_seat(record: GameRecord, player: str) -> bool:
-    """Whether ``player`` is a person who played this finished game (and so may review it)."""
-    seat = record.seat(player)
-    return record.status == "finished" and seat is not None and seat.kind == "user"
-
-
 async def no_guild_language(guild_id: int) -> str | None:
     return None
 
@@ -154,8 +138,6 @@ class GameService:
         history: HistoryRepository | None = None,
     ) -> None:
         self._games = games
-        #: The stored move history, for post-game reviews (None: reviews say there is nothing stored).
-        self._history = history
         self.brain = brain
         #: Seconds between a computer player's steps (a stored deadline each).
         self.computer_delay = computer_delay
@@ -167,6 +149,8 @@ class GameService:
         self.on_saved: Callable[[GameRecord], None] = lambda record: None
         self.in_flight = InFlight()
         self.shown = ShownVersions(games, self.show_again)
+        #: Post-game reviews (the Review button and ``/<game> review``).
+        self.reviews = Reviews(games, history, self.specs, brain)
         #: The language a server chose with ``/settings language`` (None: its preferred locale).
         self.guild_language: Callable[[int], Awaitable[str | None]] = no_guild_language
 
@@ -292,7 +276,7 @@ class GameService:
     async def on_click(self, request: Request, click: Click) -> None:
         """Entry point of every game button and select."""
         if click.action == REVIEW:
-            await self._review_click(request, click)
+            await self.reviews.click(request, click)
             return
         async with self._locks[click.game_id]:
             record = await self._games.get(click.game_id)
@@ -465,75 +449,10 @@ class GameService:
 
     # ---------------------------------------------------------------- reviews
 
-    async def review_choices(self, player: str, spec: AnySpec, limit: int = 25) -> list[FinishedGame]:
-        """The player's latest finished games of ``spec`` with a stored history, newest first."""
-        if self._history is None:
-            return []
-        return await self._history.finished_games(player, [spec.kind], limit)
-
     @tracked
     async def review(self, request: Request, spec: AnySpec, game_id: int | None = None) -> None:
         """``/<game> review [game]``: the player's review of one finished game (default: their latest)."""
-        name = t(f"game.{spec.kind}", request.locale)
-        if game_id is None:
-            latest = await self.review_choices(request.actor.player, spec, limit=1)
-            if not latest:
-                await request.refuse("review.no_games", game=name)
-                return
-            game_id = latest[0].game_id
-        record = await self._games.get(game_id)
-        if record is None or record.kind != spec.kind or not review_seat(record, request.actor.player):
-            await request.refuse("review.unknown_game", game=name)
-            return
-        await self._review(request, spec, record)
-
-    async def _review_click(self, request: Request, click: Click) -> None:
-        """The Review button on a finished game's message: that game's review, privately, for a person who played."""
-        record = await self._games.get(click.game_id)
-        if record is None:
-            await request.refuse("play.unknown_game")
-            return
-        try:
-            transitions.check_origin(record, request.actor, origin(request), False)
-        except Refusal as refusal:
-            await request.refuse(refusal.key, **refusal.params)
-            return
-        if not review_seat(record, request.actor.player):
-            await request.refuse("review.not_seated")
-            return
-        await self._review(request, self.specs[record.kind], record)
-
-    async def _review(self, request: Request, spec: AnySpec, record: GameRecord) -> None:
-        """Defer, load the history, wait for the tables ("preparing" meanwhile) and compute in a worker thread.
-
-        A review values every decision of a game (hundreds of strategy evaluations, a Knister placement takes
-        rollouts), so it never runs on the event loop and never inside the 3-second acknowledgement.
-        """
-        await request.defer_private()
-        player = request.actor.player
-        moves = await self._history.moves(record.id) if self._history is not None else []
-        state = Game.load(spec, record).state
-        if not any(move.player == player for move in moves) or self.brain is None or state is None:
-            await request.edit_private(Rendered(content=t("review.no_history", request.locale)))
-            return
-        brain = self.brain
-        if not brain.is_ready(state):
-            loading = brain.prepare(state, player)
-            await request.edit_private(Rendered(content=t("review.preparing", request.locale)))
-            if loading is not None:
-                try:
-                    await loading
-                except Exception:  # a failed start-up build: the worker thread loads what the review needs
-                    log.warning("game %s: the strategy tables did not load; the review loads them itself", record.id)
-        try:
-            result = await computer.in_daemon_thread(
-                review.review, spec, record.variant, player, moves, brain.directory
-            )
-        except Exception:
-            log.exception("game %s: the review of %s could not be computed", record.id, player)
-            await request.edit_private(Rendered(content=t("review.failed", request.locale)))
-            return
-        await request.edit_private(review_ui.render(result, record.id, request.locale))
+        await self.reviews.command(request, spec, game_id)
 
     # ---------------------------------------------------------------- deadlines
 
