@@ -94,7 +94,11 @@ async def test_the_review_button_after_a_restart_lists_the_scripted_games_regret
 
     await h.restart()
     assert any(button.label == REVIEW for button in message.buttons)
-    review = await review_message(h, await h.server.click_button(h.alice, message, label=REVIEW))
+    clicked = await h.server.click_button(h.alice, message, label=REVIEW)
+    review = await review_message(h, clicked)
+    edits = [r.json.get("content") for r in clicked.requests if r.method == "PATCH"]
+    # deferred at once; the tables are not in memory after a restart: "preparing" first, then the review
+    assert clicked.response_type == 5 and edits[0].startswith("⏳ Preparing the review") and len(edits) == 2
 
     assert review.ephemeral
     text = review.text
