@@ -11,12 +11,15 @@ Run: ``python -m bench.review`` (``--games``, ``--seed``, ``--dir`` for the stra
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import platform
 import random
 import statistics
 import sys
+import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from bench.levels import RULE_SETS
@@ -24,7 +27,7 @@ from bot import strategy
 from bot.play.review import review
 from bot.play.transitions import played
 from bot.registry import load_specs
-from bot.storage import MoveRow
+from bot.storage import Database, GamesRepository, MoveRow, Seat
 
 
 def game_moves(key: str, seed: int, directory: Path | None) -> list[MoveRow]:
@@ -40,6 +43,27 @@ def game_moves(key: str, seed: int, directory: Path | None) -> list[MoveRow]:
         moves.append(played(player, "player", action, state))
         state = engine.apply(state, player, action, dice)
     return moves
+
+
+async def save_times(moves: list[MoveRow], saves: int) -> tuple[float, float]:
+    """Median milliseconds of ``GamesRepository.save`` of a running game without and with its move's history row
+    (alternating, on a temporary database file with the bot's pragmas)."""
+    with tempfile.TemporaryDirectory() as folder:
+        db = await Database.open(Path(folder) / "bench.sqlite3")
+        games = GamesRepository(db)
+        game = await games.create(
+            kind="bench", variant="standard", guild_id=1, channel_id=1, host=Seat.user(1, "A"), locale="en-US",
+            options={}, deadline_at=None,
+        )  # fmt: skip
+        game = replace(game, status="running", state=moves[0].state)
+        plain, with_history = [], []
+        for index in range(saves):
+            for timings, rows in ((plain, ()), (with_history, (moves[index % len(moves)],))):
+                start = time.perf_counter()
+                game = await games.save(replace(game, state=moves[index % len(moves)].state), before=game, moves=rows)
+                timings.append((time.perf_counter() - start) * 1000)
+        await db.close()
+    return statistics.median(plain), statistics.median(with_history)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -77,6 +101,11 @@ def main(argv: list[str] | None = None) -> int:
             f"{statistics.median(cpus):.0f} |",
             flush=True,
         )
+    plain, with_history = asyncio.run(save_times(game_moves("kniffel", args.seed, directory), 500))
+    print(
+        f"\nSaving a running Kniffel game, median of 500 each: {plain:.2f} ms without, {with_history:.2f} ms with its"
+    )
+    print("history row (the same transaction, one more statement).")
     return 0
 
 
