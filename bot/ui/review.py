@@ -74,7 +74,8 @@ def describe(kind: str, state: Any, action: Any, locale: str) -> str:
 
 
 def loss(value: float, locale: str) -> str:
-    return number(value, locale, decimals=1, exact=True)
+    """A loss with one decimal; a loss too small for one (under 0.05) with two, so it never reads "−0.0"."""
+    return number(value, locale, decimals=2 if 0 < value < 0.05 else 1, exact=True)
 
 
 def line(kind: str, decision: Decision, locale: str) -> str:
