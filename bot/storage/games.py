@@ -212,6 +212,10 @@ class GamesRepository:
                 await _update_seats(conn, game.id, before.seats if before else None, saved.seats)
             if moves:
                 await history.insert(conn, game.id, saved.version, moves)
+            if saved.status == "abandoned":
+                # Nobody reviews an abandoned game: its history goes with the abandonment (forget-me then never
+                # depends on a result to find it).
+                await history.delete(conn, game.id)
             if results:
                 await ResultsRepository.insert(conn, results)
         return saved

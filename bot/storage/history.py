@@ -55,6 +55,11 @@ async def insert(conn: aiosqlite.Connection, game_id: int, version: int, moves: 
     )
 
 
+async def delete(conn: aiosqlite.Connection, game_id: int) -> None:
+    """Drop a game's history inside the caller's transaction."""
+    await conn.execute("DELETE FROM game_moves WHERE game_id = ?", (game_id,))
+
+
 class HistoryRepository:
     """Reading the move history back, and the finished games a person can review."""
 

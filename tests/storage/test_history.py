@@ -113,3 +113,12 @@ async def test_forget_me_deletes_the_history_of_every_game_the_player_sat_in(db:
 
     assert await history.moves(mine.id) == []  # Bob's moves too: the states show Alice's card
     assert len(await history.moves(theirs.id)) == 1
+
+
+async def test_an_abandoned_game_loses_its_history_with_the_abandonment(db: Database) -> None:
+    games, history = GamesRepository(db), HistoryRepository(db)
+    game = await new_game(games)
+    running = await games.save(replace(game, status="running"), moves=[move("100", 0)])
+    assert len(await history.moves(game.id)) == 1
+    await games.save(replace(running, status="abandoned", finished_at=2.0), before=running, moves=[move("100", 1)])
+    assert await history.moves(game.id) == []
