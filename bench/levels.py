@@ -77,7 +77,13 @@ def match(rules: RuleSet, first: str, second: str, games: int, seed: int, direct
 
 
 def run(
-    selected: list[str], games: int, knister_games: int, seed: int, directory: Path | None, out: Callable[[str], None]
+    selected: list[str],
+    games: int,
+    knister_games: int,
+    seed: int,
+    directory: Path | None,
+    out: Callable[[str], None],
+    pairs: tuple[tuple[str, str], ...] = PAIRS,
 ) -> None:
     out(f"# bench.levels: seed {seed}, {games} games per pair ({knister_games} for Knister)")
     machine = platform.processor() or platform.machine()
@@ -89,7 +95,7 @@ def run(
         rules = RULE_SETS[key]
         count = knister_games if key == "knister" else games
         per_level: dict[str, tuple[float, int]] = {level: (0.0, 0) for level in LEVELS}
-        for first, second in PAIRS:
+        for first, second in pairs:
             start = time.perf_counter()
             wins, ties = match(rules, first, second, count, seed, directory)
             seconds = time.perf_counter() - start
@@ -116,12 +122,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--knister-games", type=int, default=200, help="games per pair for Knister (rollouts)")
     parser.add_argument("--rules", nargs="*", choices=list(RULE_SETS), default=list(RULE_SETS))
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--pairs", nargs="*", choices=[f"{a}-{b}" for a, b in PAIRS], default=None, help="only these pairs of levels"
+    )
     parser.add_argument("--dir", type=Path, default=None, help="strategy tables folder (default data/strategy)")
     args = parser.parse_args(argv)
     if args.games < 1 or args.knister_games < 1:
         print("bench.levels: --games and --knister-games must be at least 1", file=sys.stderr)
         return 2
-    run(args.rules, args.games, args.knister_games, args.seed, args.dir, lambda line: print(line, flush=True))
+    pairs = tuple(pair for pair in PAIRS if args.pairs is None or f"{pair[0]}-{pair[1]}" in args.pairs)
+    run(args.rules, args.games, args.knister_games, args.seed, args.dir, lambda line: print(line, flush=True), pairs)
     return 0
 
 
