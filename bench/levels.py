@@ -112,7 +112,7 @@ def run(
     out("| rule set | easy | normal | perfect |")
     out("|---|---:|---:|---:|")
     for name, per_level in totals.items():
-        cells = " | ".join(f"{won / played:.1%}" for won, played in per_level.values())
+        cells = " | ".join(f"{won / played:.1%}" if played else "—" for won, played in per_level.values())
         out(f"| {name} | {cells} |")
 
 
