@@ -20,6 +20,13 @@ class ResponseFailed(Exception):
     """
 
 
+class PrivateMessage(Protocol):
+    """A message only one player sees, editable later through the interaction that showed it (15 minutes)."""
+
+    async def edit(self, rendered: Rendered) -> None:
+        """Replace what the message shows; raises on any failure (the caller forgets the message)."""
+
+
 class Request(Protocol):
     """One request to the service (a slash command or a click): who asks, from where, and how to answer them."""
 
@@ -61,6 +68,10 @@ class Request(Protocol):
 
     async def edit_private(self, rendered: Rendered) -> None:
         """Replace the private answer of :meth:`defer_private` (again and again: "preparing", then the result)."""
+
+    def private_message(self) -> PrivateMessage:
+        """The message only the asker sees that this request's answer showed (a private reply, or the private
+        message a click updated), to edit it later while the interaction's token lives."""
 
 
 class Channels(Protocol):
