@@ -70,7 +70,7 @@ async def test_three_player_kniffel_keeps_its_board_at_the_bottom(running: Harne
     # The bot added one message per move and nothing else: announcements fold into the board.
     assert len(h.server.channel_messages(h.channel)) == messages_at_start + chatter + moved
     assert "final scores" in board.text
-    assert [button.label for button in board.buttons] == ["Rematch"]
+    assert [button.label for button in board.buttons] == ["🔍 Review", "Rematch"]
     await h.wait_post("Winner")
 
 
@@ -101,7 +101,7 @@ async def test_knister_keeps_its_board_at_the_bottom(harness: Harness) -> None:
         assert (board.id != before) == bool(talk)
     record = await h.record()
     assert record is not None and record.status == "finished"
-    assert [button.label for button in board.buttons] == ["Rematch"]
+    assert [button.label for button in board.buttons] == ["🔍 Review", "Rematch"]
 
 
 async def kniffel_with_moved_board(h: Harness, killed: list[Any]) -> tuple[Message, Message]:

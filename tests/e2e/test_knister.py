@@ -138,7 +138,10 @@ async def test_two_player_game_through_clicks(knister: Harness) -> None:
     await table.shows("final scores")
     for user in (alice, bob):
         assert f"{user.name} — {expected[user.id][0]}" in table.message.text
-    assert [button.label for button in table.message.buttons] == ["Rematch"]
+    assert [button.label for button in table.message.buttons] == [
+        "🔍 Review",
+        "Rematch",
+    ]  # the post-game review and Rematch
     await table.posted("🏆")
 
 
