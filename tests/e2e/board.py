@@ -1,7 +1,8 @@
 """The live board's invariant, checked after every action of an end-to-end game.
 
-At most one message of the channel carries live controls (a button or select with a custom id; link buttons do
-not count), it is the game's stored board, and it is among the channel's last three messages.
+Exactly one message of the channel carries the current game's live controls (a button or select with a custom id
+of the game; link buttons do not count), it is the game's stored board, and it is among the channel's last three
+messages. An earlier game's final scores may keep their Review button: a control that still works, of another game.
 """
 
 from __future__ import annotations
@@ -14,14 +15,17 @@ from tests.e2e.conftest import Harness
 LAST = 3
 
 
-def has_controls(message: Message) -> bool:
-    """Whether a message carries anything a click would reach the bot through."""
-    return any(component.get("custom_id") for component in walk(message.components))
+def has_controls(message: Message, game_id: int | None = None) -> bool:
+    """Whether a message carries anything a click would reach the bot through (for ``game_id``: of that game)."""
+    prefix = f"g:{game_id}:" if game_id is not None else ""
+    return any(
+        str(component.get("custom_id") or "").startswith(prefix or "g:") for component in walk(message.components)
+    )
 
 
-def controlled(h: Harness) -> list[Message]:
-    """The channel's public messages with live controls, oldest first."""
-    return [message for message in h.server.channel_messages(h.channel) if has_controls(message)]
+def controlled(h: Harness, game_id: int | None = None) -> list[Message]:
+    """The channel's public messages with live controls (of ``game_id``, else of any game), oldest first."""
+    return [message for message in h.server.channel_messages(h.channel) if has_controls(message, game_id)]
 
 
 async def settle(h: Harness) -> None:
@@ -33,13 +37,14 @@ async def settle(h: Harness) -> None:
 async def live_board(h: Harness) -> Message:
     """Assert the invariant once the bot settled and return the live board."""
     await settle(h)
-    live = controlled(h)
+    record = await h.record()
+    assert record is not None
+    live = controlled(h, record.id)
     assert len(live) == 1, f"{len(live)} messages carry controls: {[m.id for m in live]}"
     board = live[0]
     latest = h.server.channel_messages(h.channel)[-LAST:]
     assert board in latest, f"the board {board.id} is not among the last {LAST} messages"
-    record = await h.record()
-    assert record is not None and record.message_id == board.id
+    assert record.message_id == board.id
     assert record.retired_message_id is None
     return board
 

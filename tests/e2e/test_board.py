@@ -26,6 +26,10 @@ async def chat(h: Harness, count: int) -> None:
         await h.server.post_message(h.users[index % len(h.users)], h.channel, CHATTER[index % len(CHATTER)])
 
 
+def labels(message: Message) -> list[str | None]:
+    return [button.label for button in message.buttons]
+
+
 def mention(user: User | str) -> str:
     return f"<@{user.id if isinstance(user, User) else user}>"
 
@@ -197,7 +201,8 @@ async def test_rematch_from_the_final_scores(running: Harness) -> None:
     assert record is not None and record.id != finished.id and record.status == "lobby"
     assert record.host == str(h.bob.id) and [s.player for s in record.seats] == [str(h.bob.id)]
     assert record.variant == "classic" and record.options["timeout"] == 7
-    await h.server.wait_for(lambda: not has_controls(final), what="the old final board to lose Rematch")
+    await h.server.wait_for(lambda: "Rematch" not in labels(final), what="the old final board to lose Rematch")
+    assert labels(final) == ["🔍 Review"]  # the old game's review stays available
     assert await live_board(h) == lobby
 
     await h.click(h.alice, lobby, "Join")
@@ -262,7 +267,7 @@ async def test_a_new_game_in_the_channel_takes_rematch_off_the_last_final_scores
     await play_to_end(h, final, kniffel, chase=False)
     stale = h.snapshot(await live_board(h))
     other = await h.open_lobby("kniffel", h.bob)
-    await h.server.wait_for(lambda: not has_controls(final), what="the final scores to lose Rematch")
+    await h.server.wait_for(lambda: "Rematch" not in labels(final), what="the final scores to lose Rematch")
     assert await live_board(h) == other
     reply = await h.server.click_button(h.alice, stale, label="Rematch")
     link = f"https://discord.com/channels/{h.guild.id}/{h.channel.id}/{other.id}"
