@@ -14,6 +14,7 @@ from typing import Any
 import discord
 
 from bot.i18n import t
+from bot.play.lateness import Lateness
 from bot.play.ports import ResponseFailed
 from bot.play.transitions import Actor
 from bot.storage import GameRecord
@@ -23,6 +24,8 @@ log = logging.getLogger(__name__)
 
 #: Discord's limit on a message's content.
 MESSAGE_LIMIT = 2000
+#: How late interactions reach the service, against the quickest recent one (one per process: one clock).
+LATENESS = Lateness()
 
 
 def actor_of(user: discord.abc.User, *, moderator: bool = False) -> Actor:
@@ -45,6 +48,9 @@ class InteractionRequest:
         self.message_is_private = bool(message is not None and message.flags.ephemeral)
         metadata = message.interaction_metadata if message is not None else None
         self.message_owner = str(metadata.user.id) if metadata is not None else None
+
+    def expired(self) -> bool:
+        return LATENESS.too_late(self.interaction.id)
 
     async def refuse(self, key: str, **params: Any) -> None:
         await self._private_text(t(key, self.locale, **params))

@@ -276,6 +276,10 @@ class GameService:
     async def on_click(self, request: Request, click: Click) -> None:
         """Entry point of every game button and select."""
         async with self._locks[click.game_id], self._forget_on_failure(click.game_id):
+            if request.expired():
+                # Queued past Discord's deadline: its user already saw it fail, so nothing is done (or saved).
+                log.info("game %s: dropped a %s click that waited too long to be answered", click.game_id, click.action)
+                return
             game = await self._load(click.game_id)
             if game is None:
                 self._locks.pop(click.game_id, None)
