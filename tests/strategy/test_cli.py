@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -49,3 +50,20 @@ def test_selfplay_prints_mean_sd_and_a_histogram(table_dir: Path, capsys: pytest
     assert out[1].startswith("mean ") and " sd " in out[1]
     assert len(out) == 2 + 12
     assert sum(int(line.split()[3]) for line in out[2:]) == 300
+
+
+def test_build_missing_leaves_the_tables_already_built_alone(
+    table_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # What the bot runs at every start: a folder that has every table is only read, never rebuilt.
+    folder = tmp_path / "tables"
+    shutil.copytree(table_dir, folder)
+    written = {path.name: path.stat().st_mtime_ns for path in folder.glob("*.npz")}
+    main(["--dir", str(folder), "build", "--missing"])
+    assert {path.name: path.stat().st_mtime_ns for path in folder.glob("*.npz")} == written
+    assert [line.split(":")[0] for line in capsys.readouterr().out.splitlines()] == [
+        "kniffel/kniffel",
+        "kniffel/classic",
+        "dicepoker",
+        "knister",
+    ]
