@@ -185,7 +185,7 @@ class Brain:
 async def build_tables(directory: Path) -> None:
     """``python -m bot.strategy build --missing`` into ``directory`` as a child process, killed if the bot stops first.
 
-    Tables already in the folder are only checked (their file names carry the rules' hash), not rebuilt.
+    Only missing (or outdated) tables are built, so a restart with a filled cache costs a load, not a rebuild.
     """
     process = await asyncio.create_subprocess_exec(
         sys.executable,

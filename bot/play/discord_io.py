@@ -81,6 +81,9 @@ class InteractionRequest:
         async with _answering():
             await self.interaction.response.defer()
 
+    def private_message(self) -> OriginalResponse:
+        return OriginalResponse(self.interaction)
+
     async def _private_text(self, text: str) -> None:
         async with _answering():
             if self.interaction.response.is_done():
@@ -117,6 +120,18 @@ async def _edit_clicked_message(interaction: discord.Interaction[Any], rendered:
         route, session=interaction._session, proxy=http.proxy, proxy_auth=http.proxy_auth, payload=params.payload
     )
     response._response_type = discord.InteractionResponseType.message_update
+
+
+class OriginalResponse:
+    """The interaction's original response, edited through its token (``PATCH /webhooks/{app}/{token}/messages/
+    @original``): the reply it created, or the message a click on a component updated (type 7)."""
+
+    def __init__(self, interaction: discord.Interaction[Any]) -> None:
+        self._interaction = interaction
+
+    async def edit(self, rendered: Rendered) -> None:
+        async with _answering():
+            await self._interaction.edit_original_response(**rendered.kwargs())
 
 
 @contextlib.asynccontextmanager
