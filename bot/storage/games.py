@@ -12,7 +12,9 @@ from typing import Any, Literal
 import aiosqlite
 
 from bot.sharding import SNOWFLAKE_SHIFT, ShardScope
+from bot.storage import history
 from bot.storage.database import Database
+from bot.storage.history import MoveRow
 from bot.storage.results import ResultRow, ResultsRepository
 
 GameStatus = Literal["lobby", "running", "finished", "abandoned"]
@@ -189,12 +191,19 @@ class GamesRepository:
         return _record(rows) if rows else None
 
     async def save(
-        self, game: GameRecord, results: Sequence[ResultRow] = (), *, before: GameRecord | None = None
+        self,
+        game: GameRecord,
+        results: Sequence[ResultRow] = (),
+        *,
+        before: GameRecord | None = None,
+        moves: Sequence[MoveRow] = (),
     ) -> GameRecord:
         """Write every field of ``game`` and its changed seats (and results) in one transaction, bumping the version.
 
-        ``before`` is the record the change was made from: only seats that differ from it are written. Raises
-        :class:`StaleVersion` when the stored version is no longer ``game.version``.
+        ``before`` is the record the change was made from: only seats that differ from it are written. ``moves``
+        are the accepted actions that led to the new state, stored in the same transaction (one INSERT), so the
+        history never holds a move whose state was not saved. Raises :class:`StaleVersion` when the stored version
+        is no longer ``game.version``.
         """
         now = time.time()
         saved = replace(game, version=game.version + 1, updated_at=now)
@@ -221,6 +230,12 @@ class GamesRepository:
                 raise StaleVersion(f"game {game.id} changed since version {game.version}")
             if before is None or before.seats != saved.seats:
                 await _update_seats(conn, game.id, before.seats if before else None, saved.seats)
+            if moves:
+                await history.insert(conn, game.id, saved.version, moves)
+            if saved.status == "abandoned":
+                # Nobody reviews an abandoned game: its history goes with the abandonment (forget-me then never
+                # depends on a result to find it).
+                await history.delete(conn, game.id)
             if results:
                 await ResultsRepository.insert(conn, results)
         return saved

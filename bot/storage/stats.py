@@ -109,7 +109,9 @@ class StatsRepository:
         in every metric index per row. Removing the user's standings, counter totals and name first leaves the
         triggers only lookups that find nothing: about a third less time for a heavy player, with the write
         lock held (docs/benchmarks.md). The seats of finished and abandoned games stay (the other players'
-        games keep their shape) but lose the user's display name; games in progress are not touched.
+        games keep their shape) but lose the user's display name; games in progress are not touched, except that
+        the move history of every game the user sat in is deleted (its states show their dice and card, so the
+        other players of those games lose their review of them too).
         """
         async with self._db.transaction() as conn:
             derived = (
@@ -122,6 +124,12 @@ class StatsRepository:
             )
             await conn.execute(f"DELETE FROM standing_counters {derived}", (user_id,))
             await conn.execute("DELETE FROM player_names WHERE user_id = ?", (user_id,))
+            # The move history of every game they sat in: each stored state holds their dice and card.
+            await conn.execute(
+                "DELETE FROM game_moves WHERE game_id IN "
+                "(SELECT game_id FROM game_seats WHERE player = ? AND kind = 'user')",
+                (str(user_id),),
+            )
             cursor = await conn.execute("DELETE FROM results WHERE user_id = ?", (user_id,))
             deleted = cursor.rowcount
             await conn.execute(
