@@ -29,6 +29,7 @@ import asyncio
 import contextlib
 import os
 import platform
+import sys
 import tempfile
 import time
 from collections import Counter
@@ -238,6 +239,21 @@ class Result:
         return self.cpu_seconds / self.summary.clicks * 1000 if self.summary.clicks else float("nan")
 
 
+#: Strategy tables kept between runs (built by the first), as an installation keeps them beside its database.
+TABLES = Path.home() / ".cache" / "dicebot-bench" / "strategy"
+
+
+async def prebuilt_tables() -> Path:
+    """The strategy tables' folder, built before the bot starts (the first time only), not while it is measured."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot.strategy", "--dir", str(TABLES), "build", "--missing",
+        stdout=asyncio.subprocess.DEVNULL,
+    )  # fmt: skip
+    if await process.wait() != 0:
+        raise RuntimeError("could not build the strategy tables")
+    return TABLES
+
+
 async def run_one(setup: Setup, channels: int, seconds: float | None, games: int | None, warmup: float) -> Result:
     """One bot (in one or more processes) under the load, in a fresh fakediscord and (dicebot) a fresh database."""
     with tempfile.TemporaryDirectory(prefix="bench-load-") as folder:
@@ -255,6 +271,9 @@ async def run_one(setup: Setup, channels: int, seconds: float | None, games: int
             # One guild: commands synced to it at once; several: global commands, invocable in every guild.
             target = guilds[0] if len(guilds) == 1 else None
             database = workdir / "dicebot.sqlite3" if setup.dicebot else None
+            if setup.dicebot:
+                # An installation builds its strategy tables once; the bot's start-up then only checks them.
+                (workdir / "strategy").symlink_to(await prebuilt_tables(), target_is_directory=True)
             bots: list[BotProcess] = []
             try:
                 # One after the other: the first creates the schema, the next ones find it current.

@@ -45,6 +45,9 @@ class Request(Protocol):
     #: Whether the clicked message was posted by the bot (only the bot's own messages can be a game's boards).
     message_by_bot: bool
 
+    def expired(self) -> bool:
+        """The asker can no longer be answered (Discord's 3 s have passed): the request is dropped unhandled."""
+
     # Every method below raises :class:`ResponseFailed` when the answer could not be delivered.
 
     async def refuse(self, key: str, **params: Any) -> None:

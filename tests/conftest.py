@@ -1,0 +1,35 @@
+"""Fixtures shared by every test folder."""
+
+from __future__ import annotations
+
+import fcntl
+from pathlib import Path
+
+import pytest
+
+from bot.strategy import dicepoker, kniffel, knister
+
+
+@pytest.fixture(scope="session")
+def shared_tables(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One folder of strategy tables per test run, built once and shared by every xdist worker.
+
+    The exact tables take seconds of CPU each to build (Kniffel's about 6 s); the strategy tests and the
+    end-to-end games against computers each built their own, and each worker again. The folder lives beside
+    the workers' temporary folders (the same base for the whole run, a new one for every run), and a file lock
+    lets the first worker build while the others wait and then load. The builder itself keeps its own tests
+    (``tests/play/test_computer.py`` builds every table in a fresh folder in a child process).
+    """
+    root = tmp_path_factory.getbasetemp().parent  # shared by the workers of one run (pytest-xdist's pattern)
+    folder = root / "strategy-tables"
+    folder.mkdir(exist_ok=True)
+    with open(root / "strategy-tables.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            for ruleset in ("kniffel", "classic"):
+                kniffel.load(ruleset, folder)
+            dicepoker.load(folder)
+            knister.load(folder)
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+    return folder
