@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-import aiosqlite
+from typing import Any
 
 from bot.rankings import (
     METRICS,
@@ -27,7 +26,7 @@ from bot.rankings import (
     Period,
     Standing,
 )
-from bot.storage.database import Database
+from bot.storage.backend import Database, Row, counter_value
 
 #: The standings scope of boards over every server (guild ids are snowflakes, never 0).
 GLOBAL_SCOPE = 0
@@ -39,7 +38,7 @@ FORGOTTEN_NAME = "—"
 _WINDOW_VALUE: dict[str, str] = {
     "wins": "SUM(won)",
     "best": "MAX(score)",
-    "average": "AVG(score)",
+    "average": "CAST(AVG(score) AS DOUBLE PRECISION)",  # PostgreSQL's AVG is NUMERIC otherwise
     "games": "COUNT(*)",
 }
 
@@ -101,7 +100,7 @@ class StatsRepository:
             figures[kind] = (games, wins, best, score_sum, last_at)
             kept = counters.setdefault(kind, {})
             if name is not None:
-                kept[name] = CounterTotal(total, counted)
+                kept[name] = CounterTotal(counter_value(total), counted)
         return [GameStats(kind, *figures[kind], counters=counters[kind]) for kind in kinds if kind in figures]
 
     async def count_results(self, user_id: int) -> int:
@@ -119,23 +118,22 @@ class StatsRepository:
         lock held (docs/benchmarks.md). The seats of finished and abandoned games stay (the other players'
         games keep their shape) but lose the user's display name; games in progress are not touched.
         """
-        async with self._db.transaction() as conn:
+        async with self._db.transaction() as tx:
             derived = (
                 "WHERE user_id = ?1 AND kind IN (SELECT DISTINCT kind FROM results WHERE user_id = ?1) "
                 "AND scope IN (SELECT 0 UNION SELECT guild_id FROM results WHERE user_id = ?1)"
             )
-            await conn.execute(f"DELETE FROM standings {derived}", (user_id,))
-            await conn.execute(f"DELETE FROM standing_counters {derived}", (user_id,))
-            await conn.execute("DELETE FROM player_names WHERE user_id = ?", (user_id,))
-            cursor = await conn.execute("DELETE FROM results WHERE user_id = ?", (user_id,))
-            deleted = cursor.rowcount
-            await conn.execute(
+            tx.execute(f"DELETE FROM standings {derived}", (user_id,))
+            tx.execute(f"DELETE FROM standing_counters {derived}", (user_id,))
+            tx.execute("DELETE FROM player_names WHERE user_id = ?", (user_id,))
+            deleted = tx.execute("DELETE FROM results WHERE user_id = ?", (user_id,))
+            tx.execute(
                 "UPDATE game_seats SET display_name = ?1 WHERE player = ?2 AND kind = 'user' AND display_name != ?1 "
                 "AND EXISTS (SELECT 1 FROM games WHERE games.id = game_seats.game_id "
                 "AND status IN ('finished', 'abandoned'))",
                 (FORGOTTEN_NAME, str(user_id)),
             )
-            return deleted
+        return deleted.rowcount
 
 
 @dataclass(frozen=True)
@@ -163,15 +161,16 @@ class _Board:
     ) -> tuple[int, list[Standing], Standing | None]:
         # The metric is a standings column with its own index; INDEXED BY pins the plan to it (left to itself
         # SQLite prefers the games index for the average board's "games >= 5" and sorts every player).
+        # PostgreSQL has no such hint and its planner finds the index by itself.
         metric = self.metric
-        indexed = f"INDEXED BY standings_{metric}"
+        indexed = f"INDEXED BY standings_{metric}" if db.dialect == "sqlite" else ""
         where = "kind = ? AND scope = ?" + (f" AND games >= {MIN_AVERAGE_GAMES}" if metric == "average" else "")
         params = (self.kind, self.scope)
         counted = await db.fetch_one(f"SELECT COUNT(*) FROM standings {indexed} WHERE {where}", params)
         assert counted is not None  # COUNT(*) always answers
         total = counted[0]
         found = await db.fetch_all(
-            f"SELECT s.user_id, s.games, s.{metric}, COALESCE(n.display_name, s.user_id) "
+            f"SELECT s.user_id, s.games, s.{metric}, COALESCE(n.display_name, CAST(s.user_id AS TEXT)) "
             f"FROM standings AS s {indexed} LEFT JOIN player_names AS n USING (user_id) "
             f"WHERE {where} ORDER BY {_order(metric)} LIMIT ? OFFSET ?",
             (*params, page_size, page * page_size),
@@ -181,7 +180,7 @@ class _Board:
         caller = next((row for row in rows if row.user_id == caller_id), None)
         if caller is None:
             mine = await db.fetch_one(
-                f"SELECT s.games, s.{metric}, COALESCE(n.display_name, s.user_id) "
+                f"SELECT s.games, s.{metric}, COALESCE(n.display_name, CAST(s.user_id AS TEXT)) "
                 f"FROM standings AS s LEFT JOIN player_names AS n USING (user_id) WHERE {where} AND user_id = ?",
                 (*params, caller_id),
             )
@@ -228,8 +227,8 @@ class _Board:
                        value
                 FROM agg AS mine WHERE user_id = ?
             )
-            SELECT p.line AS line, p.rank AS rank, p.user_id AS user_id, COALESCE(n.display_name, p.user_id) AS name,
-                   p.value AS value, p.games AS games
+            SELECT p.line AS line, p.rank AS rank, p.user_id AS user_id,
+                   COALESCE(n.display_name, CAST(p.user_id AS TEXT)) AS name, p.value AS value, p.games AS games
             FROM picked AS p LEFT JOIN player_names AS n USING (user_id)
             UNION ALL
             SELECT 2, (SELECT COUNT(*) FROM agg), NULL, NULL, NULL, NULL
@@ -267,9 +266,7 @@ class _Board:
         return int(row[0]) if row else 0
 
 
-def _ranked(
-    found: Sequence[tuple[int, int, float, object] | aiosqlite.Row], offset: int, first_rank: int
-) -> list[Standing]:
+def _ranked(found: Sequence[Row] | Sequence[tuple[Any, ...]], offset: int, first_rank: int) -> list[Standing]:
     """Competition ranks ("1224") for a page listed best first.
 
     A line ties with the line above it or ranks by its position, so only the first line's rank needs the

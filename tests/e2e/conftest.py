@@ -188,11 +188,8 @@ class Harness:
     async def record(self) -> GameRecord | None:
         """The most recent game of this channel, straight from the database."""
         assert self.bot is not None
-        # Fetched in one call: a half-read cursor would hold the bot's shared reader on an old snapshot.
-        rows = list(
-            await self.bot.db.reader.execute_fetchall(
-                "SELECT id FROM games WHERE channel_id = ? ORDER BY id DESC LIMIT 1", (self.channel.id,)
-            )
+        rows = await self.bot.db.fetch_all(
+            "SELECT id FROM games WHERE channel_id = ? ORDER BY id DESC LIMIT 1", (self.channel.id,)
         )
         return await self.bot.games.get(rows[0][0]) if rows else None
 
