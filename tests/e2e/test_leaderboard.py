@@ -58,7 +58,7 @@ async def abandoned(h: Harness, kind: str, user: User) -> None:
         variant="standard",
         guild_id=h.guild.id,
         channel_id=h.channel.id,
-        host=Seat(user.id, user.name),
+        host=Seat.user(user.id, user.name),
         locale="en-US",
         options={},
         deadline_at=None,
