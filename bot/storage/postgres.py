@@ -10,6 +10,7 @@ server is back. Reads, which change nothing, are retried once on a fresh connect
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -105,24 +106,33 @@ class PostgresDatabase(Database):
         await self._pool.close()
 
     async def run(self, batch: Transaction) -> None:
-        """The batch on one borrowed connection inside one transaction; rolled back on any error."""
-        try:
-            async with self._pool.acquire() as conn, conn.transaction():
-                for statement in batch.statements:
-                    sql = numbered(statement.sql if isinstance(statement.sql, str) else statement.sql.postgres)
-                    if statement.many:
-                        await conn.executemany(sql, [statement.bound(row) for row in statement.params])
-                    elif _returns_rows(sql):
-                        statement.pending.rows = list(await conn.fetch(sql, *statement.bound(statement.params)))
-                        statement.pending.rowcount = len(statement.pending.rows)
-                    else:
-                        status = await conn.execute(sql, *statement.bound(statement.params))
-                        statement.pending.rowcount = _rowcount(status)
-                    statement.check()
-        except asyncpg.exceptions.IntegrityConstraintViolationError as exc:
-            raise Conflict(str(exc)) from exc
-        except UNAVAILABLE as exc:
-            raise StorageUnavailable(f"{type(exc).__name__}: {exc}") from exc
+        """The batch on one borrowed connection inside one transaction; rolled back on any error.
+
+        A connection found dead before BEGIN reached the server (the pool's idle connection after a server
+        restart) is replaced once: nothing was sent, so trying again cannot apply anything twice.
+        """
+        for attempt in (1, 2):
+            begun = False
+            try:
+                async with self._pool.acquire() as conn:
+                    transaction = conn.transaction()
+                    await transaction.start()
+                    begun = True
+                    try:
+                        await _statements(conn, batch)
+                    except BaseException:
+                        with contextlib.suppress(*UNAVAILABLE):
+                            await transaction.rollback()
+                        raise
+                    await transaction.commit()
+                return
+            except asyncpg.exceptions.IntegrityConstraintViolationError as exc:
+                raise Conflict(str(exc)) from exc
+            except UNAVAILABLE as exc:
+                await self._pool.expire_connections()
+                if begun or attempt == 2:
+                    raise StorageUnavailable(f"{type(exc).__name__}: {exc}") from exc
+                log.info("a write found its connection closed (%s); retrying once on a fresh one", exc)
 
     async def fetch_all(self, sql: Sql, params: Sequence[Any] = ()) -> list[Row]:
         text = numbered(sql if isinstance(sql, str) else sql.postgres)
@@ -131,6 +141,9 @@ class PostgresDatabase(Database):
                 async with self._pool.acquire() as conn:
                     return list(await conn.fetch(text, *params))
             except UNAVAILABLE as exc:
+                if not isinstance(exc, asyncpg.exceptions.QueryCanceledError):
+                    # The server may have restarted: every idle connection is replaced on its next acquire.
+                    await self._pool.expire_connections()
                 if attempt == 2 or isinstance(exc, asyncpg.exceptions.QueryCanceledError):
                     raise StorageUnavailable(f"{type(exc).__name__}: {exc}") from exc
                 log.info("a read lost its connection (%s); retrying once on a fresh one", exc)
@@ -144,6 +157,20 @@ class PostgresDatabase(Database):
         """Run several statements at once (the copy tool's sequence fixes); not for the request path."""
         async with self._pool.acquire() as conn:
             await conn.execute(sql)
+
+
+async def _statements(conn: Connection, batch: Transaction) -> None:
+    for statement in batch.statements:
+        sql = numbered(statement.sql if isinstance(statement.sql, str) else statement.sql.postgres)
+        if statement.many:
+            await conn.executemany(sql, [statement.bound(row) for row in statement.params])
+        elif _returns_rows(sql):
+            statement.pending.rows = list(await conn.fetch(sql, *statement.bound(statement.params)))
+            statement.pending.rowcount = len(statement.pending.rows)
+        else:
+            status = await conn.execute(sql, *statement.bound(statement.params))
+            statement.pending.rowcount = _rowcount(status)
+        statement.check()
 
 
 def _returns_rows(sql: str) -> bool:
