@@ -77,7 +77,7 @@ class PostgresDatabase(Database):
     ) -> PostgresDatabase:
         """Connect, refuse a newer schema, migrate; a server that cannot be used raises :class:`DatabaseError`."""
         migrations = bundled_migrations("postgres") if migrations is None else migrations
-        where = _describe(url)
+        where = describe_url(url)
         settings = {"statement_timeout": str(int(statement_timeout * 1000))}
         try:
             pool = await asyncpg.create_pool(
@@ -184,7 +184,7 @@ def _rowcount(status: str) -> int:
     return int(last) if last.isdigit() else -1
 
 
-def _describe(url: str) -> str:
+def describe_url(url: str) -> str:
     """The URL without its password, for messages and logs."""
     if "@" not in url:
         return url
@@ -226,4 +226,4 @@ async def _migrate(conn: Connection, migrations: list[Migration], where: str) ->
         await conn.execute("SELECT pg_advisory_unlock($1)", MIGRATION_LOCK)
 
 
-__all__ = ["UNAVAILABLE", "DatabaseError", "PostgresDatabase", "schema_version"]
+__all__ = ["UNAVAILABLE", "DatabaseError", "PostgresDatabase", "describe_url", "schema_version"]
