@@ -57,7 +57,7 @@ async def start_bot(
     guild: Guild,
     workdir: Path,
     *,
-    database: Path | None = None,
+    database: Path | str | None = None,
     log_level: str = "WARNING",
 ) -> BotProcess:
     """Spawn ``python <command>`` pointed at ``server`` (commands synced to ``guild``); returns once it started."""
@@ -70,8 +70,10 @@ async def start_bot(
         LOG_LEVEL=log_level,
         PYTHONPATH=os.pathsep.join(filter(None, [str(REPOSITORY), env.get("PYTHONPATH")])),
     )
-    if database is not None:
+    if isinstance(database, Path):
         env["DATABASE_URL"] = f"sqlite:///{database}"
+    elif database is not None:
+        env["DATABASE_URL"] = database  # a postgresql:// URL
     log = workdir / f"{name}.log"
     with log.open("wb") as output:
         process = await asyncio.create_subprocess_exec(

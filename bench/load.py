@@ -1,6 +1,10 @@
 """Many channels playing Kniffel at once: dicebot's clicks per second and latency against the floor bot's.
 
-Run: ``.venv/bin/python -m bench.load [--channels 20] [--seconds 30 | --games N] [--warmup 5] [--only dicebot]``.
+Run: ``.venv/bin/python -m bench.load [--channels 20] [--seconds 30 | --games N] [--warmup 5] [--only dicebot]
+[--database postgresql://postgres@127.0.0.1:5432/test]``.
+
+With ``--database`` dicebot runs a second time in the same run, on PostgreSQL (a new schema of that database,
+dropped afterwards), so its throughput and p99 stand next to SQLite's measured minutes apart on the same machine.
 
 fakediscord and the simulated players run in this process; the bot under test runs as a separate process (dicebot
 as ``python -m bot`` on a fresh database, then ``bench/floor_bot.py``), so its CPU time and memory are its own.
@@ -25,8 +29,9 @@ import os
 import platform
 import tempfile
 import time
+import uuid
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -218,8 +223,34 @@ class Result:
         return self.cpu_seconds / self.summary.clicks * 1000 if self.summary.clicks else float("nan")
 
 
-async def run_one(name: str, channels: int, seconds: float | None, games: int | None, warmup: float) -> Result:
-    """One bot under the load, in a fresh fakediscord and (for dicebot) a fresh database."""
+@contextlib.asynccontextmanager
+async def fresh_schema(url: str) -> AsyncIterator[str]:
+    """A new schema in the PostgreSQL database ``url`` for one run: its URL (``search_path``); dropped afterwards."""
+    import asyncpg
+
+    schema = f"dicebot_bench_{uuid.uuid4().hex[:10]}"
+    admin = await asyncpg.connect(url)
+    await admin.execute(f'CREATE SCHEMA "{schema}"')
+    try:
+        yield f"{url}{'&' if '?' in url else '?'}search_path={schema}"
+    finally:
+        await admin.execute(f'DROP SCHEMA "{schema}" CASCADE')
+        await admin.close()
+
+
+async def run_one(
+    name: str, channels: int, seconds: float | None, games: int | None, warmup: float, postgres: str | None = None
+) -> Result:
+    """One bot under the load, in a fresh fakediscord and (for dicebot) a fresh database (on ``postgres``: a schema)."""
+    if postgres is None:
+        return await _run(name, channels, seconds, games, warmup, None)
+    async with fresh_schema(postgres) as url:
+        return await _run(name, channels, seconds, games, warmup, url)
+
+
+async def _run(
+    name: str, channels: int, seconds: float | None, games: int | None, warmup: float, postgres: str | None
+) -> Result:
     with tempfile.TemporaryDirectory(prefix=f"bench-{name}-") as folder:
         workdir = Path(folder)
         async with FakeDiscord(token=TOKEN, bot_name=name) as server:
@@ -228,8 +259,10 @@ async def run_one(name: str, channels: int, seconds: float | None, games: int | 
                 Room(server.add_channel(guild, f"dice-{i}"), server.add_user(f"A{i}"), server.add_user(f"B{i}"))
                 for i in range(channels)
             ]
-            command = DICEBOT if name == "dicebot" else FLOOR
-            database = workdir / "dicebot.sqlite3" if name == "dicebot" else None
+            command = DICEBOT if name.startswith("dicebot") else FLOOR
+            database: Path | str | None = workdir / "dicebot.sqlite3" if name.startswith("dicebot") else None
+            if database is not None and postgres is not None:
+                database = postgres
             bot = await start_bot(name, command, server, guild, workdir, database=database)
             try:
                 await wait_connected(bot, server, guild)
@@ -250,7 +283,7 @@ async def drive(
     stop = asyncio.Event()
     latencies = Latencies()
     clicker = Clicker(Stopwatch(server.world), latencies)
-    players = (DicebotPlayers if name == "dicebot" else FloorPlayers)(server, clicker, stop)
+    players = (DicebotPlayers if name.startswith("dicebot") else FloorPlayers)(server, clicker, stop)
     played = Counter[int]()
 
     async def room_loop(index: int, room: Room) -> None:
@@ -317,6 +350,9 @@ def parse_args() -> argparse.Namespace:
     length.add_argument("--games", type=int, help="instead: stop after this many games per channel")
     parser.add_argument("--warmup", type=float, default=5.0, help="seconds of load before measuring starts")
     parser.add_argument("--only", choices=("dicebot", "floor"), help="run one bot only (no ratios)")
+    parser.add_argument(
+        "--database", metavar="URL", help="also run dicebot on this PostgreSQL database (postgresql://...)"
+    )
     args = parser.parse_args()
     if args.channels < 1:
         parser.error("--channels must be at least 1")
@@ -333,17 +369,27 @@ async def main() -> None:
         f"{args.channels} channels, {length} after a {args.warmup:g} s warm-up; {platform.python_version()}, "
         f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at the start"
     )
+    if args.database and "dicebot" in names:
+        names.insert(names.index("dicebot") + 1, "dicebot on PostgreSQL")
     results = []
     for name in names:
-        results.append(await run_one(name, args.channels, args.seconds, args.games, args.warmup))
+        postgres = args.database if name == "dicebot on PostgreSQL" else None
+        results.append(await run_one(name, args.channels, args.seconds, args.games, args.warmup, postgres))
         done = results[-1]
         print(
             f"{name}: {done.games} games finished, {done.refused} clicks refused by the client (control gone), "
             f"exit code {done.exit_code}"
         )
     print(table(results))
-    if len(results) == 2:
-        print(ratios(*results))
+    by_name = {result.name: result for result in results}
+    if "dicebot" in by_name and "floor" in by_name:
+        print(ratios(by_name["dicebot"], by_name["floor"]))
+    if "dicebot" in by_name and "dicebot on PostgreSQL" in by_name:
+        sqlite, postgres = by_name["dicebot"].summary, by_name["dicebot on PostgreSQL"].summary
+        print(
+            f"PostgreSQL / SQLite: throughput {postgres.per_second / sqlite.per_second:.2f}, "
+            f"p99 {postgres.percentile_ms(99) / sqlite.percentile_ms(99):.2f}"
+        )
 
 
 if __name__ == "__main__":

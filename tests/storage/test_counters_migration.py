@@ -353,7 +353,10 @@ def test_storage_code_and_new_migrations_name_no_game() -> None:
     folder = Path(__file__).parents[2] / "bot" / "storage"
     checked = [*folder.glob("*.py")]
     checked += [migration for migration in (folder / "migrations").glob("*.sql") if int(migration.name[:4]) >= 4]
-    assert {path.name for path in checked} >= {"__init__.py", "stats.py", "results.py", "0004_counters_as_data.sql"}
+    checked += [*(folder / "migrations" / "postgres").glob("*.sql")]
+    assert {path.name for path in checked} >= {
+        *("__init__.py", "stats.py", "results.py", "postgres.py", "0004_counters_as_data.sql", "0008_schema.sql")
+    }
     found = {}
     for path in checked:
         text = path.read_text(encoding="utf-8").lower()
