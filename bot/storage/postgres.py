@@ -53,6 +53,8 @@ UNAVAILABLE: tuple[type[BaseException], ...] = (
 )
 #: What cannot connect or use the server, for the messages at start-up.
 UNUSABLE: tuple[type[BaseException], ...] = (*UNAVAILABLE, asyncpg.PostgresError, ValueError)
+#: Seconds to open a connection: a click must be answered within Discord's 3 s, "try again" included.
+CONNECT_TIMEOUT = 2.0
 #: Held while migrating, so bot processes starting together apply each migration once.
 MIGRATION_LOCK = 7_164_220_019
 
@@ -86,7 +88,7 @@ class PostgresDatabase(Database):
                 max_size=pool_size,
                 command_timeout=statement_timeout + 5,
                 server_settings=settings,
-                timeout=statement_timeout,
+                timeout=CONNECT_TIMEOUT,
             )
         except UNUSABLE as exc:
             raise DatabaseError(f"cannot connect to the database {where} (DATABASE_URL): {exc}") from exc
@@ -152,11 +154,6 @@ class PostgresDatabase(Database):
     async def schema_version(self) -> int:
         async with self._pool.acquire() as conn:
             return await schema_version(conn)
-
-    async def execute_script(self, sql: str) -> None:
-        """Run several statements at once (the copy tool's sequence fixes); not for the request path."""
-        async with self._pool.acquire() as conn:
-            await conn.execute(sql)
 
 
 async def _statements(conn: Connection, batch: Transaction) -> None:

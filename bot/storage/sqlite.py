@@ -121,10 +121,6 @@ class SqliteDatabase(Database):
     async def schema_version(self) -> int:
         return await self._reader.call(schema_version)
 
-    async def read(self, work: Callable[[sqlite3.Connection], T]) -> T:
-        """Run ``work`` with the reader connection on its thread (tests and benchmarks inspecting the file)."""
-        return await self._reader.call(work)
-
 
 def _connect(path: Path) -> sqlite3.Connection:
     conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
