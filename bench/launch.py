@@ -11,9 +11,12 @@ import contextlib
 import os
 import signal
 import sys
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+import psutil
 
 from bench.measure import ProcessProbe
 from fakediscord import FakeDiscord, Guild
@@ -21,7 +24,17 @@ from fakediscord import FakeDiscord, Guild
 TOKEN = "bench-token"
 REPOSITORY = Path(__file__).resolve().parent.parent
 #: The settings dicebot reads from the environment; cleared so a developer's own .env values do not leak in.
-SETTINGS = ("DISCORD_TOKEN", "DATABASE_URL", "DEV_GUILD_ID", "LOG_LEVEL", "DISCORD_API_BASE", "DISCORD_GATEWAY_URL")
+SETTINGS = (
+    "DISCORD_TOKEN",
+    "DATABASE_URL",
+    "DEV_GUILD_ID",
+    "LOG_LEVEL",
+    "DISCORD_API_BASE",
+    "DISCORD_GATEWAY_URL",
+    "SHARD_COUNT",
+    "SHARD_IDS",
+    "HEALTH_FILE",
+)
 DICEBOT = ("-m", "bot")
 FLOOR = ("-m", "bench.floor_bot")
 
@@ -54,22 +67,26 @@ async def start_bot(
     name: str,
     command: Sequence[str],
     server: FakeDiscord,
-    guild: Guild,
+    guild: Guild | None,
     workdir: Path,
     *,
     database: Path | str | None = None,
     log_level: str = "WARNING",
+    settings: dict[str, str] | None = None,
 ) -> BotProcess:
-    """Spawn ``python <command>`` pointed at ``server`` (commands synced to ``guild``); returns once it started."""
+    """Spawn ``python <command>`` pointed at ``server`` (commands synced to ``guild``, or globally when None) with
+    extra ``settings`` (e.g. ``SHARD_IDS``); returns once it started."""
     env = {key: value for key, value in os.environ.items() if key not in SETTINGS}
     env.update(
         DISCORD_TOKEN=server.token,
         DISCORD_API_BASE=server.api_base,
         DISCORD_GATEWAY_URL=server.gateway_url,
-        DEV_GUILD_ID=str(guild.id),
         LOG_LEVEL=log_level,
         PYTHONPATH=os.pathsep.join(filter(None, [str(REPOSITORY), env.get("PYTHONPATH")])),
+        **(settings or {}),
     )
+    if guild is not None:
+        env["DEV_GUILD_ID"] = str(guild.id)
     if isinstance(database, Path):
         env["DATABASE_URL"] = f"sqlite:///{database}"
     elif database is not None:
@@ -82,9 +99,12 @@ async def start_bot(
     return BotProcess(name, process, ProcessProbe(process.pid), log)
 
 
-async def wait_connected(bot: BotProcess, server: FakeDiscord, guild: Guild, timeout: float = 120.0) -> None:
-    """Wait until the bot's ``/kniffel`` command is synced and its gateway session is up, or fail with its log."""
-    waiting = asyncio.ensure_future(_connected(server, guild, timeout))
+async def wait_connected(
+    bot: BotProcess, server: FakeDiscord, guild: Guild | None, timeout: float = 120.0, *, shard: int | None = None
+) -> None:
+    """Wait until the bot's ``/kniffel`` command is synced (to ``guild``, or globally) and its gateway session is
+    up (``shard``'s, when given), or fail with its log."""
+    waiting = asyncio.ensure_future(_connected(server, guild, timeout, shard))
     exited = asyncio.ensure_future(bot.process.wait())
     await asyncio.wait({waiting, exited}, return_when=asyncio.FIRST_COMPLETED)
     if not waiting.done():
@@ -99,6 +119,32 @@ async def wait_connected(bot: BotProcess, server: FakeDiscord, guild: Guild, tim
         raise RuntimeError(f"{bot.name} did not connect: {error}\n{bot.log_tail()}") from None
 
 
-async def _connected(server: FakeDiscord, guild: Guild, timeout: float) -> None:
+async def _connected(server: FakeDiscord, guild: Guild | None, timeout: float, shard: int | None) -> None:
     await server.wait_for_commands(timeout, names=["kniffel"], guild=guild)
-    await server.wait_until_ready(timeout)
+    await server.wait_until_ready(timeout, shards=None if shard is None else [shard])
+
+
+async def tables_built(bot: BotProcess, timeout: float = 300.0) -> float:
+    """Wait until the bot's strategy table build (a child process started at start-up) has finished; the seconds
+    waited. Measuring while it runs would measure the build's competition for the CPU, not the bot."""
+    started = time.perf_counter()
+    deadline = started + timeout
+    while any("bot.strategy" in _command_line(child) for child in _children(bot)):
+        if time.perf_counter() > deadline:
+            raise RuntimeError(f"{bot.name}'s strategy tables were not built after {timeout:g} s")
+        await asyncio.sleep(0.5)
+    return time.perf_counter() - started
+
+
+def _command_line(process: psutil.Process) -> str:
+    try:
+        return " ".join(process.cmdline())
+    except (psutil.NoSuchProcess, psutil.AccessDenied):
+        return ""
+
+
+def _children(bot: BotProcess) -> list[psutil.Process]:
+    try:
+        return psutil.Process(bot.process.pid).children(recursive=True)
+    except psutil.NoSuchProcess:
+        return []

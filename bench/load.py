@@ -1,10 +1,11 @@
 """Many channels playing Kniffel at once: dicebot's clicks per second and latency against the floor bot's.
 
 Run: ``.venv/bin/python -m bench.load [--channels 20] [--seconds 30 | --games N] [--warmup 5] [--only dicebot]
-[--database postgresql://postgres@127.0.0.1:5432/test]``.
+[--shards N] [--database postgresql://postgres@127.0.0.1:5432/test]``.
 
 With ``--database`` dicebot runs a second time in the same run, on PostgreSQL (a new schema of that database,
-dropped afterwards), so its throughput and p99 stand next to SQLite's measured minutes apart on the same machine.
+dropped afterwards), so its throughput and p99 stand next to SQLite's measured minutes apart on the same machine;
+with ``--shards`` too, both the single process and the shard processes use PostgreSQL (the sharded deployment).
 
 fakediscord and the simulated players run in this process; the bot under test runs as a separate process (dicebot
 as ``python -m bot`` on a fresh database, then ``bench/floor_bot.py``), so its CPU time and memory are its own.
@@ -18,6 +19,11 @@ A click's latency runs from the simulated user's click to the bot's interaction 
 fakediscord. Clicks are counted when their answer arrives inside the measured window (after ``--warmup``
 seconds); a click with no answer within Discord's 3 s is "unanswered" (the user saw "This interaction failed")
 and the player carries on from what the message shows. Whatever happens, the run ends and prints its table.
+
+``--shards N`` compares dicebot with itself instead of the floor bot: the channels are spread over N guilds, one
+on each of N shards, and the same load is played against one process (every shard, as without sharding) and then
+against N processes (``SHARD_COUNT=N``, ``SHARD_IDS=0`` … ``N-1``) sharing one SQLite file; it prints their
+throughput ratio. Every dicebot run starts measuring only after its strategy table build finished.
 """
 
 from __future__ import annotations
@@ -35,7 +41,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.launch import DICEBOT, FLOOR, TOKEN, BotProcess, start_bot, wait_connected
+from bench.launch import DICEBOT, FLOOR, TOKEN, BotProcess, start_bot, tables_built, wait_connected
 from bench.measure import MB, Latencies, Stopwatch, Summary
 from fakediscord import Channel, FakeDiscord, FakeDiscordError, InteractionHandle, Message, User
 
@@ -43,6 +49,8 @@ from fakediscord import Channel, FakeDiscord, FakeDiscordError, InteractionHandl
 ANSWER_TIMEOUT = 3.5
 #: A game that needs more clicks than this is stuck (it should take about 150); the players end it.
 MAX_CLICKS_PER_GAME = 600
+#: The name of dicebot's run on PostgreSQL (``--database``) in the table.
+POSTGRES_RUN = "dicebot on PostgreSQL"
 FLOOR_TURNS = 26  # 13 boxes for each of the two players
 
 
@@ -206,6 +214,22 @@ class FloorPlayers(Players):
 
 
 @dataclass(frozen=True)
+class Setup:
+    """What runs under the load: a bot, in how many processes (one shard each), the channels over how many guilds."""
+
+    name: str
+    command: tuple[str, ...]
+    processes: int = 1
+    guilds: int = 1
+    #: A PostgreSQL database to run on (in a new schema of it) instead of a new SQLite file.
+    postgres: str | None = None
+
+    @property
+    def dicebot(self) -> bool:
+        return self.command == DICEBOT
+
+
+@dataclass(frozen=True)
 class Result:
     name: str
     channels: int
@@ -238,43 +262,65 @@ async def fresh_schema(url: str) -> AsyncIterator[str]:
         await admin.close()
 
 
-async def run_one(
-    name: str, channels: int, seconds: float | None, games: int | None, warmup: float, postgres: str | None = None
-) -> Result:
-    """One bot under the load, in a fresh fakediscord and (for dicebot) a fresh database (on ``postgres``: a schema)."""
-    if postgres is None:
-        return await _run(name, channels, seconds, games, warmup, None)
-    async with fresh_schema(postgres) as url:
-        return await _run(name, channels, seconds, games, warmup, url)
+async def run_one(setup: Setup, channels: int, seconds: float | None, games: int | None, warmup: float) -> Result:
+    """One bot (in one or more processes) under the load, in a fresh fakediscord and (dicebot) a fresh database."""
+    if setup.postgres is None:
+        return await _run(setup, channels, seconds, games, warmup, None)
+    async with fresh_schema(setup.postgres) as url:
+        return await _run(setup, channels, seconds, games, warmup, url)
 
 
 async def _run(
-    name: str, channels: int, seconds: float | None, games: int | None, warmup: float, postgres: str | None
+    setup: Setup, channels: int, seconds: float | None, games: int | None, warmup: float, postgres: str | None
 ) -> Result:
-    with tempfile.TemporaryDirectory(prefix=f"bench-{name}-") as folder:
+    with tempfile.TemporaryDirectory(prefix="bench-load-") as folder:
         workdir = Path(folder)
-        async with FakeDiscord(token=TOKEN, bot_name=name) as server:
-            guild = server.add_guild("Busy community")
+        async with FakeDiscord(token=TOKEN, bot_name=setup.name, shard_count=setup.processes) as server:
+            guilds = [server.add_guild(f"Busy community {n}", shard=(n, setup.guilds)) for n in range(setup.guilds)]
             rooms = [
-                Room(server.add_channel(guild, f"dice-{i}"), server.add_user(f"A{i}"), server.add_user(f"B{i}"))
+                Room(
+                    server.add_channel(guilds[i % len(guilds)], f"dice-{i}"),
+                    server.add_user(f"A{i}"),
+                    server.add_user(f"B{i}"),
+                )
                 for i in range(channels)
             ]
-            command = DICEBOT if name.startswith("dicebot") else FLOOR
-            database: Path | str | None = workdir / "dicebot.sqlite3" if name.startswith("dicebot") else None
-            if database is not None and postgres is not None:
+            # One guild: commands synced to it at once; several: global commands, invocable in every guild.
+            target = guilds[0] if len(guilds) == 1 else None
+            database: Path | str | None = workdir / "dicebot.sqlite3" if setup.dicebot else None
+            if setup.dicebot and postgres is not None:
                 database = postgres
-            bot = await start_bot(name, command, server, guild, workdir, database=database)
+            bots: list[BotProcess] = []
             try:
-                await wait_connected(bot, server, guild)
-                return await drive(name, server, bot, rooms, seconds, games, warmup)
+                # One after the other: the first creates the schema, the next ones find it current.
+                for shard in range(setup.processes):
+                    sharded = {"SHARD_COUNT": str(setup.processes), "SHARD_IDS": str(shard)}
+                    name = setup.name if setup.processes == 1 else f"{setup.name}-shard-{shard}"
+                    bots.append(
+                        await start_bot(
+                            name,
+                            setup.command,
+                            server,
+                            target,
+                            workdir,
+                            database=database,
+                            settings=sharded if setup.processes > 1 else None,
+                        )
+                    )
+                    await wait_connected(bots[-1], server, target, shard=shard if setup.processes > 1 else None)
+                if setup.dicebot:
+                    waited = max([await tables_built(bot) for bot in bots])
+                    print(f"{setup.name}: strategy tables built {waited:.0f} s after connecting")
+                return await drive(setup.name, server, bots, rooms, seconds, games, warmup)
             finally:
-                await bot.stop()
+                for bot in bots:
+                    await bot.stop()
 
 
 async def drive(
     name: str,
     server: FakeDiscord,
-    bot: BotProcess,
+    bots: list[BotProcess],
     rooms: list[Room],
     seconds: float | None,
     games: int | None,
@@ -293,17 +339,17 @@ async def drive(
     tasks = [asyncio.create_task(room_loop(i, room)) for i, room in enumerate(rooms)]
     everything = asyncio.gather(*tasks)
     await asyncio.wait({everything}, timeout=warmup)
-    start, cpu_start, own_start = time.perf_counter(), bot.probe.cpu_seconds(), time.process_time()
+    start, cpu_start, own_start = time.perf_counter(), cpu(bots), time.process_time()
     await asyncio.wait({everything}, timeout=seconds)
-    end, cpu_end, own_end = time.perf_counter(), bot.probe.cpu_seconds(), time.process_time()
-    peak = bot.probe.peak_rss()
+    end, cpu_end, own_end = time.perf_counter(), cpu(bots), time.process_time()
+    peak = sum(bot.probe.peak_rss() for bot in bots)
     stop.set()
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(asyncio.shield(everything), ANSWER_TIMEOUT * 3)
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
-    exit_code = await bot.stop()
+    exit_code = max([await bot.stop() for bot in bots], key=abs)
     return Result(
         name=name,
         channels=len(rooms),
@@ -318,10 +364,15 @@ async def drive(
     )
 
 
+def cpu(bots: list[BotProcess]) -> float:
+    """CPU seconds of every bot process together."""
+    return sum(bot.probe.cpu_seconds() for bot in bots)
+
+
 def table(results: list[Result]) -> str:
     head = (
         "| bot | channels | answered clicks | of them refusals | clicks/s | p50 / p95 / p99 ms | unanswered "
-        "| bot CPU s per 1,000 clicks | bot peak RSS MB | load generator CPU |\n" + "|---" * 10 + "|"
+        "| bot CPU s per 1,000 clicks | bot peak RSS MB (all processes) | load generator CPU |\n" + "|---" * 10 + "|"
     )
     rows = [
         f"| {r.name} | {r.channels} | {r.summary.clicks} | {r.rejected} | {r.summary.per_second:.0f} | "
@@ -342,6 +393,12 @@ def ratios(dicebot: Result, floor: Result) -> str:
     )
 
 
+def shard_ratio(one: Result, sharded: Result) -> str:
+    throughput = sharded.summary.per_second / one.summary.per_second if one.summary.per_second else float("nan")
+    p99 = sharded.summary.percentile_ms(99) / one.summary.percentile_ms(99)
+    return f"{sharded.name} / {one.name}: throughput {throughput:.2f}, p99 {p99:.2f}"
+
+
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--channels", type=int, default=20, help="channels playing at once (two players each)")
@@ -351,11 +408,16 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--warmup", type=float, default=5.0, help="seconds of load before measuring starts")
     parser.add_argument("--only", choices=("dicebot", "floor"), help="run one bot only (no ratios)")
     parser.add_argument(
+        "--shards", type=int, default=1, help="N > 1: dicebot in one process against N shard processes (no floor bot)"
+    )
+    parser.add_argument(
         "--database", metavar="URL", help="also run dicebot on this PostgreSQL database (postgresql://...)"
     )
     args = parser.parse_args()
     if args.channels < 1:
         parser.error("--channels must be at least 1")
+    if args.shards < 1 or (args.shards > 1 and args.only):
+        parser.error("--shards must be at least 1, and --shards N > 1 compares dicebot with itself (no --only)")
     if args.seconds is None and args.games is None:
         args.seconds = 30.0
     return args
@@ -363,29 +425,41 @@ def parse_args() -> argparse.Namespace:
 
 async def main() -> None:
     args = parse_args()
-    names = [args.only] if args.only else ["dicebot", "floor"]
+    if args.shards > 1:
+        # Shard processes share one database: PostgreSQL when given (the sharded deployment), else one SQLite file.
+        setups = [
+            Setup("dicebot", DICEBOT, guilds=args.shards, postgres=args.database),
+            Setup(
+                f"dicebot-{args.shards}-shards", DICEBOT, processes=args.shards, guilds=args.shards,
+                postgres=args.database,
+            ),
+        ]  # fmt: skip
+    else:
+        everything = [Setup("dicebot", DICEBOT), Setup("floor", FLOOR)]
+        setups = [s for s in everything if args.only in (None, s.name)]
+        if args.database and args.only in (None, "dicebot"):
+            setups.insert(1, Setup(POSTGRES_RUN, DICEBOT, postgres=args.database))
     length = f"{args.seconds:g} s" if args.seconds is not None else f"{args.games} games per channel"
     print(
         f"{args.channels} channels, {length} after a {args.warmup:g} s warm-up; {platform.python_version()}, "
         f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at the start"
     )
-    if args.database and "dicebot" in names:
-        names.insert(names.index("dicebot") + 1, "dicebot on PostgreSQL")
     results = []
-    for name in names:
-        postgres = args.database if name == "dicebot on PostgreSQL" else None
-        results.append(await run_one(name, args.channels, args.seconds, args.games, args.warmup, postgres))
+    for setup in setups:
+        results.append(await run_one(setup, args.channels, args.seconds, args.games, args.warmup))
         done = results[-1]
         print(
-            f"{name}: {done.games} games finished, {done.refused} clicks refused by the client (control gone), "
+            f"{setup.name}: {done.games} games finished, {done.refused} clicks refused by the client (control gone), "
             f"exit code {done.exit_code}"
         )
     print(table(results))
     by_name = {result.name: result for result in results}
-    if "dicebot" in by_name and "floor" in by_name:
+    if args.shards > 1:
+        print(shard_ratio(*results))
+    elif "dicebot" in by_name and "floor" in by_name:
         print(ratios(by_name["dicebot"], by_name["floor"]))
-    if "dicebot" in by_name and "dicebot on PostgreSQL" in by_name:
-        sqlite, postgres = by_name["dicebot"].summary, by_name["dicebot on PostgreSQL"].summary
+    if "dicebot" in by_name and POSTGRES_RUN in by_name:
+        sqlite, postgres = by_name["dicebot"].summary, by_name[POSTGRES_RUN].summary
         print(
             f"PostgreSQL / SQLite: throughput {postgres.per_second / sqlite.per_second:.2f}, "
             f"p99 {postgres.percentile_ms(99) / sqlite.percentile_ms(99):.2f}"

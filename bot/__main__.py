@@ -16,13 +16,15 @@ from typing import Any, NoReturn
 import discord
 from pydantic import ValidationError
 
+from bot import health
 from bot.app import DiceBot, create_bot
 from bot.endpoints import configure_endpoints
 from bot.playground import BotCrashed, Playground, PortInUse
-from bot.settings import LaunchSettings, Settings, describe_error
+from bot.settings import HealthSettings, LaunchSettings, Settings, describe_error
 from bot.storage import DatabaseError
 
 EXIT_CONFIG = 2
+EXIT_UNHEALTHY = 1
 LOCALHOST = "127.0.0.1"
 
 
@@ -165,6 +167,21 @@ def add_migrate_db(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--to", dest="target", required=True, help="an empty PostgreSQL database: postgresql://...")
 
 
+def run_health(args: argparse.Namespace) -> int:
+    """The container health check: 0 when the running bot's heartbeat file is recent, else 1 and one line."""
+    try:
+        settings = HealthSettings()
+    except ValidationError as error:
+        return fail(describe_error(error))
+    if settings.health_file is None:
+        return fail("HEALTH_FILE is not set: the bot writes its heartbeat there and this check reads it")
+    problem = health.problem(settings.health_file)
+    if problem is not None:
+        print(f"dicebot: unhealthy: {problem}", file=sys.stderr)
+        return EXIT_UNHEALTHY
+    return 0
+
+
 def add_nothing(parser: argparse.ArgumentParser) -> None:
     """A subcommand without arguments."""
 
@@ -186,6 +203,11 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callab
         "copy a SQLite installation (games in progress included) into an empty PostgreSQL database",
         add_migrate_db,
         run_migrate_db,
+    ),
+    "health": (
+        "exit 0 if the running bot's heartbeat (HEALTH_FILE) is recent: a container health check",
+        add_nothing,
+        run_health,
     ),
 }
 

@@ -1,4 +1,4 @@
-"""The bot itself: a ``commands.Bot`` that opens storage, loads the game cogs and syncs commands."""
+"""The bot itself: a ``commands.AutoShardedBot`` that opens storage, loads the game cogs and syncs commands."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from discord.ext import commands
 
 from bot import registry
 from bot.engine.core import secure_rng
+from bot.health import Heartbeat
 from bot.i18n import CatalogueTranslator, t
 from bot.play.components import GameComponent
 from bot.play.computer import Brain
@@ -35,8 +36,13 @@ SHUTDOWN_GRACE = 10.0
 COMMAND_SYNC_KEY = "command_sync"
 
 
-class DiceBot(commands.Bot):
-    """Holds the storage, the game service and the deadline scheduler for the cogs."""
+class DiceBot(commands.AutoShardedBot):
+    """Holds the storage, the game service and the deadline scheduler for the cogs.
+
+    Always discord.py's sharded client: without ``SHARD_COUNT`` it asks Discord for the recommended count and
+    connects every shard (one shard for all but big bots, as before); with ``SHARD_COUNT``/``SHARD_IDS`` it connects
+    only its shards, and its repositories fire deadlines and repairs only for the games of their guilds.
+    """
 
     db: Database
     games: GamesRepository
@@ -60,12 +66,18 @@ class DiceBot(commands.Bot):
     ) -> None:
         intents = discord.Intents.none()
         intents.guilds = True
+        # Only passed when set: discord.py reads a missing ``shard_ids`` as "every shard of the count".
+        shards: dict[str, Any] = {}
+        if settings.shard_ids is not None:
+            shards["shard_ids"] = list(settings.shard_ids)
         super().__init__(
             command_prefix=commands.when_mentioned,
             intents=intents,
             help_command=None,
             allowed_mentions=discord.AllowedMentions(everyone=False, roles=False, users=True),
             guild_ready_timeout=guild_ready_timeout,
+            shard_count=settings.shard_count,
+            **shards,
         )
         self.settings = settings
         self._games = tuple(games)
@@ -81,6 +93,7 @@ class DiceBot(commands.Bot):
         self._close_lock = asyncio.Lock()
         self._closed = False
         self._catch_up: asyncio.Task[None] | None = None
+        self.heartbeat = Heartbeat(settings.health_file, self.healthy) if settings.health_file is not None else None
 
     async def setup_hook(self) -> None:
         settings = self.settings
@@ -92,7 +105,7 @@ class DiceBot(commands.Bot):
             )
         else:
             self.db = await Database.open(settings.database_path)
-        self.games = GamesRepository(self.db)
+        self.games = GamesRepository(self.db, settings.shard_scope)
         self.results = ResultsRepository(self.db)
         self.guild_settings = GuildSettingsRepository(self.db)
         specs = registry.load_specs(self._games)
@@ -117,11 +130,24 @@ class DiceBot(commands.Bot):
             return
         self.scheduler.start()
         self.service.shown.start()
+        if self.heartbeat is not None:
+            self.heartbeat.start()
         if self._warm_strategy:
             # Built or loaded in a worker thread; computer moves use the engine's timeout action meanwhile.
             self._warming = asyncio.create_task(self.brain.warm(), name="dicebot-strategy-tables")
         # Repairing messages a crash left behind must not delay readiness: clicks are served meanwhile.
         self._catch_up = asyncio.create_task(self._show_games_behind(), name="dicebot-catch-up")
+
+    async def on_ready(self) -> None:
+        """Every shard is connected: vouch for it at once rather than at the heartbeat's next tick."""
+        if self.heartbeat is not None:
+            self.heartbeat.beat()
+
+    def healthy(self) -> bool:
+        """Ready, not closing, and every shard of this process connected (what the heartbeat file vouches for)."""
+        if not self.is_ready() or self.is_closed() or not self.shards:
+            return False
+        return all(not shard.is_closed() for shard in self.shards.values())
 
     async def _show_games_behind(self) -> None:
         try:
@@ -173,6 +199,8 @@ class DiceBot(commands.Bot):
         async with self._close_lock:
             if self._closed:
                 return
+            if self.heartbeat is not None:
+                await self.heartbeat.stop()
             if hasattr(self, "scheduler"):
                 await self.scheduler.stop()
             if hasattr(self, "service"):

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field, SecretStr, ValidationError, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, SecretStr, ValidationError, ValidationInfo, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+from bot.sharding import ShardScope, parse_shard_ids
 
 SQLITE_PREFIX = "sqlite:///"
 POSTGRES_PREFIXES = ("postgresql://", "postgres://")
@@ -25,6 +27,9 @@ FIX_HINTS: dict[str, str] = {
     "discord_gateway_url": "use a ws(s) URL such as ws://127.0.0.1:8080/gateway, or leave it empty",
     "require_token": "use true or false",
     "computer_delay": "use a number of seconds from 1 to 30 (Discord allows about one message edit a second)",
+    "health_file": "use a file path the bot may write, e.g. /tmp/dicebot.health, or leave it empty",
+    "shard_count": "use the total number of shards of all processes (1 or more), or leave it empty",
+    "shard_ids": "use this process's shards, comma-separated from 0 to SHARD_COUNT-1 (e.g. 0,1), with SHARD_COUNT set",
 }
 
 
@@ -45,8 +50,16 @@ class Settings(BaseSettings):
     discord_gateway_url: str | None = None
     #: Seconds between a computer player's moves: a pace a person can follow, never faster than Discord's edits.
     computer_delay: float = Field(default=1.2, ge=1.0, le=30.0)
+    #: Shards of all processes together; unset: Discord's recommended count, every shard in this process.
+    shard_count: int | None = Field(default=None, ge=1)
+    #: The shards this process connects (``0,1``); needs ``shard_count``. Unset: all of them.
+    shard_ids: Annotated[tuple[int, ...] | None, NoDecode] = None
+    #: Touched every few seconds while every shard is connected; ``python -m bot health`` checks its age.
+    health_file: Path | None = None
 
-    @field_validator("dev_guild_id", "discord_api_base", "discord_gateway_url", mode="before")
+    @field_validator(
+        "dev_guild_id", "discord_api_base", "discord_gateway_url", "shard_count", "health_file", mode="before"
+    )
     @classmethod
     def _empty_is_unset(cls, value: object) -> object:
         """An empty line in .env (``DEV_GUILD_ID=``) means "not set", as admins expect."""
@@ -79,6 +92,34 @@ class Settings(BaseSettings):
         if value is not None and not value.startswith(("ws://", "wss://")):
             raise ValueError("must be a ws:// or wss:// URL")
         return value
+
+    @field_validator("shard_ids", mode="before")
+    @classmethod
+    def _comma_separated(cls, value: object) -> object:
+        """``SHARD_IDS=0,1`` as admins write it (not JSON); empty means unset."""
+        if isinstance(value, str):
+            return parse_shard_ids(value) if value.strip() else None
+        return value
+
+    @field_validator("shard_ids")
+    @classmethod
+    def _within_count(cls, value: tuple[int, ...] | None, info: ValidationInfo) -> tuple[int, ...] | None:
+        """Ids need the count (a process cannot know the others' shards otherwise) and must lie inside it."""
+        if value is None:
+            return None
+        count = info.data.get("shard_count")
+        if count is None:
+            raise ValueError("SHARD_IDS needs SHARD_COUNT")
+        ShardScope.of(count, value)  # raises ValueError naming the ids outside 0..count-1
+        return tuple(sorted(value))
+
+    @property
+    def shard_scope(self) -> ShardScope | None:
+        """The shards whose games this process handles; None when it connects every shard (it owns all games)."""
+        if self.shard_count is None or self.shard_ids is None:
+            return None
+        scope = ShardScope.of(self.shard_count, self.shard_ids)
+        return None if scope.everything else scope
 
     @property
     def uses_postgres(self) -> bool:
@@ -119,6 +160,19 @@ class LaunchSettings(BaseSettings):
     @property
     def has_token(self) -> bool:
         return bool(self.discord_token.strip())
+
+
+class HealthSettings(BaseSettings):
+    """What ``python -m bot health`` reads: only the heartbeat file, so the check needs no token."""
+
+    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
+
+    health_file: Path | None = None
+
+    @field_validator("health_file", mode="before")
+    @classmethod
+    def _empty_is_unset(cls, value: object) -> object:
+        return None if isinstance(value, str) and not value.strip() else value
 
 
 def describe_error(error: ValidationError) -> str:

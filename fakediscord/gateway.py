@@ -1,7 +1,9 @@
 """The gateway: Discord's websocket protocol (v10, JSON, optional zlib-stream / zstd-stream transport).
 
 One :class:`GatewaySession` per IDENTIFY holds the sequence counter and a replay buffer, and outlives its
-websocket so a client that RESUMEs gets every dispatch it missed. Each :class:`GatewayConnection` writes frames
+websocket so a client that RESUMEs gets every dispatch it missed. Sessions are sharded as on Discord: an IDENTIFY
+names ``shard: [id, count]`` (none means ``[0, 1]``) and gets only the guilds with ``(guild_id >> 22) % count ==
+id``, their events and their interactions; direct messages go to shard 0. Each :class:`GatewayConnection` writes frames
 through a single queue, because a zlib stream must be compressed and sent in exactly the order it was produced.
 """
 
@@ -44,12 +46,25 @@ DECODE_ERROR = 4002
 NOT_AUTHENTICATED = 4003
 AUTHENTICATION_FAILED = 4004
 ALREADY_AUTHENTICATED = 4005
+INVALID_SHARD = 4010
 DISALLOWED_INTENTS = 4014
 UNSUPPORTED_DATA = 1003
 
 MESSAGE_CONTENT = 1 << 15
 PRIVILEGED_INTENTS = 1 << 1 | 1 << 8 | MESSAGE_CONTENT
 REPLAY_BUFFER = 5000
+SNOWFLAKE_SHIFT = 22
+
+
+def shard_of(guild_id: int | None, count: int) -> int:
+    """The shard Discord routes ``guild_id``'s events to (direct messages: shard 0)."""
+    return 0 if guild_id is None else (guild_id >> SNOWFLAKE_SHIFT) % count
+
+
+def event_guild(event: str, data: dict[str, Any]) -> int | None:
+    """The guild an event belongs to (None: a direct message or no guild at all)."""
+    raw = data.get("id") if event.startswith("GUILD_") and "guild_id" not in data else data.get("guild_id")
+    return int(raw) if raw else None
 
 
 @dataclass(frozen=True)
@@ -148,6 +163,8 @@ class GatewaySession:
     intents: int
     shard: list[int] | None
     seq: int = 0
+    #: The server's IDENTIFY count when this session was identified (the newest session of a shard wins).
+    identified: int = 0
     resumable: bool = True
     resumes: int = 0
     connection: GatewayConnection | None = None
@@ -163,6 +180,28 @@ class GatewaySession:
     def replay_after(self, seq: int | None) -> list[dict[str, Any]]:
         return [f for f in self.buffer if seq is None or f["s"] > seq]
 
+    @property
+    def shard_id(self) -> int:
+        return self.shard[0] if self.shard else 0
+
+    @property
+    def shard_count(self) -> int:
+        return self.shard[1] if self.shard else 1
+
+    def covers(self, guild_id: int | None) -> bool:
+        """Whether Discord would send this guild's events to this session's shard."""
+        return shard_of(guild_id, self.shard_count) == self.shard_id
+
+
+def _valid_shard(shard: Any) -> bool:
+    """``[id, count]`` with ``0 <= id < count``, as Discord requires (else it closes with 4010)."""
+    return (
+        isinstance(shard, list)
+        and len(shard) == 2
+        and all(isinstance(n, int) and not isinstance(n, bool) for n in shard)
+        and 0 <= shard[0] < shard[1]
+    )
+
 
 class Gateway:
     """The ``/gateway`` websocket endpoint and the server-side controls tests use to disturb it."""
@@ -174,14 +213,18 @@ class Gateway:
         *,
         heartbeat_interval: float,
         allowed_intents: int,
+        shard_count: int = 1,
     ) -> None:
         self.world = world
         self.token = token
         self.heartbeat_interval = heartbeat_interval
         self.allowed_intents = allowed_intents
+        #: What ``GET /gateway/bot`` recommends; clients may IDENTIFY with any count.
+        self.shard_count = shard_count
         self.url = ""
         self.sessions: dict[str, GatewaySession] = {}
-        self.current: GatewaySession | None = None
+        #: The session each shard's events go to: the latest IDENTIFY for that shard id wins.
+        self.shards: dict[int, GatewaySession] = {}
         self.identifies = 0
         self.heartbeats = 0
         self.frames: list[GatewayFrame] = []
@@ -193,13 +236,26 @@ class Gateway:
         return self.world.changes
 
     @property
+    def current(self) -> GatewaySession | None:
+        """The most recently identified session still serving its shard (the bot's, when it is not sharded)."""
+        return max(self.shards.values(), key=lambda session: session.identified, default=None)
+
+    @property
     def ready(self) -> bool:
         """A session is identified, connected, and has been sent READY and its GUILD_CREATEs."""
-        return self.current is not None and self.current.connection is not None
+        return any(session.connection is not None for session in self.shards.values())
+
+    def connected_shards(self) -> set[int]:
+        """The shard ids whose session is identified and connected now."""
+        return {shard for shard, session in self.shards.items() if session.connection is not None}
+
+    def session_for(self, guild_id: int | None) -> GatewaySession | None:
+        """The session that gets ``guild_id``'s events (None when no process holds its shard)."""
+        return next((s for s in self.shards.values() if s.covers(guild_id)), None)
 
     def dispatch(self, event: str, data: dict[str, Any], intent: int) -> None:
-        """Send an event to the current session if its intents include ``intent`` (0: always)."""
-        session = self.current
+        """Send an event to its guild's shard if that session's intents include ``intent`` (0: always)."""
+        session = self.session_for(event_guild(event, data))
         if session is None or (intent and not session.intents & intent):
             return
         if event == "GUILD_CREATE":
@@ -274,16 +330,22 @@ class Gateway:
             self.errors.append(f"IDENTIFY asked for disallowed privileged intents {intents:#x}")
             await conn.close(DISALLOWED_INTENTS, "Disallowed intent(s).")
             return
-        session = GatewaySession(secrets.token_hex(16), intents, d.get("shard"))
+        shard = d.get("shard")
+        if shard is not None and not _valid_shard(shard):
+            self.errors.append(f"IDENTIFY with an invalid shard {shard!r}")
+            await conn.close(INVALID_SHARD, "Invalid shard.")
+            return
+        session = GatewaySession(secrets.token_hex(16), intents, list(shard) if shard is not None else None)
+        self.identifies += 1
+        session.identified = self.identifies
         self.sessions[session.id] = session
-        self.current = session
+        self.shards[session.shard_id] = session
         session.connection = conn
         conn.session = session
         session.dispatch("READY", self._ready_payload(session))
         if intents & GUILDS:
-            for guild in self.world.guilds.values():
+            for guild in self._guilds_of(session):
                 session.dispatch("GUILD_CREATE", self._guild_create(guild.payload(), session))
-        self.identifies += 1
         self.changes.notify()
 
     async def _resume(self, conn: GatewayConnection, d: dict[str, Any]) -> None:
@@ -319,8 +381,11 @@ class Gateway:
     def _end(self, session: GatewaySession) -> None:
         session.resumable = False
         self.sessions.pop(session.id, None)
-        if self.current is session:
-            self.current = None
+        if self.shards.get(session.shard_id) is session:
+            del self.shards[session.shard_id]
+
+    def _guilds_of(self, session: GatewaySession) -> list[Any]:
+        return [guild for guild in self.world.guilds.values() if session.covers(guild.id)]
 
     def _guild_create(self, payload: dict[str, Any], session: GatewaySession) -> dict[str, Any]:
         """Without the GUILD_MEMBERS intent Discord lists only the bot itself among a guild's members."""
@@ -334,7 +399,7 @@ class Gateway:
         return {
             "v": 10,
             "user": user,
-            "guilds": [{"id": str(g), "unavailable": True} for g in self.world.guilds],
+            "guilds": [{"id": str(g.id), "unavailable": True} for g in self._guilds_of(session)],
             "session_id": session.id,
             "resume_gateway_url": self.url,
             "shard": session.shard or [0, 1],

@@ -61,6 +61,14 @@ class Snowflakes:
         self._last = max(stamp, self._last + 1)
         return self._last
 
+    def on_shard(self, shard: int, count: int) -> int:
+        """A fresh id whose guild Discord would route to ``shard`` of ``count`` (still larger than every id before)."""
+        fresh = self.next()
+        stamp = fresh >> 22
+        stamp += (shard - stamp) % count
+        self._last = max(self._last, stamp << 22 | (fresh & 0x3FFFFF))
+        return self._last
+
     def reuse(self, known: int | None) -> int:
         """``known`` (an id restored from a saved world; later ids stay larger), or a fresh id when None."""
         if known is None:

@@ -275,7 +275,8 @@ class RestAPI:
     async def get_gateway_bot(self, request: web.Request) -> web.Response:
         limit = {"total": 1000, "remaining": 1000 - self.gateway.identifies, "reset_after": 86_400_000}
         limit["max_concurrency"] = 1
-        return self._reply(request, {"url": self.gateway.url, "shards": 1, "session_start_limit": limit})
+        body = {"url": self.gateway.url, "shards": self.gateway.shard_count, "session_start_limit": limit}
+        return self._reply(request, body)
 
     # -- application commands -----------------------------------------------------------------------------
 

@@ -8,7 +8,7 @@ behind one aiohttp application bound to a free port on 127.0.0.1.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, Self, TypeVar
 
 from aiohttp import web
@@ -34,6 +34,8 @@ class FakeDiscord:
     3-second acknowledgement deadline and ``token_lifetime`` the 15-minute interaction token lifetime; both can
     be shortened for tests, and :meth:`advance_time` moves the server's clock instead of sleeping.
     ``allowed_intents`` are the privileged intents "enabled in the developer portal" (all by default).
+    ``shard_count`` is the count ``GET /gateway/bot`` recommends; a sharded client gets each guild's events and
+    interactions on the connection of the guild's shard only.
     """
 
     def __init__(
@@ -50,6 +52,7 @@ class FakeDiscord:
         host: str = "127.0.0.1",
         port: int = 0,
         web: bool = False,
+        shard_count: int = 1,
     ) -> None:
         self.token = token
         self.world = World(
@@ -60,7 +63,11 @@ class FakeDiscord:
             token_lifetime=token_lifetime,
         )
         self.gateway = Gateway(
-            self.world, token, heartbeat_interval=heartbeat_interval, allowed_intents=allowed_intents
+            self.world,
+            token,
+            heartbeat_interval=heartbeat_interval,
+            allowed_intents=allowed_intents,
+            shard_count=shard_count,
         )
         self.world.emit = self.gateway.dispatch
         self.faults = Faults()
@@ -151,9 +158,13 @@ class FakeDiscord:
 
     # -- building the world -------------------------------------------------------------------------------
 
-    def add_guild(self, name: str, *, locale: str = "en-US") -> Guild:
-        """A guild the bot is in; every user is a member. Sent as GUILD_CREATE if the bot is connected."""
-        return self.world.add_guild(name, locale=locale)
+    def add_guild(self, name: str, *, locale: str = "en-US", shard: tuple[int, int] | None = None) -> Guild:
+        """A guild the bot is in; every user is a member. Sent as GUILD_CREATE if the bot is connected.
+
+        ``shard=(id, count)`` picks an id that Discord routes to that shard (``(guild_id >> 22) % count == id``).
+        """
+        known = None if shard is None else self.world.snowflakes.on_shard(*shard)
+        return self.world.add_guild(name, locale=locale, id=known)
 
     def add_channel(self, guild: Guild, name: str, *, topic: str | None = None) -> Channel:
         """A text channel in ``guild``."""
@@ -214,9 +225,15 @@ class FakeDiscord:
         """Wait until ``predicate()`` is truthy and return its value; ``TimeoutError`` with diagnostics."""
         return await self.world.changes.wait_for(predicate, timeout, what, self.diagnostics)
 
-    async def wait_until_ready(self, timeout: float = 10.0) -> None:
-        """Wait until the bot identified and was sent READY and a GUILD_CREATE per guild."""
-        await self.wait_for(lambda: self.gateway.ready, timeout, "the bot to connect to the gateway")
+    async def wait_until_ready(self, timeout: float = 10.0, *, shards: Iterable[int] | None = None) -> None:
+        """Wait until the bot identified and was sent READY and a GUILD_CREATE per guild (of each of ``shards``)."""
+        if shards is None:
+            await self.wait_for(lambda: self.gateway.ready, timeout, "the bot to connect to the gateway")
+            return
+        wanted = set(shards)
+        await self.wait_for(
+            lambda: wanted <= self.gateway.connected_shards(), timeout, f"shards {sorted(wanted)} to connect"
+        )
 
     async def wait_for_commands(
         self, timeout: float = 10.0, *, names: list[str] | None = None, guild: Guild | None = None
@@ -251,7 +268,7 @@ class FakeDiscord:
 
         Raises :class:`UnknownCommand` / :class:`InvalidInput` if Discord would not let the user send it.
         """
-        await self._require_bot()
+        await self._require_bot(channel)
         return self.world.invoke_command(user, channel, command, options)
 
     async def forge_slash(self, user: User, channel: Channel, command: str, /, **options: Any) -> InteractionHandle:
@@ -259,12 +276,12 @@ class FakeDiscord:
 
         A fault injection for bots that must not trust Discord's validation (a hand-made API request).
         """
-        await self._require_bot()
+        await self._require_bot(channel)
         return self.world.invoke_command(user, channel, command, options, forged=True)
 
     async def click(self, user: User, message: Message, custom_id: str) -> InteractionHandle:
         """``user`` clicks the button with ``custom_id`` on ``message``."""
-        await self._require_bot()
+        await self._require_bot(message.channel)
         return self.world.click(user, message, custom_id)
 
     async def click_button(
@@ -284,24 +301,28 @@ class FakeDiscord:
 
     async def select(self, user: User, message: Message, custom_id: str, values: list[Any]) -> InteractionHandle:
         """``user`` picks ``values`` in a select (option values; users/roles/channels for entity selects)."""
-        await self._require_bot()
+        await self._require_bot(message.channel)
         return self.world.select(user, message, custom_id, values)
 
     async def submit_modal(
         self, user: User, opened_by: InteractionHandle, values: dict[str, str | list[str]]
     ) -> InteractionHandle:
         """``user`` submits the modal the bot answered ``opened_by`` with; ``values`` by input custom_id."""
-        await self._require_bot()
+        await self._require_bot(opened_by.channel)
         return self.world.submit_modal(user, opened_by, values)
 
     async def post_message(self, user: User, channel: Channel, content: str) -> Message:
         """``user`` types a message in ``channel`` (sent to the bot as MESSAGE_CREATE)."""
-        await self._require_bot()
+        await self._require_bot(channel)
         return self.world.post_user_message(user, channel, content)
 
-    async def _require_bot(self, timeout: float = 5.0) -> None:
-        """Events need a gateway session; while one resumes they are buffered and replayed, as on Discord."""
-        await self.wait_for(lambda: self.gateway.current is not None, timeout, "a bot gateway session")
+    async def _require_bot(self, channel: Channel, timeout: float = 5.0) -> None:
+        """Events need a session on the channel's shard; while one resumes they are buffered and replayed, as on
+        Discord (a shard whose process died without closing keeps its session: the events are lost with it)."""
+        guild = channel.guild_id
+        await self.wait_for(
+            lambda: self.gateway.session_for(guild) is not None, timeout, f"a bot gateway session for guild {guild}"
+        )
 
     # -- faults -------------------------------------------------------------------------------------------
 

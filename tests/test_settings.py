@@ -20,6 +20,9 @@ ENV_NAMES = (
     "LOG_LEVEL",
     "DISCORD_API_BASE",
     "DISCORD_GATEWAY_URL",
+    "SHARD_COUNT",
+    "SHARD_IDS",
+    "HEALTH_FILE",
 )
 
 
@@ -76,6 +79,14 @@ def test_token_is_never_shown() -> None:
         ({"discord_token": "x", "dev_guild_id": "abc"}, "DEV_GUILD_ID is invalid"),
         ({"discord_token": "x", "discord_gateway_url": "http://x"}, "DISCORD_GATEWAY_URL is invalid"),
         ({"discord_token": "x", "discord_api_base": "ftp://x"}, "DISCORD_API_BASE is invalid"),
+        ({"discord_token": "x", "shard_count": "0"}, "SHARD_COUNT is invalid"),
+        ({"discord_token": "x", "shard_count": "two"}, "SHARD_COUNT is invalid"),
+        ({"discord_token": "x", "shard_ids": "0"}, "SHARD_IDS is invalid (Value error, SHARD_IDS needs SHARD_COUNT)"),
+        ({"discord_token": "x", "shard_count": "2", "shard_ids": "2"}, "shard ids [2] are outside 0..1"),
+        ({"discord_token": "x", "shard_count": "2", "shard_ids": "-1"}, "SHARD_IDS is invalid"),
+        ({"discord_token": "x", "shard_count": "2", "shard_ids": "0,0"}, "listed twice"),
+        ({"discord_token": "x", "shard_count": "2", "shard_ids": "0;1"}, "comma-separated numbers"),
+        ({"discord_token": "x", "shard_count": "2", "shard_ids": "0,"}, "comma-separated numbers"),
     ],
 )
 def test_errors_name_the_variable(overrides: dict[str, str], expected: str) -> None:
@@ -108,3 +119,34 @@ def test_invalid_value_exits_2(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "LOG_LEVEL is invalid" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_shards_unset_mean_one_process_with_every_shard() -> None:
+    settings = Settings(discord_token="x", _env_file=None)
+    assert (settings.shard_count, settings.shard_ids, settings.shard_scope) == (None, None, None)
+
+
+def test_shard_ids_read_as_admins_write_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SHARD_COUNT", "4")
+    monkeypatch.setenv("SHARD_IDS", " 3, 1 ")
+    settings = Settings(discord_token="x", _env_file=None)
+    assert settings.shard_ids == (1, 3)
+    scope = settings.shard_scope
+    assert scope is not None and (scope.count, scope.ids) == (4, (1, 3))
+    assert scope.owns(1 << 22) and not scope.owns(2 << 22) and not scope.owns(None)
+
+
+def test_a_process_with_every_shard_owns_every_game(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SHARD_COUNT", "2")
+    assert Settings(discord_token="x", _env_file=None).shard_scope is None
+    monkeypatch.setenv("SHARD_IDS", "1,0")
+    assert Settings(discord_token="x", _env_file=None).shard_scope is None
+
+
+def test_shard_ids_outside_the_count_exit_2(tmp_path: Path) -> None:
+    done = run_bot({"DISCORD_TOKEN": "x", "SHARD_COUNT": "2", "SHARD_IDS": "0,2"}, tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "dicebot: SHARD_IDS is invalid (Value error, shard ids [2] are outside 0..1): use this process's shards, "
+        "comma-separated from 0 to SHARD_COUNT-1 (e.g. 0,1), with SHARD_COUNT set"
+    ]

@@ -175,7 +175,10 @@ class Brain:
 
 
 async def build_tables(directory: Path) -> None:
-    """``python -m bot.strategy build`` into ``directory`` as a child process, killed if the bot stops first."""
+    """``python -m bot.strategy build --missing`` into ``directory`` as a child process, killed if the bot stops first.
+
+    Only missing (or outdated) tables are built, so a restart with a filled cache costs a load, not a rebuild.
+    """
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
@@ -183,6 +186,7 @@ async def build_tables(directory: Path) -> None:
         "--dir",
         str(directory),
         "build",
+        "--missing",
         stdout=asyncio.subprocess.DEVNULL,
         stderr=asyncio.subprocess.PIPE,
     )

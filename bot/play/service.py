@@ -464,7 +464,13 @@ class GameService:
             if decided is None:
                 return
             decided = transitions.paced(spec, decided, now, self.computer_delay)
-            saved = await self._save(decided)
+            try:
+                saved = await self._save(decided)
+            except StaleVersion:
+                # A click, or another process racing for the same deadline, saved first; the version check kept
+                # the deadline from being played twice. Whoever saved shows and announces it.
+                log.info("deadline of game %s already handled (version %s moved on)", game_id, record.version)
+                return
             await self.show(spec, saved)
         await self._channels.post(saved.record, self.announcements(spec, decided))
 

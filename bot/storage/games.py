@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from bot.sharding import SNOWFLAKE_SHIFT, ShardScope
 from bot.storage.backend import Conflict, Database, Returned, Row, Transaction
 from bot.storage.results import ResultRow, ResultsRepository
 
@@ -97,10 +98,29 @@ _SELECT_GAME = (
 
 
 class GamesRepository:
-    """All SQL about games and seats."""
+    """All SQL about games and seats.
 
-    def __init__(self, db: Database) -> None:
+    ``shards`` limits what a process fires by itself (deadlines, start-up repairs) to the games of its shards'
+    guilds; None: every game. Loading and saving a given game is never limited: Discord already sends a game's
+    clicks to the one process that owns it.
+    """
+
+    def __init__(self, db: Database, shards: ShardScope | None = None) -> None:
         self._db = db
+        self._shards = shards
+
+    def _owned(self) -> tuple[str, tuple[int, ...]]:
+        """The condition (``AND ...``) and its parameters restricting a query on ``games`` to this process's shards.
+
+        Discord's own formula, ``(guild_id >> 22) % shard_count``, with direct messages (no guild) on shard 0;
+        integer shift and remainder mean the same in SQLite and PostgreSQL, so the filter is one portable
+        expression and the database, not Python, skips the other processes' games.
+        """
+        if self._shards is None:
+            return "", ()
+        marks = ", ".join("?" * len(self._shards.ids))
+        condition = f" AND ((COALESCE(guild_id, 0) >> {SNOWFLAKE_SHIFT}) % ?) IN ({marks})"
+        return condition, (self._shards.count, *self._shards.ids)
 
     async def create(
         self,
@@ -224,8 +244,9 @@ class GamesRepository:
 
     async def behind(self) -> list[int]:
         """Games whose public message may show an older version than the stored one (also a last move), oldest first."""
+        owned, params = self._owned()
         rows = await self._db.fetch_all(
-            "SELECT id FROM games WHERE message_id IS NOT NULL AND shown_version < version ORDER BY id"
+            f"SELECT id FROM games WHERE message_id IS NOT NULL AND shown_version < version{owned} ORDER BY id", params
         )
         return [row[0] for row in rows]
 
@@ -235,18 +256,22 @@ class GamesRepository:
             tx.execute("DELETE FROM games WHERE id = ?", (game_id,))
 
     async def next_deadline(self) -> float | None:
-        """When the earliest pending deadline of any active game falls due."""
+        """When the earliest pending deadline of any active game (of this process's shards) falls due."""
+        owned, params = self._owned()
         rows = await self._db.fetch_all(
             "SELECT MIN(deadline_at) FROM games WHERE deadline_at IS NOT NULL AND status IN ('lobby', 'running')"
+            f"{owned}",
+            params,
         )
         return rows[0][0] if rows else None
 
     async def due(self, now: float) -> list[int]:
-        """Ids of active games whose deadline has passed, earliest first."""
+        """Ids of active games (of this process's shards) whose deadline has passed, earliest first."""
+        owned, params = self._owned()
         rows = await self._db.fetch_all(
             "SELECT id FROM games WHERE deadline_at IS NOT NULL AND deadline_at <= ? "
-            "AND status IN ('lobby', 'running') ORDER BY deadline_at",
-            (now,),
+            f"AND status IN ('lobby', 'running'){owned} ORDER BY deadline_at",
+            (now, *params),
         )
         return [row[0] for row in rows]
 

@@ -85,20 +85,20 @@ def histogram(scores: Sequence[float] | np.ndarray, bins: int = 12) -> str:
     )
 
 
-def _build(directory: Path) -> None:
+def _build(directory: Path, *, rebuild: bool) -> None:
     for ruleset in kniffel_engine.RULESETS:
         start = time.perf_counter()
-        kniffel.load(ruleset, directory, rebuild=True)
+        kniffel.load(ruleset, directory, rebuild=rebuild)
         print(f"kniffel/{ruleset}: {time.perf_counter() - start:.2f} s")
     start = time.perf_counter()
-    dicepoker.load(directory, rebuild=True)
+    dicepoker.load(directory, rebuild=rebuild)
     print(f"dicepoker: {time.perf_counter() - start:.2f} s")
     start = time.perf_counter()
     tutto.solve_turn.cache_clear()
     tutto.solve_turn()
     print(f"tutto: {time.perf_counter() - start:.2f} s")
     start = time.perf_counter()
-    knister.load(directory, rebuild=True)
+    knister.load(directory, rebuild=rebuild)
     print(f"knister: {time.perf_counter() - start:.2f} s")
 
 
@@ -116,10 +116,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     play.add_argument("--level", choices=LEVELS, required=True)
     play.add_argument("--games", type=int, default=1000)
     play.add_argument("--seed", type=int, default=0)
-    commands.add_parser("build", help="build every table and print the time each took")
+    build = commands.add_parser("build", help="build every table and print the time each took")
+    build.add_argument(
+        "--missing", action="store_true", help="build only the tables the cache folder lacks (the bot's start-up)"
+    )
     args = parser.parse_args(argv)
     if args.command == "build":
-        _build(args.dir)
+        _build(args.dir, rebuild=not args.missing)
         return
     ruleset = _ruleset(args.game, args.rules)
     if args.command == "ev":

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from bot.strategy import __main__ as cli
 from bot.strategy.__main__ import main
 
 
@@ -49,3 +52,25 @@ def test_selfplay_prints_mean_sd_and_a_histogram(table_dir: Path, capsys: pytest
     assert out[1].startswith("mean ") and " sd " in out[1]
     assert len(out) == 2 + 12
     assert sum(int(line.split()[3]) for line in out[2:]) == 300
+
+
+@pytest.mark.parametrize(("argv", "rebuilt"), [(["build"], True), (["build", "--missing"], False)])
+def test_build_rebuilds_every_table_unless_only_missing_ones_are_asked_for(
+    argv: list[str], rebuilt: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bot's start-up runs ``build --missing``: a restart with a filled cache must not rebuild every table."""
+    calls: list[tuple[str, bool]] = []
+
+    def recorder(name: str) -> Callable[..., None]:
+        def load(*args: object, rebuild: bool = False) -> None:
+            calls.append((name, rebuild))
+
+        return load
+
+    monkeypatch.setattr(cli.kniffel, "load", recorder("kniffel"))
+    monkeypatch.setattr(cli.dicepoker, "load", recorder("dicepoker"))
+    monkeypatch.setattr(cli.knister, "load", recorder("knister"))
+    monkeypatch.setattr(cli.tutto, "solve_turn", functools.lru_cache(lambda: None))
+    cli.main(["--dir", str(tmp_path), *argv])
+    assert [name for name, _ in calls] == ["kniffel", "kniffel", "dicepoker", "knister"]
+    assert {flag for _, flag in calls} == {rebuilt}

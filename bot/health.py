@@ -1,0 +1,72 @@
+"""A heartbeat file for container health checks: touched while the process has every one of its shards connected.
+
+The bot serves no HTTP, so ``docker compose``'s health check cannot ask it anything; instead the bot touches
+``HEALTH_FILE`` every few seconds while it is ready and no shard's connection is closed, and
+``python -m bot health`` (the check) only reads the file's age. A process that hangs, lost its gateway or never
+got ready stops touching it and turns unhealthy within :data:`STALE_AFTER` seconds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+#: Seconds between two touches of the file.
+BEAT_EVERY = 10.0
+#: A file older than this means unhealthy: several missed beats, not one slow one.
+STALE_AFTER = 60.0
+
+
+class Heartbeat:
+    """Touches ``path`` every ``every`` seconds while ``healthy()`` says so."""
+
+    def __init__(self, path: Path, healthy: Callable[[], bool], every: float = BEAT_EVERY) -> None:
+        self.path = path
+        self._healthy = healthy
+        self._every = every
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.create_task(self._run(), name="dicebot-heartbeat")
+
+    async def stop(self) -> None:
+        """Stop beating and remove the file: a stopped bot is not healthy."""
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+        self.path.unlink(missing_ok=True)
+
+    def beat(self) -> None:
+        """Touch the file if the process is healthy now (a full disk is logged, never raised)."""
+        if not self._healthy():
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.path.touch()
+        except OSError as error:
+            log.warning("could not touch the health file %s: %s", self.path, error)
+
+    async def _run(self) -> None:
+        while True:
+            self.beat()
+            await asyncio.sleep(self._every)
+
+
+def problem(path: Path, now: float | None = None, stale_after: float = STALE_AFTER) -> str | None:
+    """Why the process writing ``path`` is unhealthy, or None when its last beat is recent."""
+    try:
+        age = (time.time() if now is None else now) - path.stat().st_mtime
+    except FileNotFoundError:
+        return f"no heartbeat in {path} (the bot is starting, stopped, or never got ready)"
+    if age > stale_after:
+        return f"the last heartbeat in {path} is {age:.0f} s old (a shard is disconnected or the bot hangs)"
+    return None

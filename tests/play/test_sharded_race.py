@@ -1,0 +1,140 @@
+"""Two services (as two bot processes) on one database race for the same game: it advances exactly once.
+
+Sharding gives every game one owner, but during a restart or a misconfiguration two processes can still fire the
+same deadline. The optimistic version check is the last line of defence: both load the same version, both decide,
+only one save is written; the loser neither shows nor announces anything.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from dataclasses import replace
+from pathlib import Path
+
+from bot.play.service import GameService
+from bot.sharding import ShardScope, shard_of
+from bot.storage import Database, GameRecord, GamesRepository, Seat
+from bot.ui.render import Rendered
+from cogs.kniffel import SPEC as KNIFFEL
+
+NOW = 1_800_000_000.0
+#: Guild ids on shard 0 and shard 1 of 2 (the shard is taken from the bits above the low 22).
+GUILD_ON_0 = 4 << 22
+GUILD_ON_1 = 5 << 22
+
+
+class Recorder:
+    """The channels of one process: what it edited and announced."""
+
+    def __init__(self) -> None:
+        self.edits: list[int] = []
+        self.posts: list[list[str]] = []
+
+    async def edit(self, record: GameRecord, rendered: Rendered) -> bool:
+        self.edits.append(record.version)
+        return True
+
+    async def post(self, record: GameRecord, lines: list[str]) -> None:
+        self.posts.append(lines)
+
+
+class LoadsTogether(GamesRepository):
+    """A repository whose ``get`` returns only when every racer has loaded: both decide from the same version."""
+
+    def __init__(self, db: Database, gate: asyncio.Barrier, shards: ShardScope | None = None) -> None:
+        super().__init__(db, shards)
+        self._gate = gate
+
+    async def get(self, game_id: int) -> GameRecord | None:
+        record = await super().get(game_id)
+        await self._gate.wait()
+        return record
+
+
+async def running_game(games: GamesRepository, guild_id: int | None, channel_id: int) -> GameRecord:
+    """A two-person Kniffel game whose turn timed out a second ago."""
+    lobby = await games.create(
+        kind="kniffel", variant="kniffel", guild_id=guild_id, channel_id=channel_id, host=Seat.user(11, "Alice"),
+        locale="en-US", options={}, deadline_at=None, others=(Seat.user(12, "Bob"),),
+    )  # fmt: skip
+    state = KNIFFEL.engine.new_game(["11", "12"], random.Random(1))
+    running = replace(lobby, status="running", state=state.dump(), message_id=99, deadline_at=NOW - 1)
+    return await games.save(running, before=lobby)
+
+
+def service(games: GamesRepository, channels: Recorder) -> GameService:
+    return GameService(games, {"kniffel": KNIFFEL}, channels, rng=lambda: random.Random(2), clock=lambda: NOW)
+
+
+async def test_two_processes_firing_one_deadline_play_the_timeout_once(tmp_path: Path) -> None:
+    path = tmp_path / "shared.sqlite3"
+    first, second = await Database.open(path), await Database.open(path)
+    try:
+        record = await running_game(GamesRepository(first), GUILD_ON_0, 1)
+        gate = asyncio.Barrier(2)
+        a, b = Recorder(), Recorder()
+        racers = [service(LoadsTogether(first, gate), a), service(LoadsTogether(second, gate), b)]
+        await asyncio.gather(*(racer.on_deadline(record.id) for racer in racers))
+        stored = await GamesRepository(first).get(record.id)
+    finally:
+        await first.close()
+        await second.close()
+    assert stored is not None
+    assert stored.version == record.version + 1, "exactly one of the two saves was written"
+    assert sum(seat.timeouts for seat in stored.seats) == 1, "the timed-out turn was played once"
+    assert len(a.posts) + len(b.posts) == 1, "only the winner announced the timeout"
+    assert len(a.edits) + len(b.edits) == 1
+
+
+async def test_each_process_fires_only_the_deadlines_of_its_shards(tmp_path: Path) -> None:
+    path = tmp_path / "shared.sqlite3"
+    db = await Database.open(path)
+    try:
+        everything = GamesRepository(db)
+        on_0 = await running_game(everything, GUILD_ON_0, 1)
+        on_1 = await running_game(everything, GUILD_ON_1, 2)
+        assert (shard_of(on_0.guild_id, 2), shard_of(on_1.guild_id, 2)) == (0, 1)
+        zero, one = GamesRepository(db, ShardScope.of(2, [0])), GamesRepository(db, ShardScope.of(2, [1]))
+        assert await zero.due(NOW) == [on_0.id]
+        assert await one.due(NOW) == [on_1.id]
+        assert sorted(await everything.due(NOW)) == sorted([on_0.id, on_1.id])
+        assert await zero.next_deadline() == await one.next_deadline() == NOW - 1
+        assert await zero.behind() == [on_0.id] and await one.behind() == [on_1.id]
+    finally:
+        await db.close()
+
+
+async def test_a_process_with_no_games_on_its_shards_sleeps(tmp_path: Path) -> None:
+    """A deadline on another shard must not wake this process over and over (it could never fire it)."""
+    db = await Database.open(tmp_path / "shared.sqlite3")
+    try:
+        await running_game(GamesRepository(db), GUILD_ON_1, 1)
+        zero = GamesRepository(db, ShardScope.of(2, [0]))
+        assert await zero.next_deadline() is None
+        assert await zero.due(NOW) == []
+    finally:
+        await db.close()
+
+
+async def test_direct_message_games_and_huge_guild_ids_land_on_the_right_shard(tmp_path: Path) -> None:
+    """Shard 0 owns direct messages; ids near 2**63 shift and divide the same in SQL as in Python."""
+    db = await Database.open(tmp_path / "shared.sqlite3")
+    big = (1 << 63) - 1
+    try:
+        everything = GamesRepository(db)
+        dm = await running_game(everything, None, 1)
+        huge = await running_game(everything, big, 2)
+        for count in (1, 2, 3, 7, 16):
+            for shard in range(count):
+                scope = GamesRepository(db, ShardScope.of(count, [shard]))
+                expected = [g.id for g in (dm, huge) if shard_of(g.guild_id, count) == shard]
+                assert sorted(await scope.due(NOW)) == sorted(expected), (count, shard)
+    finally:
+        await db.close()
+
+
+def test_shard_of_matches_discords_formula() -> None:
+    assert shard_of(None, 5) == 0
+    assert shard_of(81384788765712384, 1) == 0
+    assert shard_of(81384788765712384, 2) == (81384788765712384 >> 22) % 2

@@ -1,0 +1,75 @@
+"""``compose.yaml`` without Docker: its bot services differ only in SHARD_IDS, which together cover every shard
+once, and every variable it gives the bot is one the bot reads. (``tests/e2e/test_shards.py`` runs the same
+configuration as processes.)"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from bot.settings import HealthSettings, LaunchSettings, Settings
+
+COMPOSE = Path(__file__).resolve().parents[1] / "compose.yaml"
+
+
+def compose() -> dict[str, Any]:
+    loaded: dict[str, Any] = yaml.safe_load(COMPOSE.read_text())
+    return loaded
+
+
+def bots() -> dict[str, dict[str, Any]]:
+    return {name: service for name, service in compose()["services"].items() if name.startswith("bot")}
+
+
+def known_variables() -> set[str]:
+    fields = {*Settings.model_fields, *LaunchSettings.model_fields, *HealthSettings.model_fields}
+    return {name.upper() for name in fields}
+
+
+def test_bot_services_differ_only_in_their_shard_ids() -> None:
+    services = bots()
+    assert len(services) >= 2
+    without_ids = []
+    for service in services.values():
+        environment = dict(service["environment"])
+        environment.pop("SHARD_IDS")
+        without_ids.append({**service, "environment": environment})
+    assert all(service == without_ids[0] for service in without_ids)
+
+
+def test_the_shard_ids_cover_every_shard_once() -> None:
+    services = bots()
+    counts = {int(service["environment"]["SHARD_COUNT"]) for service in services.values()}
+    assert len(counts) == 1
+    ids = sorted(
+        int(shard) for service in services.values() for shard in service["environment"]["SHARD_IDS"].split(",")
+    )
+    assert ids == list(range(counts.pop()))
+
+
+def test_every_bot_variable_is_a_setting() -> None:
+    for service in bots().values():
+        assert set(service["environment"]) <= known_variables()
+        assert service["env_file"] == ".env"
+
+
+def test_bots_wait_for_a_healthy_database_restart_and_check_their_health() -> None:
+    document = compose()
+    database = document["services"]["postgres"]
+    assert "healthcheck" in database and database["volumes"]
+    for service in bots().values():
+        assert service["depends_on"] == {"postgres": {"condition": "service_healthy"}}
+        assert service["restart"] == "unless-stopped"
+        assert service["healthcheck"]["test"] == ["CMD", "python", "-m", "bot", "health"]
+        assert service["environment"]["HEALTH_FILE"]
+        assert service["environment"]["DATABASE_URL"].startswith("postgresql://")
+        for volume in service["volumes"]:
+            assert volume.split(":")[0] in document["volumes"]
+
+
+def test_the_env_example_lists_the_sharding_settings() -> None:
+    example = (COMPOSE.parent / ".env.example").read_text()
+    for name in ("SHARD_COUNT=", "SHARD_IDS=", "HEALTH_FILE="):
+        assert f"\n{name}" in example

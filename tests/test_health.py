@@ -1,0 +1,62 @@
+"""The heartbeat file and ``python -m bot health``, the container health check of ``compose.yaml``."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from bot.health import STALE_AFTER, Heartbeat, problem
+
+
+def test_the_file_is_touched_only_while_healthy(tmp_path: Path) -> None:
+    path = tmp_path / "run" / "dicebot.health"
+    healthy = False
+    beat = Heartbeat(path, lambda: healthy)
+    beat.beat()
+    assert not path.exists()
+    healthy = True
+    beat.beat()
+    assert path.exists()
+
+
+def test_a_missing_or_old_file_is_a_problem(tmp_path: Path) -> None:
+    path = tmp_path / "dicebot.health"
+    assert "no heartbeat" in (problem(path) or "")
+    path.touch()
+    written = path.stat().st_mtime
+    assert problem(path, now=written + 1) is None
+    assert "s old" in (problem(path, now=written + STALE_AFTER + 1) or "")
+
+
+async def test_stopping_removes_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "dicebot.health"
+    beat = Heartbeat(path, lambda: True)
+    beat.start()
+    beat.beat()
+    assert path.exists()
+    await beat.stop()
+    assert not path.exists()
+
+
+def health(env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    clean = {key: value for key, value in os.environ.items() if key != "HEALTH_FILE"}
+    return subprocess.run(
+        [sys.executable, "-m", "bot", "health"], env={**clean, **env}, cwd=cwd, capture_output=True, text=True
+    )
+
+
+def test_the_check_exits_0_fresh_1_stale_2_unconfigured(tmp_path: Path) -> None:
+    path = tmp_path / "dicebot.health"
+    unset = health({}, tmp_path)
+    assert (unset.returncode, unset.stderr.count("\n")) == (2, 1)
+    assert "HEALTH_FILE is not set" in unset.stderr
+    missing = health({"HEALTH_FILE": str(path)}, tmp_path)
+    assert missing.returncode == 1 and "no heartbeat" in missing.stderr
+    path.touch()
+    assert health({"HEALTH_FILE": str(path)}, tmp_path).returncode == 0
+    old = path.stat().st_mtime - STALE_AFTER - 5
+    os.utime(path, (old, old))
+    stale = health({"HEALTH_FILE": str(path)}, tmp_path)
+    assert stale.returncode == 1 and "s old" in stale.stderr
