@@ -50,6 +50,9 @@ UNAVAILABLE: tuple[type[BaseException], ...] = (
     asyncpg.exceptions.QueryCanceledError,  # statement_timeout
     asyncpg.exceptions.InsufficientResourcesError,  # disk full, too many connections
     asyncpg.exceptions.CannotConnectNowError,
+    # A connection the server ended while it was idle can be left in a state asyncpg refuses to use
+    # ("another operation is in progress"): a broken connection, replaced like the others.
+    asyncpg.exceptions.InternalClientError,
 )
 #: What cannot connect or use the server, for the messages at start-up.
 UNUSABLE: tuple[type[BaseException], ...] = (*UNAVAILABLE, asyncpg.PostgresError, ValueError)

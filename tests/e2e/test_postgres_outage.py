@@ -46,12 +46,14 @@ async def test_connections_ended_by_the_server_are_replaced_without_a_failed_cli
 
         admin = await asyncpg.connect(base)
         try:
-            ended = await admin.fetch(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1", name
-            )
-            assert ended, "the bot holds at least one connection"
-            # pg_terminate_backend only signals: wait until the server has really ended those sessions.
-            while await admin.fetchval("SELECT COUNT(*) FROM pg_stat_activity WHERE application_name = $1", name):
+            # The bot's sessions first, then only those: the server is shared with other tests and their sessions.
+            found = await admin.fetch("SELECT pid FROM pg_stat_activity WHERE application_name = $1", name)
+            pids = [row[0] for row in found]
+            assert pids, "the bot holds at least one connection"
+            await admin.execute("SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid", pids)
+            # pg_terminate_backend only signals: wait until the server has really ended those sessions (the bot may
+            # meanwhile open new ones, under the same name: those are not waited for).
+            while await admin.fetchval("SELECT COUNT(*) FROM pg_stat_activity WHERE pid = ANY($1::int[])", pids):
                 await admin.execute("SELECT pg_stat_clear_snapshot()")
         finally:
             await admin.close()
