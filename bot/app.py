@@ -212,6 +212,7 @@ class DiceBot(commands.AutoShardedBot):
                     with contextlib.suppress(asyncio.CancelledError):
                         await self._catch_up
                 await self.service.shown.stop()
+                await self.service.followers.close()
             await super().close()
             if hasattr(self, "db"):
                 await self.db.close()

@@ -46,7 +46,7 @@ SPEC = GameSpec(
     timeout_minutes=(2, 1, 60),
     to_action=to_action,
     turn_key=turn_key,
-    private_views={"grid": PrivateView(UI.render_grid)},
+    private_views={"grid": PrivateView(UI.render_grid, follows=True)},
     private_refresh={"place": "grid"},
     stamp_of=stamp_of,
 )

@@ -73,12 +73,27 @@ class InteractionRequest:
         async with _answering():
             await self.interaction.response.defer()
 
+    def private_message(self) -> OriginalResponse:
+        return OriginalResponse(self.interaction)
+
     async def _private_text(self, text: str) -> None:
         async with _answering():
             if self.interaction.response.is_done():
                 await self.interaction.followup.send(text, ephemeral=True)
             else:
                 await self.interaction.response.send_message(text, ephemeral=True)
+
+
+class OriginalResponse:
+    """The interaction's original response, edited through its token (``PATCH /webhooks/{app}/{token}/messages/
+    @original``): the reply it created, or the message a click on a component updated (type 7)."""
+
+    def __init__(self, interaction: discord.Interaction[Any]) -> None:
+        self._interaction = interaction
+
+    async def edit(self, rendered: Rendered) -> None:
+        async with _answering():
+            await self._interaction.edit_original_response(**rendered.kwargs())
 
 
 @contextlib.asynccontextmanager

@@ -20,6 +20,13 @@ class ResponseFailed(Exception):
     """
 
 
+class PrivateMessage(Protocol):
+    """A message only one player sees, editable later through the interaction that showed it (15 minutes)."""
+
+    async def edit(self, rendered: Rendered) -> None:
+        """Replace what the message shows; raises on any failure (the caller forgets the message)."""
+
+
 class Request(Protocol):
     """One request to the service (a slash command or a click): who asks, from where, and how to answer them."""
 
@@ -55,6 +62,10 @@ class Request(Protocol):
 
     async def acknowledge(self) -> None:
         """Answer a click without changing the message it came from."""
+
+    def private_message(self) -> PrivateMessage:
+        """The message only the asker sees that this request's answer showed (a private reply, or the private
+        message a click updated), to edit it later while the interaction's token lives."""
 
 
 class Channels(Protocol):

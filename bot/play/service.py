@@ -21,6 +21,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 from bot.engine.core import GameError, secure_rng
 from bot.i18n import game_locale, has, t
 from bot.play import computer, transitions
+from bot.play.following import Followers
 from bot.play.inflight import InFlight
 from bot.play.ports import Channels, Request, ResponseFailed
 from bot.play.shown import ShownVersions
@@ -65,6 +66,8 @@ def tracked(
                 log.warning("%s: the database did not answer (%s); nothing changed", method.__name__, error)
                 await request.refuse("play.storage_unavailable")
                 return None
+            finally:
+                service.followers.flush()  # after the answer: private views follow in the background
 
     functools.update_wrapper(run, method)
     return run
@@ -156,6 +159,8 @@ class GameService:
         self.on_saved: Callable[[GameRecord], None] = lambda record: None
         self.in_flight = InFlight()
         self.shown = ShownVersions(games, self.show_again)
+        #: Each player's latest following private view (a Knister grid), edited when its game changes.
+        self.followers = Followers(self._render_private, clock)
         #: The language a server chose with ``/settings language`` (None: its preferred locale).
         self.guild_language: Callable[[int], Awaitable[str | None]] = no_guild_language
 
@@ -250,7 +255,10 @@ class GameService:
             await request.refuse(refusal.key, **refusal.params)
             return
         game = Game.load(spec, record)
-        await request.show_private(spec.private_views[view].render(table(game, request.locale), who.player))
+        rendered = spec.private_views[view].render(table(game, request.locale), who.player)
+        await request.show_private(rendered)
+        if target is None:
+            self._follow(request, spec, game, view, rendered)
 
     @tracked
     async def _command(self, request: Request, spec: AnySpec, decide: Callable[[Game], Outcome]) -> None:
@@ -333,9 +341,12 @@ class GameService:
                 await request.update(rendered)
                 self.shown.note(saved.record)
                 return
-            private = spec.private_views.get(spec.private_refresh.get(click.action, ""))
+            view = spec.private_refresh.get(click.action, "")
+            private = spec.private_views.get(view)
             if private is not None:
-                await request.update(private.render(table(saved, request.locale), request.actor.player))
+                rendered = private.render(table(saved, request.locale), request.actor.player)
+                await request.update(rendered)
+                self._follow(request, spec, saved, view, rendered)
             else:
                 await request.acknowledge()
         except ResponseFailed as failed:
@@ -447,7 +458,23 @@ class GameService:
             await request.refuse("play.not_seated", name=request.actor.name)
             return
         game = Game.load(spec, record)
-        await request.show_private(view.render(table(game, request.locale), request.actor.player))
+        rendered = view.render(table(game, request.locale), request.actor.player)
+        await request.show_private(rendered)
+        self._follow(request, spec, game, click.action, rendered)
+
+    def _follow(self, request: Request, spec: AnySpec, game: Game, view: str, rendered: Rendered) -> None:
+        """The asker now sees their private ``view`` as ``rendered``: keep it current if it is one that follows."""
+        if spec.private_views[view].follows and game.record.active:
+            self.followers.follow(game, request.actor.player, view, request.locale, request.private_message(), rendered)
+
+    def _render_private(self, game: Game, view: str, player: str, locale: str) -> Rendered:
+        """A following private view as it is now; without controls once the game was abandoned."""
+        spec = self.specs[game.record.kind]
+        rendered = spec.private_views[view].render(table(game, locale), player)
+        if game.record.status == "abandoned":
+            rendered.content = t("play.abandoned_banner", locale)
+            rendered.layout = type(rendered.layout)()
+        return rendered
 
     # ---------------------------------------------------------------- deadlines
 
@@ -543,6 +570,7 @@ class GameService:
         if not record.active:
             self._locks.pop(record.id, None)
         saved = Game(record, outcome.after.state)
+        self.followers.changed(saved)
         self._prepare_computers(saved)
         self.on_saved(record)
         return saved

@@ -25,6 +25,9 @@ class PrivateView:
     render: PrivateRenderer
     #: False for views any seated player may open; the clicker must be seated either way.
     players_only: bool = True
+    #: True for views that go stale in a way that matters (a Knister grid): the player's latest one is edited
+    #: when the game changes (``bot/play/following.py``). A scorecard may stay as it was opened.
+    follows: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Sequence
 
 import discord
@@ -33,6 +34,65 @@ def monospace_table(rows: Sequence[Sequence[object]], align_right_from: int = 1)
         ]
         lines.append(" ".join(parts).rstrip())
     return "```\n" + "\n".join(lines) + "\n```"
+
+
+#: Monospace characters a code block shows per line on a 375 px phone without wrapping: the embed leaves about
+#: 290 px of code block and a code font of 12-13 px draws 7.2-7.8 px a character (34-38 columns); 32 keeps a margin.
+PHONE_COLUMNS = 32
+#: The narrowest column of a player in a card table: the header shows this much of the name.
+NAME_COLUMN = 5
+
+
+def monospace_safe(text: str) -> str:
+    """``text`` without the characters that would not take exactly one column of a code block (emoji, wide
+    letters, combining marks), so a table's columns stay aligned."""
+    return "".join(
+        char
+        for char in text
+        if not unicodedata.combining(char)
+        and unicodedata.category(char) not in ("Mn", "Cf", "So")
+        and unicodedata.east_asian_width(char) not in ("W", "F")
+    )
+
+
+def card_tables(
+    labels: Sequence[str], columns: Sequence[tuple[str, Sequence[str]]], width: int = PHONE_COLUMNS
+) -> list[str]:
+    """Cards side by side: one code block per group of players, a row per box, a column per player.
+
+    ``columns`` are (player name, values in the order of ``labels``). As many players share a block as fit
+    ``width`` characters (a phone's line), so a block never wraps; the rest go into the next blocks. Names are cut
+    to the column's width without spaces (duplicates after the cut are numbered) and made safe for monospace.
+    """
+    label_width = max(len(label) for label in labels)
+    value_width = max([NAME_COLUMN, *(len(value) for _, values in columns for value in values)])
+    per_block = max(1, (width - label_width) // (value_width + 1))
+    headers = _headers([name for name, _ in columns], value_width)
+    blocks = []
+    for start in range(0, len(columns), per_block):
+        group = list(zip(headers, columns, strict=True))[start : start + per_block]
+        lines = [" " * label_width + "".join(f" {header:>{value_width}}" for header, _ in group)]
+        for row, label in enumerate(labels):
+            cells = "".join(f" {values[row]:>{value_width}}" for _, (_, values) in group)
+            lines.append(f"{label:<{label_width}}{cells}")
+        blocks.append("```\n" + "\n".join(line.rstrip() for line in lines) + "\n```")
+    return blocks
+
+
+def _headers(names: Sequence[str], width: int) -> list[str]:
+    cut = ["".join(monospace_safe(name).split())[:width] or "?" for name in names]
+    seen: dict[str, int] = {}
+    for name in cut:
+        seen[name] = seen.get(name, 0) + 1
+    numbered = []
+    counters: dict[str, int] = {}
+    for name in cut:
+        if seen[name] > 1:
+            counters[name] = counters.get(name, 0) + 1
+            suffix = str(counters[name])
+            name = name[: width - len(suffix)] + suffix
+        numbered.append(name)
+    return numbered
 
 
 def shorten(text: str, limit: int) -> str:

@@ -17,7 +17,7 @@ import discord
 from bot.engine import fivedice
 from bot.engine.core import Event
 from bot.i18n import number, t
-from bot.ui.common import COLOUR_OVER, COLOUR_PLAYING, DIE_FACES, faces, monospace_table, shorten
+from bot.ui.common import COLOUR_OVER, COLOUR_PLAYING, DIE_FACES, card_tables, faces, monospace_table, shorten
 from bot.ui.render import Rendered, Table, custom_id
 
 FIELD_LIMIT = 1024
@@ -128,9 +128,10 @@ class ScorecardUI:
             if state.rolls:
                 held = state.held[index]
                 can_hold = fivedice.ToggleHold(index=index) in legal
+                # A held die shows 🔒 and its number without the face: five held still fit a phone's row.
                 layout.button(
                     0,
-                    f"{DIE_FACES[state.dice[index]]} {state.dice[index]}",
+                    str(state.dice[index]) if held else f"{DIE_FACES[state.dice[index]]} {state.dice[index]}",
                     custom_id(game, "hold", f"{index}.{int(not held)}", roll_stamp(state)),
                     style=discord.ButtonStyle.primary if held else discord.ButtonStyle.secondary,
                     emoji="🔒" if held else None,
@@ -154,9 +155,26 @@ class ScorecardUI:
             description="\n".join(self.final_lines(table)),
             colour=COLOUR_OVER,
         )
+        if len(state.players) > 2:
+            # Inline fields stack on a phone: one table with a column per player reads at any width.
+            blocks = self.card_tables(table)
+            for index, block in enumerate(blocks):
+                name = t("dice.cards", locale) if index == 0 else "\u200b"
+                embed.add_field(name=name, value=block, inline=False)
+            return Rendered(embeds=[embed])
         for player in state.players:
             embed.add_field(name=shorten(table.name(player), 256), value=self.card_block(table, player), inline=True)
         return Rendered(embeds=[embed])
+
+    def card_tables(self, table: Table) -> list[str]:
+        """Every player's card in code blocks a phone shows without wrapping, a column per player."""
+        cards = [self.card_rows(table, player) for player in table.state.players]
+        labels = [label for label, _ in cards[0]]
+        columns = [
+            (table.name(player), [value for _, value in card])
+            for player, card in zip(table.state.players, cards, strict=True)
+        ]
+        return [shorten(block, FIELD_LIMIT) for block in card_tables(labels, columns)]
 
     def card_block(self, table: Table, player: str) -> str:
         return shorten(monospace_table(self.card_rows(table, player)), FIELD_LIMIT)

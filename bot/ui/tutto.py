@@ -25,7 +25,9 @@ from bot.ui.common import COLOUR_OVER, COLOUR_PLAYING, DIE_FACES, faces, monospa
 from bot.ui.render import Rendered, Table, custom_id
 
 BAR_WIDTH = 10
-NAME_WIDTH = 14
+#: Names in the scoreboard code block: with the marker, a 5-digit score and the bar a line stays within 32
+#: columns (what a 375 px phone shows without wrapping, `bot.ui.common.PHONE_COLUMNS`).
+NAME_WIDTH = 12
 DICE_PER_ROW = 3
 """Six dice split 3 + 3 so the labels stay readable on phones; fewer fit one row of Discord's five."""
 ACTION_ROW = 3
@@ -229,9 +231,10 @@ class TuttoUI:
         per_row = DICE_PER_ROW if len(state.roll) == tutto.DICE else len(state.roll)
         for index, face in enumerate(state.roll):
             selected = index in state.selected
+            # A selected die shows ✅ and its number without the face: five selected still fit a phone's row.
             rendered.layout.button(
                 index // per_row,
-                f"{DIE_FACES[face]} {face}",
+                str(face) if selected else f"{DIE_FACES[face]} {face}",
                 custom_id(game, "die", index, stamp),
                 style=discord.ButtonStyle.primary if selected else discord.ButtonStyle.secondary,
                 emoji="✅" if selected else None,

@@ -177,6 +177,15 @@ async def test_knister_computers_place_as_soon_as_the_roll_is_announced(bot: Har
     state = await h.state()
     assert state.roller == "cpu-normal-1" and state.dice is None
     await h.advance(STEP)  # the computer rolls
+    rolled = await h.state()
+    await h.server.wait_for(  # Alice's open grid follows the computer's roll (a deadline, not a click)
+        lambda: (
+            "round 2/" in grid.text
+            and f"= {rolled.number}" in grid.text
+            and any(not button.disabled for button in grid.buttons)
+        ),
+        what="Alice's grid to show the computer's roll",
+    )
     await h.advance(STEP)  # both computers place
     state = await h.state()
     assert state.dice is not None and set(state.placed) == {"cpu-normal-1", "cpu-perfect-1"}

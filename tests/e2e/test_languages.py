@@ -39,7 +39,7 @@ async def test_the_lobby_speaks_the_servers_locale_and_refusals_the_clickers(har
     await harness.start_bot(EXTENSIONS)
     lobby = await harness.open_lobby("kniffel", harness.alice)
     assert lobby.embeds[0]["title"] == t("lobby.title", "hu", game="Kniffel")
-    assert [button.label for button in lobby.buttons] == ["Beszállok", "Kiszállok", "Indítás", "Mégse", "💡 Tippek: be"]
+    assert [button.label for button in lobby.buttons] == ["Játszom", "Kilépek", "Indítás", "Mégse", "💡 Tippek: be"]
     assert lobby.select(prefix="g:").placeholder == "Gépi játékos hozzáadása…"
     assert await press(harness, harness.bob, lobby, "leave") == t("lobby.not_joined", "pl")
     assert await press(harness, harness.bob, lobby, "start") == t("lobby.host_only", "pl", name="Alice")

@@ -131,7 +131,7 @@ async def test_a_whole_kniffel_game_on_a_hungarian_server(harness: Harness) -> N
         await score_best(h, seen, game)
     await h.wait_post("🏆 Győztes:")
     assert t("dice.final_title", "hu", game="Kniffel") in game.text
-    assert {"Dobás", "Beszállok", "Beírás…"} <= seen.texts
+    assert {"Dobás", "Játszom", "Beírás…"} <= seen.texts
     assert seen.english("hu") == []
 
 

@@ -256,3 +256,58 @@ async def test_followup_with_file_then_edit_attachments(scene: Scene, bot: StubB
     assert followup.content == "no sheet"
     assert followup.attachments == []
     assert reply.messages == [reply.original, followup]
+
+
+# -- editing an ephemeral message through the interaction's token (as Discord does: the only way to edit one) --
+
+
+async def patch_original(scene: Scene, token: str, body: dict[str, object]) -> tuple[int, dict[str, object]]:
+    """``PATCH /webhooks/{app}/{token}/messages/@original`` (no bot token: the interaction token is the key)."""
+    url = f"{scene.server.api_base}/webhooks/{scene.server.application_id}/{token}/messages/@original"
+    async with aiohttp.ClientSession() as http, http.patch(url, json=body) as response:
+        return response.status, await response.json()
+
+
+async def test_an_ephemeral_reply_is_edited_through_its_token(scene: Scene, bot: StubBot) -> None:
+    server = scene.server
+    reply = await server.slash(scene.alice, scene.channel, "game secret")
+    message = await reply.message()
+    status, payload = await patch_original(scene, reply.token, {"content": "your grid, round 2"})
+    assert status == 200
+    assert payload["id"] == str(message.id)
+    assert payload["flags"] & 64  # still ephemeral: an edit never changes that
+    assert message.content == "your grid, round 2"
+    assert message.button(label="Join")  # fields absent from the PATCH are kept
+    assert message.ephemeral
+    assert message in server.visible_messages(scene.channel, scene.alice)
+    assert message not in server.visible_messages(scene.channel, scene.bob)
+    assert not [f for f in server.gateway_frames if f.t == "MESSAGE_UPDATE" and f.d["id"] == str(message.id)]
+    # The channel routes do not know ephemeral messages: 404 Unknown Message, even for the bot.
+    url = f"{server.api_base}/channels/{scene.channel.id}/messages/{message.id}"
+    headers = {"Authorization": f"Bot {TOKEN}"}
+    async with aiohttp.ClientSession() as http, http.patch(url, json={"content": "x"}, headers=headers) as response:
+        assert (response.status, (await response.json())["code"]) == (404, 10008)
+    assert message.content == "your grid, round 2"
+
+
+async def test_a_click_on_an_ephemeral_message_gives_a_token_that_edits_it(scene: Scene, bot: StubBot) -> None:
+    server = scene.server
+    reply = await server.slash(scene.alice, scene.channel, "game secret")
+    message = await reply.message()
+    click = await server.click_button(scene.alice, message, label="Join")
+    assert await click.message() is message  # type 7: the clicked message is the click's original response
+    status, _ = await patch_original(scene, click.token, {"content": "edited through the click's token"})
+    assert status == 200
+    assert message.content == "edited through the click's token"
+    assert message.ephemeral
+    assert message.edits == 2
+
+
+async def test_an_expired_token_cannot_edit_the_ephemeral_reply(scene: Scene, bot: StubBot) -> None:
+    server = scene.server
+    reply = await server.slash(scene.alice, scene.channel, "game secret")
+    message = await reply.message()
+    server.advance_time(server.token_lifetime + 1)
+    status, payload = await patch_original(scene, reply.token, {"content": "too late"})
+    assert (status, payload["code"]) == (401, 50027)
+    assert message.content == "only for you"

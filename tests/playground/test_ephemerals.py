@@ -30,13 +30,18 @@ async def test_a_stale_grid_button_answers_outdated_to_that_user_only(world: Wor
         await screen.click(await screen.pin(screen.message_with("Knister — round 1/25")), "Place 2")
     alice_grid = await alice.pin(alice.ephemerals().filter(has_text="Your grid"))
     bob_grid = await bob.pin(bob.ephemerals().filter(has_text="Your grid"))
+    # Bob presses Place again: only his latest grid follows the game, this first one stays as it was shown.
+    await bob.click(await bob.pin(bob.message_with("Knister — round 1/25")), "Place 2")
+    await expect(bob.ephemerals().filter(has_text="Your grid")).to_have_count(2)
+    bob_latest = await bob.pin(bob.ephemerals().filter(has_text="Your grid").last)
     await alice_grid.locator(".components").get_by_role("button").first.click()
     await expect(alice_grid.locator(".components").get_by_role("button").first).to_have_text("2")
 
-    # Bob never places: his time runs out, the bot places for him and round 2 starts. His round-1 grid is still
-    # on his screen with live-looking buttons, as a Discord client would keep it.
+    # Bob never places: his time runs out, the bot places for him and round 2 starts. His latest grid follows;
+    # the first is still on his screen with live-looking round-1 buttons, as a Discord client would keep it.
     await world.advance(ROUND_TIMEOUT + 1)
     await expect(round_message).to_contain_text("Knister — round 2/25")
+    await expect(bob_latest).to_contain_text("round 2/25")
     stale_cell = bob_grid.locator(".components").get_by_role("button").nth(12)
     await expect(stale_cell).to_be_enabled()
     await stale_cell.click()

@@ -124,7 +124,7 @@ async def dicepoker_de(world: World) -> Screen:
     set_server_locale(world, "de")
     screen = await world.screen("Alice", "general", TALL_DESKTOP)
     await speak(world, screen, "de")
-    await start(world, screen, "general", "dicepoker", "Starten")
+    await start(world, screen, "general", "dicepoker", "Start")
     game = await screen.pin(screen.message_with("Würfelpoker — Zug 1/"))
     await expect(game).to_contain_text("Teil 1: Schule")
     world.rng.script(6, 6, 6, 2, 3)

@@ -1,6 +1,7 @@
 """A running game of each kind at desktop and at phone width: nothing overflows sideways, every control is on screen.
 
-With ``PLAYGROUND_SCREENSHOTS=docs/screenshots`` these tests also write the README's screenshots.
+With ``PLAYGROUND_SCREENSHOTS=docs/screenshots`` these tests also write the README's screenshots (with an emoji
+font installed, e.g. Debian's ``fonts-noto-color-emoji``, or the emoji show as boxes).
 """
 
 from __future__ import annotations
@@ -27,12 +28,18 @@ async def dicepoker(world: World, screen: Screen) -> None:
 
 
 async def knister(world: World, screen: Screen) -> None:
-    world.rng.script(3, 4)
-    await screen.click(await screen.pin(screen.message_with("Knister — round 1/25")), "🎲 Roll")
-    await screen.click(await screen.pin(screen.message_with("Knister — round 1/25")), "Place 7")
+    world.rng.script(3, 4, 5, 6)
+    game = await screen.pin(screen.message_with("Knister — round 1/25"))
+    await screen.click(game, "🎲 Roll")
+    await screen.click(game, "Place 7")
     grid = await screen.pin(screen.ephemerals().filter(has_text="Your grid"))
     await grid.locator(".components").get_by_role("button").nth(12).click()
     await expect(grid.locator(".components").get_by_role("button").nth(12)).to_have_text("7")
+    # The next roll updates the open grid by itself: no Place click, its empty cells are ready for 11.
+    await screen.click(game, "🎲 Roll")
+    await expect(grid).to_contain_text("round 2/25")
+    await expect(grid).to_contain_text("= 11")
+    await expect(grid.locator(".components").get_by_role("button").first).to_be_enabled()
 
 
 async def tutto(world: World, screen: Screen) -> None:

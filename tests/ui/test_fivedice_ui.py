@@ -55,7 +55,9 @@ def play(engine: ModuleType, ui: ScorecardUI, kind: str, players: int, **options
     final = ui.render(table_for(state, ids, kind))
     assert_within_limits(final)
     assert final.layout.view().to_components() == []
-    assert len(final.embeds[0].fields) == players
+    assert len(final.embeds[0].fields) == (
+        players if players <= 2 else len(ui.card_tables(table_for(state, ids, kind)))
+    )
     for player in ids:
         assert_within_limits(ui.render_card(table_for(state, ids, kind), player))
 

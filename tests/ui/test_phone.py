@@ -1,0 +1,206 @@
+"""A 375 px phone: every row of buttons fits one line and the final scorecards one code block's width.
+
+The width model is the playground's phone layout (``fakediscord/web/style.css`` under 700 px, which follows
+Discord's own): 52 px of avatar gutter and 10 px of margin leave a row **313 px**; a button is 10 px of padding on
+each side, its emoji (18 px and a 6 px gap) and its text at 14 px; buttons are 8 px apart. Text is estimated at
+**7.5 px a character** (measured in Chromium with the system font: 5.7-7.1 px for the labels in use, 13 px only
+for a run of capital Ws) and 12.5 px for a die face (measured 12.2). Five dice buttons ``⚁ 2`` take 5 x 45 + 32 =
+257 px. Games are played with seeded random legal moves, so holds, stops and late turns are all seen.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import time
+import unicodedata
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from bot.i18n import languages
+from bot.play.service import GameService, lobby, table
+from bot.play.spec import AnySpec
+from bot.play.transitions import Game
+from bot.storage import GameRecord, Seat
+from bot.ui import lobby as lobby_ui
+from bot.ui.common import PHONE_COLUMNS, card_tables
+from bot.ui.render import Rendered, SeatView, Table
+from cogs.dicepoker import SPEC as DICEPOKER
+from cogs.kniffel import SPEC as KNIFFEL
+from cogs.knister import SPEC as KNISTER
+from cogs.tutto import SPEC as TUTTO
+
+#: The room of one action row on a 375 px phone, and the model's sizes (px).
+ROW = 313
+PADDING = 2 * 10
+GAP = 8
+EMOJI = 18 + 6
+CHAR = 7.5
+DIE = 12.5
+MAX_STEPS = 5000
+VARIANTS = {
+    "kniffel": ("kniffel", "classic"),
+    "dicepoker": ("russian",),
+    "knister": ("standard",),
+    "tutto": ("standard",),
+}
+
+
+def text_px(text: str) -> float:
+    """The estimated width of a label's text."""
+    width = 0.0
+    for char in text:
+        if "\u2680" <= char <= "\u2685":
+            width += DIE
+        elif unicodedata.east_asian_width(char) == "W" or unicodedata.category(char) == "So":
+            width += 20  # an emoji or symbol drawn as one
+        elif unicodedata.combining(char) or char in "\ufe0f\u200d":
+            continue
+        else:
+            width += CHAR
+    return width
+
+
+def button_px(component: dict[str, Any]) -> float:
+    label = component.get("label") or ""
+    emoji = EMOJI if component.get("emoji") else 0
+    return PADDING + emoji + text_px(label) - (6 if emoji and not label else 0)
+
+
+def row_px(row: dict[str, Any]) -> float:
+    buttons = [c for c in row["components"] if c["type"] == 2]
+    return sum(button_px(b) for b in buttons) + GAP * max(len(buttons) - 1, 0)
+
+
+def too_wide(rendered: Rendered) -> list[str]:
+    """The rows of a message wider than a phone's, described for the failure message."""
+    wide = []
+    for row in rendered.layout.view().to_components():
+        if row_px(row) > ROW:
+            labels = [f"{(c.get('emoji') or {}).get('name', '')}{c.get('label') or ''}" for c in row["components"]]
+            wide.append(f"{row_px(row):.0f}px: {labels}")
+    return wide
+
+
+def code_lines(rendered: Rendered) -> Iterator[str]:
+    """Every line inside a code block of the message's embeds."""
+    for embed in rendered.embeds:
+        texts = [embed.description or "", *(field.value or "" for field in embed.fields)]
+        for text in texts:
+            for block in re.findall(r"```\n?(.*?)```", text, flags=re.DOTALL):
+                yield from block.splitlines()
+
+
+def record(spec: AnySpec, players: list[str], language: str, status: str, variant: str) -> GameRecord:
+    seats = tuple(Seat(player, f"{'W' * 30}{index:02d}") for index, player in enumerate(players))
+    now = time.time()
+    return GameRecord(
+        id=987654321, kind=spec.kind, variant=variant, guild_id=1, channel_id=2, host=players[0], status=status,
+        version=123456, created_at=now, updated_at=now, locale=language, options={"timeout": 60, "hints": True},
+        seats=seats,
+    )  # fmt: skip
+
+
+def renders(spec: AnySpec, language: str, players: int, variant: str, seed: int) -> Iterator[Rendered]:
+    """Every message of one game played with random legal moves: lobby, each state, private views, the end."""
+    service = GameService.__new__(GameService)  # only its pure render (the Hint button) is used
+    service.specs = {spec.kind: spec}
+    ids = [str(10**17 + index) for index in range(players)]
+    yield lobby_ui.render(lobby(spec, record(spec, ids, language, "lobby", variant)))
+    rng = random.Random(seed)
+    engine = spec.engine
+    state = engine.new_game(ids, rng, **spec.engine_options({"target": 2000}, variant))
+    player = ids[0]
+    for _ in range(MAX_STEPS):
+        game = Game(record(spec, ids, language, "running", variant), state)
+        yield service.render(spec, game)
+        for view in spec.private_views.values():
+            yield view.render(table(game, language), player)
+        if engine.is_over(state):
+            return
+        player = engine.to_act(state)[0]
+        state = engine.apply(state, player, rng.choice(engine.legal_actions(state, player)), rng)
+    raise AssertionError("the game did not end")
+
+
+CASES = [
+    (spec, variant, players)
+    for spec in (KNIFFEL, DICEPOKER, KNISTER, TUTTO)
+    for variant in VARIANTS[spec.kind]
+    for players in sorted({1, 2, spec.max_players})
+]
+
+
+@pytest.mark.parametrize("language", languages())
+@pytest.mark.parametrize(("spec", "variant", "players"), CASES, ids=lambda v: getattr(v, "kind", str(v)))
+def test_every_button_row_and_code_block_fits_a_phone(spec: AnySpec, variant: str, players: int, language: str) -> None:
+    wide: dict[str, None] = {}
+    for rendered in renders(spec, language, players, variant, seed=players):
+        wide.update(dict.fromkeys(too_wide(rendered)))
+        wide.update(dict.fromkeys(f"code: {line!r}" for line in code_lines(rendered) if len(line) > PHONE_COLUMNS))
+    assert not wide, "\n".join(wide)
+
+
+def test_the_model_measures_five_dice_and_a_long_label() -> None:
+    dice = {"type": 1, "components": [{"type": 2, "label": "⚁ 2"}] * 5}
+    assert row_px(dice) == 5 * (20 + 12.5 + 7.5 + 7.5) + 4 * 8
+    assert row_px(dice) <= ROW
+    long = {"type": 1, "components": [{"type": 2, "label": "x" * 40}]}
+    assert row_px(long) > ROW
+
+
+# -- scorecards: one table with a column per player, never wider than a phone's code block --------------------
+
+NAMES = ["Alice", "Bob", "Bobby", "Dominika Wiśniewska", "Éva", "Bob", "🎲 Zoe", "W" * 32]
+
+
+def final_table(spec: AnySpec, variant: str, players: int, language: str) -> Rendered:
+    ids = [str(10**17 + index) for index in range(players)]
+    rng = random.Random(players)
+    engine = spec.engine
+    state = engine.new_game(ids, rng, **spec.engine_options({}, variant))
+    while not engine.is_over(state):
+        player = engine.to_act(state)[0]
+        state = engine.apply(state, player, rng.choice(engine.legal_actions(state, player)), rng)
+    seats = tuple(SeatView(player, NAMES[index]) for index, player in enumerate(ids))
+    rendered: Rendered = spec.ui.render(Table(seats, 1, 1, language, state))
+    return rendered
+
+
+SCORECARD_CASES = [(KNIFFEL, "kniffel"), (KNIFFEL, "classic"), (DICEPOKER, "russian")]
+
+
+@pytest.mark.parametrize("language", languages())
+@pytest.mark.parametrize(("spec", "variant"), SCORECARD_CASES, ids=lambda v: getattr(v, "kind", str(v)))
+def test_final_scorecards_of_three_or_more_are_one_table_a_phone_shows(
+    spec: AnySpec, variant: str, language: str
+) -> None:
+    for players in range(3, spec.max_players + 1):
+        embed = final_table(spec, variant, players, language).embeds[0]
+        blocks = [field.value or "" for field in embed.fields]
+        assert all(not field.inline for field in embed.fields)
+        headers = []
+        for block in blocks:
+            lines = block.strip("`\n").splitlines()
+            assert max(len(line) for line in lines) <= PHONE_COLUMNS, block
+            assert len({len(line.split()) for line in lines[1:]}) <= 2  # every row has a cell per player
+            headers += lines[0].split()
+        assert len(headers) == players  # every player has a column, once
+        assert len(set(headers)) == players
+
+
+@pytest.mark.parametrize(("spec", "variant"), SCORECARD_CASES, ids=lambda v: getattr(v, "kind", str(v)))
+def test_two_players_keep_a_card_each(spec: AnySpec, variant: str) -> None:
+    embed = final_table(spec, variant, 2, "en-US").embeds[0]
+    assert sorted(field.name for field in embed.fields) == sorted(NAMES[:2])
+
+
+def test_card_tables_split_players_into_blocks_that_fit() -> None:
+    labels = ["Ones", "Total"]
+    columns = [(name, ["3", "1,575"]) for name in ["Alice", "Alice B.", "🎲 Bob", "Carol", "Dan", "Eve"]]
+    blocks = card_tables(labels, columns, width=PHONE_COLUMNS)
+    assert [block.splitlines()[1] for block in blocks] == ["      Alic1 Alic2   Bob Carol", "        Dan   Eve"]
+    assert all(len(line) <= PHONE_COLUMNS for block in blocks for line in block.splitlines())
+    assert blocks[0].splitlines()[3] == "Total 1,575 1,575 1,575 1,575"
