@@ -27,7 +27,14 @@ from bot.play.discord_io import DiscordChannels
 from bot.play.scheduler import DeadlineScheduler
 from bot.play.service import GameService
 from bot.settings import Settings
-from bot.storage import Database, GamesRepository, GuildSettingsRepository, MetaRepository, ResultsRepository
+from bot.storage import (
+    Database,
+    GamesRepository,
+    GuildSettingsRepository,
+    HistoryRepository,
+    MetaRepository,
+    ResultsRepository,
+)
 
 log = logging.getLogger(__name__)
 #: Seconds a shutdown waits for clicks and commands in progress to finish their reply and save.
@@ -117,6 +124,7 @@ class DiceBot(commands.AutoShardedBot):
             clock=self.clock,
             brain=self.brain,
             computer_delay=self.settings.computer_delay,
+            history=HistoryRepository(self.db),
         )
         self.scheduler = DeadlineScheduler(self.games, self.service.on_deadline, clock=self.clock)
         self.service.on_saved = lambda record: self.scheduler.wake(record.deadline_at)

@@ -7,6 +7,7 @@ into service calls: the service was given every game's spec by the registry befo
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -15,6 +16,7 @@ from discord import app_commands
 from discord.app_commands import locale_str as _
 from discord.ext import commands
 
+from bot.i18n import t
 from bot.play.discord_io import InteractionRequest, actor_of
 from bot.play.spec import AnySpec
 from bot.ui import rules as rules_ui
@@ -87,6 +89,28 @@ class GameCog(commands.GroupCog):
         await interaction.response.send_message(
             embed=rules_ui.render(self.spec.kind, str(interaction.locale)), ephemeral=True
         )
+
+    @app_commands.command(
+        name=_("review", key="cmd.review.name"),
+        description=_("Review your decisions in a finished game, only to you", key="cmd.review.description"),
+    )
+    @app_commands.describe(game=_("Which game (default: your latest)", key="cmd.review.game"))
+    @app_commands.rename(game=_("game", key="cmd.option.game"))
+    async def review(self, interaction: discord.Interaction[Any], game: int | None = None) -> None:
+        await self.bot.service.review(InteractionRequest(interaction), self.spec, game)
+
+    @review.autocomplete("game")
+    async def review_games(self, interaction: discord.Interaction[Any], current: str) -> list[app_commands.Choice[int]]:
+        """The caller's last finished games of this kind (game number and when it ended, UTC)."""
+        games = await self.bot.service.reviews.choices(str(interaction.user.id), self.spec)
+        locale = str(interaction.locale)
+        choices = []
+        for game in games:
+            when = datetime.datetime.fromtimestamp(game.finished_at, datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+            name = t("review.choice", locale, id=game.game_id, when=when)
+            if current.strip() in name:
+                choices.append(app_commands.Choice(name=name[:100], value=game.game_id))
+        return choices
 
 
 class ScorecardGameCog(GameCog):

@@ -73,6 +73,14 @@ class InteractionRequest:
         async with _answering():
             await self.interaction.response.defer()
 
+    async def defer_private(self) -> None:
+        async with _answering():
+            await self.interaction.response.defer(ephemeral=True, thinking=True)
+
+    async def edit_private(self, rendered: Rendered) -> None:
+        async with _answering():
+            await self.interaction.edit_original_response(**rendered.kwargs())
+
     def private_message(self) -> OriginalResponse:
         return OriginalResponse(self.interaction)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from bot.play.transitions import Actor
+from bot.play.transitions import Actor, Origin
 from bot.storage import GameRecord
 from bot.ui.render import Rendered
 
@@ -63,6 +63,12 @@ class Request(Protocol):
     async def acknowledge(self) -> None:
         """Answer a click without changing the message it came from."""
 
+    async def defer_private(self) -> None:
+        """Acknowledge now with a private "thinking…" answer, for work that may take longer than Discord's 3 s."""
+
+    async def edit_private(self, rendered: Rendered) -> None:
+        """Replace the private answer of :meth:`defer_private` (again and again: "preparing", then the result)."""
+
     def private_message(self) -> PrivateMessage:
         """The message only the asker sees that this request's answer showed (a private reply, or the private
         message a click updated), to edit it later while the interaction's token lives."""
@@ -80,3 +86,10 @@ class Channels(Protocol):
 
     async def post(self, record: GameRecord, lines: list[str]) -> None:
         """Announce ``lines`` in the game's channel."""
+
+
+def origin(request: Request) -> Origin:
+    """Where a request came from, for :func:`bot.play.transitions.check_origin`."""
+    return Origin(
+        request.guild_id, request.channel_id, request.message_id, request.message_is_private, request.message_owner
+    )

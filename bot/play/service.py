@@ -23,11 +23,19 @@ from bot.i18n import game_locale, has, t
 from bot.play import computer, transitions
 from bot.play.following import Followers
 from bot.play.inflight import InFlight
-from bot.play.ports import Channels, Request, ResponseFailed
+from bot.play.ports import Channels, Request, ResponseFailed, origin
+from bot.play.reviewing import REVIEW, Reviews
 from bot.play.shown import ShownVersions
 from bot.play.spec import AnySpec
-from bot.play.transitions import Actor, Game, Origin, Outcome, Refusal
-from bot.storage import ChannelBusy, GameRecord, GamesRepository, StaleVersion, StorageUnavailable
+from bot.play.transitions import Actor, Game, Outcome, Refusal
+from bot.storage import (
+    ChannelBusy,
+    GameRecord,
+    GamesRepository,
+    HistoryRepository,
+    StaleVersion,
+    StorageUnavailable,
+)
 from bot.ui import hint as hint_ui
 from bot.ui import lobby as lobby_ui
 from bot.ui.render import Click, Lobby, Rendered, SeatView, Table, custom_id
@@ -96,13 +104,6 @@ def table(game: Game, locale: str | None = None) -> Table[Any]:
     return Table(seat_views(record), record.id, record.version, locale or record.locale, game.state)
 
 
-def origin(request: Request) -> Origin:
-    """Where a request came from, for :func:`transitions.check_origin`."""
-    return Origin(
-        request.guild_id, request.channel_id, request.message_id, request.message_is_private, request.message_owner
-    )
-
-
 def lobby(spec: AnySpec, record: GameRecord) -> Lobby:
     """What the lobby renderer sees."""
     return Lobby(
@@ -146,6 +147,7 @@ class GameService:
         clock: Callable[[], float] = time.time,
         brain: computer.Brain | None = None,
         computer_delay: float = 1.2,
+        history: HistoryRepository | None = None,
     ) -> None:
         self._games = games
         self.brain = brain
@@ -159,6 +161,8 @@ class GameService:
         self.on_saved: Callable[[GameRecord], None] = lambda record: None
         self.in_flight = InFlight()
         self.shown = ShownVersions(games, self.show_again)
+        #: Post-game reviews (the Review button and ``/<game> review``).
+        self.reviews = Reviews(games, history, self.specs, brain)
         #: Each player's latest following private view (a Knister grid), edited when its game changes.
         self.followers = Followers(self._render_private, clock)
         #: The language a server chose with ``/settings language`` (None: its preferred locale).
@@ -288,6 +292,9 @@ class GameService:
     @tracked
     async def on_click(self, request: Request, click: Click) -> None:
         """Entry point of every game button and select."""
+        if click.action == REVIEW:
+            await self.reviews.click(request, click)
+            return
         async with self._locks[click.game_id]:
             record = await self._games.get(click.game_id)
             if record is None:
@@ -476,6 +483,13 @@ class GameService:
             rendered.layout = type(rendered.layout)()
         return rendered
 
+    # ---------------------------------------------------------------- reviews
+
+    @tracked
+    async def review(self, request: Request, spec: AnySpec, game_id: int | None = None) -> None:
+        """``/<game> review [game]``: the player's review of one finished game (default: their latest)."""
+        await self.reviews.command(request, spec, game_id)
+
     # ---------------------------------------------------------------- deadlines
 
     @tracked
@@ -547,6 +561,9 @@ class GameService:
         if record.status == "running" and transitions.hints_on(record):
             label = t("hint.button", record.locale)
             rendered.layout.button(HINT_ROW, label, custom_id(record.id, HINT, "", record.version))
+        if record.status == "finished" and any(seat.kind == "user" for seat in record.seats):
+            label = t("review.button", record.locale)
+            rendered.layout.button(HINT_ROW, label, custom_id(record.id, REVIEW, "", record.version))
         if record.status == "abandoned":
             rendered.content = t("play.abandoned_banner", record.locale)
             rendered.layout = type(rendered.layout)()
@@ -566,7 +583,9 @@ class GameService:
         return computer.chooser(self.brain, spec, random.Random(f"{record.id}:{record.version}"))
 
     async def _save(self, outcome: Outcome) -> Game:
-        record = await self._games.save(outcome.after.record, outcome.results, before=outcome.before.record)
+        record = await self._games.save(
+            outcome.after.record, outcome.results, before=outcome.before.record, moves=outcome.moves
+        )
         if not record.active:
             self._locks.pop(record.id, None)
         saved = Game(record, outcome.after.state)

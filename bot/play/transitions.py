@@ -17,6 +17,7 @@ from typing import Any
 from bot.play import computer
 from bot.play.game import AnyRules
 from bot.storage.games import GameRecord, Seat, SeatKind
+from bot.storage.history import MoveRow, MoveSource
 from bot.storage.results import ResultRow
 
 #: Minutes an unstarted lobby stays open.
@@ -90,6 +91,14 @@ class Outcome:
     notices: tuple[Notice, ...] = ()
     results: tuple[ResultRow, ...] = ()
     reply_key: str = "play.done"
+    #: The accepted engine actions that led from ``before`` to ``after``, each with the state it was applied to:
+    #: the move history, saved in the same transaction as the new state.
+    moves: tuple[MoveRow, ...] = ()
+
+
+def played(player: str, source: MoveSource, action: Any, state: Any, stored: str | None = None) -> MoveRow:
+    """The history row of ``action`` applied to ``state`` (``stored``: its JSON when already at hand)."""
+    return MoveRow(player, source, action.model_dump_json(), stored if stored is not None else state.dump())
 
 
 def _closed(
@@ -340,7 +349,8 @@ def move(rules: AnyRules, game: Game, actor: Actor, action: Any, rng: random.Ran
     state = rules.engine.apply(game.state, actor.player, action, rng)
     record = game.record
     seats = tuple(replace(s, timeouts=0) if s.player == actor.player and s.timeouts else s for s in record.seats)
-    return _after_move(rules, game, replace(record, seats=seats), key, state, (), now)
+    outcome = _after_move(rules, game, replace(record, seats=seats), key, state, (), now)
+    return replace(outcome, moves=(played(actor.player, "player", action, game.state, record.state),))
 
 
 def leave(rules: AnyRules, game: Game, actor: Actor, now: float) -> Outcome:
@@ -411,12 +421,14 @@ def computer_step(rules: AnyRules, game: Game, choose: Choose, rng: random.Rando
     state = game.state
     key = rules.turn_key(state)
     events = []
+    moves = []
     for player in computers_to_act(rules, game.record, state):
         level = computer.level_of(player)
         for _ in range(MAX_AUTO_STEPS):
             if player not in engine.to_act(state) or rules.turn_key(state) != key:
                 break
             action = choose(state, player, level)
+            moves.append(played(player, "computer", action, state))
             state = engine.apply(state, player, action, rng)
             events.extend(state.events)
             if not _is_toggle(action):
@@ -426,7 +438,7 @@ def computer_step(rules: AnyRules, game: Game, choose: Choose, rng: random.Rando
     if rules.turn_key(state) == key:
         # The people still to act in this turn get their full time from now.
         record = replace(record, deadline_at=now + timeout_minutes(rules, record) * 60)
-    return _after_move(rules, game, record, key, state, (), now)
+    return replace(_after_move(rules, game, record, key, state, (), now), moves=tuple(moves))
 
 
 def paced(rules: AnyRules, outcome: Outcome, now: float, delay: float) -> Outcome:
@@ -450,10 +462,13 @@ def timeout(rules: AnyRules, game: Game, choose: Choose, rng: random.Random, now
     events = []
     seats = {seat.player: seat for seat in game.record.seats}
     notices: list[Notice] = []
+    moves: list[MoveRow] = []
     for player in list(engine.to_act(state)):
         steps = 0
         while player in engine.to_act(state) and rules.turn_key(state) == key and steps < MAX_AUTO_STEPS:
-            state = engine.apply(state, player, choose(state, player, computer.TIMEOUT_LEVEL), rng)
+            action = choose(state, player, computer.TIMEOUT_LEVEL)
+            moves.append(played(player, "timeout", action, state))
+            state = engine.apply(state, player, action, rng)
             events.extend(state.events)
             steps += 1
         seat = seats[player]
@@ -467,7 +482,7 @@ def timeout(rules: AnyRules, game: Game, choose: Choose, rng: random.Random, now
         seats[player] = seat
     state.events = events
     record = replace(game.record, seats=tuple(seats[seat.player] for seat in game.record.seats))
-    return _after_move(rules, game, record, key, state, tuple(notices), now)
+    return replace(_after_move(rules, game, record, key, state, tuple(notices), now), moves=tuple(moves))
 
 
 def _after_move(

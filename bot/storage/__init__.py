@@ -3,6 +3,7 @@
 from bot.rankings import CounterTotal, CounterValue, GameStats, LeaderboardPage, Standing
 from bot.storage.database import Database, DatabaseError, StorageUnavailable
 from bot.storage.games import ChannelBusy, GameRecord, GamesRepository, Seat, StaleVersion
+from bot.storage.history import FinishedGame, HistoryRepository, MoveRow, MoveSource, StoredMove
 from bot.storage.meta import MetaRepository
 from bot.storage.results import ResultRow, ResultsRepository
 from bot.storage.settings import GuildSettingsRepository
@@ -14,12 +15,16 @@ __all__ = [
     "CounterValue",
     "Database",
     "DatabaseError",
+    "FinishedGame",
     "GameRecord",
     "GameStats",
     "GamesRepository",
     "GuildSettingsRepository",
+    "HistoryRepository",
     "LeaderboardPage",
     "MetaRepository",
+    "MoveRow",
+    "MoveSource",
     "ResultRow",
     "ResultsRepository",
     "Seat",
@@ -27,4 +32,5 @@ __all__ = [
     "Standing",
     "StatsRepository",
     "StorageUnavailable",
+    "StoredMove",
 ]

@@ -37,6 +37,7 @@ COPIED: tuple[tuple[str, tuple[str, ...]], ...] = (
         ),
     ),
     ("result_counters", ("result_id", "name", "value")),
+    ("game_moves", ("game_id", "version", "step", "player", "source", "action", "state")),
     ("guild_settings", ("guild_id", "language")),
     ("bot_meta", ("key", "value")),
 )  # fmt: skip

@@ -9,7 +9,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from bot.sharding import SNOWFLAKE_SHIFT, ShardScope
+from bot.storage import history
 from bot.storage.backend import Conflict, Database, Returned, Row, Transaction
+from bot.storage.history import MoveRow
 from bot.storage.results import ResultRow, ResultsRepository
 
 GameStatus = Literal["lobby", "running", "finished", "abandoned"]
@@ -185,12 +187,19 @@ class GamesRepository:
         return _record(rows) if rows else None
 
     async def save(
-        self, game: GameRecord, results: Sequence[ResultRow] = (), *, before: GameRecord | None = None
+        self,
+        game: GameRecord,
+        results: Sequence[ResultRow] = (),
+        *,
+        before: GameRecord | None = None,
+        moves: Sequence[MoveRow] = (),
     ) -> GameRecord:
         """Write every field of ``game`` and its changed seats (and results) in one transaction, bumping the version.
 
-        ``before`` is the record the change was made from: only seats that differ from it are written. Raises
-        :class:`StaleVersion` when the stored version is no longer ``game.version``.
+        ``before`` is the record the change was made from: only seats that differ from it are written. ``moves``
+        are the accepted actions that led to the new state, stored in the same transaction (one INSERT), so the
+        history never holds a move whose state was not saved. Raises :class:`StaleVersion` when the stored version
+        is no longer ``game.version``.
         """
         now = time.time()
         saved = replace(game, version=game.version + 1, updated_at=now)
@@ -217,6 +226,12 @@ class GamesRepository:
             )
             if before is None or before.seats != saved.seats:
                 _update_seats(tx, game.id, before.seats if before else None, saved.seats)
+            if moves:
+                history.insert(tx, game.id, saved.version, moves)
+            if saved.status == "abandoned":
+                # Nobody reviews an abandoned game: its history goes with the abandonment (forget-me then never
+                # depends on a result to find it).
+                history.delete(tx, game.id)
             if results:
                 ResultsRepository.insert(tx, results)
         return saved

@@ -116,7 +116,9 @@ class StatsRepository:
         in every metric index per row. Removing the user's standings, counter totals and name first leaves the
         triggers only lookups that find nothing: about a third less time for a heavy player, with the write
         lock held (docs/benchmarks.md). The seats of finished and abandoned games stay (the other players'
-        games keep their shape) but lose the user's display name; games in progress are not touched.
+        games keep their shape) but lose the user's display name; games in progress are not touched, except that
+        the move history of every game the user sat in is deleted (its states show their dice and card, so the
+        other players of those games lose their review of them too).
         """
         async with self._db.transaction() as tx:
             derived = (
@@ -126,6 +128,12 @@ class StatsRepository:
             tx.execute(f"DELETE FROM standings {derived}", (user_id,))
             tx.execute(f"DELETE FROM standing_counters {derived}", (user_id,))
             tx.execute("DELETE FROM player_names WHERE user_id = ?", (user_id,))
+            # The move history of every game they sat in: each stored state holds their dice and card.
+            tx.execute(
+                "DELETE FROM game_moves WHERE game_id IN "
+                "(SELECT game_id FROM game_seats WHERE player = ? AND kind = 'user')",
+                (str(user_id),),
+            )
             deleted = tx.execute("DELETE FROM results WHERE user_id = ?", (user_id,))
             tx.execute(
                 "UPDATE game_seats SET display_name = ?1 WHERE player = ?2 AND kind = 'user' AND display_name != ?1 "

@@ -270,8 +270,8 @@ async def test_complete_two_player_game(running: Harness) -> None:
     shares = dicepoker.settlements(state)
     assert shares == {a: Fraction(129, 2), b: Fraction(-129, 2)}  # average 273.5
 
-    # the final embed: standings with the settlement, then both full cards
-    assert message.components == []
+    # the final embed: standings with the settlement, then both full cards; only the Review button is left
+    assert [button.label for button in message.buttons] == ["🔍 Review"]
     embed = message.embeds[0]
     assert embed["title"] == "Dice poker — final scores"
     assert embed["description"].splitlines() == [

@@ -30,7 +30,7 @@ async def test_complete_two_player_game(running: Harness, ruleset: str) -> None:
     for player, sums in totals.items():
         assert h.user(player).name in message.text
         assert str(sums.total) in message.text
-    assert message.components == []
+    assert [button.label for button in message.buttons] == ["🔍 Review"]  # only the post-game review
 
     stored = await h.bot.results.for_game(record.id)
     assert {(row.user_id, row.score) for row in stored} == {(int(p), s.total) for p, s in totals.items()}

@@ -136,7 +136,7 @@ async def test_two_player_game_through_clicks(knister: Harness) -> None:
     await table.shows("final scores")
     for user in (alice, bob):
         assert f"{user.name} — {expected[user.id][0]}" in table.message.text
-    assert not table.message.buttons
+    assert [button.label for button in table.message.buttons] == ["🔍 Review"]  # only the post-game review
     await table.posted("🏆")
 
 

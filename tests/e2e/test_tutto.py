@@ -259,7 +259,7 @@ async def test_cloverleaf_two_tuttos_win_at_once(harness: Harness) -> None:
     await harness.wait_post("🍀 Cloverleaf: two Tuttos — Alice wins the game!")
     assert "final scores" in game.text
     assert "🍀 Alice won with the Cloverleaf." in game.text
-    assert not game.message.buttons
+    assert [button.label for button in game.message.buttons] == ["🔍 Review"]  # only the post-game review
     record = await harness.record()
     assert record is not None
     assert record.status == "finished"
@@ -308,7 +308,7 @@ async def test_a_game_to_a_low_target(harness: Harness) -> None:
     await harness.wait_post("🏆 Winner: Alice!")
     await harness.wait_post("🍺 Bob buys the next round.")
     assert "🥇 Alice — **1,050**" in game.text
-    assert not game.message.buttons
+    assert [button.label for button in game.message.buttons] == ["🔍 Review"]  # only the post-game review
     record = await harness.record()
     assert record is not None
     assert (record.status, record.deadline_at) == ("finished", None)
@@ -363,7 +363,7 @@ async def test_commands_and_rules(harness: Harness) -> None:
     await harness.start_bot(EXTENSIONS)
     group = next(command for command in harness.server.commands() if command["name"] == "tutto")
     subcommands = {option["name"]: option for option in group["options"]}
-    assert set(subcommands) == {"start", "leave", "end", "rules"}
+    assert set(subcommands) == {"start", "leave", "end", "rules", "review"}
     options = {option["name"]: option for option in subcommands["start"]["options"]}
     assert (options["target"]["min_value"], options["target"]["max_value"]) == (1000, 20000)
     assert (options["turn_timeout"]["min_value"], options["turn_timeout"]["max_value"]) == (1, 60)

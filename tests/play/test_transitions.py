@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 import subprocess
 import sys
@@ -327,3 +328,27 @@ def test_a_player_who_used_a_hint_is_marked_once_and_in_the_results() -> None:
         game = tr.move(SPEC, game, ALICE, kniffel.timeout_action(game.state, "101"), random.Random(2), NOW).after
     rows = tr.results(SPEC, game.record, game.state)
     assert rows[0].counters["hints_used"] == 1 and rows[0].kind == "kniffel"
+
+
+def test_every_applied_action_is_in_the_outcomes_history_with_the_state_it_was_applied_to() -> None:
+    game = started(ALICE, BOB)
+    player = game.state.current_player
+    actor = ALICE if player == ALICE.player else BOB
+    moved = tr.move(SPEC, game, actor, kniffel.Roll(), random.Random(2), NOW + 10)
+    assert [(m.player, m.source, m.action, m.state) for m in moved.moves] == [
+        (player, "player", '{"kind":"roll"}', game.record.state)
+    ]
+    timed_out = tr.timeout(SPEC, moved.after, FALLBACK, random.Random(3), NOW + 20)
+    assert {m.source for m in timed_out.moves} == {"timeout"} and timed_out.moves
+    assert timed_out.moves[0].state == moved.after.state.dump()  # the state each step was applied to
+    assert kniffel.parse_action(json.loads(timed_out.moves[-1].action)).kind == "score"
+    assert tr.paced(SPEC, timed_out, NOW, 1.2).moves == timed_out.moves  # pacing keeps the history
+
+
+def test_a_computers_steps_are_each_stored_with_their_own_state() -> None:
+    game = next(g for g in (started(ALICE, COMPUTER, seed=s) for s in range(50)) if g.state.current_player != "101")
+    step = tr.computer_step(SPEC, game, FALLBACK, random.Random(2), NOW)
+    assert [(m.player, m.source) for m in step.moves] == [(COMPUTER.player, "computer")]
+    assert step.moves[0].state == game.state.dump()
+    # refused or unchanged outcomes carry no history: a lobby action, a hint mark
+    assert tr.toggle_hints(lobby(ALICE), ALICE).moves == ()

@@ -44,7 +44,7 @@ async def test_solo_kniffel_from_slash_command_to_final_scores(world: World) -> 
 
     await expect(game.locator(".embed-title")).to_have_text("Kniffel — final scores")
     await expect(game.locator(".embed-field-name")).to_have_text(["Alice"])
-    await expect(game.get_by_role("button")).to_have_count(0)
+    await expect(game.get_by_role("button")).to_have_text(["🔍 Review"])  # only the post-game review is left
     await expect(alice.page.locator("#messages")).to_contain_text("Winner")
     assert world.playground.bot is not None
     stored = await world.playground.bot.results.for_game(1)

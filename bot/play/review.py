@@ -1,0 +1,163 @@
+"""Post-game reviews: the regret of every decision a person made, from the stored move history.
+
+Pure and blocking (run it in a worker thread): each stored move holds the state it was applied to, so a review
+replays nothing; it values the position with :func:`bot.play.computer.hint_values` (the very values the Hint button
+shows) and compares the action taken with the best one. What counts as one decision:
+
+- Kniffel, classic, dice poker: a reroll (the dice held then are the keep chosen) or writing the dice into a box
+  (or passing). Die toggles only prepare a reroll and the first roll of a turn has no alternative.
+- Knister: placing the roll. Rolling has no alternative.
+- Tutto: setting dice aside and rolling on or stopping (the selection and what follows it, as one plan), and
+  stopping or continuing after a Tutto. Drawing a card and the first roll have no alternative.
+
+Regret is the best value minus the chosen one, in the hint's unit (expected final score; Tutto: expected points
+this turn), never negative. Moves the computer made for a person whose time ran out are listed but not counted.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bot.play import computer
+from bot.play.game import AnyRules
+from bot.storage.history import MoveRow
+from bot.strategy import tutto as tutto_strategy
+
+#: How many of the most costly decisions a review singles out.
+WORST = 3
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Tutto: set these dice aside, then ``finish`` (``roll_on`` or ``stop``), as one decision."""
+
+    dice: tuple[int, ...]
+    finish: str
+    kind: str = "plan"
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One decision: the position, what was chosen and what was best, with their values."""
+
+    number: int
+    state: Any
+    chosen: Any
+    chosen_value: float
+    best: Any
+    best_value: float
+    #: Who decided: ``player``, or ``timeout`` when the computer played the person's turn.
+    source: str
+
+    @property
+    def regret(self) -> float:
+        """Expected points lost by this choice (0 for a best choice; rounding noise counts as 0)."""
+        loss = self.best_value - self.chosen_value
+        return loss if loss > 1e-9 else 0.0
+
+    @property
+    def counted(self) -> bool:
+        return self.source == "player"
+
+
+@dataclass(frozen=True)
+class Review:
+    """A person's decisions in one game, with the total and average loss over the ones they made themselves."""
+
+    kind: str
+    variant: str
+    player: str
+    decisions: tuple[Decision, ...]
+
+    @property
+    def counted(self) -> tuple[Decision, ...]:
+        return tuple(decision for decision in self.decisions if decision.counted)
+
+    @property
+    def total(self) -> float:
+        return sum(decision.regret for decision in self.counted)
+
+    @property
+    def average(self) -> float:
+        """Average expected loss per decision (the Yahtzee Proficiency Test's measure): 0 is perfect play."""
+        counted = self.counted
+        return self.total / len(counted) if counted else 0.0
+
+    @property
+    def worst(self) -> tuple[Decision, ...]:
+        """The most costly decisions (at most :data:`WORST`, only those that lost anything), costliest first."""
+        costly = sorted((d for d in self.counted if d.regret > 0), key=lambda d: (-d.regret, d.number))
+        return tuple(costly[:WORST])
+
+
+def review(rules: AnyRules, variant: str, player: str, moves: Iterable[MoveRow], directory: Path) -> Review:
+    """The review of ``player`` from a game's stored ``moves`` (in play order). Blocking; needs the tables."""
+    decisions: list[Decision] = []
+    for move in moves:
+        if move.player != player or move.source == "computer":
+            continue
+        state = rules.engine.State.load(move.state)
+        action = rules.engine.parse_action(_action_data(move.action))
+        valued = decide(state, player, action, directory)
+        if valued is None:
+            continue
+        chosen, chosen_value, best, best_value = valued
+        decisions.append(Decision(len(decisions) + 1, state, chosen, chosen_value, best, best_value, move.source))
+    return Review(rules.kind, variant, player, tuple(decisions))
+
+
+def _action_data(text: str) -> dict[str, Any]:
+    data = json.loads(text)
+    if not isinstance(data, dict):
+        raise ValueError(f"a stored action is not an object: {text!r}")
+    return data
+
+
+def decide(state: Any, player: str, action: Any, directory: Path) -> tuple[Any, float, Any, float] | None:
+    """(chosen, its value, best, its value) of ``action`` taken in ``state``; None when it is no decision."""
+    kind = action.kind
+    if hasattr(state, "held"):  # Kniffel, classic, dice poker
+        if kind == "toggle_hold" or (kind == "roll" and not state.rolls):
+            return None
+        values, current = computer.hint_values(state, player, directory)
+        if kind == "roll":
+            assert current is not None
+            kept = tuple(sorted(die for die, hold in zip(state.dice, state.held, strict=True) if hold))
+            chosen, chosen_value = computer.Keep(kept), current.value
+        else:
+            chosen, chosen_value = action, _value_of(values, action)
+        return chosen, chosen_value, values[0].action, values[0].value
+    if kind in ("roll_on", "stop") and getattr(state, "phase", None) == "select":
+        return _tutto_plan(state, action)
+    if kind in ("place", "stop", "continue"):
+        values, _ = computer.hint_values(state, player, directory)
+        return action, _value_of(values, action), values[0].action, values[0].value
+    return None
+
+
+def _value_of(values: Sequence[Any], action: Any) -> float:
+    for entry in values:
+        if entry.action == action:
+            return float(entry.value)
+    raise ValueError(f"{action!r} is not among the legal actions of the stored state")
+
+
+def _tutto_plan(state: Any, action: Any) -> tuple[Plan, float, Plan, float]:
+    """Tutto: the selection set aside and rolling on or stopping, against the best such plan of the roll."""
+    solution = tutto_strategy.solve_turn()
+    plans: dict[Plan, float] = {}
+    for selection in tutto_strategy.selections(state):
+        on, stop = tutto_strategy.selection_values(solution, state, selection)
+        plans[Plan(selection.faces, "roll_on")] = on
+        plans[Plan(selection.faces, "stop")] = stop if stop is not None else on
+    chosen = Plan(tuple(sorted(state.selection)), action.kind)
+    if chosen not in plans:
+        raise ValueError(f"the selection {chosen.dice} is not valid in the stored state")
+    best = max(plans, key=lambda plan: plans[plan])
+    if plans[chosen] >= plans[best]:
+        best = chosen
+    return chosen, plans[chosen], best, plans[best]

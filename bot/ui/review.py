@@ -1,0 +1,159 @@
+"""The private post-game review: every decision with the choice, the best action and the expected points lost.
+
+Pure: it gets a :class:`bot.play.review.Review` and writes one embed in the reader's language. Discord allows a
+description of 4,096 characters and 6,000 in a whole embed; a long game (Tutto's many selections) is summarised to
+fit: the decisions that were best are counted rather than listed first, then the smallest losses, so the
+costliest decisions are always shown. The three costliest get a field each with the dice as they lay.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+import discord
+
+from bot.i18n import number, t
+from bot.ui import hint
+from bot.ui.common import COLOUR_OVER, faces
+from bot.ui.render import Rendered
+
+
+class Decision(Protocol):
+    """What the renderer reads of one decision (``bot.play.review.Decision``; the UI never imports the plumbing)."""
+
+    @property
+    def number(self) -> int: ...
+    @property
+    def state(self) -> Any: ...
+    @property
+    def chosen(self) -> Any: ...
+    @property
+    def best(self) -> Any: ...
+    @property
+    def regret(self) -> float: ...
+    @property
+    def counted(self) -> bool: ...
+
+
+class Review(Protocol):
+    """What the renderer reads of a review (``bot.play.review.Review``)."""
+
+    @property
+    def kind(self) -> str: ...
+    @property
+    def decisions(self) -> Sequence[Decision]: ...
+    @property
+    def counted(self) -> Sequence[Decision]: ...
+    @property
+    def worst(self) -> Sequence[Decision]: ...
+    @property
+    def total(self) -> float: ...
+    @property
+    def average(self) -> float: ...
+
+
+#: Room for the decision list, below Discord's 4,096 (the summary lines take the rest).
+LIST_LIMIT = 3500
+
+
+def dice_of(kind: str, state: Any) -> str:
+    """The dice a decision was made on: five dice, Tutto's roll, Knister's two dice with their sum."""
+    if kind == "knister":
+        return f"{faces(state.dice)} ({sum(state.dice)})" if state.dice else ""
+    if kind == "tutto":
+        return faces(state.roll) if state.phase == "select" else ""
+    return faces(state.dice)
+
+
+def describe(kind: str, state: Any, action: Any, locale: str) -> str:
+    """An action, keep or Tutto plan in words (the Hint's wording)."""
+    if action.kind == "plan":
+        return t(f"review.plan_{action.finish}", locale, dice=faces(action.dice))
+    return hint.describe(kind, state, action, locale)
+
+
+def loss(value: float, locale: str) -> str:
+    """A loss with one decimal; a loss too small for one (under 0.05) with two, so it never reads "−0.0"."""
+    return number(value, locale, decimals=2 if 0 < value < 0.05 else 1, exact=True)
+
+
+def line(kind: str, decision: Decision, locale: str) -> str:
+    """One decision: its number, the dice, the choice and, when it lost points, the best action and the loss."""
+    chosen = describe(kind, decision.state, decision.chosen, locale)
+    params = {"number": decision.number, "dice": dice_of(kind, decision.state), "action": chosen}
+    text = t("review.line_best", locale, **params)
+    if decision.regret > 0:
+        best = describe(kind, decision.state, decision.best, locale)
+        text = t("review.line_loss", locale, **params, best=best, loss=loss(decision.regret, locale))
+    text = " ".join(text.split())  # no double space where a decision had no dice (Tutto's Stop or Continue)
+    return f"{t('review.timeout_mark', locale)} {text}" if not decision.counted else text
+
+
+def fit(kind: str, decisions: Sequence[Decision], locale: str, limit: int = LIST_LIMIT) -> list[str]:
+    """The decision lines in play order within ``limit`` characters: best ones dropped first, then the smallest
+    losses, each group counted in a closing line."""
+    keep = list(decisions)
+
+    def size(chosen: Sequence[Decision]) -> int:
+        return sum(len(line(kind, d, locale)) + 1 for d in chosen) + 80
+
+    dropped_best = dropped_small = 0
+    if size(keep) > limit:
+        dropped_best = sum(1 for d in keep if d.regret == 0)
+        keep = [d for d in keep if d.regret > 0]
+    by_loss = sorted(keep, key=lambda d: (d.regret, -d.number))
+    while keep and size(keep) > limit:
+        smallest = by_loss.pop(0)
+        keep.remove(smallest)
+        dropped_small += 1
+    lines = [line(kind, d, locale) for d in keep]
+    if dropped_best:
+        lines.append(t("review.not_listed_best", locale, count=dropped_best))
+    if dropped_small:
+        lines.append(t("review.not_listed", locale, count=dropped_small))
+    return lines
+
+
+def render(review: Review, game_id: int, locale: str) -> Rendered:
+    """The review of one player's game, privately."""
+    kind = review.kind
+    game = t(f"game.{kind}", locale)
+    counted = review.counted
+    summary = [
+        t(
+            "review.summary",
+            locale,
+            count=len(counted),
+            total=loss(review.total, locale),
+            average=number(review.average, locale, decimals=2, exact=True),
+        ),
+        t("review.values_tutto" if kind == "tutto" else "review.values_final", locale),
+    ]
+    timeouts = len(review.decisions) - len(counted)
+    if timeouts:
+        summary.append(t("review.timeouts", locale, count=timeouts, mark=t("review.timeout_mark", locale)))
+    if counted and not review.worst:
+        summary.append(t("review.perfect", locale))
+    description = "\n".join([*summary, "", *fit(kind, review.decisions, locale)])
+    embed = discord.Embed(
+        title=t("review.title", locale, game=game, id=game_id), description=description[:4096], colour=COLOUR_OVER
+    )
+    if review.worst:
+        embed.add_field(name=t("review.worst", locale), value="\u200b", inline=False)
+    for decision in review.worst:
+        name = t(
+            "review.worst_name",
+            locale,
+            number=decision.number,
+            dice=dice_of(kind, decision.state) or "—",
+            loss=loss(decision.regret, locale),
+        )
+        value = "\n".join(
+            [
+                t("review.chose", locale, action=describe(kind, decision.state, decision.chosen, locale)),
+                t("review.best", locale, action=describe(kind, decision.state, decision.best, locale)),
+            ]
+        )
+        embed.add_field(name=name[:256], value=value[:1024], inline=False)
+    return Rendered(embeds=[embed])

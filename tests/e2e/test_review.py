@@ -1,0 +1,172 @@
+"""Post-game reviews end to end: the Review button and ``/kniffel review`` after a restart, and forget-me.
+
+A solo classic Kniffel game is played through the buttons with scripted dice: the first turn writes five sixes as
+Chance (a costly decision whose loss the test computes from the strategy's values), the rest is played by the
+harness's simple chase. The bot is restarted before the review, so the review reads only the stored history.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bot import strategy
+from bot.engine import kniffel
+from bot.engine import tutto as tutto_engine
+from bot.strategy import kniffel as kniffel_tables
+from bot.strategy import tutto as tutto_strategy
+from fakediscord import Message
+from tests.e2e.conftest import Harness
+from tests.e2e.dice import play_to_end
+from tests.e2e.test_tutto import Script, play
+
+pytestmark = pytest.mark.timeout(240)
+
+REVIEW = "🔍 Review"
+
+
+@pytest.fixture(scope="session")
+def classic_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("review-strategy")
+    kniffel_tables.load("classic", folder)
+    return folder
+
+
+@pytest.fixture
+async def bot(harness: Harness, classic_dir: Path) -> Harness:
+    harness.strategy_dir = classic_dir
+    await harness.start_bot()
+    return harness
+
+
+async def finished_game(h: Harness) -> Message:
+    """Alice's solo classic game: five sixes written as Chance first, then the chase to the end."""
+    message = await h.start_game("kniffel", [h.alice], rules="classic")
+    h.rng.script(6, 6, 6, 6, 6)
+    await h.click(h.alice, message, "Roll")
+    await (await h.server.select(h.alice, message, message.select().custom_id, ["chance"])).response()
+    await play_to_end(h, message, kniffel)
+    record = await h.record()
+    assert record is not None and record.status == "finished"
+    return message
+
+
+async def stored_moves(h: Harness) -> list[tuple[str, dict[str, object], str]]:
+    assert h.bot is not None
+    record = await h.record()
+    assert record is not None
+    rows = await h.bot.db.fetch_all(
+        "SELECT player, action, state FROM game_moves WHERE game_id = ? ORDER BY version, step", (record.id,)
+    )
+    return [(row[0], json.loads(row[1]), row[2]) for row in rows]
+
+
+def decisions(moves: list[tuple[str, dict[str, object], str]]) -> int:
+    """Rerolls and boxes: toggles and a turn's first roll are no decisions."""
+    count = 0
+    for _, action, state in moves:
+        rolls = kniffel.State.load(state).rolls
+        count += action["kind"] == "score" or (action["kind"] == "roll" and rolls > 0)
+    return count
+
+
+async def review_message(h: Harness, handle: object) -> Message:
+    """The deferred private answer once it shows the review (it may say "preparing" first)."""
+    first = await handle.message(timeout=30)  # type: ignore[attr-defined]
+    return await h.server.wait_for(lambda: first if first.embeds else None, timeout=60, what="the review embed")
+
+
+async def test_the_review_button_after_a_restart_lists_the_scripted_games_regrets(
+    bot: Harness, classic_dir: Path
+) -> None:
+    h = bot
+    message = await finished_game(h)
+    moves = await stored_moves(h)
+    player = str(h.alice.id)
+    assert {source for source, _, _ in moves} == {player}
+    assert sum(1 for _, action, _ in moves if action["kind"] == "score") == 13  # every turn's box is stored
+    chance_state = kniffel.State.load(moves[1][2])
+    assert moves[1][1] == {"kind": "score", "box": "chance"} and chance_state.dice == [6, 6, 6, 6, 6]
+    values = {entry.action: entry.value for entry in strategy.evaluate(chance_state, player, directory=classic_dir)}
+    loss = values[kniffel.Score(box="kniffel")] - values[kniffel.Score(box="chance")]
+
+    await h.restart()
+    assert any(button.label == REVIEW for button in message.buttons)
+    clicked = await h.server.click_button(h.alice, message, label=REVIEW)
+    review = await review_message(h, clicked)
+    edits = [r.json.get("content") for r in clicked.requests if r.method == "PATCH"]
+    # deferred at once; the tables are not in memory after a restart: "preparing" first, then the review
+    assert clicked.response_type == 5 and edits[0].startswith("⏳ Preparing the review") and len(edits) == 2
+
+    assert review.ephemeral
+    text = review.text
+    assert f"Decisions: **{decisions(moves)}**" in text
+    assert f"`#1` ⚅ ⚅ ⚅ ⚅ ⚅ score Chance → best: score Kniffel · **−{loss:.1f}**" in text
+    fields = review.embeds[0]["fields"]
+    assert fields[0]["name"] == "The most costly decisions"
+    assert fields[1]["name"] == f"#1 · ⚅ ⚅ ⚅ ⚅ ⚅ · −{loss:.1f}"  # the costliest decision, with its dice
+    assert fields[1]["value"] == "Chosen: score Chance\nBest: score Kniffel"
+    assert len(fields) <= 4
+
+    refused = await (await h.server.click_button(h.bob, message, label=REVIEW)).message(timeout=10)
+    assert refused.ephemeral and "Only the people who played this game" in refused.text
+
+    latest = await review_message(h, await h.command(h.alice, "kniffel review"))
+    assert latest.embeds[0]["description"] == review.embeds[0]["description"]
+    record = await h.record()
+    assert record is not None
+    chosen = await review_message(h, await h.command(h.alice, "kniffel review", game=record.id))
+    assert chosen.embeds[0]["title"] == f"🔍 Review · Kniffel #{record.id}"
+    other = await (await h.command(h.bob, "kniffel review", game=record.id)).message()
+    assert other.ephemeral and "That is not a finished Kniffel game of yours." in other.text
+    none = await (await h.command(h.alice, "dicepoker review")).message()
+    assert "You have no finished games of Dice poker to review yet." in none.text
+
+
+async def test_forget_me_deletes_the_move_history(bot: Harness) -> None:
+    h = bot
+    message = await finished_game(h)
+    assert await stored_moves(h)
+    prompt = await (await h.command(h.alice, "forget-me")).message()
+    await h.click(h.alice, prompt, "Delete my results")
+    assert await stored_moves(h) == []
+    answer = await (await h.server.click_button(h.alice, message, label=REVIEW)).message(timeout=10)
+    assert "No moves of this game are stored" in answer.text
+
+
+async def test_a_tutto_review_values_each_selection_and_stop_as_one_plan(harness: Harness) -> None:
+    h = harness
+    script = Script(["bonus_200", "stop", "bonus_400"], [5, 2, 3, 4, 6, 6, 1, 1, 1, 2, 3, 4])
+    game = await play(h, script, [h.alice, h.bob], target=1000)
+    await game.press(h.alice, "draw")
+    await game.press(h.alice, "roll")
+    await game.pick(h.alice, 5)
+    await game.press(h.alice, "stop")  # banks 50 where rolling on five dice is worth more
+    await game.press(h.bob, "draw")
+    await h.wait_post("🛑 Bob drew Stop — turn over.")
+    await game.press(h.alice, "draw")
+    await game.press(h.alice, "roll")
+    await game.pick(h.alice, 1, 1, 1)
+    await game.press(h.alice, "stop")
+    await h.wait_post("🏆 Winner: Alice!")
+    assert h.bot is not None
+    record = await h.record()
+    assert record is not None
+    rows = await h.bot.db.fetch_all(
+        "SELECT state FROM game_moves WHERE game_id = ? AND player = ? AND action = ? ORDER BY version",
+        (record.id, str(h.alice.id), '{"kind":"stop"}'),
+    )
+    first = tutto_engine.State.load(rows[0][0])
+    solution = tutto_strategy.solve_turn()
+    (five,) = tutto_strategy.selections(first)
+    roll_on, stop = tutto_strategy.selection_values(solution, first, five)
+    assert stop is not None and roll_on > stop
+
+    review = await review_message(h, await h.server.click_button(h.alice, game.message, label=REVIEW))
+
+    assert "Decisions: **2**" in review.text  # drawing a card and the first roll are no decisions
+    expected = f"`#1` ⚄ ⚁ ⚂ ⚃ ⚅ ⚅ take ⚄ and stop → best: take ⚄ and roll on · **−{roll_on - stop:,.1f}**"
+    assert expected in review.text, review.text
+    assert "Values: the expected points banked this turn" in review.text

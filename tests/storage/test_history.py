@@ -1,0 +1,115 @@
+"""The move history: written in the save's transaction (a failed save leaves none), read back, forgotten."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from bot.storage import (
+    Database,
+    GamesRepository,
+    HistoryRepository,
+    MoveRow,
+    ResultRow,
+    Seat,
+    StaleVersion,
+    StatsRepository,
+)
+from bot.storage.backend import Conflict
+
+
+async def new_game(games: GamesRepository, channel_id: int = 10, host: int = 100):
+    return await games.create(
+        kind="dice",
+        variant="standard",
+        guild_id=1,
+        channel_id=channel_id,
+        host=Seat.user(host, "Alice"),
+        locale="en-US",
+        options={},
+        deadline_at=None,
+    )
+
+
+def move(player: str, n: int, source: str = "player") -> MoveRow:
+    return MoveRow(player, source, f'{{"kind": "step", "n": {n}}}', f'{{"move": {n}}}')  # type: ignore[arg-type]
+
+
+async def test_moves_are_saved_with_the_state_and_read_back_in_play_order(db: Database) -> None:
+    games, history = GamesRepository(db), HistoryRepository(db)
+    game = await new_game(games)
+    first = await games.save(replace(game, status="running", state='{"move": 1}'), moves=[move("100", 0)])
+    second = await games.save(
+        replace(first, state='{"move": 3}'), before=first, moves=[move("cpu-easy-1", 1, "computer"), move("100", 2)]
+    )
+    stored = await history.moves(game.id)
+    assert [(m.version, m.step, m.player, m.source) for m in stored] == [
+        (1, 0, "100", "player"),
+        (2, 0, "cpu-easy-1", "computer"),
+        (2, 1, "100", "player"),
+    ]
+    assert stored[2].action == '{"kind": "step", "n": 2}' and stored[2].state == '{"move": 2}'
+    assert second.version == 2
+
+
+async def test_a_stale_save_stores_no_history_row(db: Database) -> None:
+    games, history = GamesRepository(db), HistoryRepository(db)
+    game = await new_game(games)
+    await games.save(game, moves=[move("100", 0)])
+    with pytest.raises(StaleVersion):
+        await games.save(replace(game, state="{}"), moves=[move("100", 1)])
+    assert [m.step for m in await history.moves(game.id)] == [0]
+
+
+async def test_a_save_failing_after_the_history_insert_rolls_it_back(db: Database) -> None:
+    """The results are written after the moves: a result that cannot be stored takes the moves with it."""
+    games, history = GamesRepository(db), HistoryRepository(db)
+    game = await new_game(games)
+    broken = ResultRow(game.id, "dice", "standard", 1, 10, 100, "Alice", 1, 1, True, 1.0)
+    broken = replace(broken, game_id=10**9)  # no such game: the foreign key refuses the result row
+    with pytest.raises(Conflict):
+        await games.save(replace(game, status="finished", finished_at=1.0), [broken], moves=[move("100", 0)])
+    assert await history.moves(game.id) == []
+    stored = await games.get(game.id)
+    assert stored is not None and stored.version == 0
+
+
+async def test_finished_games_lists_a_players_reviewable_games_newest_first(db: Database) -> None:
+    games, history = GamesRepository(db), HistoryRepository(db)
+    older = await new_game(games, channel_id=10)
+    await games.save(replace(older, status="finished", finished_at=5.0), moves=[move("100", 0)])
+    newer = await new_game(games, channel_id=11)
+    await games.save(replace(newer, status="finished", finished_at=9.0), moves=[move("100", 0), move("100", 1)])
+    running = await new_game(games, channel_id=12)
+    await games.save(replace(running, status="running"), moves=[move("100", 0)])
+    without = await new_game(games, channel_id=13)
+    await games.save(replace(without, status="finished", finished_at=10.0))  # played before histories existed
+
+    found = await history.finished_games("100", ["dice"])
+    assert [(g.game_id, g.moves) for g in found] == [(newer.id, 2), (older.id, 1)]
+    assert await history.finished_games("100", ["other"]) == []
+    assert await history.finished_games("200", ["dice"]) == []
+
+
+async def test_forget_me_deletes_the_history_of_every_game_the_player_sat_in(db: Database) -> None:
+    games, history, stats = GamesRepository(db), HistoryRepository(db), StatsRepository(db)
+    mine = await new_game(games, channel_id=10, host=100)
+    mine = replace(mine, seats=(*mine.seats, Seat.user(200, "Bob")))
+    await games.save(replace(mine, status="finished", finished_at=1.0), moves=[move("100", 0), move("200", 1)])
+    theirs = await new_game(games, channel_id=11, host=200)
+    await games.save(replace(theirs, status="finished", finished_at=2.0), moves=[move("200", 0)])
+
+    await stats.forget(100)
+
+    assert await history.moves(mine.id) == []  # Bob's moves too: the states show Alice's card
+    assert len(await history.moves(theirs.id)) == 1
+
+
+async def test_an_abandoned_game_loses_its_history_with_the_abandonment(db: Database) -> None:
+    games, history = GamesRepository(db), HistoryRepository(db)
+    game = await new_game(games)
+    running = await games.save(replace(game, status="running"), moves=[move("100", 0)])
+    assert len(await history.moves(game.id)) == 1
+    await games.save(replace(running, status="abandoned", finished_at=2.0), before=running, moves=[move("100", 1)])
+    assert await history.moves(game.id) == []

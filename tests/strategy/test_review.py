@@ -1,0 +1,181 @@
+"""Regret of each decision in a post-game review (``bot.play.review``), checked against the strategy's own values."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bot import strategy
+from bot.engine import dicepoker, kniffel, knister
+from bot.engine import tutto as tutto_engine
+from bot.engine.fivedice import Roll, ToggleHold
+from bot.play import computer
+from bot.play.review import Plan, review
+from bot.play.transitions import played
+from bot.strategy import tutto as tutto_strategy
+from bot.ui import review as review_ui
+from cogs.dicepoker import SPEC as DICEPOKER
+from cogs.kniffel import SPEC as KNIFFEL
+from cogs.knister import SPEC as KNISTER
+from cogs.tutto import SPEC as TUTTO
+from tests.scripted import act, scripted_dice, take, tutto_table
+
+ME = "1"
+
+
+def value(values: list[strategy.ActionValue], action: object) -> float:
+    return next(entry.value for entry in values if entry.action == action)
+
+
+def rolled(ruleset: str, *faces: int) -> kniffel.State:
+    """A solo Kniffel game of ``ruleset`` after the first roll showed ``faces``."""
+    state = kniffel.new_game([ME], scripted_dice(), ruleset=ruleset)  # type: ignore[arg-type]
+    return kniffel.apply(state, ME, Roll(), scripted_dice(*faces))
+
+
+@pytest.mark.parametrize("ruleset", ["kniffel", "classic"])
+def test_writing_five_sixes_as_chance_loses_the_kniffel_value(ruleset: str, table_dir: Path) -> None:
+    start = kniffel.new_game([ME], scripted_dice(), ruleset=ruleset)  # type: ignore[arg-type]
+    state = rolled(ruleset, 6, 6, 6, 6, 6)
+    chance = kniffel.Score(box="chance")
+    moves = [played(ME, "player", Roll(), start), played(ME, "player", chance, state)]
+
+    result = review(KNIFFEL, ruleset, ME, moves, table_dir)
+
+    values = strategy.evaluate(state, ME, directory=table_dir)
+    best = kniffel.Score(box="kniffel")
+    assert [d.chosen for d in result.decisions] == [chance]  # the first roll of a turn is no decision
+    decision = result.decisions[0]
+    assert decision.best == best
+    assert decision.regret == pytest.approx(value(values, best) - value(values, chance))
+    assert decision.regret > 20
+    assert result.total == pytest.approx(decision.regret) and result.average == pytest.approx(decision.regret)
+    assert result.worst == (decision,)
+
+
+def test_a_reroll_is_valued_as_the_keep_held_when_rolling(table_dir: Path) -> None:
+    state = rolled("classic", 1, 2, 3, 4, 6)
+    moves = []
+    for index in range(4):  # hold 1 2 3 4: toggles only prepare the reroll
+        moves.append(played(ME, "player", ToggleHold(index=index), state))
+        state = kniffel.apply(state, ME, ToggleHold(index=index), scripted_dice())
+    moves.append(played(ME, "player", Roll(), state))
+
+    result = review(KNIFFEL, "classic", ME, moves, table_dir)
+
+    assert len(result.decisions) == 1
+    decision = result.decisions[0]
+    assert decision.chosen == computer.Keep((1, 2, 3, 4))
+    rolling = value(strategy.evaluate(state, ME, directory=table_dir), Roll())
+    assert decision.chosen_value == pytest.approx(rolling)
+    values, _ = computer.hint_values(state, ME, table_dir)
+    assert decision.best_value == pytest.approx(values[0].value) and decision.regret >= 0
+
+
+def test_computer_moves_are_left_out_and_timed_out_moves_are_listed_but_not_counted(table_dir: Path) -> None:
+    state = rolled("classic", 6, 6, 6, 6, 6)
+    chance = kniffel.Score(box="chance")
+    moves = [
+        played("cpu-easy-1", "computer", chance, state),
+        played(ME, "timeout", chance, state),
+        played(ME, "player", kniffel.Score(box="kniffel"), state),
+    ]
+
+    result = review(KNIFFEL, "classic", ME, moves, table_dir)
+
+    assert [d.source for d in result.decisions] == ["timeout", "player"]
+    assert result.decisions[0].regret > 0 and not result.decisions[0].counted
+    assert result.total == 0 and result.average == 0 and result.worst == ()
+
+
+def test_dice_poker_rows_and_passing(table_dir: Path) -> None:
+    state = dicepoker.new_game([ME, "2"], scripted_dice())
+    state = dicepoker.apply(state, state.current_player, Roll(), scripted_dice(1, 2, 3, 4, 5))
+    player = state.current_player
+    values = strategy.evaluate(state, player, directory=table_dir)
+    worst = min(values, key=lambda entry: entry.value)
+
+    result = review(DICEPOKER, "russian", player, [played(player, "player", worst.action, state)], table_dir)
+
+    decision = result.decisions[0]
+    best, _ = computer.hint_values(state, player, table_dir)
+    assert decision.regret == pytest.approx(best[0].value - worst.value) and decision.regret > 0
+
+
+def test_knister_placements(table_dir: Path) -> None:
+    state = knister.new_game([ME], scripted_dice())
+    state = knister.apply(state, ME, knister.Roll(), scripted_dice(6, 6))
+    values = strategy.evaluate(state, ME, directory=table_dir)
+    chosen = values[-1].action
+    moves = [played(ME, "player", chosen, state)]
+
+    result = review(KNISTER, "standard", ME, moves, table_dir)
+
+    decision = result.decisions[0]
+    assert decision.chosen == chosen and decision.best == values[0].action
+    assert decision.regret == pytest.approx(values[0].value - values[-1].value)
+
+
+def test_tutto_a_selection_and_what_follows_it_are_one_plan(table_dir: Path) -> None:
+    state = tutto_table(["bonus_300"])
+    state = act(state, tutto_engine.Draw())
+    state = act(state, tutto_engine.Roll(), 1, 1, 5, 2, 3, 4)
+    state = take(state, 5)  # a lone 5 and stop: banks 350 at once
+    moves = [played("alice", "player", tutto_engine.Stop(), state)]
+
+    result = review(TUTTO, "standard", "alice", moves, table_dir)
+
+    decision = result.decisions[0]
+    solution = tutto_strategy.solve_turn()
+    plans = {}
+    for selection in tutto_strategy.selections(state):
+        on, stop = tutto_strategy.selection_values(solution, state, selection)
+        plans[Plan(selection.faces, "roll_on")] = on
+        plans[Plan(selection.faces, "stop")] = stop if stop is not None else on
+    best = max(plans, key=lambda plan: plans[plan])
+    assert decision.chosen == Plan((5,), "stop")
+    assert decision.chosen_value == pytest.approx(plans[Plan((5,), "stop")])
+    assert decision.best == best and decision.regret == pytest.approx(plans[best] - plans[Plan((5,), "stop")])
+    assert decision.regret > 0  # taking the two 1s is worth more
+
+
+def test_a_long_review_fits_discords_limits_and_keeps_the_costliest(table_dir: Path) -> None:
+    state = rolled("classic", 6, 6, 6, 6, 6)
+    moves = [played(ME, "player", kniffel.Score(box=box), state) for box in kniffel.BOXES for _ in range(20)]
+
+    result = review(KNIFFEL, "classic", ME, moves, table_dir)
+    rendered = review_ui.render(result, 7, "en-US")
+
+    embed = rendered.embeds[0]
+    assert len(embed.description or "") <= 4096 and len(embed) <= 6000 and len(embed.fields) <= 25
+    assert "Not listed" in (embed.description or "")
+    costliest = max(d.regret for d in result.decisions)
+    assert f"−{costliest:.1f}" in embed.fields[1].name  # the three costliest have a field each, with the dice
+    assert "⚅ ⚅ ⚅ ⚅ ⚅" in embed.fields[1].name
+
+
+@settings(max_examples=6, deadline=None)
+@given(seed=st.integers(0, 100_000), ruleset=st.sampled_from(["classic", "kniffel", "dicepoker"]))
+def test_a_game_played_by_the_perfect_level_reviews_at_no_loss(seed: int, ruleset: str, table_dir: Path) -> None:
+    """The review's best action is the one the exact tables play: perfect play loses nothing, easy play loses."""
+    engine, spec, options = (
+        (dicepoker, DICEPOKER, {}) if ruleset == "dicepoker" else (kniffel, KNIFFEL, {"ruleset": ruleset})
+    )
+    for level in ("perfect", "easy"):
+        dice, decisions = random.Random(seed), random.Random(seed + 1)
+        state = engine.new_game([ME], dice, **options)
+        moves = []
+        while not engine.is_over(state):
+            action = strategy.choose(state, ME, level, decisions, directory=table_dir)  # type: ignore[arg-type]
+            moves.append(played(ME, "player", action, state))
+            state = engine.apply(state, ME, action, dice)
+        result = review(spec, options.get("ruleset", "russian"), ME, moves, table_dir)
+        assert all(d.regret >= 0 and d.chosen_value <= d.best_value + 1e-9 for d in result.decisions)
+        if level == "perfect":
+            assert result.total == pytest.approx(0, abs=1e-6), [d for d in result.decisions if d.regret]
+        else:
+            assert result.total > 0
