@@ -33,6 +33,7 @@ import asyncio
 import contextlib
 import os
 import platform
+import sys
 import tempfile
 import time
 import uuid
@@ -262,6 +263,21 @@ async def fresh_schema(url: str) -> AsyncIterator[str]:
         await admin.close()
 
 
+#: Strategy tables kept between runs (built by the first), as an installation keeps them beside its database.
+TABLES = Path.home() / ".cache" / "dicebot-bench" / "strategy"
+
+
+async def prebuilt_tables() -> Path:
+    """The strategy tables' folder, built before the bot starts (the first time only), not while it is measured."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot.strategy", "--dir", str(TABLES), "build", "--missing",
+        stdout=asyncio.subprocess.DEVNULL,
+    )  # fmt: skip
+    if await process.wait() != 0:
+        raise RuntimeError("could not build the strategy tables")
+    return TABLES
+
+
 async def run_one(setup: Setup, channels: int, seconds: float | None, games: int | None, warmup: float) -> Result:
     """One bot (in one or more processes) under the load, in a fresh fakediscord and (dicebot) a fresh database."""
     if setup.postgres is None:
@@ -288,8 +304,15 @@ async def _run(
             # One guild: commands synced to it at once; several: global commands, invocable in every guild.
             target = guilds[0] if len(guilds) == 1 else None
             database: Path | str | None = workdir / "dicebot.sqlite3" if setup.dicebot else None
-            if setup.dicebot and postgres is not None:
-                database = postgres
+            if setup.dicebot:
+                # An installation builds its strategy tables once; the bot's start-up then only checks them. They
+                # live beside the SQLite file, or in ``data/`` of the working directory with PostgreSQL.
+                tables = workdir / "strategy"
+                if postgres is not None:
+                    database = postgres
+                    tables = workdir / "data" / "strategy"
+                    tables.parent.mkdir(exist_ok=True)
+                tables.symlink_to(await prebuilt_tables(), target_is_directory=True)
             bots: list[BotProcess] = []
             try:
                 # One after the other: the first creates the schema, the next ones find it current.

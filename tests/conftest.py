@@ -1,12 +1,14 @@
-"""Fixtures every test package shares: the database URL of each storage backend."""
+"""Fixtures every test package shares: the database URL of each storage backend, and the strategy tables."""
 
 from __future__ import annotations
 
+import fcntl
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 
+from bot.strategy import dicepoker, kniffel, knister
 from tests.postgres import fresh_schema
 
 BACKENDS = ("sqlite", "postgres")
@@ -21,3 +23,28 @@ async def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncI
         return
     async with fresh_schema() as url:
         yield url
+
+
+@pytest.fixture(scope="session")
+def shared_tables(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One folder of strategy tables per test run, built once and shared by every xdist worker.
+
+    The exact tables take seconds of CPU each to build (Kniffel's about 6 s); the strategy tests and the
+    end-to-end games against computers each built their own, and each worker again. The folder lives beside
+    the workers' temporary folders (the same base for the whole run, a new one for every run), and a file lock
+    lets the first worker build while the others wait and then load. The builder itself keeps its own tests
+    (``tests/play/test_computer.py`` builds every table in a fresh folder in a child process).
+    """
+    root = tmp_path_factory.getbasetemp().parent  # shared by the workers of one run (pytest-xdist's pattern)
+    folder = root / "strategy-tables"
+    folder.mkdir(exist_ok=True)
+    with open(root / "strategy-tables.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            for ruleset in ("kniffel", "classic"):
+                kniffel.load(ruleset, folder)
+            dicepoker.load(folder)
+            knister.load(folder)
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+    return folder

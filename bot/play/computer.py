@@ -20,14 +20,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bot import strategy
 from bot.play.game import AnyRules
 from bot.storage.games import Seat
 
 log = logging.getLogger(__name__)
 
 PREFIX = "cpu"
-LEVELS: tuple[str, ...] = tuple(strategy.LEVELS)
+#: ``bot.strategy.LEVELS``, spelled out (a test checks they agree): ``bot.strategy`` is imported only when a
+#: computer first plays or tables load, since it brings numba and the solvers (seconds of CPU at every start
+#: of the bot, and of every command-line run that stops before connecting).
+LEVELS: tuple[str, ...] = ("easy", "normal", "perfect")
 #: Results of a game with computer players are stored under ``<kind>+computer``: their own standings, never in
 #: the people-against-people leaderboards of ``<kind>`` (``bot/ui/leaderboard.py`` reads the same suffix).
 VS_COMPUTER = "+computer"
@@ -46,7 +48,7 @@ def player_id(level: str, taken: set[str]) -> str:
 def level_of(player: str) -> str:
     """The level in a computer's id (``cpu-perfect-2`` → ``perfect``)."""
     prefix, level, _ = player.split("-", 2)
-    if prefix != PREFIX or level not in strategy.LEVELS:
+    if prefix != PREFIX or level not in LEVELS:
         raise ValueError(f"not a computer player id: {player!r}")
     return level
 
@@ -137,6 +139,8 @@ class Brain:
 
     async def _load(self, key: Hashable, state: Any, player: str) -> None:
         try:
+            from bot import strategy  # lazily: numba and the solvers (see LEVELS)
+
             await in_daemon_thread(strategy.evaluate, state, player, directory=self.directory)
         except Exception:
             log.exception("could not load the strategy tables for %s", key)
@@ -163,6 +167,8 @@ class Brain:
 
     async def _build_and_load(self) -> dict[str, float]:
         await build_tables(self.directory)
+        from bot import strategy  # lazily: numba and the solvers (see LEVELS)
+
         timings: dict[str, float] = await in_daemon_thread(strategy.warm, self.directory)
         return timings
 
@@ -171,6 +177,8 @@ class Brain:
         if not self.is_ready(state):
             log.info("strategy tables for %s still loading: playing the most points now", table_key(state))
             return None
+        from bot import strategy  # lazily: numba and the solvers (see LEVELS)
+
         return strategy.choose(state, player, level, rng, directory=self.directory)  # type: ignore[arg-type]
 
 
@@ -216,6 +224,8 @@ def hint_values(state: Any, player: str, directory: Path) -> tuple[list[Any], An
     for the five-dice games every distinct keep is valued as the roll with exactly those dice held, and the
     boxes (or rows) as they are. Tutto's and Knister's actions are shown as the strategy values them.
     """
+    from bot import strategy  # lazily: numba and the solvers (see LEVELS)
+
     values = strategy.evaluate(state, player, directory=directory)
     current = next((entry for entry in values if entry.action.kind in ("roll", "roll_on")), None)
     five_dice_roll = hasattr(state, "held") and bool(state.rolls)

@@ -12,8 +12,11 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import discord
+from discord.http import Route
+from discord.webhook.async_ import async_context, interaction_message_response_params
 
 from bot.i18n import t
+from bot.play.lateness import Lateness
 from bot.play.ports import ResponseFailed
 from bot.play.transitions import Actor
 from bot.storage import GameRecord
@@ -23,6 +26,8 @@ log = logging.getLogger(__name__)
 
 #: Discord's limit on a message's content.
 MESSAGE_LIMIT = 2000
+#: How late interactions reach the service, against the quickest recent one (one per process: one clock).
+LATENESS = Lateness()
 
 
 def actor_of(user: discord.abc.User, *, moderator: bool = False) -> Actor:
@@ -46,6 +51,9 @@ class InteractionRequest:
         metadata = message.interaction_metadata if message is not None else None
         self.message_owner = str(metadata.user.id) if metadata is not None else None
 
+    def expired(self) -> bool:
+        return LATENESS.too_late(self.interaction.id)
+
     async def refuse(self, key: str, **params: Any) -> None:
         await self._private_text(t(key, self.locale, **params))
 
@@ -67,7 +75,7 @@ class InteractionRequest:
 
     async def update(self, rendered: Rendered) -> None:
         async with _answering():
-            await self.interaction.response.edit_message(**rendered.kwargs())
+            await _edit_clicked_message(self.interaction, rendered)
 
     async def acknowledge(self) -> None:
         async with _answering():
@@ -90,6 +98,36 @@ class InteractionRequest:
                 await self.interaction.followup.send(text, ephemeral=True)
             else:
                 await self.interaction.response.send_message(text, ephemeral=True)
+
+
+async def _edit_clicked_message(interaction: discord.Interaction[Any], rendered: Rendered) -> None:
+    """Answer a click by editing its message (callback type 7), without asking Discord to echo the message back.
+
+    ``InteractionResponse.edit_message`` always asks for the response (``?with_response=1``) and parses the echoed
+    message into a ``Message``, and it stores the new view for the message in discord.py's view store; the game
+    needs neither (every game component is dispatched by ``GameComponent``, whatever the message). Measured by
+    bench.load, about a tenth of the bot's CPU per click went to those. Same request otherwise, made through
+    discord.py's own webhook adapter, so rate limits and errors are handled as before.
+    """
+    response = interaction.response
+    if response.is_done():
+        raise discord.InteractionResponded(interaction)
+    params = interaction_message_response_params(
+        type=discord.InteractionResponseType.message_update.value,
+        previous_allowed_mentions=interaction._state.allowed_mentions,
+        **rendered.kwargs(),
+    )
+    route = Route(
+        "POST",
+        "/interactions/{webhook_id}/{webhook_token}/callback",
+        webhook_id=interaction.id,
+        webhook_token=interaction.token,
+    )
+    http = interaction._state.http
+    await async_context.get().request(
+        route, session=interaction._session, proxy=http.proxy, proxy_auth=http.proxy_auth, payload=params.payload
+    )
+    response._response_type = discord.InteractionResponseType.message_update
 
 
 class OriginalResponse:

@@ -43,6 +43,9 @@ class Request(Protocol):
     #: For a click on a private message: the player id of the person it was shown to.
     message_owner: str | None
 
+    def expired(self) -> bool:
+        """The asker can no longer be answered (Discord's 3 s have passed): the request is dropped unhandled."""
+
     # Every method below raises :class:`ResponseFailed` when the answer could not be delivered.
 
     async def refuse(self, key: str, **params: Any) -> None:

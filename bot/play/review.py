@@ -25,7 +25,6 @@ from typing import Any
 from bot.play import computer
 from bot.play.game import AnyRules
 from bot.storage.history import MoveRow
-from bot.strategy import tutto as tutto_strategy
 
 #: How many of the most costly decisions a review singles out.
 WORST = 3
@@ -148,6 +147,8 @@ def _value_of(values: Sequence[Any], action: Any) -> float:
 
 def _tutto_plan(state: Any, action: Any) -> tuple[Plan, float, Plan, float]:
     """Tutto: the selection set aside and rolling on or stopping, against the best such plan of the roll."""
+    from bot.strategy import tutto as tutto_strategy  # lazily: numba and the solvers (see computer.LEVELS)
+
     solution = tutto_strategy.solve_turn()
     plans: dict[Plan, float] = {}
     for selection in tutto_strategy.selections(state):

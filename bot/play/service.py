@@ -9,18 +9,20 @@ request, the engine state parsed once, the change saved before anyone is told ab
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
 import random
 import time
 from collections import defaultdict
-from collections.abc import Awaitable, Callable, Collection, Coroutine, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Coroutine, Mapping
 from dataclasses import replace
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from bot.engine.core import GameError, secure_rng
 from bot.i18n import game_locale, has, t
 from bot.play import computer, transitions
+from bot.play.cache import GameCache
 from bot.play.following import Followers
 from bot.play.inflight import InFlight
 from bot.play.ports import Channels, Request, ResponseFailed, origin
@@ -158,6 +160,8 @@ class GameService:
         self._rng = rng
         self._clock = clock
         self._locks: defaultdict[int, asyncio.Lock] = defaultdict(asyncio.Lock)
+        #: Games in progress as last loaded or saved (clicks and deadlines read no row when the game is here).
+        self.cache = GameCache()
         self.on_saved: Callable[[GameRecord], None] = lambda record: None
         self.in_flight = InFlight()
         self.shown = ShownVersions(games, self.show_again)
@@ -295,12 +299,17 @@ class GameService:
         if click.action == REVIEW:
             await self.reviews.click(request, click)
             return
-        async with self._locks[click.game_id]:
-            record = await self._games.get(click.game_id)
-            if record is None:
+        async with self._locks[click.game_id], self._forget_on_failure(click.game_id):
+            if request.expired():
+                # Queued past Discord's deadline: its user already saw it fail, so nothing is done (or saved).
+                log.info("game %s: dropped a %s click that waited too long to be answered", click.game_id, click.action)
+                return
+            game = await self._load(click.game_id)
+            if game is None:
                 self._locks.pop(click.game_id, None)
                 await request.refuse("play.unknown_game")
                 return
+            record = game.record
             spec = self.specs[record.kind]
             try:
                 adopt = transitions.check_origin(
@@ -308,6 +317,8 @@ class GameService:
                 )
                 if adopt and request.message_id is not None:
                     record = await self._adopt_message(record, request.message_id)
+                    game = Game(record, game.state)
+                    self.cache.put(game)
             except Refusal as refusal:
                 await request.refuse(refusal.key, **refusal.params)
                 return
@@ -321,7 +332,6 @@ class GameService:
             if click.action == HINT:
                 await self._hint(request, spec, record)
                 return
-            game = Game.load(spec, record)
             if self._in_effect(spec, game, click):
                 await request.update(self.render(spec, game))
                 return
@@ -401,9 +411,11 @@ class GameService:
             await request.refuse(refusal.key, **refusal.params)
             return None
         except StaleVersion:
+            self.cache.drop(game.record.id)
             await request.refuse("play.outdated")
             return None
         except StorageUnavailable as error:
+            self.cache.drop(game.record.id)
             log.warning("game %s not saved: %s", game.record.id, error)
             await request.refuse("play.storage_unavailable")
             return None
@@ -495,13 +507,14 @@ class GameService:
     @tracked
     async def on_deadline(self, game_id: int) -> None:
         """A stored deadline passed: expire the lobby, or play the timed-out turn for its players."""
-        async with self._locks[game_id]:
-            record = await self._games.get(game_id)
-            if record is None:
+        async with self._locks[game_id], self._forget_on_failure(game_id):
+            game = await self._load(game_id)
+            if game is None:
                 return
+            record = game.record
             spec = self.specs[record.kind]
             now = self._clock()
-            decided = transitions.deadline(spec, Game.load(spec, record), self._choose(spec, record), self._rng(), now)
+            decided = transitions.deadline(spec, game, self._choose(spec, record), self._rng(), now)
             if decided is None:
                 return
             decided = transitions.paced(spec, decided, now, self.computer_delay)
@@ -589,6 +602,7 @@ class GameService:
         if not record.active:
             self._locks.pop(record.id, None)
         saved = Game(record, outcome.after.state)
+        self.cache.put(saved)
         self.followers.changed(saved)
         self._prepare_computers(saved)
         self.on_saved(record)
@@ -601,3 +615,24 @@ class GameService:
         seat = next((seat for seat in game.record.seats if seat.kind == "computer"), None)
         if seat is not None:
             self.brain.prepare(game.state, seat.player)
+
+    async def _load(self, game_id: int) -> Game | None:
+        """The game as last saved or loaded by this process, else read from the database (and kept)."""
+        game = self.cache.get(game_id)
+        if game is not None:
+            return game
+        record = await self._games.get(game_id)
+        if record is None:
+            return None
+        game = Game.load(self.specs[record.kind], record)
+        self.cache.put(game)
+        return game
+
+    @contextlib.asynccontextmanager
+    async def _forget_on_failure(self, game_id: int) -> AsyncIterator[None]:
+        """Drop the kept game when handling a request fails in any way: the next one reads the database."""
+        try:
+            yield
+        except BaseException:
+            self.cache.drop(game_id)
+            raise

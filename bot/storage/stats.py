@@ -2,16 +2,15 @@
 
 All-time boards read the ``standings`` table that triggers keep next to ``results`` (migration 0002): a page
 is an index walk and a rank is one counted index range, whatever the number of players. Week and month are
-rolling windows ("the last 7/30 days" up to now), which a stored total cannot answer, so they aggregate the
-results in the window through covering indexes and rank with window functions. docs/benchmarks.md has the
-figures on a million results.
+rolling windows ("the last 7/30 days" up to now): their totals are kept the same way in ``window_standings``
+(migration 0011), and before such a board is read the window's start is moved to "now", which recounts only
+the players who had a result leave it. docs/benchmarks.md has the figures on a million results.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from bot.rankings import (
     METRICS,
@@ -26,21 +25,12 @@ from bot.rankings import (
     Period,
     Standing,
 )
-from bot.storage.backend import Database, Row, counter_value
+from bot.storage.backend import Conflict, Database, Row, Transaction, counter_value
 
 #: The standings scope of boards over every server (guild ids are snowflakes, never 0).
 GLOBAL_SCOPE = 0
 #: What a seat of an old game shows instead of the name of a user who asked to be forgotten (no language).
 FORGOTTEN_NAME = "—"
-
-# Per metric, the figure aggregated over the results in a week/month window (all-time boards read the
-# standings column of the same name).
-_WINDOW_VALUE: dict[str, str] = {
-    "wins": "SUM(won)",
-    "best": "MAX(score)",
-    "average": "CAST(AVG(score) AS DOUBLE PRECISION)",  # PostgreSQL's AVG is NUMERIC otherwise
-    "games": "COUNT(*)",
-}
 
 
 def _order(metric: str) -> str:
@@ -71,12 +61,13 @@ class StatsRepository:
             raise ValueError(f"unknown metric {metric!r} or period {period!r}")
         page = max(0, page)
         board = _Board(kind, metric, period, guild_id, now)
-        fetch = board.all_time if period == "all" else board.window
-        total, rows, caller = await fetch(self._db, page, page_size, caller_id)
+        if period != "all":
+            await _move_window(self._db, board.days, board.since)
+        total, rows, caller = await board.fetch(self._db, page, page_size, caller_id)
         if page and not rows and total:
             # Past the end (players went since the button was drawn): show the last page instead.
             page = (total - 1) // page_size
-            total, rows, caller = await fetch(self._db, page, page_size, caller_id)
+            total, rows, caller = await board.fetch(self._db, page, page_size, caller_id)
         caller_games = caller.games if caller else await board.games_of(self._db, caller_id)
         return LeaderboardPage(
             kind, metric, period, guild_id, page, total, tuple(rows), caller, caller_games, page_size
@@ -126,6 +117,9 @@ class StatsRepository:
                 "AND scope IN (SELECT 0 UNION SELECT guild_id FROM results WHERE user_id = ?1)"
             )
             tx.execute(f"DELETE FROM standings {derived}", (user_id,))
+            tx.execute(
+                f"DELETE FROM window_standings {derived} AND days IN (SELECT days FROM window_marks)", (user_id,)
+            )
             tx.execute(f"DELETE FROM standing_counters {derived}", (user_id,))
             tx.execute("DELETE FROM player_names WHERE user_id = ?", (user_id,))
             # The move history of every game they sat in: each stored state holds their dice and card.
@@ -146,7 +140,12 @@ class StatsRepository:
 
 @dataclass(frozen=True)
 class _Board:
-    """The SQL for one board, chosen by period and scope."""
+    """The SQL for one board, chosen by period and scope.
+
+    Every board reads kept totals through the metric's index: ``standings`` for all time, ``window_standings``
+    (the rows of the window's length in days) for week and month, brought up to date first by
+    :func:`_move_window`.
+    """
 
     kind: str
     metric: str
@@ -159,122 +158,160 @@ class _Board:
         return GLOBAL_SCOPE if self.guild_id is None else self.guild_id
 
     @property
+    def days(self) -> int:
+        return PERIOD_DAYS[self.period]
+
+    @property
     def since(self) -> float:
-        return self.now - PERIOD_DAYS[self.period] * 86400
+        return self.now - self.days * 86400
 
-    # ------------------------------------------------------------------ all time: standings
+    def _source(self) -> tuple[str, str, tuple[object, ...]]:
+        """The table (with its index name prefix), the condition and its parameters for this board's rows."""
+        average = f" AND games >= {MIN_AVERAGE_GAMES}" if self.metric == "average" else ""
+        if self.period == "all":
+            return "standings", "kind = ? AND scope = ?" + average, (self.kind, self.scope)
+        return "window_standings", "days = ? AND kind = ? AND scope = ?" + average, (self.days, self.kind, self.scope)
 
-    async def all_time(
+    async def fetch(
         self, db: Database, page: int, page_size: int, caller_id: int
     ) -> tuple[int, list[Standing], Standing | None]:
-        # The metric is a standings column with its own index; INDEXED BY pins the plan to it (left to itself
-        # SQLite prefers the games index for the average board's "games >= 5" and sorts every player).
-        # PostgreSQL has no such hint and its planner finds the index by itself.
+        """The total, the page's lines and the caller's line."""
+        # The metric has its own index on the table; INDEXED BY pins the plan to it (left to itself SQLite
+        # prefers the games index for the average board's "games >= 5" and sorts every player). PostgreSQL has no
+        # such hint and its planner finds the index by itself.
         metric = self.metric
-        indexed = f"INDEXED BY standings_{metric}" if db.dialect == "sqlite" else ""
-        where = "kind = ? AND scope = ?" + (f" AND games >= {MIN_AVERAGE_GAMES}" if metric == "average" else "")
-        params = (self.kind, self.scope)
-        counted = await db.fetch_one(f"SELECT COUNT(*) FROM standings {indexed} WHERE {where}", params)
+        table, where, params = self._source()
+        indexed = f"INDEXED BY {table}_{metric}" if db.dialect == "sqlite" else ""
+        counted = await db.fetch_one(f"SELECT COUNT(*) FROM {table} {indexed} WHERE {where}", params)
         assert counted is not None  # COUNT(*) always answers
         total = counted[0]
         found = await db.fetch_all(
             f"SELECT s.user_id, s.games, s.{metric}, COALESCE(n.display_name, CAST(s.user_id AS TEXT)) "
-            f"FROM standings AS s {indexed} LEFT JOIN player_names AS n USING (user_id) "
+            f"FROM {table} AS s {indexed} LEFT JOIN player_names AS n USING (user_id) "
             f"WHERE {where} ORDER BY {_order(metric)} LIMIT ? OFFSET ?",
             (*params, page_size, page * page_size),
         )
-        first_rank = await self._rank_of(db, indexed, where, params, found[0][2]) if found else 0
+        first_rank = await self._rank_of(db, f"{table} {indexed}", where, params, found[0][2]) if found else 0
         rows = _ranked(found, page * page_size, first_rank)
         caller = next((row for row in rows if row.user_id == caller_id), None)
         if caller is None:
             mine = await db.fetch_one(
                 f"SELECT s.games, s.{metric}, COALESCE(n.display_name, CAST(s.user_id AS TEXT)) "
-                f"FROM standings AS s LEFT JOIN player_names AS n USING (user_id) WHERE {where} AND user_id = ?",
+                f"FROM {table} AS s LEFT JOIN player_names AS n USING (user_id) WHERE {where} AND user_id = ?",
                 (*params, caller_id),
             )
             if mine is not None:
                 games, figure, name = mine
-                rank = await self._rank_of(db, indexed, where, params, figure)
+                rank = await self._rank_of(db, f"{table} {indexed}", where, params, figure)
                 caller = Standing(rank, caller_id, str(name), figure, games)
         return total, rows, caller
 
-    async def _rank_of(self, db: Database, indexed: str, where: str, params: tuple[object, ...], figure: float) -> int:
+    async def _rank_of(self, db: Database, source: str, where: str, params: tuple[object, ...], figure: float) -> int:
         """1 + the players with a strictly better figure: ties share the rank."""
-        row = await db.fetch_one(
-            f"SELECT COUNT(*) FROM standings {indexed} WHERE {where} AND {self.metric} > ?", (*params, figure)
-        )
+        sql = f"SELECT COUNT(*) FROM {source} WHERE {where} AND {self.metric} > ?"
+        row = await db.fetch_one(sql, (*params, figure))
         assert row is not None  # COUNT(*) always answers
         return 1 + row[0]
 
-    # ------------------------------------------------------------------ week / month: results in the window
-
-    def _window_source(self) -> tuple[str, tuple[object, ...]]:
-        if self.guild_id is None:
-            return "kind = ? AND finished_at >= ?", (self.kind, self.since)
-        return "guild_id = ? AND kind = ? AND finished_at >= ?", (self.guild_id, self.kind, self.since)
-
-    async def window(
-        self, db: Database, page: int, page_size: int, caller_id: int
-    ) -> tuple[int, list[Standing], Standing | None]:
-        where, params = self._window_source()
-        having = f" HAVING COUNT(*) >= {MIN_AVERAGE_GAMES}" if self.metric == "average" else ""
-        # The aggregate is built once (MATERIALIZED) and read four times: the page (line 0), the caller's line
-        # with its rank (line 1), the total (line 2, so an empty page still tells how many pages there are)
-        # and the rank of the page's first line (line 3); the page's other ranks follow from their order.
-        found_lines = await db.fetch_all(
-            f"""
-            WITH agg AS MATERIALIZED (
-                SELECT user_id, COUNT(*) AS games, {_WINDOW_VALUE[self.metric]} AS value
-                FROM results WHERE {where} GROUP BY user_id{having}
-            ), page AS MATERIALIZED (
-                SELECT user_id, games, value FROM agg ORDER BY value DESC, games DESC, user_id LIMIT ? OFFSET ?
-            ), picked AS (
-                SELECT 0 AS line, NULL AS rank, user_id, games, value FROM page
-                UNION ALL
-                SELECT 1, 1 + (SELECT COUNT(*) FROM agg AS better WHERE better.value > mine.value), user_id, games,
-                       value
-                FROM agg AS mine WHERE user_id = ?
-            )
-            SELECT p.line AS line, p.rank AS rank, p.user_id AS user_id,
-                   COALESCE(n.display_name, CAST(p.user_id AS TEXT)) AS name, p.value AS value, p.games AS games
-            FROM picked AS p LEFT JOIN player_names AS n USING (user_id)
-            UNION ALL
-            SELECT 2, (SELECT COUNT(*) FROM agg), NULL, NULL, NULL, NULL
-            UNION ALL
-            SELECT 3, 1 + (SELECT COUNT(*) FROM agg WHERE value > (SELECT MAX(value) FROM page)), NULL, NULL, NULL,
-                   NULL
-            ORDER BY line, value DESC, games DESC, user_id
-            """,
-            (*params, page_size, page * page_size, caller_id),
-        )
-        total, first_rank, found, caller = 0, 0, [], None
-        for line, rank, user_id, name, figure, games in found_lines:
-            if line == 0:
-                found.append((user_id, games, figure, name))
-            elif line == 1:
-                caller = Standing(rank, user_id, str(name), figure, games)
-            elif line == 2:
-                total = rank
-            else:
-                first_rank = rank
-        rows = _ranked(found, page * page_size, first_rank)
-        caller = next((row for row in rows if row.user_id == caller_id), caller)
-        return total, rows, caller
-
     async def games_of(self, db: Database, user_id: int) -> int:
         """The user's games on this board whether or not they rank (for "5 games needed" hints)."""
-        if self.period == "all":
-            row = await db.fetch_one(
-                "SELECT games FROM standings WHERE kind = ? AND scope = ? AND user_id = ?",
-                (self.kind, self.scope, user_id),
-            )
-        else:
-            where, params = self._window_source()
-            row = await db.fetch_one(f"SELECT COUNT(*) FROM results WHERE {where} AND user_id = ?", (*params, user_id))
+        table, where, params = self._source()
+        where = where.removesuffix(f" AND games >= {MIN_AVERAGE_GAMES}")
+        row = await db.fetch_one(f"SELECT games FROM {table} WHERE {where} AND user_id = ?", (*params, user_id))
         return int(row[0]) if row else 0
 
 
-def _ranked(found: Sequence[Row] | Sequence[tuple[Any, ...]], offset: int, first_rank: int) -> list[Standing]:
+async def _move_window(db: Database, days: int, since: float) -> None:
+    """Bring the kept totals of the ``days``-long window to the window starting at ``since``.
+
+    Nothing is written while no result finished between the kept start and ``since`` (the kept totals are then
+    those of the new window too): one read. Otherwise the players whose results left the window have their rows
+    counted again from the results still in it (a handful of players when boards are asked for often). Asked
+    for an older start than the kept one (a clock set back, a test's earlier "now") the window is built again
+    from results, except within :data:`WINDOW_SLACK` seconds: two boards asked for at nearly the same moment
+    must not take turns rebuilding it, so the earlier one is answered as of the later.
+    """
+    found = await db.fetch_one(
+        "SELECT m.since, EXISTS (SELECT 1 FROM results WHERE finished_at >= m.since AND finished_at < ?) "
+        "FROM window_marks AS m WHERE m.days = ?",
+        (since, days),
+    )
+    kept: float | None = None if found is None else found[0]
+    if found is not None and found[0] - WINDOW_SLACK <= since and not found[1]:
+        return
+    rebuild = kept is None or since < kept
+    left: list[Row] = []
+    if not rebuild:
+        left = await db.fetch_all(
+            "SELECT DISTINCT kind, guild_id, user_id FROM results WHERE finished_at >= ? AND finished_at < ?",
+            (kept, since),
+        )
+    try:
+        async with db.transaction() as tx:
+            # The move is claimed on the start it was read at: a board that moved the window meanwhile makes
+            # this one a conflict, and its totals answer this board too. (A write batch cannot read, so the
+            # claim is the check.) Results saved meanwhile are in the recount: it runs in the same transaction.
+            if kept is None:
+                tx.execute("INSERT INTO window_marks (days, since) VALUES (?, ?)", (days, since))
+            else:
+                tx.execute(
+                    "UPDATE window_marks SET since = ? WHERE days = ? AND since = ?", (since, days, kept), expect_rows=1
+                )
+            if rebuild:
+                _count_window(tx, days, since)
+            else:
+                _recount_players(tx, days, since, [(kind, guild, user) for kind, guild, user in left])
+    except Conflict:
+        return
+
+
+_WINDOW_COLUMNS = "INSERT INTO window_standings (days, kind, scope, user_id, games, wins, best, score_sum, average) "
+# DOUBLE PRECISION: a REAL on SQLite, and a float8 on PostgreSQL (whose REAL is a float4).
+_WINDOW_FIGURES = "COUNT(*), SUM(won), MAX(score), SUM(score), CAST(SUM(score) AS DOUBLE PRECISION) / COUNT(*)"
+
+
+def _count_window(tx: Transaction, days: int, since: float) -> None:
+    """Build a window's totals from every result finished since ``since`` (the first board, or a clock set back)."""
+    tx.execute("DELETE FROM window_standings WHERE days = ?", (days,))
+    tx.execute(
+        f"{_WINDOW_COLUMNS} SELECT ?, kind, guild_id, user_id, {_WINDOW_FIGURES} FROM results "
+        "WHERE finished_at >= ? AND guild_id IS NOT NULL GROUP BY kind, guild_id, user_id",
+        (days, since),
+    )
+    tx.execute(
+        f"{_WINDOW_COLUMNS} SELECT ?, kind, 0, user_id, {_WINDOW_FIGURES} FROM results "
+        "WHERE finished_at >= ? GROUP BY kind, user_id",
+        (days, since),
+    )
+
+
+def _recount_players(tx: Transaction, days: int, since: float, left: Sequence[tuple[str, int | None, int]]) -> None:
+    """Count again, from their results still in the window, the rows of ``left`` (kind, guild, user): the
+    player's row over every server and the one of that guild (their other guilds' rows are unchanged)."""
+    players = sorted({(kind, user) for kind, _, user in left})
+    keys = {(kind, 0, user) for kind, user in players} | {(k, g, u) for k, g, u in left if g is not None}
+    tx.executemany(
+        "DELETE FROM window_standings WHERE days = ? AND kind = ? AND scope = ? AND user_id = ?",
+        [(days, *key) for key in sorted(keys)],
+    )
+    # Through the index results_user (user_id, kind, finished_at): only these players' results are read.
+    tx.executemany(
+        f"{_WINDOW_COLUMNS} SELECT ?, kind, guild_id, user_id, {_WINDOW_FIGURES} FROM results "
+        "WHERE user_id = ? AND kind = ? AND finished_at >= ? AND guild_id = ? GROUP BY kind, guild_id, user_id",
+        [(days, user, kind, since, guild) for kind, guild, user in sorted(keys) if guild != 0],
+    )
+    tx.executemany(
+        f"{_WINDOW_COLUMNS} SELECT ?, kind, 0, user_id, {_WINDOW_FIGURES} FROM results "
+        "WHERE user_id = ? AND kind = ? AND finished_at >= ? GROUP BY kind, user_id",
+        [(days, user, kind, since) for kind, user in players],
+    )
+
+
+#: Seconds a board may be answered "later" than asked, rather than rebuilding a window (see :func:`_move_window`).
+WINDOW_SLACK = 5.0
+
+
+def _ranked(found: Sequence[tuple[int, int, float, object] | Row], offset: int, first_rank: int) -> list[Standing]:
     """Competition ranks ("1224") for a page listed best first.
 
     A line ties with the line above it or ranks by its position, so only the first line's rank needs the

@@ -8,9 +8,6 @@ import pytest
 
 from bot import strategy
 from bot.engine import dicepoker, kniffel
-from bot.strategy import dicepoker as dicepoker_tables
-from bot.strategy import kniffel as kniffel_tables
-from bot.strategy import knister as knister_tables
 from fakediscord import Message
 from tests.e2e.conftest import Harness
 from tests.e2e.dice import play_turn
@@ -23,13 +20,9 @@ STEP = 1.5
 
 
 @pytest.fixture(scope="session")
-def strategy_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The cheap tables (classic Kniffel, dice poker, Knister), built once for the session."""
-    folder = tmp_path_factory.mktemp("e2e-strategy")
-    kniffel_tables.load("classic", folder)
-    dicepoker_tables.load(folder)
-    knister_tables.load(folder)
-    return folder
+def strategy_dir(shared_tables: Path) -> Path:
+    """Every table, built once for the run (see ``tests/conftest.py``)."""
+    return shared_tables
 
 
 @pytest.fixture

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import random
+import shutil
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
 import pytest
 
+from bot import strategy
 from bot.engine import dicepoker
 from bot.play import computer
 from cogs.dicepoker import SPEC
@@ -57,7 +61,7 @@ async def test_a_game_waits_for_the_start_up_build_instead_of_racing_it(
     async def no_child_build(directory: Path) -> None:
         return None
 
-    monkeypatch.setattr(computer.strategy, "warm", warm)
+    monkeypatch.setattr(strategy, "warm", warm)
     monkeypatch.setattr(computer, "build_tables", no_child_build)
     brain = computer.Brain(tmp_path)
     warming = asyncio.create_task(brain.warm())
@@ -73,8 +77,32 @@ async def test_a_game_waits_for_the_start_up_build_instead_of_racing_it(
     assert brain.is_ready(state) and brain.prepare(state, "a") is None
 
 
-async def test_the_start_up_build_runs_in_a_child_process_and_fills_the_cache(tmp_path: Path) -> None:
-    """Building in a thread would hold the interpreter lock for seconds and stall every click meanwhile."""
+async def test_the_start_up_build_runs_in_a_child_process_and_fills_the_cache(
+    tmp_path: Path, shared_tables: Path
+) -> None:
+    """Building in a thread would hold the interpreter lock for seconds and stall every click meanwhile.
+
+    The folder has every table but dice poker's, as after an upgrade that changed one game's rules: the child
+    builds the missing one and leaves the others as they are (rebuilding all would cost 10-20 s of CPU).
+    """
+    for table in shared_tables.glob("*.npz"):  # noqa: ASYNC240
+        if not table.name.startswith("dicepoker-"):
+            shutil.copy2(table, tmp_path)
+    kept = written(tmp_path)
     await computer.build_tables(tmp_path)
-    built = {path.name.split("-v")[0] for path in tmp_path.glob("*.npz")}  # noqa: ASYNC240
-    assert {"kniffel-kniffel", "kniffel-classic", "dicepoker", "knister"} <= built
+    built = written(tmp_path)
+    assert {name.split("-v")[0] for name in built} == {"kniffel-kniffel", "kniffel-classic", "dicepoker", "knister"}
+    assert {name: built[name] for name in kept} == kept
+
+
+def written(folder: Path) -> dict[str, int]:
+    """Each table file of the folder with the time it was last written."""
+    return {path.name: path.stat().st_mtime_ns for path in folder.glob("*.npz")}
+
+
+def test_the_levels_are_the_strategys_and_the_bot_starts_without_importing_it() -> None:
+    """``bot.strategy`` brings numba and the solvers (seconds of CPU): imported when a computer first plays."""
+    assert computer.LEVELS == strategy.LEVELS
+    code = "import sys, bot.app, cogs.kniffel; print('bot.strategy' in sys.modules, 'numba' in sys.modules)"
+    shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert shown.split() == ["False", "False"]

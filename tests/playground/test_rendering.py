@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 import pytest
+import pytest_asyncio
 from playwright.async_api import Browser, expect
 
 from fakediscord import FakeDiscord
@@ -58,7 +59,7 @@ COMPONENTS = [
 ]
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope="session")  # the playground's tests share one loop (see conftest.py)
 async def server() -> AsyncIterator[FakeDiscord]:
     async with FakeDiscord(web=True) as fake:
         guild = fake.add_guild("Dice Club")

@@ -7,13 +7,14 @@ from typing import Any
 
 import aiohttp
 import pytest
+import pytest_asyncio
 
 from fakediscord import FakeDiscord
 from fakediscord.persist import dump_world, restore_world
 from fakediscord.state import World
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope="session")  # the playground's tests share one loop (see conftest.py)
 async def server() -> AsyncIterator[FakeDiscord]:
     async with FakeDiscord(web=True) as fake:
         guild = fake.add_guild("Dice Club")

@@ -118,11 +118,13 @@ async def store(games: GamesRepository, game: Game) -> int:
 # ---------------------------------------------------------------------- recording every answer
 
 
-async def every_board(stats: StatsRepository) -> dict[tuple[object, ...], tuple[LeaderboardPage, dict[str, Any]]]:
+async def every_board(
+    stats: StatsRepository, periods: Sequence[str] = PERIODS
+) -> dict[tuple[object, ...], tuple[LeaderboardPage, dict[str, Any]]]:
     """Every page (and one past the end) of every board, for a caller high up, one further down and nobody."""
     recorded = {}
     for kind, metric, period, guild, caller in itertools.product(
-        KINDS, METRICS, PERIODS, (*GUILDS, None), (1, 13, NOBODY)
+        KINDS, METRICS, periods, (*GUILDS, None), (1, 13, NOBODY)
     ):
         page = 0
         while True:
@@ -278,7 +280,9 @@ async def test_every_leaderboard_and_stats_answer_is_identical_after_migration_0
         for game_id in rng.sample(ids, 30):
             await GamesRepository(old).delete(game_id)
         stats = StatsRepository(old)
-        boards_before = await every_board(stats)
+        # All-time boards only: week and month read window_standings since migration 0011, which a schema-3
+        # database lacks (tests/storage/test_stats.py checks them after migrating a legacy database).
+        boards_before = await every_board(stats, ("all",))
         stats_before = await every_legacy_stats(old)
         counters_before = await legacy_counters(old)
     finally:
@@ -295,7 +299,7 @@ async def test_every_leaderboard_and_stats_answer_is_identical_after_migration_0
     db = await Database.open(path)
     try:
         stats = StatsRepository(db)
-        assert await every_board(stats) == boards_before
+        assert await every_board(stats, ("all",)) == boards_before
         assert await every_stats(stats) == stats_before
         results = ResultsRepository(db)
         after = {}

@@ -82,8 +82,9 @@ async def board(
     page: int = 0,
     caller: int = 0,
     kind: str = "kniffel",
+    now: float = NOW,
 ) -> LeaderboardPage:
-    return await stats.leaderboard(kind, metric, period, guild, page=page, caller_id=caller, now=NOW)  # type: ignore[arg-type]
+    return await stats.leaderboard(kind, metric, period, guild, page=page, caller_id=caller, now=now)  # type: ignore[arg-type]
 
 
 def lines(page: LeaderboardPage) -> list[tuple[int, int, float, int]]:
@@ -403,9 +404,11 @@ class Played:
     at: float
 
 
-def reference(played: Sequence[Played], kind: str, metric: str, period: str, guild: int | None) -> list[tuple]:
+def reference(
+    played: Sequence[Played], kind: str, metric: str, period: str, guild: int | None, now: float = NOW
+) -> list[tuple]:
     """(rank, user, figure, games) for every ranked player, ordered as the board lists them."""
-    since = NOW - PERIOD_DAYS[period] * DAY if period != "all" else float("-inf")
+    since = now - PERIOD_DAYS[period] * DAY if period != "all" else float("-inf")
     per_user: dict[int, list[Played]] = defaultdict(list)
     for row in played:
         if row.kind == kind and row.at >= since and (guild is None or row.guild == guild):
@@ -428,11 +431,13 @@ def reference(played: Sequence[Played], kind: str, metric: str, period: str, gui
     ]
 
 
-async def everything(stats: StatsRepository, kind: str, metric: str, period: str, guild: int | None) -> list[tuple]:
+async def everything(
+    stats: StatsRepository, kind: str, metric: str, period: str, guild: int | None, now: float = NOW
+) -> list[tuple]:
     rows: list[tuple] = []
     page = 0
     while True:
-        found = await board(stats, metric, period, guild, page=page, kind=kind)
+        found = await board(stats, metric, period, guild, page=page, kind=kind, now=now)
         rows += lines(found)
         if page + 1 >= found.pages:
             return rows
@@ -440,7 +445,7 @@ async def everything(stats: StatsRepository, kind: str, metric: str, period: str
 
 
 async def random_games(
-    games: GamesRepository | Callable[..., Awaitable[int]], rng: random.Random, count: int
+    games: GamesRepository | Callable[..., Awaitable[int]], rng: random.Random, count: int, now: float = NOW
 ) -> list[Played]:
     played = []
     for _ in range(count):
@@ -448,7 +453,7 @@ async def random_games(
         guild = rng.choice((GUILD, OTHER_GUILD, None))
         users = rng.sample(range(1, 31), rng.randint(1, 3))
         scores = {user: rng.randint(0, 12) for user in users}  # narrow range: plenty of ties
-        at = NOW - rng.uniform(0, 60) * DAY
+        at = now - rng.uniform(0, 60) * DAY
         game_id = await play(games, scores, kind=kind, guild=guild, at=at)
         ranks = competition_ranks(list(scores.values()))
         played += [
@@ -458,11 +463,17 @@ async def random_games(
     return played
 
 
-async def assert_boards_match(stats: StatsRepository, played: Sequence[Played]) -> None:
+async def assert_boards_match(
+    stats: StatsRepository,
+    played: Sequence[Played],
+    now: float = NOW,
+    periods: Sequence[str] = ("all", "month", "week"),
+) -> None:
     for kind, metric, period, guild in itertools.product(
-        ("kniffel", "tutto"), METRICS, ("all", "month", "week"), (GUILD, OTHER_GUILD, None)
+        ("kniffel", "tutto"), METRICS, periods, (GUILD, OTHER_GUILD, None)
     ):
-        assert await everything(stats, kind, metric, period, guild) == reference(played, kind, metric, period, guild), (
+        expected = reference(played, kind, metric, period, guild, now)
+        assert await everything(stats, kind, metric, period, guild, now) == expected, (
             kind,
             metric,
             period,
@@ -496,6 +507,42 @@ async def test_every_board_matches_a_reference_before_and_after_deletions(
             max(row.score for row in mine),
             max(row.at for row in mine),
         )
+
+
+async def test_week_and_month_boards_follow_the_clock_as_results_leave_the_window(
+    db: Database, games: GamesRepository, stats: StatsRepository
+) -> None:
+    # Week and month totals are kept (migration 0011) and moved to "now" before each window board is read:
+    # forward by recounting the players whose results left, backward (a clock set back) by a rebuild.
+    rng = random.Random(11)
+    played = await random_games(games, rng, 120)
+    windows = ("month", "week")
+    await assert_boards_match(stats, played, NOW, windows)
+    later = NOW
+    for step in (0.5, 1.25, 2, 6, 9):
+        later += step * DAY
+        played += await random_games(games, rng, 15, now=later)
+        await assert_boards_match(stats, played, later, windows)
+    doomed = set(rng.sample(sorted({row.game_id for row in played}), 30))
+    for game_id in doomed:
+        await games.delete(game_id)
+    played = [row for row in played if row.game_id not in doomed]
+    await assert_boards_match(stats, played, later, windows)
+    await assert_boards_match(stats, played, NOW + DAY, windows)  # back in time: rebuilt
+    await assert_boards_match(stats, played, later + 40 * DAY, windows)  # everything left: empty boards
+    assert (await board(stats, "games", "month", None, now=later + 40 * DAY)).total == 0
+
+
+async def test_a_board_asked_a_moment_earlier_is_answered_as_of_the_later_one(
+    games: GamesRepository, stats: StatsRepository
+) -> None:
+    # Two boards asked for at nearly the same time must not take turns rebuilding the window: within a few
+    # seconds the earlier one is answered as of the later (a result leaving in between is gone from both).
+    await play(games, {1: 100}, at=NOW - 7 * DAY + 1)
+    await play(games, {2: 100}, at=NOW - 3600)
+    assert [row.user_id for row in (await board(stats, "games", "week", now=NOW + 2)).rows] == [2]
+    assert [row.user_id for row in (await board(stats, "games", "week", now=NOW)).rows] == [2]
+    assert [row.user_id for row in (await board(stats, "games", "week", now=NOW - 60)).rows] == [1, 2]
 
 
 async def test_migration_backfills_standings_from_existing_results(tmp_path: Path) -> None:

@@ -10,14 +10,9 @@ from bot.strategy import dicepoker, kniffel, knister
 
 
 @pytest.fixture(scope="session")
-def table_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A folder holding every exact table, built at the first use."""
-    folder = tmp_path_factory.mktemp("strategy")
-    for ruleset in ("kniffel", "classic"):
-        kniffel.load(ruleset, folder)
-    dicepoker.load(folder)
-    knister.load(folder)
-    return folder
+def table_dir(shared_tables: Path) -> Path:
+    """A folder holding every exact table, built once for the run (see ``tests/conftest.py``)."""
+    return shared_tables
 
 
 @pytest.fixture(scope="session")
