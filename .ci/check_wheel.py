@@ -16,7 +16,7 @@ from pathlib import Path
 
 import bot
 from bot.i18n import catalogue
-from bot.storage.database import Database, bundled_migrations, schema_version
+from bot.storage.database import Database, bundled_migrations
 from bot.ui import rules
 
 CHECKOUT = Path(__file__).resolve().parents[1]
@@ -47,15 +47,18 @@ async def check_migrations(problems: list[str]) -> int:
     if not migrations:
         problems.append("no migration is shipped")
         return 0
+    postgres = bundled_migrations("postgres")
+    if not postgres or postgres[-1].version != migrations[-1].version:
+        problems.append("the PostgreSQL migrations do not reach the SQLite schema version")
     with tempfile.TemporaryDirectory() as folder:
         db = await Database.open(Path(folder) / "check.sqlite3")
         try:
-            version = await schema_version(db.reader)
+            version = await db.schema_version()
         finally:
             await db.close()
     if version != migrations[-1].version:
         problems.append(f"a new database reached schema version {version}, expected {migrations[-1].version}")
-    return len(migrations)
+    return len(migrations) + len(postgres)
 
 
 def main() -> int:

@@ -70,7 +70,7 @@ async def start_bot(
     guild: Guild | None,
     workdir: Path,
     *,
-    database: Path | None = None,
+    database: Path | str | None = None,
     log_level: str = "WARNING",
     settings: dict[str, str] | None = None,
 ) -> BotProcess:
@@ -87,8 +87,10 @@ async def start_bot(
     )
     if guild is not None:
         env["DEV_GUILD_ID"] = str(guild.id)
-    if database is not None:
+    if isinstance(database, Path):
         env["DATABASE_URL"] = f"sqlite:///{database}"
+    elif database is not None:
+        env["DATABASE_URL"] = database  # a postgresql:// URL
     log = workdir / f"{name}.log"
     with log.open("wb") as output:
         process = await asyncio.create_subprocess_exec(

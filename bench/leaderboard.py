@@ -10,7 +10,7 @@ Results (with their seats) are inserted at schema version 1, counters in the col
 migrations then backfill the standings and move the counters into rows (0004), which times the upgrade of an
 existing database too (a quarter of the Kniffel games use the classic rules and store upper_bonus 0, as the bot
 did before migration 0003). Every query is timed through :class:`StatsRepository` on the
-real reader connection (aiosqlite round trips included): median and worst of ``--runs`` runs.
+real reader connection (a hop to its thread included): median and worst of ``--runs`` runs.
 """
 
 from __future__ import annotations
@@ -254,13 +254,13 @@ async def store_game(db: Database, guild: int) -> None:
         )
         for seat, user in enumerate((900_001, 900_002, 900_003), 1)
     ]
-    async with db.transaction() as conn:
-        await conn.execute(
+    async with db.transaction() as tx:
+        tx.execute(
             "INSERT INTO games (id, kind, variant, guild_id, channel_id, host_id, status, created_at, updated_at, "
             "finished_at) VALUES (?, 'kniffel', 'kniffel', ?, ?, 1, 'finished', ?, ?, ?)",
             (game_id, guild, guild * 10, NOW, NOW, NOW),
         )
-        await ResultsRepository.insert(conn, rows)
+        ResultsRepository.insert(tx, rows)
 
 
 def main() -> None:

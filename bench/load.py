@@ -1,7 +1,11 @@
 """Many channels playing Kniffel at once: dicebot's clicks per second and latency against the floor bot's.
 
 Run: ``.venv/bin/python -m bench.load [--channels 20] [--seconds 30 | --games N] [--warmup 5] [--only dicebot]
-[--shards N]``.
+[--shards N] [--database postgresql://postgres@127.0.0.1:5432/test]``.
+
+With ``--database`` dicebot runs a second time in the same run, on PostgreSQL (a new schema of that database,
+dropped afterwards), so its throughput and p99 stand next to SQLite's measured minutes apart on the same machine;
+with ``--shards`` too, both the single process and the shard processes use PostgreSQL (the sharded deployment).
 
 fakediscord and the simulated players run in this process; the bot under test runs as a separate process (dicebot
 as ``python -m bot`` on a fresh database, then ``bench/floor_bot.py``), so its CPU time and memory are its own.
@@ -32,8 +36,9 @@ import platform
 import sys
 import tempfile
 import time
+import uuid
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,6 +50,8 @@ from fakediscord import Channel, FakeDiscord, FakeDiscordError, InteractionHandl
 ANSWER_TIMEOUT = 3.5
 #: A game that needs more clicks than this is stuck (it should take about 150); the players end it.
 MAX_CLICKS_PER_GAME = 600
+#: The name of dicebot's run on PostgreSQL (``--database``) in the table.
+POSTGRES_RUN = "dicebot on PostgreSQL"
 FLOOR_TURNS = 26  # 13 boxes for each of the two players
 
 
@@ -215,6 +222,8 @@ class Setup:
     command: tuple[str, ...]
     processes: int = 1
     guilds: int = 1
+    #: A PostgreSQL database to run on (in a new schema of it) instead of a new SQLite file.
+    postgres: str | None = None
 
     @property
     def dicebot(self) -> bool:
@@ -239,6 +248,21 @@ class Result:
         return self.cpu_seconds / self.summary.clicks * 1000 if self.summary.clicks else float("nan")
 
 
+@contextlib.asynccontextmanager
+async def fresh_schema(url: str) -> AsyncIterator[str]:
+    """A new schema in the PostgreSQL database ``url`` for one run: its URL (``search_path``); dropped afterwards."""
+    import asyncpg
+
+    schema = f"dicebot_bench_{uuid.uuid4().hex[:10]}"
+    admin = await asyncpg.connect(url)
+    await admin.execute(f'CREATE SCHEMA "{schema}"')
+    try:
+        yield f"{url}{'&' if '?' in url else '?'}search_path={schema}"
+    finally:
+        await admin.execute(f'DROP SCHEMA "{schema}" CASCADE')
+        await admin.close()
+
+
 #: Strategy tables kept between runs (built by the first), as an installation keeps them beside its database.
 TABLES = Path.home() / ".cache" / "dicebot-bench" / "strategy"
 
@@ -256,6 +280,15 @@ async def prebuilt_tables() -> Path:
 
 async def run_one(setup: Setup, channels: int, seconds: float | None, games: int | None, warmup: float) -> Result:
     """One bot (in one or more processes) under the load, in a fresh fakediscord and (dicebot) a fresh database."""
+    if setup.postgres is None:
+        return await _run(setup, channels, seconds, games, warmup, None)
+    async with fresh_schema(setup.postgres) as url:
+        return await _run(setup, channels, seconds, games, warmup, url)
+
+
+async def _run(
+    setup: Setup, channels: int, seconds: float | None, games: int | None, warmup: float, postgres: str | None
+) -> Result:
     with tempfile.TemporaryDirectory(prefix="bench-load-") as folder:
         workdir = Path(folder)
         async with FakeDiscord(token=TOKEN, bot_name=setup.name, shard_count=setup.processes) as server:
@@ -270,10 +303,16 @@ async def run_one(setup: Setup, channels: int, seconds: float | None, games: int
             ]
             # One guild: commands synced to it at once; several: global commands, invocable in every guild.
             target = guilds[0] if len(guilds) == 1 else None
-            database = workdir / "dicebot.sqlite3" if setup.dicebot else None
+            database: Path | str | None = workdir / "dicebot.sqlite3" if setup.dicebot else None
             if setup.dicebot:
-                # An installation builds its strategy tables once; the bot's start-up then only checks them.
-                (workdir / "strategy").symlink_to(await prebuilt_tables(), target_is_directory=True)
+                # An installation builds its strategy tables once; the bot's start-up then only checks them. They
+                # live beside the SQLite file, or in ``data/`` of the working directory with PostgreSQL.
+                tables = workdir / "strategy"
+                if postgres is not None:
+                    database = postgres
+                    tables = workdir / "data" / "strategy"
+                    tables.parent.mkdir(exist_ok=True)
+                tables.symlink_to(await prebuilt_tables(), target_is_directory=True)
             bots: list[BotProcess] = []
             try:
                 # One after the other: the first creates the schema, the next ones find it current.
@@ -394,6 +433,9 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument(
         "--shards", type=int, default=1, help="N > 1: dicebot in one process against N shard processes (no floor bot)"
     )
+    parser.add_argument(
+        "--database", metavar="URL", help="also run dicebot on this PostgreSQL database (postgresql://...)"
+    )
     args = parser.parse_args()
     if args.channels < 1:
         parser.error("--channels must be at least 1")
@@ -407,13 +449,19 @@ def parse_args() -> argparse.Namespace:
 async def main() -> None:
     args = parse_args()
     if args.shards > 1:
+        # Shard processes share one database: PostgreSQL when given (the sharded deployment), else one SQLite file.
         setups = [
-            Setup("dicebot", DICEBOT, guilds=args.shards),
-            Setup(f"dicebot-{args.shards}-shards", DICEBOT, processes=args.shards, guilds=args.shards),
-        ]
+            Setup("dicebot", DICEBOT, guilds=args.shards, postgres=args.database),
+            Setup(
+                f"dicebot-{args.shards}-shards", DICEBOT, processes=args.shards, guilds=args.shards,
+                postgres=args.database,
+            ),
+        ]  # fmt: skip
     else:
         everything = [Setup("dicebot", DICEBOT), Setup("floor", FLOOR)]
         setups = [s for s in everything if args.only in (None, s.name)]
+        if args.database and args.only in (None, "dicebot"):
+            setups.insert(1, Setup(POSTGRES_RUN, DICEBOT, postgres=args.database))
     length = f"{args.seconds:g} s" if args.seconds is not None else f"{args.games} games per channel"
     print(
         f"{args.channels} channels, {length} after a {args.warmup:g} s warm-up; {platform.python_version()}, "
@@ -428,10 +476,17 @@ async def main() -> None:
             f"exit code {done.exit_code}"
         )
     print(table(results))
+    by_name = {result.name: result for result in results}
     if args.shards > 1:
         print(shard_ratio(*results))
-    elif len(results) == 2:
-        print(ratios(*results))
+    elif "dicebot" in by_name and "floor" in by_name:
+        print(ratios(by_name["dicebot"], by_name["floor"]))
+    if "dicebot" in by_name and POSTGRES_RUN in by_name:
+        sqlite, postgres = by_name["dicebot"].summary, by_name[POSTGRES_RUN].summary
+        print(
+            f"PostgreSQL / SQLite: throughput {postgres.per_second / sqlite.per_second:.2f}, "
+            f"p99 {postgres.percentile_ms(99) / sqlite.percentile_ms(99):.2f}"
+        )
 
 
 if __name__ == "__main__":

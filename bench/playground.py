@@ -100,8 +100,7 @@ async def wait_saved(playground: Playground) -> None:
     """The lobby answer comes before the bot stores the message id; Start is clicked only after that."""
     assert playground.bot is not None
     for _ in range(500):
-        cursor = await playground.bot.db.reader.execute("SELECT message_id FROM games ORDER BY id DESC LIMIT 1")
-        row = await cursor.fetchone()
+        row = await playground.bot.db.fetch_one("SELECT message_id FROM games ORDER BY id DESC LIMIT 1")
         if row is not None and row[0] is not None:
             return
         await asyncio.sleep(0.01)

@@ -146,6 +146,27 @@ def run_default(args: argparse.Namespace) -> int:
     return run_playground(args)
 
 
+def run_migrate_db(args: argparse.Namespace) -> int:
+    """Copy a SQLite installation into an empty PostgreSQL database and verify the counts (see bot.storage.copy)."""
+    from bot.storage.copy import CopyFailed, migrate
+
+    logging.basicConfig(level=logging.WARNING, format="%(message)s")
+    try:
+        copied = asyncio.run(migrate(args.source, args.target))
+    except DatabaseError as error:
+        return fail(str(error))
+    except CopyFailed as error:
+        print(f"dicebot: {error}", file=sys.stderr)
+        return 1
+    print(f"dicebot: {copied.summary()}")
+    return 0
+
+
+def add_migrate_db(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--from", dest="source", required=True, help="the SQLite database: sqlite:///path.sqlite3")
+    parser.add_argument("--to", dest="target", required=True, help="an empty PostgreSQL database: postgresql://...")
+
+
 def run_health(args: argparse.Namespace) -> int:
     """The container health check: 0 when the running bot's heartbeat file is recent, else 1 and one line."""
     try:
@@ -177,6 +198,11 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callab
         "sync the slash commands to Discord now and exit (a normal start syncs only when they changed)",
         add_nothing,
         run_sync,
+    ),
+    "migrate-db": (
+        "copy a SQLite installation (games in progress included) into an empty PostgreSQL database",
+        add_migrate_db,
+        run_migrate_db,
     ),
     "health": (
         "exit 0 if the running bot's heartbeat (HEALTH_FILE) is recent: a container health check",

@@ -96,7 +96,7 @@ class DiceBot(commands.AutoShardedBot):
         self.clock = clock
         self._sync_only = sync_only
         #: The strategy tables' folder: beside the database unless given.
-        self.brain = Brain(strategy_dir or settings.database_path.parent / "strategy")
+        self.brain = Brain(strategy_dir or settings.data_dir / "strategy")
         self._warm_strategy = warm_strategy
         self._warming: asyncio.Task[None] | None = None
         self.tree.error(self._on_app_command_error)
@@ -106,8 +106,16 @@ class DiceBot(commands.AutoShardedBot):
         self.heartbeat = Heartbeat(settings.health_file, self.healthy) if settings.health_file is not None else None
 
     async def setup_hook(self) -> None:
-        self.db = await Database.open(self.settings.database_path)
-        self.games = GamesRepository(self.db, self.settings.shard_scope)
+        settings = self.settings
+        if settings.uses_postgres:
+            self.db = await Database.open(
+                settings.database_url,
+                pool_size=settings.database_pool_size,
+                statement_timeout=settings.database_statement_timeout,
+            )
+        else:
+            self.db = await Database.open(settings.database_path)
+        self.games = GamesRepository(self.db, settings.shard_scope)
         self.results = ResultsRepository(self.db)
         self.guild_settings = GuildSettingsRepository(self.db)
         specs = registry.load_specs(self._games)

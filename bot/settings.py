@@ -11,11 +11,16 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from bot.sharding import ShardScope, parse_shard_ids
 
 SQLITE_PREFIX = "sqlite:///"
+POSTGRES_PREFIXES = ("postgresql://", "postgres://")
 
 #: How to fix each setting, shown when its value is missing or invalid.
 FIX_HINTS: dict[str, str] = {
     "discord_token": "set it to your bot token from the Discord developer portal (see .env.example)",
-    "database_url": "use sqlite:///relative/path.sqlite3 or sqlite:////absolute/path.sqlite3",
+    "database_url": (
+        "use sqlite:///relative/path.sqlite3, sqlite:////absolute/path.sqlite3 or postgresql://user:password@host:5432/db"
+    ),
+    "database_pool_size": "use a number of connections from 1 to 100",
+    "database_statement_timeout": "use a number of seconds above 0, at most 300",
     "dev_guild_id": "use the numeric id of your test server, or leave it empty",
     "log_level": "use one of DEBUG, INFO, WARNING, ERROR, CRITICAL",
     "discord_api_base": "use an http(s) URL such as http://127.0.0.1:8080/api/v10, or leave it empty",
@@ -35,6 +40,10 @@ class Settings(BaseSettings):
 
     discord_token: SecretStr = Field(min_length=1)
     database_url: str = "sqlite:///data/dicebot.sqlite3"
+    #: PostgreSQL only: the most connections this process holds (each request borrows one for its statements).
+    database_pool_size: int = Field(default=10, ge=1, le=100)
+    #: PostgreSQL only: seconds a statement may run before the server cancels it ("try again" for that click).
+    database_statement_timeout: float = Field(default=10.0, gt=0, le=300)
     dev_guild_id: int | None = None
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = "INFO"
     discord_api_base: str | None = None
@@ -63,9 +72,11 @@ class Settings(BaseSettings):
 
     @field_validator("database_url")
     @classmethod
-    def _sqlite_url(cls, value: str) -> str:
+    def _database_url(cls, value: str) -> str:
+        if value.startswith(POSTGRES_PREFIXES) and value.split("://", 1)[1]:
+            return value
         if not value.startswith(SQLITE_PREFIX) or len(value) == len(SQLITE_PREFIX):
-            raise ValueError("must start with sqlite:/// followed by a file path")
+            raise ValueError("must start with sqlite:/// followed by a file path, or be a postgresql:// URL")
         return value
 
     @field_validator("discord_api_base")
@@ -111,9 +122,18 @@ class Settings(BaseSettings):
         return None if scope.everything else scope
 
     @property
+    def uses_postgres(self) -> bool:
+        return self.database_url.startswith(POSTGRES_PREFIXES)
+
+    @property
     def database_path(self) -> Path:
         """The SQLite file named by ``DATABASE_URL`` (relative paths are relative to the working directory)."""
         return Path(self.database_url[len(SQLITE_PREFIX) :])
+
+    @property
+    def data_dir(self) -> Path:
+        """Where the bot keeps files (the strategy tables): beside the SQLite file, or ``data`` with PostgreSQL."""
+        return Path("data") if self.uses_postgres else self.database_path.parent
 
 
 class LaunchSettings(BaseSettings):

@@ -1,13 +1,28 @@
-"""Fixtures shared by every test folder."""
+"""Fixtures every test package shares: the database URL of each storage backend, and the strategy tables."""
 
 from __future__ import annotations
 
 import fcntl
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 
 from bot.strategy import dicepoker, kniffel, knister
+from tests.postgres import fresh_schema
+
+BACKENDS = ("sqlite", "postgres")
+
+
+@pytest.fixture(params=BACKENDS)
+async def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
+    """``DATABASE_URL`` of a new, empty database on each backend: a SQLite file, or a PostgreSQL schema of its own
+    (skipped, naming the variable, when no PostgreSQL server is configured)."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'dicebot.sqlite3'}"
+        return
+    async with fresh_schema() as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

@@ -40,6 +40,19 @@ def test_defaults() -> None:
     assert settings.dev_guild_id is None
 
 
+def test_a_postgresql_url_selects_postgresql_with_its_pool_settings() -> None:
+    settings = Settings(
+        discord_token="abc",
+        database_url="postgresql://dice:secret@db:5432/dicebot",
+        database_pool_size="4",
+        database_statement_timeout="2.5",
+    )
+    assert settings.uses_postgres
+    assert (settings.database_pool_size, settings.database_statement_timeout) == (4, 2.5)
+    assert settings.data_dir == Path("data")
+    assert not Settings(discord_token="abc").uses_postgres
+
+
 def test_reads_dotenv_and_treats_empty_as_unset(tmp_path: Path) -> None:
     (tmp_path / ".env").write_text("DISCORD_TOKEN=from-file\nDEV_GUILD_ID=\nLOG_LEVEL=debug\n")
     settings = Settings()
@@ -59,7 +72,10 @@ def test_token_is_never_shown() -> None:
     [
         ({}, "DISCORD_TOKEN is missing"),
         ({"discord_token": ""}, "DISCORD_TOKEN is empty"),
-        ({"discord_token": "x", "database_url": "postgres://db"}, "DATABASE_URL is invalid"),
+        ({"discord_token": "x", "database_url": "mysql://db"}, "DATABASE_URL is invalid"),
+        ({"discord_token": "x", "database_url": "postgresql://"}, "DATABASE_URL is invalid"),
+        ({"discord_token": "x", "database_pool_size": "0"}, "DATABASE_POOL_SIZE is invalid"),
+        ({"discord_token": "x", "database_statement_timeout": "-1"}, "DATABASE_STATEMENT_TIMEOUT is invalid"),
         ({"discord_token": "x", "dev_guild_id": "abc"}, "DEV_GUILD_ID is invalid"),
         ({"discord_token": "x", "discord_gateway_url": "http://x"}, "DISCORD_GATEWAY_URL is invalid"),
         ({"discord_token": "x", "discord_api_base": "ftp://x"}, "DISCORD_API_BASE is invalid"),

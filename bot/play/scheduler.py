@@ -70,6 +70,9 @@ class DeadlineScheduler:
             try:
                 failed = await self.run_due()
                 upcoming = await self._games.next_deadline()
+            except StorageUnavailable as error:
+                # The database server is away (restarting): try again shortly, without a traceback per attempt.
+                log.warning("deadline check failed, retrying: %s", error)
             except Exception:
                 log.exception("deadline check failed")
             delay = MAX_SLEEP if upcoming is None else min(MAX_SLEEP, max(0.0, upcoming - self._clock()))

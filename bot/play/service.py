@@ -63,7 +63,9 @@ def tracked(
 ) -> Callable[Concatenate[GameService, P], Coroutine[Any, Any, R | None]]:
     """Mark an entry point whose work a shutdown waits for (see :meth:`GameService.drain`).
 
-    An answer Discord would not take ends the request with one log line: what was saved stays saved.
+    An answer Discord would not take ends the request with one log line: what was saved stays saved. A read the
+    database could not answer (a PostgreSQL server restarting) is answered "try again" like a refused write: it
+    happened before anything was decided, so nothing changed.
     """
 
     async def run(service: GameService, /, *args: P.args, **kwargs: P.kwargs) -> R | None:
@@ -72,6 +74,13 @@ def tracked(
                 return await method(service, *args, **kwargs)
             except ResponseFailed as failed:
                 log.warning("%s: could not answer (%s)", method.__name__, failed)
+                return None
+            except StorageUnavailable as error:
+                request = args[0] if args and hasattr(args[0], "refuse") else None
+                if request is None:
+                    raise
+                log.warning("%s: the database did not answer (%s); nothing changed", method.__name__, error)
+                await request.refuse("play.storage_unavailable")
                 return None
             finally:
                 service.followers.flush()  # after the answer: private views follow in the background

@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-import aiosqlite
-
 from bot.sharding import SNOWFLAKE_SHIFT, ShardScope
 from bot.storage import history
-from bot.storage.database import Database
+from bot.storage.backend import Conflict, Database, Returned, Row, Transaction
 from bot.storage.history import MoveRow
 from bot.storage.results import ResultRow, ResultsRepository
 
@@ -146,23 +143,22 @@ class GamesRepository:
         :class:`ChannelBusy`."""
         now = time.time()
         try:
-            async with self._db.transaction() as conn:
-                cursor = await conn.execute(
+            async with self._db.transaction() as tx:
+                inserted = tx.execute(
                     "INSERT INTO games (kind, variant, guild_id, channel_id, host_id, locale, status, options, "
-                    "deadline_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 'lobby', ?, ?, ?, ?)",
+                    "deadline_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 'lobby', ?, ?, ?, ?) RETURNING id",
                     (
                         *(kind, variant, guild_id, channel_id, int(host.player), locale),
                         *(json.dumps(options), deadline_at, now, now),
                     ),
                 )
-                game_id = cursor.lastrowid
-                assert game_id is not None
-                await _write_seats(conn, game_id, (host, *others))
-        except sqlite3.IntegrityError:
+                _write_seats(tx, Returned(inserted), (host, *others))
+        except Conflict:
             existing = await self.active_in_channel(channel_id)
             if existing is None:
                 raise
             raise ChannelBusy(existing) from None
+        game_id = int(inserted.value())
         # Built from what was written rather than read back: a read could see a snapshot older than this commit.
         return GameRecord(
             id=game_id,
@@ -209,8 +205,8 @@ class GamesRepository:
         """
         now = time.time()
         saved = replace(game, version=game.version + 1, updated_at=now)
-        async with self._db.transaction() as conn:
-            cursor = await conn.execute(
+        async with self._db.transaction() as tx:
+            tx.execute(
                 "UPDATE games SET status = ?, host_id = ?, message_id = ?, options = ?, state = ?, deadline_at = ?, "
                 "finished_at = ?, locale = ?, version = ?, updated_at = ? WHERE id = ? AND version = ?",
                 (
@@ -227,19 +223,19 @@ class GamesRepository:
                     game.id,
                     game.version,
                 ),
+                expect_rows=1,
+                otherwise=lambda: StaleVersion(f"game {game.id} changed since version {game.version}"),
             )
-            if cursor.rowcount != 1:
-                raise StaleVersion(f"game {game.id} changed since version {game.version}")
             if before is None or before.seats != saved.seats:
-                await _update_seats(conn, game.id, before.seats if before else None, saved.seats)
+                _update_seats(tx, game.id, before.seats if before else None, saved.seats)
             if moves:
-                await history.insert(conn, game.id, saved.version, moves)
+                history.insert(tx, game.id, saved.version, moves)
             if saved.status == "abandoned":
                 # Nobody reviews an abandoned game: its history goes with the abandonment (forget-me then never
                 # depends on a result to find it).
-                await history.delete(conn, game.id)
+                history.delete(tx, game.id)
             if results:
-                await ResultsRepository.insert(conn, results)
+                ResultsRepository.insert(tx, results)
         return saved
 
     async def attach_message(self, game_id: int, message_id: int, shown_version: int | None = None) -> None:
@@ -247,8 +243,8 @@ class GamesRepository:
 
         ``shown_version`` is the version the message was posted with, when known.
         """
-        async with self._db.transaction() as conn:
-            await conn.execute(
+        async with self._db.transaction() as tx:
+            tx.execute(
                 "UPDATE games SET message_id = ?, shown_version = COALESCE(?, shown_version) WHERE id = ?",
                 (message_id, shown_version, game_id),
             )
@@ -295,8 +291,8 @@ class GamesRepository:
         """Record which version each game's public message shows now (a batch, in one transaction)."""
         if not versions:
             return
-        async with self._db.transaction() as conn:
-            await conn.executemany(
+        async with self._db.transaction() as tx:
+            tx.executemany(
                 "UPDATE games SET shown_version = ? WHERE id = ? AND shown_version < ?",
                 [(version, game_id, version) for game_id, version in versions.items()],
             )
@@ -311,8 +307,8 @@ class GamesRepository:
 
     async def delete(self, game_id: int) -> None:
         """Remove a game that never reached its players (its lobby message could not be posted)."""
-        async with self._db.transaction() as conn:
-            await conn.execute("DELETE FROM games WHERE id = ?", (game_id,))
+        async with self._db.transaction() as tx:
+            tx.execute("DELETE FROM games WHERE id = ?", (game_id,))
 
     async def next_deadline(self) -> float | None:
         """When the earliest pending deadline of any active game (of this process's shards) falls due."""
@@ -335,7 +331,7 @@ class GamesRepository:
         return [row[0] for row in rows]
 
 
-def _record(rows: Sequence[sqlite3.Row]) -> GameRecord:
+def _record(rows: Sequence[Row]) -> GameRecord:
     """The game of the first row with its seats (rows of one game from ``_SELECT_GAME``, in seat order)."""
     first = tuple(rows[0])
     values = dict(zip(_GAME_FIELDS, first[: len(_GAME_FIELDS)], strict=True))
@@ -350,37 +346,35 @@ def _record(rows: Sequence[sqlite3.Row]) -> GameRecord:
     return GameRecord(**values, seats=seats)
 
 
+#: Insert a seat or rewrite the one the player has (the same on SQLite and PostgreSQL).
 _INSERT_SEAT = (
-    "INSERT OR REPLACE INTO game_seats (game_id, player, kind, seat, display_name, status, timeouts) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?)"
+    "INSERT INTO game_seats (game_id, player, kind, seat, display_name, status, timeouts) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (game_id, player) DO UPDATE SET kind = excluded.kind, "
+    "seat = excluded.seat, display_name = excluded.display_name, status = excluded.status, "
+    "timeouts = excluded.timeouts"
 )
 
 
-async def _write_seats(conn: aiosqlite.Connection, game_id: int, seats: Sequence[Seat]) -> None:
-    await conn.executemany(
+def _write_seats(tx: Transaction, game_id: int | Returned, seats: Sequence[Seat]) -> None:
+    tx.executemany(
         _INSERT_SEAT,
         [(game_id, s.player, s.kind, index, s.display_name, s.status, s.timeouts) for index, s in enumerate(seats)],
     )
 
 
-async def _update_seats(
-    conn: aiosqlite.Connection, game_id: int, old: Sequence[Seat] | None, new: Sequence[Seat]
-) -> None:
+def _update_seats(tx: Transaction, game_id: int, old: Sequence[Seat] | None, new: Sequence[Seat]) -> None:
     """Write the seats that changed (a join, a leave, a timeout count) instead of every seat on every move."""
     if old is None:
-        await conn.execute("DELETE FROM game_seats WHERE game_id = ?", (game_id,))
-        await _write_seats(conn, game_id, new)
+        tx.execute("DELETE FROM game_seats WHERE game_id = ?", (game_id,))
+        _write_seats(tx, game_id, new)
         return
     gone = {seat.player for seat in old} - {seat.player for seat in new}
     if gone:
-        await conn.executemany(
-            "DELETE FROM game_seats WHERE game_id = ? AND player = ?", [(game_id, player) for player in gone]
-        )
+        tx.executemany("DELETE FROM game_seats WHERE game_id = ? AND player = ?", [(game_id, p) for p in sorted(gone)])
     previous = {seat.player: (index, seat) for index, seat in enumerate(old)}
     changed = [
         (game_id, s.player, s.kind, index, s.display_name, s.status, s.timeouts)
         for index, s in enumerate(new)
         if previous.get(s.player) != (index, s)
     ]
-    if changed:
-        await conn.executemany(_INSERT_SEAT, changed)
+    tx.executemany(_INSERT_SEAT, changed)

@@ -11,9 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-import aiosqlite
-
-from bot.storage.database import Database
+from bot.storage.backend import Database, Transaction
 
 MoveSource = Literal["player", "computer", "timeout"]
 
@@ -47,17 +45,17 @@ class FinishedGame:
     moves: int
 
 
-async def insert(conn: aiosqlite.Connection, game_id: int, version: int, moves: Sequence[MoveRow]) -> None:
+def insert(tx: Transaction, game_id: int, version: int, moves: Sequence[MoveRow]) -> None:
     """Write ``moves`` inside the caller's transaction: one statement for the whole save."""
-    await conn.executemany(
+    tx.executemany(
         "INSERT INTO game_moves (game_id, version, step, player, source, action, state) VALUES (?, ?, ?, ?, ?, ?, ?)",
         [(game_id, version, step, m.player, m.source, m.action, m.state) for step, m in enumerate(moves)],
     )
 
 
-async def delete(conn: aiosqlite.Connection, game_id: int) -> None:
+def delete(tx: Transaction, game_id: int) -> None:
     """Drop a game's history inside the caller's transaction."""
-    await conn.execute("DELETE FROM game_moves WHERE game_id = ?", (game_id,))
+    tx.execute("DELETE FROM game_moves WHERE game_id = ?", (game_id,))
 
 
 class HistoryRepository:

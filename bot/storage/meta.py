@@ -18,5 +18,9 @@ class MetaRepository:
 
     async def set(self, key: str, value: str) -> None:
         """Store ``value`` under ``key``, replacing what was there."""
-        async with self._db.transaction() as conn:
-            await conn.execute("INSERT OR REPLACE INTO bot_meta (key, value) VALUES (?, ?)", (key, value))
+        async with self._db.transaction() as tx:
+            tx.execute(
+                "INSERT INTO bot_meta (key, value) VALUES (?, ?) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (key, value),
+            )

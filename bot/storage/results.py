@@ -5,11 +5,10 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
-
-import aiosqlite
+from typing import Any
 
 from bot.rankings import CounterValue
-from bot.storage.database import Database
+from bot.storage.backend import Database, PerDialect, Row, Transaction, counter_value
 
 
 @dataclass(frozen=True)
@@ -37,9 +36,12 @@ class ResultRow:
 _COLUMNS = [item.name for item in fields(ResultRow) if item.name != "counters"]
 _INSERT = f"INSERT INTO results ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' for _ in _COLUMNS)})"
 # The result's id comes from its (game, user) key, so every row of a game goes in one executemany.
-_INSERT_COUNTER = (
-    "INSERT INTO result_counters (result_id, name, value) "
-    "SELECT id, ?, ? FROM results WHERE game_id = ? AND user_id = ?"
+# PostgreSQL cannot tell the types of parameters in a select list: they are cast to the columns' types there.
+_INSERT_COUNTER = PerDialect(
+    sqlite="INSERT INTO result_counters (result_id, name, value) "
+    "SELECT id, ?, ? FROM results WHERE game_id = ? AND user_id = ?",
+    postgres="INSERT INTO result_counters (result_id, name, value) "
+    "SELECT id, CAST(? AS TEXT), CAST(? AS NUMERIC) FROM results WHERE game_id = ? AND user_id = ?",
 )
 
 
@@ -50,14 +52,13 @@ class ResultsRepository:
         self._db = db
 
     @staticmethod
-    async def insert(conn: aiosqlite.Connection, rows: Sequence[ResultRow]) -> None:
+    def insert(tx: Transaction, rows: Sequence[ResultRow]) -> None:
         """Add rows inside the caller's transaction (a game's end and its results commit together)."""
-        await conn.executemany(_INSERT, [tuple(getattr(row, column) for column in _COLUMNS) for row in rows])
+        tx.executemany(_INSERT, [_values(row) for row in rows])
         counters = [
             (name, value, row.game_id, row.user_id) for row in rows for name, value in sorted(row.counters.items())
         ]
-        if counters:
-            await conn.executemany(_INSERT_COUNTER, counters)
+        tx.executemany(_INSERT_COUNTER, counters)
 
     async def for_game(self, game_id: int) -> list[ResultRow]:
         """The stored results of one game, best rank first."""
@@ -68,14 +69,19 @@ class ResultsRepository:
         )
         counters: dict[int, dict[str, CounterValue]] = defaultdict(dict)
         for user_id, name, value in found:
-            counters[user_id][name] = value
+            counters[user_id][name] = counter_value(value)
         rows = await self._db.fetch_all(
             f"SELECT {', '.join(_COLUMNS)} FROM results WHERE game_id = ? ORDER BY rank, user_id", (game_id,)
         )
         return [_row(record, counters) for record in rows]
 
 
-def _row(record: aiosqlite.Row, counters: Mapping[int, dict[str, CounterValue]]) -> ResultRow:
+def _values(row: ResultRow) -> tuple[Any, ...]:
+    """The columns of a result; ``won`` as 0/1, the column's type on both backends."""
+    return tuple(int(row.won) if column == "won" else getattr(row, column) for column in _COLUMNS)
+
+
+def _row(record: Row, counters: Mapping[int, dict[str, CounterValue]]) -> ResultRow:
     values = dict(zip(_COLUMNS, tuple(record), strict=True))
     values["won"] = bool(values["won"])
     return ResultRow(**values, counters=counters.get(values["user_id"], {}))

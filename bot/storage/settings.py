@@ -18,8 +18,8 @@ class GuildSettingsRepository:
 
     async def set_language(self, guild_id: int, language: str | None) -> None:
         """Choose the server's game language; None goes back to its preferred locale."""
-        async with self._db.transaction() as conn:
-            await conn.execute(
+        async with self._db.transaction() as tx:
+            tx.execute(
                 "INSERT INTO guild_settings (guild_id, language) VALUES (?, ?) "
                 "ON CONFLICT (guild_id) DO UPDATE SET language = excluded.language",
                 (guild_id, language),

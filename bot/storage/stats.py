@@ -12,8 +12,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import aiosqlite
-
 from bot.rankings import (
     METRICS,
     MIN_AVERAGE_GAMES,
@@ -27,7 +25,7 @@ from bot.rankings import (
     Period,
     Standing,
 )
-from bot.storage.database import Database
+from bot.storage.backend import Conflict, Database, Row, Transaction, counter_value
 
 #: The standings scope of boards over every server (guild ids are snowflakes, never 0).
 GLOBAL_SCOPE = 0
@@ -93,7 +91,7 @@ class StatsRepository:
             figures[kind] = (games, wins, best, score_sum, last_at)
             kept = counters.setdefault(kind, {})
             if name is not None:
-                kept[name] = CounterTotal(total, counted)
+                kept[name] = CounterTotal(counter_value(total), counted)
         return [GameStats(kind, *figures[kind], counters=counters[kind]) for kind in kinds if kind in figures]
 
     async def count_results(self, user_id: int) -> int:
@@ -113,32 +111,31 @@ class StatsRepository:
         the move history of every game the user sat in is deleted (its states show their dice and card, so the
         other players of those games lose their review of them too).
         """
-        async with self._db.transaction() as conn:
+        async with self._db.transaction() as tx:
             derived = (
                 "WHERE user_id = ?1 AND kind IN (SELECT DISTINCT kind FROM results WHERE user_id = ?1) "
                 "AND scope IN (SELECT 0 UNION SELECT guild_id FROM results WHERE user_id = ?1)"
             )
-            await conn.execute(f"DELETE FROM standings {derived}", (user_id,))
-            await conn.execute(
+            tx.execute(f"DELETE FROM standings {derived}", (user_id,))
+            tx.execute(
                 f"DELETE FROM window_standings {derived} AND days IN (SELECT days FROM window_marks)", (user_id,)
             )
-            await conn.execute(f"DELETE FROM standing_counters {derived}", (user_id,))
-            await conn.execute("DELETE FROM player_names WHERE user_id = ?", (user_id,))
+            tx.execute(f"DELETE FROM standing_counters {derived}", (user_id,))
+            tx.execute("DELETE FROM player_names WHERE user_id = ?", (user_id,))
             # The move history of every game they sat in: each stored state holds their dice and card.
-            await conn.execute(
+            tx.execute(
                 "DELETE FROM game_moves WHERE game_id IN "
                 "(SELECT game_id FROM game_seats WHERE player = ? AND kind = 'user')",
                 (str(user_id),),
             )
-            cursor = await conn.execute("DELETE FROM results WHERE user_id = ?", (user_id,))
-            deleted = cursor.rowcount
-            await conn.execute(
+            deleted = tx.execute("DELETE FROM results WHERE user_id = ?", (user_id,))
+            tx.execute(
                 "UPDATE game_seats SET display_name = ?1 WHERE player = ?2 AND kind = 'user' AND display_name != ?1 "
                 "AND EXISTS (SELECT 1 FROM games WHERE games.id = game_seats.game_id "
                 "AND status IN ('finished', 'abandoned'))",
                 (FORGOTTEN_NAME, str(user_id)),
             )
-            return deleted
+        return deleted.rowcount
 
 
 @dataclass(frozen=True)
@@ -180,15 +177,16 @@ class _Board:
     ) -> tuple[int, list[Standing], Standing | None]:
         """The total, the page's lines and the caller's line."""
         # The metric has its own index on the table; INDEXED BY pins the plan to it (left to itself SQLite
-        # prefers the games index for the average board's "games >= 5" and sorts every player).
+        # prefers the games index for the average board's "games >= 5" and sorts every player). PostgreSQL has no
+        # such hint and its planner finds the index by itself.
         metric = self.metric
         table, where, params = self._source()
-        indexed = f"INDEXED BY {table}_{metric}"
+        indexed = f"INDEXED BY {table}_{metric}" if db.dialect == "sqlite" else ""
         counted = await db.fetch_one(f"SELECT COUNT(*) FROM {table} {indexed} WHERE {where}", params)
         assert counted is not None  # COUNT(*) always answers
         total = counted[0]
         found = await db.fetch_all(
-            f"SELECT s.user_id, s.games, s.{metric}, COALESCE(n.display_name, s.user_id) "
+            f"SELECT s.user_id, s.games, s.{metric}, COALESCE(n.display_name, CAST(s.user_id AS TEXT)) "
             f"FROM {table} AS s {indexed} LEFT JOIN player_names AS n USING (user_id) "
             f"WHERE {where} ORDER BY {_order(metric)} LIMIT ? OFFSET ?",
             (*params, page_size, page * page_size),
@@ -198,7 +196,7 @@ class _Board:
         caller = next((row for row in rows if row.user_id == caller_id), None)
         if caller is None:
             mine = await db.fetch_one(
-                f"SELECT s.games, s.{metric}, COALESCE(n.display_name, s.user_id) "
+                f"SELECT s.games, s.{metric}, COALESCE(n.display_name, CAST(s.user_id AS TEXT)) "
                 f"FROM {table} AS s LEFT JOIN player_names AS n USING (user_id) WHERE {where} AND user_id = ?",
                 (*params, caller_id),
             )
@@ -238,67 +236,73 @@ async def _move_window(db: Database, days: int, since: float) -> None:
         "FROM window_marks AS m WHERE m.days = ?",
         (since, days),
     )
+    kept: float | None = None if found is None else found[0]
     if found is not None and found[0] - WINDOW_SLACK <= since and not found[1]:
         return
-    async with db.transaction() as conn:
-        rows = list(await conn.execute_fetchall("SELECT since FROM window_marks WHERE days = ?", (days,)))
-        kept: float | None = rows[0][0] if rows else None
-        if kept is not None and kept - WINDOW_SLACK <= since <= kept:
-            return  # moved meanwhile by another board
-        if kept is None or since < kept:
-            await _count_window(conn, days, since)
-        else:
-            left = await conn.execute_fetchall(
-                "SELECT DISTINCT kind, guild_id, user_id FROM results WHERE finished_at >= ? AND finished_at < ?",
-                (kept, since),
-            )
-            await _recount_players(conn, days, since, [(kind, guild, user) for kind, guild, user in left])
-        await conn.execute(
-            "INSERT INTO window_marks (days, since) VALUES (?, ?) "
-            "ON CONFLICT (days) DO UPDATE SET since = excluded.since",
-            (days, since),
+    rebuild = kept is None or since < kept
+    left: list[Row] = []
+    if not rebuild:
+        left = await db.fetch_all(
+            "SELECT DISTINCT kind, guild_id, user_id FROM results WHERE finished_at >= ? AND finished_at < ?",
+            (kept, since),
         )
+    try:
+        async with db.transaction() as tx:
+            # The move is claimed on the start it was read at: a board that moved the window meanwhile makes
+            # this one a conflict, and its totals answer this board too. (A write batch cannot read, so the
+            # claim is the check.) Results saved meanwhile are in the recount: it runs in the same transaction.
+            if kept is None:
+                tx.execute("INSERT INTO window_marks (days, since) VALUES (?, ?)", (days, since))
+            else:
+                tx.execute(
+                    "UPDATE window_marks SET since = ? WHERE days = ? AND since = ?", (since, days, kept), expect_rows=1
+                )
+            if rebuild:
+                _count_window(tx, days, since)
+            else:
+                _recount_players(tx, days, since, [(kind, guild, user) for kind, guild, user in left])
+    except Conflict:
+        return
 
 
 _WINDOW_COLUMNS = "INSERT INTO window_standings (days, kind, scope, user_id, games, wins, best, score_sum, average) "
-_WINDOW_FIGURES = "COUNT(*), SUM(won), MAX(score), SUM(score), CAST(SUM(score) AS REAL) / COUNT(*)"
+# DOUBLE PRECISION: a REAL on SQLite, and a float8 on PostgreSQL (whose REAL is a float4).
+_WINDOW_FIGURES = "COUNT(*), SUM(won), MAX(score), SUM(score), CAST(SUM(score) AS DOUBLE PRECISION) / COUNT(*)"
 
 
-async def _count_window(conn: aiosqlite.Connection, days: int, since: float) -> None:
+def _count_window(tx: Transaction, days: int, since: float) -> None:
     """Build a window's totals from every result finished since ``since`` (the first board, or a clock set back)."""
-    await conn.execute("DELETE FROM window_standings WHERE days = ?", (days,))
-    await conn.execute(
+    tx.execute("DELETE FROM window_standings WHERE days = ?", (days,))
+    tx.execute(
         f"{_WINDOW_COLUMNS} SELECT ?, kind, guild_id, user_id, {_WINDOW_FIGURES} FROM results "
         "WHERE finished_at >= ? AND guild_id IS NOT NULL GROUP BY kind, guild_id, user_id",
         (days, since),
     )
-    await conn.execute(
+    tx.execute(
         f"{_WINDOW_COLUMNS} SELECT ?, kind, 0, user_id, {_WINDOW_FIGURES} FROM results "
         "WHERE finished_at >= ? GROUP BY kind, user_id",
         (days, since),
     )
 
 
-async def _recount_players(
-    conn: aiosqlite.Connection, days: int, since: float, left: Sequence[tuple[str, int | None, int]]
-) -> None:
+def _recount_players(tx: Transaction, days: int, since: float, left: Sequence[tuple[str, int | None, int]]) -> None:
     """Count again, from their results still in the window, the rows of ``left`` (kind, guild, user): the
     player's row over every server and the one of that guild (their other guilds' rows are unchanged)."""
     players = sorted({(kind, user) for kind, _, user in left})
     keys = {(kind, 0, user) for kind, user in players} | {(k, g, u) for k, g, u in left if g is not None}
-    await conn.executemany(
+    tx.executemany(
         "DELETE FROM window_standings WHERE days = ? AND kind = ? AND scope = ? AND user_id = ?",
         [(days, *key) for key in sorted(keys)],
     )
     # Through the index results_user (user_id, kind, finished_at): only these players' results are read.
-    await conn.executemany(
+    tx.executemany(
         f"{_WINDOW_COLUMNS} SELECT ?, kind, guild_id, user_id, {_WINDOW_FIGURES} FROM results "
-        "WHERE user_id = ? AND kind = ? AND finished_at >= ? AND guild_id = ? GROUP BY user_id",
+        "WHERE user_id = ? AND kind = ? AND finished_at >= ? AND guild_id = ? GROUP BY kind, guild_id, user_id",
         [(days, user, kind, since, guild) for kind, guild, user in sorted(keys) if guild != 0],
     )
-    await conn.executemany(
+    tx.executemany(
         f"{_WINDOW_COLUMNS} SELECT ?, kind, 0, user_id, {_WINDOW_FIGURES} FROM results "
-        "WHERE user_id = ? AND kind = ? AND finished_at >= ? GROUP BY user_id",
+        "WHERE user_id = ? AND kind = ? AND finished_at >= ? GROUP BY kind, user_id",
         [(days, user, kind, since) for kind, user in players],
     )
 
@@ -307,9 +311,7 @@ async def _recount_players(
 WINDOW_SLACK = 5.0
 
 
-def _ranked(
-    found: Sequence[tuple[int, int, float, object] | aiosqlite.Row], offset: int, first_rank: int
-) -> list[Standing]:
+def _ranked(found: Sequence[tuple[int, int, float, object] | Row], offset: int, first_rank: int) -> list[Standing]:
     """Competition ranks ("1224") for a page listed best first.
 
     A line ties with the line above it or ranks by its position, so only the first line's rank needs the

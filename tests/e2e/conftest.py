@@ -56,6 +56,8 @@ class Harness:
     rng: ScriptedRandom = field(default_factory=ScriptedRandom)
     clock: Clock = field(default_factory=Clock)
     extensions: Sequence[str] | None = None
+    #: ``DATABASE_URL`` when not the SQLite file ``database`` (the PostgreSQL variants of tests/e2e/test_backends.py).
+    database_url: str | None = None
     #: The registry's game cogs by default; a test adds its own game here.
     games: Sequence[str] | None = None
     dev_guild_id: int | None = None
@@ -63,6 +65,7 @@ class Harness:
     strategy_dir: Path | None = None
     bot: DiceBot | None = None
     _runner: asyncio.Task[None] | None = None
+    _started: bool = False
 
     @property
     def alice(self) -> User:
@@ -84,7 +87,7 @@ class Harness:
             self.extensions = extensions
         settings = Settings(
             discord_token=TOKEN,
-            database_url=f"sqlite:///{self.database}",
+            database_url=self.database_url or f"sqlite:///{self.database}",
             dev_guild_id=self.dev_guild_id,
             discord_api_base=self.server.api_base,
             discord_gateway_url=self.server.gateway_url,
@@ -102,7 +105,8 @@ class Harness:
         bot = create_bot(settings, **options)
         # discord.py waits 5 s before every re-IDENTIFY to respect Discord's limit; fakediscord has none.
         bot.before_identify_hook = _identify_at_once  # type: ignore[method-assign]
-        first_start = not self.database.exists()
+        first_start = not self.database.exists() if self.database_url is None else not self._started
+        self._started = True
         synced_before = self.syncs()
         runner = asyncio.create_task(bot.start(TOKEN))
         # The command sync (or the decision not to sync) happens in setup_hook, before the bot gets READY.
@@ -192,11 +196,8 @@ class Harness:
     async def record(self) -> GameRecord | None:
         """The most recent game of this channel, straight from the database."""
         assert self.bot is not None
-        # Fetched in one call: a half-read cursor would hold the bot's shared reader on an old snapshot.
-        rows = list(
-            await self.bot.db.reader.execute_fetchall(
-                "SELECT id FROM games WHERE channel_id = ? ORDER BY id DESC LIMIT 1", (self.channel.id,)
-            )
+        rows = await self.bot.db.fetch_all(
+            "SELECT id FROM games WHERE channel_id = ? ORDER BY id DESC LIMIT 1", (self.channel.id,)
         )
         return await self.bot.games.get(rows[0][0]) if rows else None
 
@@ -244,18 +245,25 @@ class Harness:
         return texts
 
 
-@pytest.fixture
-async def harness(tmp_path: Path) -> AsyncIterator[Harness]:
+@contextlib.asynccontextmanager
+async def world(tmp_path: Path, database_url: str | None = None) -> AsyncIterator[Harness]:
+    """A fakediscord server with a guild, a channel and three users, and the harness around it (bot not started)."""
     async with FakeDiscord(token=TOKEN) as server:
         guild = server.add_guild("Dice Club")
         channel = server.add_channel(guild, "games")
         users = [server.add_user(name) for name in ("Alice", "Bob", "Carol")]
-        harness = Harness(server, guild, channel, users, tmp_path / "dicebot.sqlite3")
+        harness = Harness(server, guild, channel, users, tmp_path / "dicebot.sqlite3", database_url=database_url)
         try:
             yield harness
         finally:
             await harness.stop_bot()
             configure_endpoints(None, None)
+
+
+@pytest.fixture
+async def harness(tmp_path: Path) -> AsyncIterator[Harness]:
+    async with world(tmp_path) as harness:
+        yield harness
 
 
 @pytest.fixture

@@ -97,10 +97,8 @@ async def test_a_solo_dice_poker_game_against_a_perfect_computer_is_played_to_th
     await play_solo(h, lobby, dicepoker)
     record = await h.record()
     assert record is not None and record.status == "finished"
-    rows = await h.bot.db.reader.execute_fetchall(
-        "SELECT user_id, kind, won FROM results WHERE game_id = ?", (record.id,)
-    )
-    assert [row[:2] for row in rows] == [(h.alice.id, "dicepoker+computer")]  # no result row for the computer
+    rows = await h.bot.db.fetch_all("SELECT user_id, kind, won FROM results WHERE game_id = ?", (record.id,))
+    assert [tuple(row)[:2] for row in rows] == [(h.alice.id, "dicepoker+computer")]  # no result row for the computer
     won = rows[0][2]
     board = await (await h.command(h.alice, "leaderboard", game="dicepoker")).message()
     assert "Alice" not in board.text  # people are ranked against people only
@@ -153,7 +151,7 @@ async def test_a_mixed_game_survives_a_restart_while_the_computer_is_to_move(bot
     await play_solo(h, lobby, kniffel)
     record = await h.record()
     assert record is not None and record.status == "finished"
-    rows = await h.bot.db.reader.execute_fetchall("SELECT user_id FROM results WHERE game_id = ?", (record.id,))
+    rows = await h.bot.db.fetch_all("SELECT user_id FROM results WHERE game_id = ?", (record.id,))
     assert sorted(row[0] for row in rows) == sorted([h.alice.id, h.bob.id])
 
 

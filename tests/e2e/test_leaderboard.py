@@ -58,7 +58,7 @@ async def abandoned(h: Harness, kind: str, user: User) -> None:
         variant="standard",
         guild_id=h.guild.id,
         channel_id=h.channel.id,
-        host=Seat(user.id, user.name),
+        host=Seat.user(user.id, user.name),
         locale="en-US",
         options={},
         deadline_at=None,
@@ -250,8 +250,9 @@ async def test_forget_me_removes_exactly_the_callers_results(bot: Harness) -> No
 
     async def count(user: User) -> int:
         assert h.bot is not None
-        cursor = await h.bot.db.reader.execute("SELECT COUNT(*) FROM results WHERE user_id = ?", (user.id,))
-        return (await cursor.fetchone())[0]
+        row = await h.bot.db.fetch_one("SELECT COUNT(*) FROM results WHERE user_id = ?", (user.id,))
+        assert row is not None
+        return int(row[0])
 
     others = {user.id: await count(user) for user in (h.bob, h.carol)}
     prompt = await (await h.command(h.alice, "forget-me")).message()

@@ -20,14 +20,17 @@ import signal
 import sqlite3
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import asyncpg
 import pytest
 
 from fakediscord import Channel, FakeDiscord, FakeDiscordError, Message, User
+from tests.postgres import fresh_schema
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -41,13 +44,15 @@ START_TIMEOUT = 90.0
 WAIT = 30.0
 
 
-@pytest.fixture(params=["sqlite"])
-def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """The one database every process shares (WAL makes a SQLite file safe across processes on one machine)."""
+@pytest.fixture(params=["sqlite", "postgres"])
+async def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
+    """The one database every process shares: a SQLite file (WAL makes it safe across processes on one machine),
+    or a PostgreSQL schema of its own (the deployment of compose.yaml; skipped without DICEBOT_TEST_POSTGRES)."""
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'shared.sqlite3'}"
-    else:  # pragma: no cover - another backend is added here with its URL
-        raise NotImplementedError(request.param)
+        return
+    async with fresh_schema() as url:
+        yield url
 
 
 @dataclass(frozen=True)
@@ -64,18 +69,29 @@ class Games:
     """Reads games from the shared database, independently of the bot processes."""
 
     def __init__(self, url: str) -> None:
-        if not url.startswith("sqlite:///"):
-            raise NotImplementedError(f"reading games from {url.split(':')[0]} is not written yet")
-        self._path = Path(url[len("sqlite:///") :])
+        self._url = url
 
     def latest(self, channel: Channel) -> Stored:
-        with contextlib.closing(sqlite3.connect(f"file:{self._path}?mode=ro", uri=True)) as conn:
-            row = conn.execute(
-                "SELECT version, status, state, deadline_at FROM games WHERE channel_id = ? ORDER BY id DESC LIMIT 1",
-                (channel.id,),
-            ).fetchone()
+        """The channel's newest game; a synchronous read (the waits poll it), on PostgreSQL from a helper thread."""
+        if self._url.startswith("sqlite:///"):
+            path = self._url[len("sqlite:///") :]
+            with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
+                row = conn.execute(LATEST.replace("$1", "?"), (channel.id,)).fetchone()
+        else:
+            with ThreadPoolExecutor(max_workers=1) as helper:
+                row = helper.submit(asyncio.run, self._fetch(channel.id)).result()
         assert row is not None, f"no game in #{channel.name}"
         return Stored(row[0], row[1], json.loads(row[2]) if row[2] else {}, row[3])
+
+    async def _fetch(self, channel_id: int) -> Any:
+        conn = await asyncpg.connect(self._url)
+        try:
+            return await conn.fetchrow(LATEST, channel_id)
+        finally:
+            await conn.close()
+
+
+LATEST = "SELECT version, status, state, deadline_at FROM games WHERE channel_id = $1 ORDER BY id DESC LIMIT 1"
 
 
 class ShardProcess:

@@ -161,10 +161,9 @@ class World:
         channel_id = self.channel(channel).id
 
         async def saved() -> bool:
-            cursor = await bot.db.reader.execute(
+            row = await bot.db.fetch_one(
                 "SELECT message_id FROM games WHERE channel_id = ? ORDER BY id DESC LIMIT 1", (channel_id,)
             )
-            row = await cursor.fetchone()
             return row is not None and row[0] is not None
 
         await poll(saved, f"the lobby in #{channel} to be saved")

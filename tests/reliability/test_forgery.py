@@ -117,8 +117,8 @@ async def test_only_the_host_in_the_games_channel_links_a_lobby_to_its_message(r
     message = await lobby(h, "kniffel", h.alice)
     record = await h.record()
     assert record is not None
-    async with h.bot.db.transaction() as conn:
-        await conn.execute("UPDATE games SET message_id = NULL WHERE id = ?", (record.id,))
+    async with h.bot.db.transaction() as tx:
+        tx.execute("UPDATE games SET message_id = NULL WHERE id = ?", (record.id,))
     start = message.button(label="Start").custom_id
     assert start is not None
     elsewhere = h.server.add_channel(h.guild, "elsewhere")

@@ -22,11 +22,8 @@ async def games(tmp_path: Path) -> AsyncIterator[GamesRepository]:
 
 async def set_page_limit(games: GamesRepository, pages: int | None) -> None:
     """``PRAGMA max_page_count``: the database file may not grow past ``pages`` (None: back to a roomy disk)."""
-    async with games._db.transaction() as conn:
-        if pages is None:
-            await conn.execute("PRAGMA max_page_count = 1073741823")
-        else:
-            await conn.execute(f"PRAGMA max_page_count = {pages}")
+    async with games._db.transaction() as tx:
+        tx.execute(f"PRAGMA max_page_count = {1073741823 if pages is None else pages}")
 
 
 async def test_a_full_disk_raises_storage_unavailable_and_writes_nothing(games: GamesRepository) -> None:
@@ -34,7 +31,7 @@ async def test_a_full_disk_raises_storage_unavailable_and_writes_nothing(games: 
         kind="kniffel", variant="kniffel", guild_id=1, channel_id=2, host=Seat.user(7, "Alice"), locale="en-US",
         options={}, deadline_at=None,
     )  # fmt: skip
-    rows = list(await games._db.reader.execute_fetchall("PRAGMA page_count"))
+    rows = await games._db.fetch_all("PRAGMA page_count")
     await set_page_limit(games, rows[0][0])
     bigger = replace(game, status="running", state="x" * 200_000)
     with pytest.raises(StorageUnavailable, match="full"):
@@ -55,13 +52,13 @@ async def test_a_click_the_disk_refuses_is_answered_and_changes_nothing(
     caplog.set_level(logging.WARNING)
     # The disk turns read-only under the bot (as after an I/O error): every write transaction is refused.
     writer = h.bot.db._writer
-    await writer.execute("PRAGMA query_only = ON")
+    await writer.call(lambda conn: conn.execute("PRAGMA query_only = ON"))
     handle = await h.click(h.alice, message, "Roll")
     assert "Could not save" in (await handle.message()).text
     assert await h.record() == before
     assert [r for r in caplog.records if r.exc_info] == []
     assert len([r for r in caplog.records if "not saved" in r.getMessage()]) == 1
 
-    await writer.execute("PRAGMA query_only = OFF")
+    await writer.call(lambda conn: conn.execute("PRAGMA query_only = OFF"))
     await h.click(h.alice, message, "Roll")
     assert (await h.state()).rolls == 1

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 
 from bot.engine.core import competition_ranks
 from bot.storage import Database
+from bot.storage.backend import Returned
 
 #: The counter columns of ``results`` in schemas 1 to 3.
 LEGACY_COUNTERS = ("kniffels", "upper_bonus", "tuttos", "settlement")
@@ -33,20 +34,19 @@ async def store_legacy_game(
     names, counters = names or {}, counters or {}
     users = list(scores)
     ranks = competition_ranks(list(scores.values()))
-    async with db.transaction() as conn:
-        cursor = await conn.execute(
+    async with db.transaction() as tx:
+        inserted = tx.execute(
             "INSERT INTO games (kind, variant, guild_id, channel_id, host_id, status, created_at, updated_at, "
-            "finished_at, version) VALUES (?, ?, ?, ?, ?, 'finished', ?, ?, ?, 1)",
+            "finished_at, version) VALUES (?, ?, ?, ?, ?, 'finished', ?, ?, ?, 1) RETURNING id",
             (kind, variant, guild_id, channel_id, users[0], finished_at - 600, finished_at, finished_at),
         )
-        game_id = cursor.lastrowid
-        assert game_id is not None
-        await conn.executemany(
+        game_id = Returned(inserted)
+        tx.executemany(
             "INSERT INTO game_players (game_id, user_id, seat, display_name) VALUES (?, ?, ?, ?)",
             [(game_id, user, seat, names.get(user, f"user{user}")) for seat, user in enumerate(users)],
         )
         columns = ", ".join(LEGACY_COUNTERS)
-        await conn.executemany(
+        tx.executemany(
             "INSERT INTO results (game_id, kind, variant, guild_id, channel_id, user_id, display_name, score, rank, "
             f"won, finished_at, {columns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
@@ -67,4 +67,4 @@ async def store_legacy_game(
                 for user, score, rank in zip(users, scores.values(), ranks, strict=True)
             ],
         )
-    return game_id
+    return int(inserted.value())

@@ -171,13 +171,13 @@ async def every_legacy_stats(db: Database) -> dict[tuple[object, ...], dict[str,
     recorded = {}
     for user, game in itertools.product((*USERS, NOBODY), (None, *KINDS)):
         kinds = KINDS if game is None else (game,)
-        cursor = await db.reader.execute(
+        rows = await db.fetch_all(
             "SELECT kind, games, wins, best, score_sum, last_at, kniffels, upper_bonus, tuttos, settlement, "
             f"upper_bonus_games FROM standings WHERE kind IN ({', '.join('?' for _ in kinds)}) AND scope = 0 "
             "AND user_id = ?",
             (*kinds, user),
         )
-        found = {row[0]: LegacyStats(*row) for row in await cursor.fetchall()}
+        found = {row[0]: LegacyStats(*row) for row in rows}
         ordered = [found[kind] for kind in kinds if kind in found]
         recorded[user, game] = legacy_render_stats(f"User {user}", ordered, game, "en-US").to_dict()
     return recorded
@@ -225,12 +225,12 @@ def legacy_render_stats(name: str, stats: Sequence[LegacyStats], game: str | Non
 
 async def legacy_counters(db: Database) -> dict[tuple[int, int], dict[str, int | float]]:
     """Per (game, user) the old counter columns that were not NULL."""
-    cursor = await db.reader.execute(f"SELECT game_id, user_id, {', '.join(LEGACY_COUNTERS)} FROM results")
+    rows = await db.fetch_all(f"SELECT game_id, user_id, {', '.join(LEGACY_COUNTERS)} FROM results")
     return {
         (game_id, user_id): {
             name: value for name, value in zip(LEGACY_COUNTERS, values, strict=True) if value is not None
         }
-        for game_id, user_id, *values in await cursor.fetchall()
+        for game_id, user_id, *values in rows
     }
 
 
@@ -239,33 +239,32 @@ async def legacy_counters(db: Database) -> dict[tuple[int, int], dict[str, int |
 
 async def assert_derived_tables_match_results(db: Database) -> None:
     """standings and standing_counters hold exactly what their results and result_counters add up to."""
-    conn = db.reader
     scoped = (
         "SELECT kind, guild_id AS scope, user_id, {columns} FROM {source} WHERE guild_id IS NOT NULL "
         "GROUP BY kind, guild_id, user_id{extra} UNION ALL "
         "SELECT kind, 0, user_id, {columns} FROM {source} GROUP BY kind, user_id{extra} ORDER BY 1, 2, 3{order}"
     )
-    cursor = await conn.execute(
+    rows = await db.fetch_all(
         scoped.format(
             columns="COUNT(*), SUM(won), MAX(score), SUM(score), MAX(finished_at)", source="results", extra="", order=""
         )
     )
-    expected = [tuple(row) for row in await cursor.fetchall()]
-    cursor = await conn.execute(
+    expected = [tuple(row) for row in rows]
+    rows = await db.fetch_all(
         "SELECT kind, scope, user_id, games, wins, best, score_sum, last_at FROM standings ORDER BY 1, 2, 3"
     )
-    assert [tuple(row) for row in await cursor.fetchall()] == expected
+    assert [tuple(row) for row in rows] == expected
     source = "(SELECT r.*, c.name, c.value FROM result_counters AS c JOIN results AS r ON r.id = c.result_id)"
-    cursor = await conn.execute(
+    rows = await db.fetch_all(
         scoped.format(columns="name, ROUND(SUM(value), 6), COUNT(*)", source=source, extra=", name", order=", 4")
     )
-    expected = [tuple(row) for row in await cursor.fetchall()]
-    cursor = await conn.execute(
+    expected = [tuple(row) for row in rows]
+    rows = await db.fetch_all(
         "SELECT kind, scope, user_id, name, ROUND(total, 6), games FROM standing_counters ORDER BY 1, 2, 3, 4"
     )
-    assert [tuple(row) for row in await cursor.fetchall()] == expected
-    cursor = await conn.execute("SELECT COUNT(*) FROM result_counters WHERE result_id NOT IN (SELECT id FROM results)")
-    assert (await cursor.fetchone())[0] == 0
+    assert [tuple(row) for row in rows] == expected
+    rows = await db.fetch_all("SELECT COUNT(*) FROM result_counters WHERE result_id NOT IN (SELECT id FROM results)")
+    assert rows[0][0] == 0
 
 
 # ---------------------------------------------------------------------- the tests
@@ -337,8 +336,9 @@ async def test_the_counter_triggers_keep_step_after_the_migration(tmp_path: Path
         await assert_derived_tables_match_results(db)
         assert await stats.forget(3) > 0
         await assert_derived_tables_match_results(db)
-        cursor = await db.reader.execute("SELECT COUNT(*) FROM standing_counters WHERE user_id = 3")
-        assert (await cursor.fetchone())[0] == 0
+        row = await db.fetch_one("SELECT COUNT(*) FROM standing_counters WHERE user_id = 3")
+        assert row is not None
+        assert row[0] == 0
     finally:
         await db.close()
 
@@ -357,7 +357,10 @@ def test_storage_code_and_new_migrations_name_no_game() -> None:
     folder = Path(__file__).parents[2] / "bot" / "storage"
     checked = [*folder.glob("*.py")]
     checked += [migration for migration in (folder / "migrations").glob("*.sql") if int(migration.name[:4]) >= 4]
-    assert {path.name for path in checked} >= {"__init__.py", "stats.py", "results.py", "0004_counters_as_data.sql"}
+    checked += [*(folder / "migrations" / "postgres").glob("*.sql")]
+    assert {path.name for path in checked} >= {
+        *("__init__.py", "stats.py", "results.py", "postgres.py", "0004_counters_as_data.sql", "0008_schema.sql")
+    }
     found = {}
     for path in checked:
         text = path.read_text(encoding="utf-8").lower()

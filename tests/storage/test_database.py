@@ -16,12 +16,15 @@ async def test_new_database_is_migrated_with_wal_and_foreign_keys(tmp_path: Path
     path = tmp_path / "sub" / "dir" / "db.sqlite3"
     db = await Database.open(path)
     try:
-        cursor = await db.reader.execute("SELECT version FROM schema_version")
-        assert (await cursor.fetchone())[0] == bundled_migrations()[-1].version
-        cursor = await db.reader.execute("PRAGMA journal_mode")
-        assert (await cursor.fetchone())[0] == "wal"
-        cursor = await db.reader.execute("PRAGMA foreign_keys")
-        assert (await cursor.fetchone())[0] == 1
+        row = await db.fetch_one("SELECT version FROM schema_version")
+        assert row is not None
+        assert row[0] == bundled_migrations()[-1].version
+        row = await db.fetch_one("PRAGMA journal_mode")
+        assert row is not None
+        assert row[0] == "wal"
+        row = await db.fetch_one("PRAGMA foreign_keys")
+        assert row is not None
+        assert row[0] == 1
     finally:
         await db.close()
 
@@ -32,8 +35,9 @@ async def test_reopening_applies_only_new_migrations(tmp_path: Path) -> None:
     extra = Migration(9999, "9999_extra.sql", "CREATE TABLE extra (id INTEGER PRIMARY KEY);")
     db = await Database.open(path, [*bundled_migrations(), extra])
     try:
-        cursor = await db.reader.execute("SELECT version FROM schema_version")
-        assert (await cursor.fetchone())[0] == 9999
+        row = await db.fetch_one("SELECT version FROM schema_version")
+        assert row is not None
+        assert row[0] == 9999
     finally:
         await db.close()
 
@@ -76,13 +80,14 @@ async def test_transaction_rolls_back_on_error(tmp_path: Path) -> None:
     db = await Database.open(tmp_path / "db.sqlite3")
     try:
         with pytest.raises(RuntimeError):
-            async with db.transaction() as conn:
-                await conn.execute(
+            async with db.transaction() as tx:
+                tx.execute(
                     "INSERT INTO games (kind, variant, channel_id, host_id, status, created_at, updated_at) "
                     "VALUES ('kniffel', 'kniffel', 1, 1, 'lobby', 0, 0)"
                 )
                 raise RuntimeError("boom")
-        cursor = await db.reader.execute("SELECT COUNT(*) FROM games")
-        assert (await cursor.fetchone())[0] == 0
+        row = await db.fetch_one("SELECT COUNT(*) FROM games")
+        assert row is not None
+        assert row[0] == 0
     finally:
         await db.close()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -10,13 +9,6 @@ import pytest
 
 from bot.storage import ChannelBusy, Database, GamesRepository, ResultRow, ResultsRepository, Seat, StaleVersion
 from bot.storage.database import bundled_migrations
-
-
-@pytest.fixture
-async def db(tmp_path: Path) -> AsyncIterator[Database]:
-    database = await Database.open(tmp_path / "db.sqlite3")
-    yield database
-    await database.close()
 
 
 async def new_game(games: GamesRepository, channel_id: int = 10, deadline_at: float | None = None):
@@ -164,12 +156,12 @@ async def test_migration_moves_seats_of_running_games_to_player_ids(tmp_path: Pa
     path = tmp_path / "schema3.sqlite3"
     old = await Database.open(path, [m for m in bundled_migrations() if m.version <= 3])
     try:
-        async with old.transaction() as conn:
-            await conn.execute(
+        async with old.transaction() as tx:
+            tx.execute(
                 "INSERT INTO games (id, kind, variant, channel_id, host_id, status, state, version, created_at, "
                 "updated_at) VALUES (7, 'kniffel', 'kniffel', 10, 100, 'running', '{}', 4, 1.0, 1.0)"
             )
-            await conn.executemany(
+            tx.executemany(
                 "INSERT INTO game_players (game_id, user_id, seat, display_name, status, timeouts) "
                 "VALUES (7, ?, ?, ?, ?, ?)",
                 [(200, 1, "Bob", "left", 0), (100, 0, "Alice", "active", 2)],

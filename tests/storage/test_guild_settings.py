@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from bot.storage import Database, GuildSettingsRepository
 
 
-async def test_a_server_without_a_choice_has_none(tmp_path: Path) -> None:
-    db = await Database.open(tmp_path / "db.sqlite3")
+async def test_a_server_without_a_choice_has_none(database_url: str) -> None:
+    db = await Database.open(database_url)
     try:
         assert await GuildSettingsRepository(db).language(42) is None
     finally:
         await db.close()
 
 
-async def test_choose_change_and_clear_a_language(tmp_path: Path) -> None:
-    db = await Database.open(tmp_path / "db.sqlite3")
+async def test_choose_change_and_clear_a_language(database_url: str) -> None:
+    db = await Database.open(database_url)
     try:
         settings = GuildSettingsRepository(db)
         await settings.set_language(42, "hu")
@@ -30,11 +28,11 @@ async def test_choose_change_and_clear_a_language(tmp_path: Path) -> None:
         await db.close()
 
 
-async def test_the_choice_survives_a_restart(tmp_path: Path) -> None:
-    db = await Database.open(tmp_path / "db.sqlite3")
+async def test_the_choice_survives_a_restart(database_url: str) -> None:
+    db = await Database.open(database_url)
     await GuildSettingsRepository(db).set_language(42, "pl")
     await db.close()
-    db = await Database.open(tmp_path / "db.sqlite3")
+    db = await Database.open(database_url)
     try:
         assert await GuildSettingsRepository(db).language(42) == "pl"
     finally:

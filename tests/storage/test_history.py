@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import AsyncIterator
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
@@ -19,13 +16,7 @@ from bot.storage import (
     StaleVersion,
     StatsRepository,
 )
-
-
-@pytest.fixture
-async def db(tmp_path: Path) -> AsyncIterator[Database]:
-    database = await Database.open(tmp_path / "db.sqlite3")
-    yield database
-    await database.close()
+from bot.storage.backend import Conflict
 
 
 async def new_game(games: GamesRepository, channel_id: int = 10, host: int = 100):
@@ -77,7 +68,7 @@ async def test_a_save_failing_after_the_history_insert_rolls_it_back(db: Databas
     game = await new_game(games)
     broken = ResultRow(game.id, "dice", "standard", 1, 10, 100, "Alice", 1, 1, True, 1.0)
     broken = replace(broken, game_id=10**9)  # no such game: the foreign key refuses the result row
-    with pytest.raises(sqlite3.IntegrityError):
+    with pytest.raises(Conflict):
         await games.save(replace(game, status="finished", finished_at=1.0), [broken], moves=[move("100", 0)])
     assert await history.moves(game.id) == []
     stored = await games.get(game.id)

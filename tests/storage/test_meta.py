@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from bot.storage import Database, MetaRepository
 
 
-async def test_values_are_set_replaced_and_kept_across_a_reopen(tmp_path: Path) -> None:
-    path = tmp_path / "db.sqlite3"
+async def test_values_are_set_replaced_and_kept_across_a_reopen(database_url: str) -> None:
+    path = database_url
     db = await Database.open(path)
     try:
         meta = MetaRepository(db)

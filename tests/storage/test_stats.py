@@ -12,7 +12,7 @@ import itertools
 import random
 import sqlite3
 from collections import defaultdict
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -31,13 +31,6 @@ NOW = 1_800_000_000.0
 DAY = 86400.0
 GUILD, OTHER_GUILD = 501, 502
 KINDS = ("kniffel", "dicepoker", "knister", "tutto")
-
-
-@pytest.fixture
-async def db(tmp_path: Path) -> AsyncIterator[Database]:
-    database = await Database.open(tmp_path / "db.sqlite3")
-    yield database
-    await database.close()
 
 
 @pytest.fixture
@@ -334,15 +327,17 @@ async def test_forget_me_removes_exactly_the_callers_rows(
 
     assert await stats.user_stats(1, KINDS) == []
     assert {user: await stats.user_stats(user, KINDS) for user in (2, 3)} == before_others
-    cursor = await db.reader.execute("SELECT COUNT(*) FROM results")
-    assert (await cursor.fetchone())[0] == 5
+    row = await db.fetch_one("SELECT COUNT(*) FROM results")
+    assert row is not None
+    assert row[0] == 5
     for guild in (GUILD, None):
         for period in ("all", "week"):
             page = await board(stats, "games", period, guild, caller=1)
             assert 1 not in [row.user_id for row in page.rows]
             assert page.caller is None
-    cursor = await db.reader.execute("SELECT COUNT(*) FROM player_names WHERE user_id = 1")
-    assert (await cursor.fetchone())[0] == 0
+    row = await db.fetch_one("SELECT COUNT(*) FROM player_names WHERE user_id = 1")
+    assert row is not None
+    assert row[0] == 0
 
 
 async def test_forget_me_deletes_the_counters_and_the_name_in_old_games_seats(
@@ -377,8 +372,9 @@ async def test_forget_me_deletes_the_counters_and_the_name_in_old_games_seats(
 
     assert await stats.forget(1) == 2
     for table in ("result_counters AS c JOIN results AS r ON r.id = c.result_id", "standing_counters"):
-        cursor = await db.reader.execute(f"SELECT COUNT(*) FROM {table} WHERE user_id = 1")
-        assert (await cursor.fetchone())[0] == 0, table
+        row = await db.fetch_one(f"SELECT COUNT(*) FROM {table} WHERE user_id = 1")
+        assert row is not None
+        assert row[0] == 0, table
     assert await stats.user_stats(2, KINDS) == bob
     # Old games keep every seat (order, status, timeouts) but not Alice's name; a running game is not touched.
     for game_id in (finished, abandoned):
@@ -604,10 +600,10 @@ async def test_migration_takes_classic_games_out_of_the_upper_bonus_rate(tmp_pat
         for guild in (GUILD, OTHER_GUILD, None):
             await legacy({1: 150, 3: 140}, {1: classic, 3: classic}, variant="classic", guild=guild)
         await legacy({1: 7000}, {1: {"tuttos": 2}}, kind="tutto", variant="standard")
-        cursor = await old.reader.execute(
+        rows = await old.fetch_all(
             "SELECT games, upper_bonus FROM standings WHERE kind = 'kniffel' AND scope = 0 AND user_id = 1"
         )
-        assert tuple(await cursor.fetchone()) == (5, 1)  # the old rate: 1 in 5
+        assert tuple(rows[0]) == (5, 1)  # the old rate: 1 in 5
     finally:
         await old.close()
     with sqlite3.connect(path) as conn:
@@ -617,16 +613,16 @@ async def test_migration_takes_classic_games_out_of_the_upper_bonus_rate(tmp_pat
     # counters, and the standings count the games with the bonus rules per server scope too.
     at_three = await Database.open(path, bundled_migrations()[:3])
     try:
-        cursor = await at_three.reader.execute(
+        rows = await at_three.fetch_all(
             "SELECT variant, COUNT(*), COUNT(upper_bonus), TOTAL(upper_bonus) FROM results "
             "WHERE kind = 'kniffel' GROUP BY variant ORDER BY variant"
         )
-        assert [tuple(row) for row in await cursor.fetchall()] == [("classic", 6, 0, 0.0), ("kniffel", 4, 4, 2.0)]
-        cursor = await at_three.reader.execute(
+        assert [tuple(row) for row in rows] == [("classic", 6, 0, 0.0), ("kniffel", 4, 4, 2.0)]
+        rows = await at_three.fetch_all(
             "SELECT scope, games, upper_bonus, upper_bonus_games FROM standings "
             "WHERE kind = 'kniffel' AND user_id = 1 ORDER BY scope"
         )
-        assert [tuple(row) for row in await cursor.fetchall()] == [
+        assert [tuple(row) for row in rows] == [
             (0, 5, 1, 2),
             (GUILD, 2, 1, 1),
             (OTHER_GUILD, 2, 0, 1),

@@ -1,0 +1,143 @@
+"""``python -m bot migrate-db``: copy a SQLite installation into an empty PostgreSQL database, and check the counts.
+
+The source file is never changed: it is copied with SQLite's backup API into a temporary file, which is migrated
+to this dicebot's schema like any database at start-up. The target is migrated to the same version and must hold
+no row at all. Every stored table is copied in one PostgreSQL transaction (so a failed copy leaves the target
+empty), games in progress included: their state, seats, deadlines and message ids. The standings, counter totals
+and latest names are rebuilt by the target's own triggers from the copied results, then every table's count is
+compared with the source's.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from bot.storage.backend import Database, DatabaseError, postgres_url, sqlite_path
+from bot.storage.postgres import describe_url
+from bot.storage.sqlite import SqliteDatabase
+
+#: The tables a copy writes, parents first, with their columns (the shared schema of both backends).
+COPIED: tuple[tuple[str, tuple[str, ...]], ...] = (
+    (
+        "games",
+        (
+            "id", "kind", "variant", "guild_id", "channel_id", "message_id", "host_id", "locale", "status", "options",
+            "state", "version", "deadline_at", "created_at", "updated_at", "finished_at", "shown_version",
+        ),
+    ),
+    ("game_seats", ("game_id", "player", "kind", "seat", "display_name", "status", "timeouts")),
+    (
+        "results",
+        (
+            "id", "game_id", "kind", "variant", "guild_id", "channel_id", "user_id", "display_name", "score", "rank",
+            "won", "finished_at",
+        ),
+    ),
+    ("result_counters", ("result_id", "name", "value")),
+    ("game_moves", ("game_id", "version", "step", "player", "source", "action", "state")),
+    ("guild_settings", ("guild_id", "language")),
+    ("bot_meta", ("key", "value")),
+)  # fmt: skip
+#: Filled by the target's triggers from the copied results; counted like the copied tables.
+DERIVED = ("standings", "standing_counters", "player_names")
+#: Identity columns whose sequences must continue after the copied ids.
+IDENTITIES = ("games", "results")
+
+
+class CopyFailed(Exception):
+    """The copy ran but the target's counts differ from the source's (the message names the tables)."""
+
+
+@dataclass(frozen=True)
+class Copied:
+    """What a copy wrote: rows per table, the same in source and target."""
+
+    counts: dict[str, int]
+    target: str
+
+    def summary(self) -> str:
+        rows = ", ".join(f"{count} {table}" for table, count in self.counts.items())
+        return f"copied into {self.target} and verified: {rows}"
+
+
+async def migrate(source: str, target: str) -> Copied:
+    """Copy the SQLite database ``source`` into the empty PostgreSQL database ``target`` (both URLs).
+
+    Raises :class:`DatabaseError` for anything an admin must fix (one line), :class:`CopyFailed` when the counts
+    do not match afterwards.
+    """
+    if not source.startswith("sqlite:///"):
+        raise DatabaseError(f"--from must be a sqlite:/// URL of the database to copy, not {source}")
+    if postgres_url(target) is None:
+        raise DatabaseError("--to must be a postgresql:// URL of an empty database")
+    path = sqlite_path(source)
+    if not path.is_file():
+        raise DatabaseError(f"there is no SQLite database at {path} (--from)")
+    with tempfile.TemporaryDirectory(prefix="dicebot-copy-") as folder:
+        snapshot = Path(folder) / "snapshot.sqlite3"
+        _snapshot(path, snapshot)
+        old = await SqliteDatabase.connect(snapshot)
+        try:
+            new = await Database.open(target)
+            try:
+                return await _copy(old, new, target)
+            finally:
+                await new.close()
+        finally:
+            await old.close()
+
+
+def _snapshot(path: Path, into: Path) -> None:
+    """A consistent copy of the live file (its WAL included) without writing to it."""
+    try:
+        source = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    except sqlite3.Error as exc:
+        raise DatabaseError(f"cannot read the SQLite database {path} (--from): {exc}") from exc
+    try:
+        with sqlite3.connect(into) as copy:
+            source.backup(copy)
+        copy.close()
+    except sqlite3.Error as exc:
+        raise DatabaseError(f"cannot read the SQLite database {path} (--from): {exc}") from exc
+    finally:
+        source.close()
+
+
+async def _counts(db: Database) -> dict[str, int]:
+    tables = [table for table, _ in COPIED] + list(DERIVED)
+    row = await db.fetch_one("SELECT " + ", ".join(f"(SELECT COUNT(*) FROM {table})" for table in tables))
+    assert row is not None
+    return dict(zip(tables, (int(value) for value in row), strict=True))
+
+
+async def _copy(old: Database, new: Database, target: str) -> Copied:
+    source_version, target_version = await old.schema_version(), await new.schema_version()
+    if source_version != target_version:
+        raise DatabaseError(
+            f"the source has schema version {source_version} but the target {target_version}; "
+            "run the same dicebot version for both"
+        )
+    filled = {table: count for table, count in (await _counts(new)).items() if count}
+    if filled:
+        first = next(iter(filled))
+        raise DatabaseError(
+            f"the target database is not empty ({filled[first]} rows in {first}); copy only into an empty database"
+        )
+    expected = await _counts(old)
+    async with new.transaction() as tx:
+        for table, columns in COPIED:
+            rows = await old.fetch_all(f"SELECT {', '.join(columns)} FROM {table} ORDER BY 1")
+            marks = ", ".join("?" for _ in columns)
+            tx.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", [tuple(r) for r in rows])
+        for table in IDENTITIES:
+            tx.execute(
+                f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), COALESCE(MAX(id), 0) + 1, false) FROM {table}"
+            )
+    found = await _counts(new)
+    wrong = [f"{table} {found[table]} instead of {count}" for table, count in expected.items() if found[table] != count]
+    if wrong:
+        raise CopyFailed(f"the copy's counts differ from the source: {'; '.join(wrong)}")
+    return Copied(found, describe_url(target))

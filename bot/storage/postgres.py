@@ -1,0 +1,229 @@
+"""The PostgreSQL backend through asyncpg: a pool every request borrows from, statement timeouts, migrations.
+
+Several bot processes may share one server, so nothing here relies on being the only writer: the unique index
+and the optimistic version check do that work, as on SQLite. A connection the server dropped (a restart, an
+administrator ending it) is an error for the request that held it, answered "try again" through
+:class:`StorageUnavailable`; the pool replaces closed connections on the next acquire, so games continue once the
+server is back. Reads, which change nothing, are retried once on a fresh connection first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import asyncpg
+
+from bot.storage.backend import (
+    Conflict,
+    Database,
+    DatabaseError,
+    Migration,
+    Row,
+    Sql,
+    StorageUnavailable,
+    Transaction,
+    bundled_migrations,
+    numbered,
+    refuse_newer,
+)
+
+if TYPE_CHECKING:
+    from asyncpg.pool import PoolConnectionProxy
+
+    #: A connection of the pool (what ``pool.acquire()`` hands out).
+    Connection = PoolConnectionProxy[asyncpg.Record]
+
+log = logging.getLogger(__name__)
+
+#: Errors that mean "the server or the connection to it is not there (now)", not "this statement is wrong".
+UNAVAILABLE: tuple[type[BaseException], ...] = (
+    OSError,
+    asyncio.TimeoutError,
+    asyncpg.exceptions.ConnectionDoesNotExistError,
+    asyncpg.exceptions.InterfaceError,
+    asyncpg.exceptions.PostgresConnectionError,
+    asyncpg.exceptions.OperatorInterventionError,  # the server shutting down, or pg_terminate_backend
+    asyncpg.exceptions.QueryCanceledError,  # statement_timeout
+    asyncpg.exceptions.InsufficientResourcesError,  # disk full, too many connections
+    asyncpg.exceptions.CannotConnectNowError,
+    # A connection the server ended while it was idle can be left in a state asyncpg refuses to use
+    # ("another operation is in progress"): a broken connection, replaced like the others.
+    asyncpg.exceptions.InternalClientError,
+)
+#: What cannot connect or use the server, for the messages at start-up.
+UNUSABLE: tuple[type[BaseException], ...] = (*UNAVAILABLE, asyncpg.PostgresError, ValueError)
+#: Seconds to open a connection: a click must be answered within Discord's 3 s, "try again" included.
+CONNECT_TIMEOUT = 2.0
+#: Held while migrating, so bot processes starting together apply each migration once.
+MIGRATION_LOCK = 7_164_220_019
+
+
+class PostgresDatabase(Database):
+    """A pool of ``pool_size`` connections to one database (and the schema its URL's ``search_path`` names)."""
+
+    dialect = "postgres"
+
+    def __init__(self, pool: asyncpg.Pool, where: str) -> None:
+        self._pool = pool
+        self.where = where
+
+    @classmethod
+    async def connect(
+        cls,
+        url: str,
+        migrations: list[Migration] | None = None,
+        *,
+        pool_size: int = 10,
+        statement_timeout: float = 10.0,
+    ) -> PostgresDatabase:
+        """Connect, refuse a newer schema, migrate; a server that cannot be used raises :class:`DatabaseError`."""
+        migrations = bundled_migrations("postgres") if migrations is None else migrations
+        where = describe_url(url)
+        settings = {"statement_timeout": str(int(statement_timeout * 1000))}
+        try:
+            pool = await asyncpg.create_pool(
+                url,
+                min_size=1,
+                max_size=pool_size,
+                command_timeout=statement_timeout + 5,
+                server_settings=settings,
+                timeout=CONNECT_TIMEOUT,
+            )
+        except UNUSABLE as exc:
+            raise DatabaseError(f"cannot connect to the database {where} (DATABASE_URL): {exc}") from exc
+        db = cls(pool, where)
+        try:
+            async with pool.acquire() as conn:
+                await _migrate(conn, migrations, where)
+        except DatabaseError:
+            await pool.close()
+            raise
+        except UNUSABLE as exc:
+            await pool.close()
+            raise DatabaseError(f"cannot use the database {where} (DATABASE_URL): {exc}") from exc
+        return db
+
+    async def close(self) -> None:
+        await self._pool.close()
+
+    async def run(self, batch: Transaction) -> None:
+        """The batch on one borrowed connection inside one transaction; rolled back on any error.
+
+        A connection found dead before BEGIN reached the server (the pool's idle connection after a server
+        restart) is replaced once: nothing was sent, so trying again cannot apply anything twice.
+        """
+        for attempt in (1, 2):
+            begun = False
+            try:
+                async with self._pool.acquire() as conn:
+                    transaction = conn.transaction()
+                    await transaction.start()
+                    begun = True
+                    try:
+                        await _statements(conn, batch)
+                    except BaseException:
+                        with contextlib.suppress(*UNAVAILABLE):
+                            await transaction.rollback()
+                        raise
+                    await transaction.commit()
+                return
+            except asyncpg.exceptions.IntegrityConstraintViolationError as exc:
+                raise Conflict(str(exc)) from exc
+            except UNAVAILABLE as exc:
+                await self._pool.expire_connections()
+                if begun or attempt == 2:
+                    raise StorageUnavailable(f"{type(exc).__name__}: {exc}") from exc
+                log.info("a write found its connection closed (%s); retrying once on a fresh one", exc)
+
+    async def fetch_all(self, sql: Sql, params: Sequence[Any] = ()) -> list[Row]:
+        text = numbered(sql if isinstance(sql, str) else sql.postgres)
+        for attempt in (1, 2):
+            try:
+                async with self._pool.acquire() as conn:
+                    return list(await conn.fetch(text, *params))
+            except UNAVAILABLE as exc:
+                if not isinstance(exc, asyncpg.exceptions.QueryCanceledError):
+                    # The server may have restarted: every idle connection is replaced on its next acquire.
+                    await self._pool.expire_connections()
+                if attempt == 2 or isinstance(exc, asyncpg.exceptions.QueryCanceledError):
+                    raise StorageUnavailable(f"{type(exc).__name__}: {exc}") from exc
+                log.info("a read lost its connection (%s); retrying once on a fresh one", exc)
+        raise AssertionError("unreachable")
+
+    async def schema_version(self) -> int:
+        async with self._pool.acquire() as conn:
+            return await schema_version(conn)
+
+
+async def _statements(conn: Connection, batch: Transaction) -> None:
+    for statement in batch.statements:
+        sql = numbered(statement.sql if isinstance(statement.sql, str) else statement.sql.postgres)
+        if statement.many:
+            await conn.executemany(sql, [statement.bound(row) for row in statement.params])
+        elif _returns_rows(sql):
+            statement.pending.rows = list(await conn.fetch(sql, *statement.bound(statement.params)))
+            statement.pending.rowcount = len(statement.pending.rows)
+        else:
+            status = await conn.execute(sql, *statement.bound(statement.params))
+            statement.pending.rowcount = _rowcount(status)
+        statement.check()
+
+
+def _returns_rows(sql: str) -> bool:
+    head = sql.lstrip().split(None, 1)[0].upper()
+    return head in ("SELECT", "WITH") or " RETURNING " in sql.upper()
+
+
+def _rowcount(status: str) -> int:
+    """``UPDATE 3`` / ``DELETE 0`` / ``INSERT 0 1``: the last word is the number of rows."""
+    last = status.rsplit(" ", 1)[-1]
+    return int(last) if last.isdigit() else -1
+
+
+def describe_url(url: str) -> str:
+    """The URL without its password, for messages and logs."""
+    if "@" not in url:
+        return url
+    scheme, rest = url.split("://", 1)
+    credentials, host = rest.rsplit("@", 1)
+    user = credentials.split(":", 1)[0]
+    return f"{scheme}://{user}@{host}"
+
+
+async def schema_version(conn: Connection) -> int:
+    """The applied migration version, 0 for a new database (``schema_version`` looked up on the search path)."""
+    if await conn.fetchval("SELECT to_regclass('schema_version')") is None:
+        return 0
+    value = await conn.fetchval("SELECT version FROM schema_version")
+    return int(value) if value is not None else 0
+
+
+async def _migrate(conn: Connection, migrations: list[Migration], where: str) -> None:
+    """Apply every migration newer than the database, each in its own transaction with its version bump.
+
+    A newer database is refused before anything is written. The advisory lock makes processes that start
+    together wait for each other rather than apply the same migration twice.
+    """
+    refuse_newer(await schema_version(conn), migrations, where)
+    await conn.execute("SELECT pg_advisory_lock($1)", MIGRATION_LOCK)
+    try:
+        current = await schema_version(conn)
+        refuse_newer(current, migrations, where)
+        for migration in migrations:
+            if migration.version <= current:
+                continue
+            log.info("applying migration %s (PostgreSQL)", migration.name)
+            async with conn.transaction():
+                await conn.execute(migration.sql)
+                await conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+                await conn.execute("DELETE FROM schema_version")
+                await conn.execute("INSERT INTO schema_version (version) VALUES ($1)", migration.version)
+    finally:
+        await conn.execute("SELECT pg_advisory_unlock($1)", MIGRATION_LOCK)
+
+
+__all__ = ["UNAVAILABLE", "DatabaseError", "PostgresDatabase", "describe_url", "schema_version"]

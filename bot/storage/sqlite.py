@@ -1,0 +1,246 @@
+"""The SQLite backend: one writer and one reader connection, each driven from its own thread, and the migrations.
+
+A transaction is one hop to the writer's thread: BEGIN IMMEDIATE, every statement of the batch with its checks,
+COMMIT, all in one function call there, instead of one hop per statement (the click path's cost under load, see
+docs/benchmarks.md). With WAL the reader sees only committed data, so a read never observes a half-applied
+game action.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import sqlite3
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, TypeVar
+
+from bot.storage.backend import (
+    Conflict,
+    Database,
+    DatabaseError,
+    Migration,
+    Row,
+    Sql,
+    StorageUnavailable,
+    Transaction,
+    bundled_migrations,
+    refuse_newer,
+)
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+class _Worker:
+    """A connection and the one thread that uses it (sqlite3 connections are not for concurrent threads)."""
+
+    def __init__(self, conn: sqlite3.Connection, name: str) -> None:
+        self.conn = conn
+        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix=name)
+
+    async def call(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self._thread, work, self.conn)
+
+    async def close(self) -> None:
+        await self.call(lambda conn: conn.close())
+        self._thread.shutdown(wait=True)
+
+
+class SqliteDatabase(Database):
+    """One writer connection behind a lock plus one reader connection.
+
+    SQLite allows one writer at a time; serializing writes in-process keeps transactions from interleaving.
+    """
+
+    dialect = "sqlite"
+
+    def __init__(self, writer: _Worker, reader: _Worker, path: Path) -> None:
+        self._writer = writer
+        self._reader = reader
+        self._write_lock = asyncio.Lock()
+        self.path = path
+
+    @classmethod
+    async def connect(cls, path: Path, migrations: list[Migration] | None = None) -> SqliteDatabase:
+        """Open (creating the folder and file if needed), check and migrate, or raise :class:`DatabaseError`.
+
+        Refused up front rather than failing on the first click: a folder, an existing empty file (a new database
+        is created only where there was no file), a file that cannot be written, and one whose pages are damaged.
+        """
+        migrations = bundled_migrations("sqlite") if migrations is None else migrations
+        _refuse_unusable_path(path)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise DatabaseError(f"cannot create the folder {path.parent} for DATABASE_URL: {exc.strerror}") from exc
+        try:
+            writer = _Worker(_connect(path), "dicebot-sqlite-writer")
+        except sqlite3.Error as exc:
+            raise DatabaseError(f"cannot open the database {path} (DATABASE_URL): {exc}") from exc
+        reader: _Worker | None = None
+        try:
+            await writer.call(lambda conn: _prepare(conn, path, migrations))
+            reader = _Worker(_connect(path), "dicebot-sqlite-reader")
+            await reader.call(_configure)
+        except sqlite3.Error as exc:
+            await writer.close()
+            if reader is not None:
+                await reader.close()
+            raise DatabaseError(f"cannot use the database {path} (DATABASE_URL): {exc}") from exc
+        except DatabaseError:
+            await writer.close()
+            raise
+        return cls(writer, reader, path)
+
+    async def close(self) -> None:
+        async with self._write_lock:
+            await self._reader.close()
+            await self._writer.close()
+
+    async def run(self, batch: Transaction) -> None:
+        """The whole batch in one call on the writer's thread (see the module's docstring).
+
+        A failure of the disk (full, I/O error, read-only) raises :class:`StorageUnavailable` after rolling back,
+        also when it happens at ``COMMIT``, so the connection is never left inside a half-done transaction.
+        """
+        async with self._write_lock:
+            await self._writer.call(lambda conn: _run(conn, batch))
+
+    async def fetch_all(self, sql: Sql, params: Sequence[Any] = ()) -> list[Row]:
+        """A read on the reader connection, fetched whole in one hop.
+
+        A statement left half-fetched keeps the reader's snapshot open, so every later read would miss commits
+        made since; fetching all in one call finishes the statement before any other read can start.
+        """
+        text = sql if isinstance(sql, str) else sql.sqlite
+        return await self._reader.call(lambda conn: conn.execute(text, tuple(params)).fetchall())
+
+    async def schema_version(self) -> int:
+        return await self._reader.call(schema_version)
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    conn.row_factory = sqlite3.Row
+    return conn
+
+
+def _run(conn: sqlite3.Connection, batch: Transaction) -> None:
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+    except sqlite3.OperationalError as exc:
+        raise StorageUnavailable(str(exc)) from exc
+    try:
+        for statement in batch.statements:
+            sql = statement.sql if isinstance(statement.sql, str) else statement.sql.sqlite
+            if statement.many:
+                cursor = conn.executemany(sql, [statement.bound(row) for row in statement.params])
+                statement.pending.rowcount = cursor.rowcount
+            else:
+                cursor = conn.execute(sql, statement.bound(statement.params))
+                statement.pending.rows = cursor.fetchall()
+                statement.pending.rowcount = cursor.rowcount
+            statement.check()
+        conn.execute("COMMIT")
+    except BaseException as exc:
+        with contextlib.suppress(sqlite3.Error):
+            # Fails harmlessly when SQLite already rolled back after an I/O error.
+            conn.execute("ROLLBACK")
+        if isinstance(exc, sqlite3.IntegrityError):
+            raise Conflict(str(exc)) from exc
+        if isinstance(exc, sqlite3.OperationalError) and not isinstance(exc, StorageUnavailable):
+            raise StorageUnavailable(str(exc)) from exc
+        raise
+
+
+def _prepare(conn: sqlite3.Connection, path: Path, migrations: list[Migration]) -> None:
+    # The version is checked before any pragma writes to the file, so a newer database stays byte-for-byte intact.
+    refuse_newer(schema_version(conn), migrations, str(path))
+    _check_sound(conn, path)
+    _configure(conn)
+    _probe_write(conn)
+    _migrate(conn, migrations)
+
+
+def _refuse_unusable_path(path: Path) -> None:
+    """A folder or an existing empty file is a mistake in DATABASE_URL, never a database to create."""
+    if path.is_dir():
+        raise DatabaseError(f"DATABASE_URL points at the folder {path}; name a database file inside it")
+    if path.is_file() and path.stat().st_size == 0:
+        raise DatabaseError(
+            f"the database file {path} is empty (0 bytes) although it exists; restore it from a backup, "
+            "or delete it to start a new database"
+        )
+
+
+def _check_sound(conn: sqlite3.Connection, path: Path) -> None:
+    """``PRAGMA quick_check``: damaged pages would otherwise surface as an error on some later click."""
+    rows = conn.execute("PRAGMA quick_check").fetchall()
+    lines = [line for row in rows if row[0] != "ok" for line in str(row[0]).splitlines() if "***" not in line]
+    if lines:
+        raise DatabaseError(
+            f"the database {path} is damaged ({lines[0]}); restore it from a backup or point DATABASE_URL "
+            "at another file"
+        )
+
+
+def _probe_write(conn: sqlite3.Connection) -> None:
+    """Take the write lock and write inside a transaction that is rolled back: a read-only file fails here."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        conn.execute("CREATE TABLE dicebot_write_probe (id INTEGER)")
+    finally:
+        conn.execute("ROLLBACK")
+
+
+def _configure(conn: sqlite3.Connection) -> None:
+    conn.execute("PRAGMA busy_timeout = 5000")
+    conn.execute("PRAGMA foreign_keys = ON")
+    conn.execute("PRAGMA journal_mode = WAL").fetchone()
+    conn.execute("PRAGMA synchronous = NORMAL")
+
+
+def schema_version(conn: sqlite3.Connection) -> int:
+    """The applied migration version, 0 for a new database."""
+    found = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'")
+    if found.fetchone() is None:
+        return 0
+    row = conn.execute("SELECT version FROM schema_version").fetchone()
+    return int(row[0]) if row else 0
+
+
+def _migrate(conn: sqlite3.Connection, migrations: list[Migration]) -> None:
+    """Apply every migration newer than the database, each in its own transaction with its version bump."""
+    current = schema_version(conn)
+    for migration in migrations:
+        if migration.version <= current:
+            continue
+        log.info("applying migration %s", migration.name)
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in _statements(migration.sql):
+                conn.execute(statement)
+            conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+            conn.execute("DELETE FROM schema_version")
+            conn.execute("INSERT INTO schema_version (version) VALUES (?)", (migration.version,))
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+
+def _statements(sql: str) -> list[str]:
+    """Split a migration into statements (``executescript`` would commit behind our transaction's back)."""
+    statements, pending = [], ""
+    for line in sql.splitlines(keepends=True):
+        pending += line
+        if sqlite3.complete_statement(pending):
+            if pending.strip():
+                statements.append(pending.strip())
+            pending = ""
+    if pending.strip() and not pending.strip().startswith("--"):
+        statements.append(pending.strip())
+    return statements

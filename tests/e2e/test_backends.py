@@ -1,0 +1,57 @@
+"""Whole games end to end on each storage backend: the same tests as the game files, with ``harness`` on SQLite
+and on PostgreSQL (``database_url`` from tests/conftest.py; the PostgreSQL runs skip, naming the variable, when
+no server is configured).
+
+The tests are the game files' own, imported here so they run against this module's ``harness``: complete games
+of every kind, restarts mid-turn, a deadline after a restart, a double click, the one game per channel, the
+leaderboards, /stats and /forget-me.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.conftest import Harness, world
+from tests.e2e.test_dicepoker import test_complete_two_player_game as test_dicepoker_complete_two_player_game
+from tests.e2e.test_kniffel import (
+    test_complete_two_player_game,
+    test_double_click_on_roll_rolls_once,
+    test_pending_timeout_fires_after_a_restart,
+    test_restart_mid_turn_continues_on_the_same_message,
+    test_second_game_in_the_channel_is_refused_with_a_link,
+)
+from tests.e2e.test_knister import knister, test_two_player_game_through_clicks
+from tests.e2e.test_leaderboard import (
+    bot,
+    test_forget_me_removes_exactly_the_callers_results,
+    test_leaderboard_ranks_in_each_scope_and_period,
+    test_stats_show_every_game_and_its_counters,
+)
+from tests.e2e.test_tutto import test_a_game_to_a_low_target
+
+pytestmark = pytest.mark.timeout(120)
+
+__all__ = [
+    "bot",
+    "knister",
+    "test_a_game_to_a_low_target",
+    "test_complete_two_player_game",
+    "test_dicepoker_complete_two_player_game",
+    "test_double_click_on_roll_rolls_once",
+    "test_forget_me_removes_exactly_the_callers_results",
+    "test_leaderboard_ranks_in_each_scope_and_period",
+    "test_pending_timeout_fires_after_a_restart",
+    "test_restart_mid_turn_continues_on_the_same_message",
+    "test_second_game_in_the_channel_is_refused_with_a_link",
+    "test_stats_show_every_game_and_its_counters",
+    "test_two_player_game_through_clicks",
+]
+
+
+@pytest.fixture
+async def harness(tmp_path: Path, database_url: str) -> AsyncIterator[Harness]:
+    async with world(tmp_path, database_url) as harness:
+        yield harness

@@ -1,0 +1,136 @@
+"""``python -m bot migrate-db``: a SQLite installation copied into PostgreSQL answers every query the same."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from bot.storage import Database, GamesRepository, GuildSettingsRepository, MetaRepository, Seat, StatsRepository
+from bot.storage.copy import migrate
+from tests.postgres import fresh_schema, server_url
+from tests.results import store_finished_game
+
+KINDS = ("kniffel", "tutto")
+NOW = 1_800_000_000.0
+
+
+async def fill(db: Database) -> int:
+    """Finished games with counters in two servers, a running game with a deadline, settings; the running id."""
+    games = GamesRepository(db)
+    for guild, scores in ((1, {10: 250, 11: 200}), (2, {10: 180, 12: 180})):
+        await store_finished_game(
+            games, scores, kind="kniffel", variant="kniffel", guild_id=guild, channel_id=guild * 100,
+            finished_at=NOW - guild, names={10: "Ann", 11: "Ben", 12: "Cy"},
+            counters={user: {"kniffels": 1, "upper_bonus": 0} for user in scores},
+        )  # fmt: skip
+    await store_finished_game(
+        games, {11: 5000}, kind="tutto", variant="standard", guild_id=None, channel_id=7, finished_at=NOW,
+        counters={11: {"tuttos": 3, "settlement": 12.5}},
+    )  # fmt: skip
+    lobby = await games.create(
+        kind="kniffel", variant="kniffel", guild_id=1, channel_id=300, host=Seat.user(10, "Ann"), locale="de",
+        options={"timeout": 120}, deadline_at=NOW + 60, others=(Seat("cpu-easy-1", "🤖 Easy", kind="computer"),),
+    )  # fmt: skip
+    running = await games.save(replace(lobby, status="running", state='{"move": 3}', message_id=555), before=lobby)
+    await GuildSettingsRepository(db).set_language(1, "hu")
+    await MetaRepository(db).set("commands", "abc")
+    return running.id
+
+
+async def answers(db: Database, running: int) -> tuple[object, ...]:
+    stats = StatsRepository(db)
+    boards = [
+        await stats.leaderboard(kind, metric, period, guild, page=0, caller_id=12, now=NOW + 1)
+        for kind in KINDS
+        for metric in ("wins", "best", "games", "average")
+        for period in ("all", "week")
+        for guild in (1, None)
+    ]
+    return (
+        await GamesRepository(db).get(running),
+        [await stats.user_stats(user, KINDS) for user in (10, 11, 12)],
+        boards,
+        await GuildSettingsRepository(db).language(1),
+        await MetaRepository(db).get("commands"),
+        await GamesRepository(db).next_deadline(),
+    )
+
+
+async def test_a_copy_answers_like_the_source_and_continues_its_games(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite3"
+    old = await Database.open(path)
+    try:
+        running = await fill(old)
+        expected = await answers(old, running)
+    finally:
+        await old.close()
+    before = path.read_bytes()
+    async with fresh_schema(server_url()) as url:
+        copied = await migrate(f"sqlite:///{path}", url)
+        assert copied.counts["games"] == 4 and copied.counts["results"] == 5 and copied.counts["standings"] > 0
+        new = await Database.open(url)
+        try:
+            assert await answers(new, running) == expected
+            games = GamesRepository(new)
+            # The game in progress goes on with the version check, and new ids follow the copied ones.
+            record = await games.get(running)
+            assert record is not None
+            await games.save(replace(record, state='{"move": 4}'), before=record)
+            fresh = await games.create(
+                kind="tutto", variant="standard", guild_id=2, channel_id=900, host=Seat.user(12, "Cy"),
+                locale="en-US", options={}, deadline_at=None,
+            )  # fmt: skip
+            assert fresh.id > running
+            assert await StatsRepository(new).forget(10) == 2
+        finally:
+            await new.close()
+    assert path.read_bytes() == before  # the source is never written
+
+
+async def run_cli(*args: str) -> tuple[int, str, str]:
+    """``python -m bot ARGS``: its exit code, standard output and standard error."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", *args, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+    )
+    out, err = await asyncio.wait_for(process.communicate(), 60)
+    assert process.returncode is not None
+    return process.returncode, out.decode(), err.decode()
+
+
+async def test_a_target_that_is_not_empty_is_refused_with_one_line_and_exit_2(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite3"
+    old = await Database.open(path)
+    try:
+        await fill(old)
+    finally:
+        await old.close()
+    async with fresh_schema(server_url()) as url:
+        command = ("migrate-db", "--from", f"sqlite:///{path}", "--to", url)
+        code, out, err = await run_cli(*command)
+        assert code == 0, err
+        assert "verified" in out and "4 games" in out
+        code, out, err = await run_cli(*command)
+        assert code == 2
+        assert err.count("\n") == 1 and "not empty" in err
+
+
+@pytest.mark.parametrize(
+    ("source", "target", "message"),
+    [
+        ("sqlite:///missing.sqlite3", "postgresql://x@127.0.0.1/db", "no SQLite database"),
+        ("postgresql://x@127.0.0.1/db", "postgresql://x@127.0.0.1/db", "--from must be"),
+        ("sqlite:///old.sqlite3", "sqlite:///new.sqlite3", "--to must be"),
+    ],
+)
+def test_bad_arguments_are_one_line_and_exit_2(tmp_path: Path, source: str, target: str, message: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "bot", "migrate-db", "--from", source, "--to", target],
+        capture_output=True, text=True, timeout=60, cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and message in done.stderr

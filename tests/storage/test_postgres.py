@@ -1,0 +1,70 @@
+"""What only the PostgreSQL backend has: its migrations' numbering, a newer schema, statement timeouts, start-ups
+that race, and the ``?`` placeholders translated to ``$n``."""
+
+from __future__ import annotations
+
+import asyncio
+
+import asyncpg
+import pytest
+
+from bot.storage import Database, DatabaseError, GamesRepository, StorageUnavailable
+from bot.storage.backend import bundled_migrations, numbered
+from tests.postgres import fresh_schema, server_url
+
+
+def test_placeholders_are_numbered_in_order_and_numbered_ones_kept() -> None:
+    assert numbered("SELECT ? + ?, ?") == "SELECT $1 + $2, $3"
+    assert numbered("UPDATE t SET a = ?1 WHERE b = ?2 AND a != ?1") == "UPDATE t SET a = $1 WHERE b = $2 AND a != $1"
+
+
+def test_both_backends_reach_the_same_schema_version() -> None:
+    sqlite, postgres = bundled_migrations("sqlite"), bundled_migrations("postgres")
+    assert postgres[-1].version == sqlite[-1].version
+    # From PostgreSQL's first file on, every migration has a file of the same number on both backends.
+    assert [m.version for m in sqlite if m.version >= postgres[0].version] == [m.version for m in postgres]
+
+
+async def test_a_newer_schema_is_refused_and_left_untouched() -> None:
+    async with fresh_schema(server_url()) as url:
+        await (await Database.open(url)).close()
+        conn = await asyncpg.connect(url)
+        try:
+            await conn.execute("UPDATE schema_version SET version = 99999")
+            tables = await conn.fetch("SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY 1")
+            with pytest.raises(DatabaseError, match="newer than this dicebot"):
+                await Database.open(url)
+            assert await conn.fetchval("SELECT version FROM schema_version") == 99999
+            after = await conn.fetch("SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY 1")
+            assert after == tables
+        finally:
+            await conn.close()
+
+
+async def test_processes_starting_together_migrate_once() -> None:
+    async with fresh_schema(server_url()) as url:
+        first, second = await asyncio.gather(Database.open(url), Database.open(url))
+        try:
+            latest = bundled_migrations("postgres")[-1].version
+            assert await first.schema_version() == await second.schema_version() == latest
+        finally:
+            await first.close()
+            await second.close()
+
+
+async def test_a_statement_over_the_timeout_is_cancelled_as_unavailable_and_the_pool_goes_on() -> None:
+    async with fresh_schema(server_url()) as url:
+        db = await Database.open(url, statement_timeout=0.2)
+        try:
+            with pytest.raises(StorageUnavailable, match="QueryCanceled"):
+                await db.fetch_all("SELECT pg_sleep(5)")
+            assert await GamesRepository(db).next_deadline() is None
+        finally:
+            await db.close()
+
+
+async def test_an_unreachable_server_is_one_clear_error() -> None:
+    where = r"postgresql://nobody@127\.0\.0\.1:1/x"
+    with pytest.raises(DatabaseError, match=f"cannot connect to the database {where}") as caught:
+        await Database.open("postgresql://nobody:secret@127.0.0.1:1/x", statement_timeout=2)
+    assert "secret" not in str(caught.value)
