@@ -26,6 +26,7 @@ COPIED: tuple[tuple[str, tuple[str, ...]], ...] = (
         (
             "id", "kind", "variant", "guild_id", "channel_id", "message_id", "host_id", "locale", "status", "options",
             "state", "version", "deadline_at", "created_at", "updated_at", "finished_at", "shown_version",
+            "retired_message_id",
         ),
     ),
     ("game_seats", ("game_id", "player", "kind", "seat", "display_name", "status", "timeouts")),

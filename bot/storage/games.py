@@ -255,17 +255,17 @@ class GamesRepository:
         One statement, so a restart finds either the old board live or the new one live and the old one retired.
         No version bump: the buttons on the new board carry the current version.
         """
-        async with self._db.transaction() as conn:
-            await conn.execute(
-                "UPDATE games SET message_id = ?, retired_message_id = ?, shown_version = MAX(shown_version, ?) "
-                "WHERE id = ?",
-                (message_id, retired, shown_version, game_id),
+        async with self._db.transaction() as tx:
+            tx.execute(
+                "UPDATE games SET message_id = ?, retired_message_id = ?, "
+                "shown_version = CASE WHEN shown_version < ? THEN ? ELSE shown_version END WHERE id = ?",
+                (message_id, retired, shown_version, shown_version, game_id),
             )
 
     async def board_retired(self, game_id: int, message_id: int) -> None:
         """The retired board ``message_id`` has no controls any more."""
-        async with self._db.transaction() as conn:
-            await conn.execute(
+        async with self._db.transaction() as tx:
+            tx.execute(
                 "UPDATE games SET retired_message_id = NULL WHERE id = ? AND retired_message_id = ?",
                 (game_id, message_id),
             )
