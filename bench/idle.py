@@ -86,7 +86,8 @@ async def measure_start(scene: Scene, message: Message, games: int, idle: float)
             lambda: server.gateway.identifies > identifies and server.gateway.ready, 120, "the bot's new session"
         )
         session = time.perf_counter()
-        player = next(user for user in scene.players if message.content.startswith(user.mention))
+        turn_line = message.content.splitlines()[-1]  # the board pings the player to act on its last line
+        player = next(user for user in scene.players if turn_line.startswith(user.mention))
         roll = next(b.custom_id for b in message.buttons if b.custom_id and ":roll:" in b.custom_id)
         attempts, answered = 0, None
         while answered is None:

@@ -130,8 +130,10 @@ class DicebotPlayers(Players):
             await self.end(room)
             return False
         clicks = 0
-        while message.components and not self.stop.is_set():
-            player = room.host if message.content.startswith(room.host.mention) else room.guest
+        while in_play(message) and not self.stop.is_set():
+            # The board's own line (the ping of the player to act) comes last, under the turn's announcements.
+            turn_line = message.content.splitlines()[-1] if message.content else ""
+            player = room.host if turn_line.startswith(room.host.mention) else room.guest
             made = await self.turn(player, message)
             clicks += made
             if self.stop.is_set():
@@ -140,7 +142,7 @@ class DicebotPlayers(Players):
                 # Nothing to click (the game never started) or a game that will not end: give up on it.
                 await self.end(room)
                 return False
-        return not message.components
+        return not in_play(message)
 
     async def turn(self, user: User, message: Message) -> int:
         """Roll, keep the most common face, roll twice more, score the best box; returns the clicks made."""
@@ -177,6 +179,11 @@ class DicebotPlayers(Players):
     async def end(self, room: Room) -> None:
         """End a stuck or half-opened game so the next one can start in the channel."""
         await self.clicker.send(lambda: self.server.slash(room.host, room.channel, "kniffel end"))
+
+
+def in_play(message: Message) -> bool:
+    """Whether the board still offers a move (a finished board keeps Review and Rematch, but no dice or boxes)."""
+    return bool(message.selects) or any(b.custom_id and ":roll:" in b.custom_id for b in message.buttons)
 
 
 def held(button: object) -> bool:
