@@ -19,22 +19,13 @@ from pathlib import Path
 import psutil
 
 from bench.measure import ProcessProbe
+from bot.settings import environment_names
 from fakediscord import FakeDiscord, Guild
 
 TOKEN = "bench-token"
 REPOSITORY = Path(__file__).resolve().parent.parent
 #: The settings dicebot reads from the environment; cleared so a developer's own .env values do not leak in.
-SETTINGS = (
-    "DISCORD_TOKEN",
-    "DATABASE_URL",
-    "DEV_GUILD_ID",
-    "LOG_LEVEL",
-    "DISCORD_API_BASE",
-    "DISCORD_GATEWAY_URL",
-    "SHARD_COUNT",
-    "SHARD_IDS",
-    "HEALTH_FILE",
-)
+SETTINGS = environment_names()
 DICEBOT = ("-m", "bot")
 FLOOR = ("-m", "bench.floor_bot")
 

@@ -175,6 +175,16 @@ class HealthSettings(BaseSettings):
         return None if isinstance(value, str) and not value.strip() else value
 
 
+def environment_names() -> frozenset[str]:
+    """Every variable dicebot reads from the environment, from the settings models themselves.
+
+    Whatever starts ``python -m bot`` for a test or a benchmark clears these, so a developer's own values never
+    leak in; derived here so a new setting cannot be forgotten in a hand-kept list.
+    """
+    models: tuple[type[BaseSettings], ...] = (Settings, LaunchSettings, HealthSettings)
+    return frozenset(name.upper() for model in models for name in model.model_fields)
+
+
 def describe_error(error: ValidationError) -> str:
     """One line naming every bad variable and how to fix it, never echoing a secret value."""
     parts = []

@@ -10,20 +10,9 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from bot.settings import Settings, describe_error
+from bot.settings import Settings, describe_error, environment_names
 
-ENV_NAMES = (
-    "REQUIRE_TOKEN",
-    "DISCORD_TOKEN",
-    "DATABASE_URL",
-    "DEV_GUILD_ID",
-    "LOG_LEVEL",
-    "DISCORD_API_BASE",
-    "DISCORD_GATEWAY_URL",
-    "SHARD_COUNT",
-    "SHARD_IDS",
-    "HEALTH_FILE",
-)
+ENV_NAMES = environment_names()
 
 
 @pytest.fixture(autouse=True)

@@ -11,12 +11,13 @@ from pathlib import Path
 
 import pytest
 
+from bot.settings import environment_names
 from fakediscord import FakeDiscord
 
 pytestmark = pytest.mark.timeout(90)
 
 TOKEN = "entrypoint-token"
-SETTINGS = ("DISCORD_TOKEN", "DATABASE_URL", "DEV_GUILD_ID", "LOG_LEVEL", "DISCORD_API_BASE", "DISCORD_GATEWAY_URL")
+SETTINGS = environment_names()
 
 
 def bot_env(server: FakeDiscord, database: Path, **extra: str) -> dict[str, str]:

@@ -29,6 +29,7 @@ from typing import Any
 import asyncpg
 import pytest
 
+from bot.settings import environment_names
 from fakediscord import Channel, FakeDiscord, FakeDiscordError, Message, User
 from tests.postgres import fresh_schema
 
@@ -37,7 +38,7 @@ pytestmark = pytest.mark.timeout(300)
 TOKEN = "shards-token"
 SHARDS = 2
 #: The settings a developer's own environment could leak into the processes.
-SETTINGS = ("DISCORD_TOKEN", "DATABASE_URL", "DEV_GUILD_ID", "LOG_LEVEL", "DISCORD_API_BASE", "DISCORD_GATEWAY_URL")
+SETTINGS = environment_names()
 #: A start includes opening the database, loading the cogs and the command check on a loaded machine.
 START_TIMEOUT = 90.0
 #: How long a player waits for the bot to answer or for a computer player's move (a few COMPUTER_DELAYs).
