@@ -96,7 +96,7 @@ class DiceBot(commands.AutoShardedBot):
         self.clock = clock
         self._sync_only = sync_only
         #: The strategy tables' folder: beside the database unless given.
-        self.brain = Brain(strategy_dir or settings.data_dir / "strategy")
+        self.brain = Brain(strategy_dir or settings.files_dir / "strategy")
         self._warm_strategy = warm_strategy
         self._warming: asyncio.Task[None] | None = None
         self.tree.error(self._on_app_command_error)

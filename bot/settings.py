@@ -33,6 +33,11 @@ FIX_HINTS: dict[str, str] = {
 }
 
 
+def empty_is_unset(value: object) -> object:
+    """An empty line in .env (``DEV_GUILD_ID=``) means "not set", as admins expect."""
+    return None if isinstance(value, str) and not value.strip() else value
+
+
 class Settings(BaseSettings):
     """Everything an admin can configure; names match the environment variables in upper case."""
 
@@ -56,14 +61,22 @@ class Settings(BaseSettings):
     shard_ids: Annotated[tuple[int, ...] | None, NoDecode] = None
     #: Touched every few seconds while every shard is connected; ``python -m bot health`` checks its age.
     health_file: Path | None = None
+    #: The folder of the bot's own files (the strategy tables). Unset: beside the SQLite file, or ``data`` in the
+    #: working directory with PostgreSQL.
+    data_dir: Path | None = None
 
     @field_validator(
-        "dev_guild_id", "discord_api_base", "discord_gateway_url", "shard_count", "health_file", mode="before"
+        "dev_guild_id",
+        "discord_api_base",
+        "discord_gateway_url",
+        "shard_count",
+        "health_file",
+        "data_dir",
+        mode="before",
     )
     @classmethod
     def _empty_is_unset(cls, value: object) -> object:
-        """An empty line in .env (``DEV_GUILD_ID=``) means "not set", as admins expect."""
-        return None if isinstance(value, str) and not value.strip() else value
+        return empty_is_unset(value)
 
     @field_validator("log_level", mode="before")
     @classmethod
@@ -131,8 +144,11 @@ class Settings(BaseSettings):
         return Path(self.database_url[len(SQLITE_PREFIX) :])
 
     @property
-    def data_dir(self) -> Path:
-        """Where the bot keeps files (the strategy tables): beside the SQLite file, or ``data`` with PostgreSQL."""
+    def files_dir(self) -> Path:
+        """Where the bot keeps files (the strategy tables): ``DATA_DIR``, else beside the SQLite file, else ``data``
+        with PostgreSQL (a container sets ``DATA_DIR`` to its volume)."""
+        if self.data_dir is not None:
+            return self.data_dir
         return Path("data") if self.uses_postgres else self.database_path.parent
 
 
@@ -172,7 +188,7 @@ class HealthSettings(BaseSettings):
     @field_validator("health_file", mode="before")
     @classmethod
     def _empty_is_unset(cls, value: object) -> object:
-        return None if isinstance(value, str) and not value.strip() else value
+        return empty_is_unset(value)
 
 
 def environment_names() -> frozenset[str]:

@@ -69,6 +69,13 @@ def test_bots_wait_for_a_healthy_database_restart_and_check_their_health() -> No
             assert volume.split(":")[0] in document["volumes"]
 
 
+def test_the_tables_volume_is_where_the_bots_keep_their_files() -> None:
+    """With PostgreSQL there is no SQLite file to keep the strategy tables beside: DATA_DIR must name the volume."""
+    for service in bots().values():
+        mounts = dict(volume.split(":")[::-1] for volume in service["volumes"])
+        assert mounts[service["environment"]["DATA_DIR"]] == "tables"
+
+
 def test_the_env_example_lists_the_sharding_settings() -> None:
     example = (COMPOSE.parent / ".env.example").read_text()
     for name in ("SHARD_COUNT=", "SHARD_IDS=", "HEALTH_FILE="):

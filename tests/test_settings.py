@@ -38,7 +38,9 @@ def test_a_postgresql_url_selects_postgresql_with_its_pool_settings() -> None:
     )
     assert settings.uses_postgres
     assert (settings.database_pool_size, settings.database_statement_timeout) == (4, 2.5)
-    assert settings.data_dir == Path("data")
+    assert settings.files_dir == Path("data")
+    assert Settings(discord_token="abc", data_dir="/srv/tables").files_dir == Path("/srv/tables")
+    assert Settings(discord_token="abc", data_dir="").files_dir == Path("data")
     assert not Settings(discord_token="abc").uses_postgres
 
 

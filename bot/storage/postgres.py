@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -173,9 +174,13 @@ async def _statements(conn: Connection, batch: Transaction) -> None:
         statement.check()
 
 
+_RETURNING = re.compile(r"\bRETURNING\b", re.IGNORECASE)
+
+
 def _returns_rows(sql: str) -> bool:
+    """Whether a statement hands back rows (fetched, so a later ``Returned`` can read them) or only a status."""
     head = sql.lstrip().split(None, 1)[0].upper()
-    return head in ("SELECT", "WITH") or " RETURNING " in sql.upper()
+    return head in ("SELECT", "WITH") or _RETURNING.search(sql) is not None
 
 
 def _rowcount(status: str) -> int:

@@ -8,7 +8,7 @@ import asyncio
 import asyncpg
 import pytest
 
-from bot.storage import Database, DatabaseError, GamesRepository, StorageUnavailable
+from bot.storage import Database, DatabaseError, GamesRepository, StorageUnavailable, postgres
 from bot.storage.backend import bundled_migrations, numbered
 from tests.postgres import fresh_schema, server_url
 
@@ -68,3 +68,20 @@ async def test_an_unreachable_server_is_one_clear_error() -> None:
     with pytest.raises(DatabaseError, match=f"cannot connect to the database {where}") as caught:
         await Database.open("postgresql://nobody:secret@127.0.0.1:1/x", statement_timeout=2)
     assert "secret" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("sql", "returns"),
+    [
+        ("INSERT INTO games (kind) VALUES (?) RETURNING id", True),
+        ("INSERT INTO games (kind) VALUES (?)\nRETURNING id", True),
+        ("insert into games (kind) values (?) returning id", True),
+        ("  select 1", True),
+        ("WITH x AS (SELECT 1) SELECT * FROM x", True),
+        ("UPDATE games SET version = version + 1 WHERE id = ?", False),
+        ("UPDATE games SET returning_note = ? WHERE id = ?", False),
+    ],
+)
+def test_a_statement_returns_rows_whatever_its_spacing(sql: str, returns: bool) -> None:
+    """A RETURNING after a newline must be fetched too, or a later ``Returned`` finds no row."""
+    assert postgres._returns_rows(sql) is returns
