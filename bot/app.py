@@ -107,14 +107,11 @@ class DiceBot(commands.AutoShardedBot):
 
     async def setup_hook(self) -> None:
         settings = self.settings
-        if settings.uses_postgres:
-            self.db = await Database.open(
-                settings.database_url,
-                pool_size=settings.database_pool_size,
-                statement_timeout=settings.database_statement_timeout,
-            )
-        else:
-            self.db = await Database.open(settings.database_path)
+        self.db = await Database.open(
+            settings.database_url,
+            pool_size=settings.database_pool_size,  # PostgreSQL's pool; SQLite has none
+            statement_timeout=settings.database_statement_timeout,
+        )
         self.games = GamesRepository(self.db, settings.shard_scope)
         self.results = ResultsRepository(self.db)
         self.guild_settings = GuildSettingsRepository(self.db)

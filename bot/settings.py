@@ -9,9 +9,7 @@ from pydantic import Field, SecretStr, ValidationError, ValidationInfo, field_va
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from bot.sharding import ShardScope, parse_shard_ids
-
-SQLITE_PREFIX = "sqlite:///"
-POSTGRES_PREFIXES = ("postgresql://", "postgres://")
+from bot.storage.backend import POSTGRES_PREFIXES, SQLITE_PREFIX, postgres_url, sqlite_path
 
 #: How to fix each setting, shown when its value is missing or invalid.
 FIX_HINTS: dict[str, str] = {
@@ -136,12 +134,12 @@ class Settings(BaseSettings):
 
     @property
     def uses_postgres(self) -> bool:
-        return self.database_url.startswith(POSTGRES_PREFIXES)
+        return postgres_url(self.database_url) is not None
 
     @property
     def database_path(self) -> Path:
         """The SQLite file named by ``DATABASE_URL`` (relative paths are relative to the working directory)."""
-        return Path(self.database_url[len(SQLITE_PREFIX) :])
+        return sqlite_path(self.database_url)
 
     @property
     def files_dir(self) -> Path:

@@ -191,16 +191,21 @@ class Database(ABC):
         """Wait for a running transaction to finish, then close every connection."""
 
 
+#: How ``DATABASE_URL`` names each backend.
+SQLITE_PREFIX = "sqlite:///"
+POSTGRES_PREFIXES = ("postgresql://", "postgres://")
+
+
 def postgres_url(target: Path | str) -> str | None:
     """The URL when ``target`` names a PostgreSQL database, else None."""
-    if isinstance(target, str) and target.startswith(("postgresql://", "postgres://")):
+    if isinstance(target, str) and target.startswith(POSTGRES_PREFIXES):
         return target
     return None
 
 
 def sqlite_path(target: Path | str) -> Path:
     """The SQLite file of a ``sqlite:///`` URL (or a path given as such)."""
-    return Path(target.removeprefix("sqlite:///")) if isinstance(target, str) else target
+    return Path(target.removeprefix(SQLITE_PREFIX)) if isinstance(target, str) else target
 
 
 @dataclass(frozen=True)
