@@ -435,11 +435,9 @@ class GameService:
             await request.refuse(refusal.key, **refusal.params)
             return None
         except StaleVersion:
-            self.cache.drop(game.record.id)
             await request.refuse("play.outdated")
             return None
         except StorageUnavailable as error:
-            self.cache.drop(game.record.id)
             log.warning("game %s not saved: %s", game.record.id, error)
             await request.refuse("play.storage_unavailable")
             return None
@@ -778,9 +776,15 @@ class GameService:
         return computer.chooser(self.brain, spec, random.Random(f"{record.id}:{record.version}"))
 
     async def _save(self, outcome: Outcome) -> Game:
-        record = await self._games.save(
-            outcome.after.record, outcome.results, before=outcome.before.record, moves=outcome.moves
-        )
+        """Save an outcome and keep it in memory; a save that fails in any way (stale, storage) forgets the kept
+        copy, whoever catches the error (a click, a deadline, a hint's mark), so the next request reads the database."""
+        try:
+            record = await self._games.save(
+                outcome.after.record, outcome.results, before=outcome.before.record, moves=outcome.moves
+            )
+        except BaseException:
+            self.cache.drop(outcome.before.record.id)
+            raise
         if not record.active:
             self._locks.pop(record.id, None)
         saved = Game(record, outcome.after.state)

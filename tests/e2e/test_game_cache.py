@@ -76,3 +76,21 @@ async def test_a_game_changed_behind_the_cache_is_refused_once_and_then_read_aga
     final = await h.record()
     assert final is not None and final.options.get("note") == "changed"
     assert (await h.state()).rolls == 2
+
+
+async def test_a_deadline_that_loses_the_version_check_forgets_the_kept_game(running: Harness) -> None:
+    """A deadline (or a hint's mark) whose save is refused as stale must not leave the old copy in memory: the
+    next click would be refused as outdated against a version the database has long passed."""
+    h = running
+    await h.start_game("kniffel", [h.alice])
+    assert h.bot is not None
+    stored = await h.record()
+    assert stored is not None and h.bot.service.cache.get(stored.id) is not None
+    await h.bot.games.save(replace(stored, options={**stored.options, "note": "changed"}))
+    h.clock.now += 24 * 3600  # the turn's deadline has passed
+    await h.bot.service.on_deadline(stored.id)  # plays the timeout on the kept copy: StaleVersion
+    assert h.bot.service.cache.get(stored.id) is None
+    # The next attempt reads the stored game and plays the timed-out turn on it.
+    await h.bot.service.on_deadline(stored.id)
+    after = await h.record()
+    assert after is not None and after.version == stored.version + 2 and after.options.get("note") == "changed"
