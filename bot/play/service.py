@@ -748,15 +748,25 @@ class GameService:
     async def _close_previous(self, record: GameRecord) -> None:
         """A new game opened in the channel: the previous game's final board stops offering Rematch.
 
-        So the channel never has two messages with live controls, the new lobby and an old Rematch.
+        So the channel never has two messages with live controls, the new lobby and an old Rematch. The new lobby
+        is already posted and answered: a read the database refuses here is logged, never reported to the host as
+        a lobby that failed (the old Rematch then answers with a link to the new game when clicked).
         """
-        previous = await self._games.previous_in_channel(record.channel_id, record.id)
+        try:
+            previous = await self._games.previous_in_channel(record.channel_id, record.id)
+        except StorageUnavailable as error:
+            log.warning("game %s: could not look up the channel's previous game: %s", record.id, error)
+            return
         if previous is None or previous.status != "finished" or NEXT_GAME in previous.options:
             return
         if previous.kind not in self.specs:
             return
         async with self._locks[previous.id]:
-            current = await self._games.get(previous.id)
+            try:
+                current = await self._games.get(previous.id)
+            except StorageUnavailable as error:
+                log.warning("game %s: could not read the channel's previous game: %s", record.id, error)
+                return
             if current is not None and NEXT_GAME not in current.options:
                 await self._supersede(self.specs[current.kind], current, record.id)
         self._locks.pop(previous.id, None)

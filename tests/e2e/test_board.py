@@ -9,6 +9,7 @@ import pytest
 
 from bot.engine import kniffel
 from bot.engine import knister as kn
+from bot.storage import StorageUnavailable
 from fakediscord import Message, User
 from tests.e2e.board import controlled, has_controls, live_board, no_controls_left, settle
 from tests.e2e.conftest import Harness
@@ -274,3 +275,24 @@ async def test_a_new_game_in_the_channel_takes_rematch_off_the_last_final_scores
     assert (await reply.message()).text == f"That game is over. The game in this channel now: {link}"
     record = await h.record()
     assert record is not None and record.status == "lobby" and record.message_id == other.id  # nothing else opened
+
+
+async def test_a_new_lobby_opens_cleanly_when_the_previous_game_cannot_be_read(running: Harness) -> None:
+    """The lobby is posted before the previous game's Rematch is taken off: a database that refuses that read
+    must not tell the host their lobby failed."""
+    h = running
+    final = await h.start_game("kniffel", [h.alice])
+    await play_to_end(h, final, kniffel, chase=False)
+    assert h.bot is not None
+
+    async def unavailable(*args: Any) -> None:
+        raise StorageUnavailable("disk I/O error")
+
+    h.bot.service._games.previous_in_channel = unavailable  # type: ignore[method-assign]
+    handle = await h.command(h.bob, "kniffel start")
+    lobby = await handle.message()
+    await settle(h)
+    assert lobby.button(label="Join") is not None
+    assert handle.followups == []
+    record = await h.record()
+    assert record is not None and record.status == "lobby" and record.message_id == lobby.id
