@@ -651,9 +651,10 @@ class GameService:
         in between finds the retired board and strips it (:meth:`catch_up`), and a click on it is pointed here.
         """
         record = saved.record
-        if record.retired_message_id is not None:
-            # A strip that failed before (or was cut short by a restart) is completed by the next action.
-            await self._strip(spec, record, record.retired_message_id)
+        if record.retired_message_id is not None and not await self._strip(spec, record, record.retired_message_id):
+            # A strip that failed before (or was cut short by a restart) is completed by the next action; while
+            # it keeps failing the board stays put, since a move would overwrite the retired board's id.
+            return
         if record.message_id is None or record.status == "abandoned":
             return
         started = board.turn_started(spec, before, saved)
@@ -677,16 +678,22 @@ class GameService:
         self.shown.note(moved)
         await self._strip(spec, moved, old)
 
-    async def _strip(self, spec: AnySpec, record: GameRecord, message_id: int) -> None:
-        """Turn an earlier board of the game into a short record without controls (and forget it as retired)."""
+    async def _strip(self, spec: AnySpec, record: GameRecord, message_id: int) -> bool:
+        """Turn an earlier board of the game into a short record without controls (and forget it as retired);
+        whether the edit went through."""
         retired = board_ui.retired(spec.kind, record.locale, news_of(record))
         edited = await self._channels.edit(record, retired, message_id)
         if edited and message_id == record.retired_message_id:
-            self.cache.drop(record.id)  # read again with the retired board forgotten
             try:
                 await self._games.board_retired(record.id, message_id)
             except StorageUnavailable as error:
                 log.warning("game %s: could not note its retired board as stripped: %s", record.id, error)
+                return edited
+            kept = self.cache.get(record.id)
+            if kept is not None and kept.record.retired_message_id == message_id:
+                # The kept copy follows the database (no version bump), so the next click needs no read.
+                self.cache.put(Game(replace(kept.record, retired_message_id=None), kept.state))
+        return edited
 
     async def _point(self, request: Request, record: GameRecord | None) -> None:
         """A click on a message that is not the live board of an active game: say where the game is now.

@@ -296,3 +296,42 @@ async def test_a_new_lobby_opens_cleanly_when_the_previous_game_cannot_be_read(r
     assert handle.followups == []
     record = await h.record()
     assert record is not None and record.status == "lobby" and record.message_id == lobby.id
+
+
+async def test_a_board_whose_old_copy_cannot_be_stripped_stays_put(running: Harness) -> None:
+    """While the retired board's strip keeps failing the board does not move again: a move would overwrite the
+    retired board's id and leave its buttons live for good."""
+    h = running
+    board = await h.start_game("kniffel", [h.alice])
+    await h.click(h.alice, board, "Roll")
+    assert h.bot is not None
+    channels = h.bot.service._channels
+    real_edit = channels.edit
+
+    async def refused_for_old_boards(record: Any, rendered: Any, message_id: int | None = None) -> bool:
+        if message_id is not None and message_id != record.message_id:
+            return False  # Discord refuses every edit of an earlier board
+        return await real_edit(record, rendered, message_id)
+
+    channels.edit = refused_for_old_boards  # type: ignore[method-assign]
+    await chat(h, 3)
+    await h.server.wait_for(
+        lambda: h.bot is not None and h.bot.service.tail.below(h.channel.id, board.id) == 3, what="the chatter"
+    )
+    record = await h.record()
+    assert record is not None
+    await (await h.server.click_button(h.alice, board, prefix=f"g:{record.id}:hold:0.")).response()
+    await settle(h)
+    moved = await h.record()
+    assert moved is not None and moved.message_id != board.id and moved.retired_message_id == board.id
+    # More chatter buries the new board too; the next click must not move it while the old one keeps its buttons.
+    await chat(h, 3)
+    await h.server.wait_for(
+        lambda: h.bot is not None and h.bot.service.tail.below(h.channel.id, moved.message_id or 0) == 3,
+        what="more chatter",
+    )
+    live = next(message for message in h.server.channel_messages(h.channel) if message.id == moved.message_id)
+    await (await h.server.click_button(h.alice, live, prefix=f"g:{record.id}:hold:1.")).response()
+    await settle(h)
+    after = await h.record()
+    assert after is not None and after.retired_message_id == board.id and after.message_id == moved.message_id
