@@ -13,11 +13,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.play.game import AnyRules
-from bot.play.transitions import Game, Origin
+from bot.play.transitions import HINTED, Game, Origin
 from bot.storage.games import GameRecord
 
 #: How many of the channel's latest messages the service looks at below the board (one is enough to move it).
 LOOK_BELOW = 3
+#: Game options the board keeps: the turn's announcements shown on it, the people a rematch lobby invites, and
+#: the channel's next game (a finished game's board then stops offering Rematch).
+NEWS = "news"
+INVITED = "invited"
+NEXT_GAME = "next_game"
 
 
 def jump_url(record: GameRecord, message_id: int | None = None) -> str:
@@ -88,9 +93,7 @@ def pointer(clicked: GameRecord | None, current: GameRecord | None) -> Pointer:
 
 def rematch_options(record: GameRecord) -> dict[str, Any]:
     """The options a rematch lobby starts with: the old game's, without what only that game's play recorded."""
-    return {
-        name: value for name, value in record.options.items() if name not in ("hinted", "next_game", "invited", "news")
-    }
+    return {name: value for name, value in record.options.items() if name not in (HINTED, NEXT_GAME, INVITED, NEWS)}
 
 
 def invited(record: GameRecord, host: str) -> list[str]:

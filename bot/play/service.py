@@ -36,6 +36,7 @@ from bot.storage import (
     GameRecord,
     GamesRepository,
     HistoryRepository,
+    Seat,
     StaleVersion,
     StorageUnavailable,
 )
@@ -52,7 +53,6 @@ HINT_ROW = 4
 #: The Rematch button's action, on a finished game's board (whose own render has no controls).
 REMATCH = "rematch"
 #: The option noting the game opened after a finished one in its channel: its board offers no Rematch any more.
-NEXT_GAME = "next_game"
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -127,13 +127,13 @@ def lobby(spec: AnySpec, record: GameRecord) -> Lobby:
         show_variant=len(spec.variants) > 1,
         computer_levels=computer.LEVELS,
         hints=transitions.hints_on(record),
-        invited=tuple(player for player in record.options.get("invited", ()) if record.seat(player) is None),
+        invited=tuple(player for player in record.options.get(board.INVITED, ()) if record.seat(player) is None),
     )
 
 
 def news_of(record: GameRecord) -> list[str]:
     """The lines the board shows on top: what the game's latest announced action did (see ``GameService._noted``)."""
-    return [str(line) for line in record.options.get("news", ())]
+    return [str(line) for line in record.options.get(board.NEWS, ())]
 
 
 def computer_name(player: str, locale: str) -> str:
@@ -212,12 +212,31 @@ class GameService:
         except Refusal as refusal:
             await request.refuse(refusal.key, **refusal.params)
             return
+        record = await self._open_lobby(
+            request, spec, variant, request.guild_id, request.channel_id, locale, options, computers
+        )
+        if record is not None and await self._post_lobby(request, spec, record):
+            await self._close_previous(record)
+
+    async def _open_lobby(
+        self,
+        request: Request,
+        spec: AnySpec,
+        variant: str,
+        guild_id: int | None,
+        channel_id: int,
+        locale: str,
+        options: dict[str, Any],
+        computers: tuple[Seat, ...],
+    ) -> GameRecord | None:
+        """Store a new lobby with the requester as host, or refuse the request (a game is already active in the
+        channel: a link to it; the database refused: "try again"); the new game, else None."""
         try:
-            record = await self._games.create(
+            return await self._games.create(
                 kind=spec.kind,
                 variant=variant,
-                guild_id=request.guild_id,
-                channel_id=request.channel_id,
+                guild_id=guild_id,
+                channel_id=channel_id,
                 host=request.actor.seat(),
                 locale=locale,
                 options=options,
@@ -229,13 +248,10 @@ class GameService:
                 existing = await self._games.get(busy.game.id) or busy.game
             game = t(f"game.{existing.kind}", request.locale)
             await request.refuse("play.channel_busy", game=game, link=jump_url(existing))
-            return
         except StorageUnavailable as error:
-            log.warning("could not open a %s lobby in channel %s: %s", spec.kind, request.channel_id, error)
+            log.warning("could not open a %s lobby in channel %s: %s", spec.kind, channel_id, error)
             await request.refuse("play.storage_unavailable")
-            return
-        if await self._post_lobby(request, spec, record):
-            await self._close_previous(record)
+        return None
 
     async def _post_lobby(self, request: Request, spec: AnySpec, record: GameRecord) -> bool:
         """Post a new game's lobby as the answer to ``request`` and store its message; False if it never showed."""
@@ -611,7 +627,7 @@ class GameService:
         if record.status == "finished" and any(seat.kind == "user" for seat in record.seats):
             label = t("review.button", record.locale)
             rendered.layout.button(HINT_ROW, label, custom_id(record.id, REVIEW, "", record.version))
-        if record.status == "finished" and NEXT_GAME not in record.options:
+        if record.status == "finished" and board.NEXT_GAME not in record.options:
             label = t("play.rematch", record.locale)
             rendered.layout.button(HINT_ROW, label, custom_id(record.id, REMATCH, "", record.version), emoji="🔁")
         if record.status == "abandoned":
@@ -629,7 +645,7 @@ class GameService:
         if not lines:
             return outcome
         after = outcome.after
-        options = {**after.record.options, "news": lines}
+        options = {**after.record.options, board.NEWS: lines}
         return replace(outcome, after=Game(replace(after.record, options=options), after.state))
 
     def announcements(self, spec: AnySpec, outcome: Outcome) -> list[str]:
@@ -715,7 +731,7 @@ class GameService:
     async def _rematch(self, request: Request, spec: AnySpec, record: GameRecord) -> None:
         """**Rematch** on a finished game's board: a new lobby here with the same game, rules, options and
         computer players, the clicker as host and the other people invited; the old board loses the button."""
-        if NEXT_GAME in record.options:
+        if board.NEXT_GAME in record.options:
             await self._point(request, record)
             return
         try:
@@ -727,29 +743,12 @@ class GameService:
         if seat is None or seat.kind != "user":
             await request.refuse("play.rematch_players_only")
             return
-        options = {**board.rematch_options(record), "invited": board.invited(record, request.actor.player)}
+        options = {**board.rematch_options(record), board.INVITED: board.invited(record, request.actor.player)}
         computers = tuple(replace(s, status="active", timeouts=0) for s in record.seats if s.kind == "computer")
-        try:
-            created = await self._games.create(
-                kind=record.kind,
-                variant=record.variant,
-                guild_id=record.guild_id,
-                channel_id=record.channel_id,
-                host=request.actor.seat(),
-                locale=record.locale,
-                options=options,
-                deadline_at=transitions.open_deadline(self._clock()),
-                others=computers,
-            )
-        except ChannelBusy as busy:
-            game = t(f"game.{busy.game.kind}", request.locale)
-            await request.refuse("play.channel_busy", game=game, link=jump_url(busy.game))
-            return
-        except StorageUnavailable as error:
-            log.warning("could not open a rematch of game %s: %s", record.id, error)
-            await request.refuse("play.storage_unavailable")
-            return
-        if await self._post_lobby(request, spec, created):
+        created = await self._open_lobby(
+            request, spec, record.variant, record.guild_id, record.channel_id, record.locale, options, computers
+        )
+        if created is not None and await self._post_lobby(request, spec, created):
             await self._supersede(spec, record, created.id)
 
     async def _close_previous(self, record: GameRecord) -> None:
@@ -764,7 +763,7 @@ class GameService:
         except StorageUnavailable as error:
             log.warning("game %s: could not look up the channel's previous game: %s", record.id, error)
             return
-        if previous is None or previous.status != "finished" or NEXT_GAME in previous.options:
+        if previous is None or previous.status != "finished" or board.NEXT_GAME in previous.options:
             return
         if previous.kind not in self.specs:
             return
@@ -774,14 +773,14 @@ class GameService:
             except StorageUnavailable as error:
                 log.warning("game %s: could not read the channel's previous game: %s", record.id, error)
                 return
-            if current is not None and NEXT_GAME not in current.options:
+            if current is not None and board.NEXT_GAME not in current.options:
                 await self._supersede(self.specs[current.kind], current, record.id)
         self._locks.pop(previous.id, None)
 
     async def _supersede(self, spec: AnySpec, record: GameRecord, successor: int) -> None:
         """Note the channel's next game on a finished one (under its lock) and show its board without Rematch."""
         old = Game.load(spec, record)
-        marked = Outcome(old, Game(replace(record, options={**record.options, NEXT_GAME: successor}), old.state))
+        marked = Outcome(old, Game(replace(record, options={**record.options, board.NEXT_GAME: successor}), old.state))
         try:
             await self.show(spec, await self._save(marked))
         except (StaleVersion, StorageUnavailable) as error:

@@ -174,6 +174,9 @@ def check_origin(record: GameRecord, actor: Actor, origin: Origin, from_private_
 
 
 #: Lobby buttons whose meaning does not depend on what the lobby looked like: applied even from an older render.
+#: The game option listing the players who asked for a hint (their results are marked).
+HINTED = "hinted"
+
 TIMELESS_LOBBY_ACTIONS = frozenset({"join", "leave"})
 
 
@@ -286,10 +289,10 @@ def hints_on(record: GameRecord) -> bool:
 def mark_hinted(game: Game, actor: Actor) -> Outcome | None:
     """Note that ``actor`` used a hint (their result is marked); None when already noted."""
     record = game.record
-    hinted = list(record.options.get("hinted", ()))
+    hinted = list(record.options.get(HINTED, ()))
     if actor.player in hinted:
         return None
-    options = {**record.options, "hinted": [*hinted, actor.player]}
+    options = {**record.options, HINTED: [*hinted, actor.player]}
     return Outcome(game, Game(replace(record, options=options), game.state))
 
 
@@ -528,7 +531,7 @@ def results(rules: AnyRules, record: GameRecord, state: Any) -> tuple[ResultRow,
         # The counters the game keeps for statistics; one the engine leaves out (not in these rules) stays out.
         counters = {name: value for name, value in result.counters.items() if name in rules.counters}
         counters.update(computer.vs_computer_counters(levels, result.won))
-        if seat.player in record.options.get("hinted", ()):
+        if seat.player in record.options.get(HINTED, ()):
             counters["hints_used"] = 1
         rows.append(
             ResultRow(
