@@ -367,10 +367,10 @@ class GameService:
                 await request.refuse("play.storage_unavailable")
                 return
             if click.action in spec.private_views:
-                await self._open_private(request, spec, record, click)
+                await self._open_private(request, spec, game, click)
                 return
             if click.action == HINT:
-                await self._hint(request, spec, record)
+                await self._hint(request, spec, game)
                 return
             if self._in_effect(spec, game, click):
                 await request.update(self.render(spec, game))
@@ -473,13 +473,13 @@ class GameService:
         await self._games.attach_message(record.id, message_id)
         return replace(record, message_id=message_id)
 
-    async def _hint(self, request: Request, spec: AnySpec, record: GameRecord) -> None:
+    async def _hint(self, request: Request, spec: AnySpec, game: Game) -> None:
         """The Hint button: the best actions of the player to act, privately; never a change to the game.
 
         The values are computed only from tables already in memory (milliseconds); while they load in a worker
         thread the player is told the tables are being prepared.
         """
-        game = Game.load(spec, record)
+        record = game.record
         try:
             if record.status != "running" or game.state is None:
                 raise Refusal("play.game_over" if record.state is not None else "play.not_started")
@@ -506,15 +506,14 @@ class GameService:
             except (StaleVersion, StorageUnavailable) as error:
                 log.warning("game %s: could not mark that %s used a hint: %s", record.id, request.actor.player, error)
 
-    async def _open_private(self, request: Request, spec: AnySpec, record: GameRecord, click: Click) -> None:
-        view = spec.private_views[click.action]
+    async def _open_private(self, request: Request, spec: AnySpec, game: Game, click: Click) -> None:
+        view, record = spec.private_views[click.action], game.record
         if record.state is None:
             await request.refuse("play.not_started")
             return
         if view.players_only and record.seat(request.actor.player) is None:
             await request.refuse("play.not_seated", name=request.actor.name)
             return
-        game = Game.load(spec, record)
         rendered = view.render(table(game, request.locale), request.actor.player)
         await request.show_private(rendered)
         self._follow(request, spec, game, click.action, rendered)
