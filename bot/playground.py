@@ -32,6 +32,9 @@ CHANNELS = ("general", "kniffel", "knister", "tutto")
 USERS = ("Alice", "Bob", "Carol", "Dave")
 #: Seconds the bot gets to connect and sync its commands before the playground gives up.
 START_TIMEOUT = 60.0
+#: discord.py waits this long after the last guild arrives before it is ready, in case more follow; fakediscord
+#: sends the playground's one guild right after READY, so waiting only delays the page (2 s by default).
+GUILD_READY_TIMEOUT = 0.0
 #: Seconds between a change and saving the world; :meth:`Playground.stop` saves at once.
 SAVE_DELAY = 0.25
 
@@ -108,7 +111,7 @@ class Playground:
             discord_gateway_url=server.gateway_url,
         )
         configure_endpoints(settings.discord_api_base, settings.discord_gateway_url)
-        self.bot = create_bot(settings, **self.bot_options)
+        self.bot = create_bot(settings, **{"guild_ready_timeout": GUILD_READY_TIMEOUT, **self.bot_options})
         self._runner = asyncio.create_task(self.bot.start(TOKEN))
         ready = asyncio.create_task(self._wait_ready())
         await asyncio.wait({self._runner, ready}, return_when=asyncio.FIRST_COMPLETED)

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from aiohttp import WSMsgType, web
+from aiohttp import WSCloseCode, WSMsgType, web
 
 from fakediscord import commands as cmd
 from fakediscord.errors import FakeDiscordError, InvalidInput
@@ -91,6 +91,15 @@ class WebUI:
         }
         for name, action in actions.items():
             app.router.add_post(f"/ui/api/{name}", self._endpoint(action))
+        app.on_shutdown.append(self._close_pages)
+
+    async def _close_pages(self, app: web.Application) -> None:
+        """Close every open page's socket when the server stops; the page reconnects to the next server.
+
+        Without this the server waits out its whole shutdown timeout for sockets that never end on their own.
+        """
+        for viewer in list(self.viewers):
+            await viewer.socket.close(code=WSCloseCode.GOING_AWAY, message=b"server stopping")
 
     # -- the page -----------------------------------------------------------------------------------------
 
