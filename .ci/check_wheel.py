@@ -2,8 +2,8 @@
 
 ``.ci/run`` installs the built wheel into a fresh virtualenv outside the checkout and runs this file by path from
 a working directory outside the checkout, so ``import bot`` can only find the installed package. It renders
-``/rules`` for every game in every shipped language, loads every message catalogue and applies every migration
-to a new database. Exits 1 with one line per problem.
+``/rules`` for every game in every shipped language, loads every message catalogue, applies every migration
+to a new database and loads the Knister grid value. Exits 1 with one line per problem.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from pathlib import Path
 import bot
 from bot.i18n import catalogue
 from bot.storage.database import Database, bundled_migrations
+from bot.strategy import knister_net
 from bot.ui import rules
 
 CHECKOUT = Path(__file__).resolve().parents[1]
@@ -69,6 +70,8 @@ def main() -> int:
     try:
         games = check_rules_and_catalogues(problems)
         migrations = asyncio.run(check_migrations(problems))
+        if knister_net.load() is None:
+            problems.append("the Knister grid value (bot/strategy/knister_net.npz) is missing or for other rules")
     except Exception as error:  # a missing package file surfaces as FileNotFoundError, ValueError, ...
         problems.append(f"{type(error).__name__}: {error}")
         games, migrations = [], 0

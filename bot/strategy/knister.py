@@ -1,27 +1,26 @@
-"""Knister placement: line values for fast players, Monte Carlo rollouts on top of them for the strong one.
+"""Knister placement: line values for fast players, a searched grid value (or rollouts) for the strong one.
 
 A line's potential is the expected score of the line once full (the engine's ``score_line``), given the numbers
-it holds, with each empty cell filled by a random roll of two dice. The ``normal`` player writes the number
-where the grid's total potential (diagonals doubled) grows most.
+it holds, with each empty cell filled by a random roll of two dice (:mod:`bot.strategy.knister_lines`). The
+``normal`` player writes the number where the grid's total potential (diagonals doubled) grows most.
 
-Random filling underrates what a player can steer, so the strong player learns better line values here, by
-Monte Carlo policy iteration: play many seeded games writing where the values say, record what every line
-content seen after ``t`` placements finally scored, average (shrunk towards the potential where data is thin),
-repeat. The ``perfect`` player tries every empty cell: from each, it plays the rest of the game many times with
-fresh rolls and placements by the learned values, and picks the cell with the best mean final score (the same
+Random filling underrates what a player can steer, so better line values are learned here, by Monte Carlo
+policy iteration: play many seeded games writing where the values say, record what every line content seen
+after ``t`` placements finally scored, average (shrunk towards the potential where data is thin), repeat.
+
+The ``perfect`` player searches with the grid value of :mod:`bot.strategy.knister_net` (line tables plus a
+small network that sees how lines compete for cells and numbers): every empty cell valued by the expected best
+grid after the next roll, the few best looked at one roll deeper. Should that value be missing or trained for
+other line scores, ``perfect`` falls back to rollouts: from every empty cell, play the rest of the game many
+times with fresh rolls and placements by the learned line values and pick the best mean final score (the same
 rolls for every cell, so the comparison is fair). ``easy`` plays the engine's greedy
 :func:`bot.engine.knister.best_cell` (the most points now).
-
-Line contents are indexed multisets (0..5 numbers, 4368 of them) with a table for "add this number", so a
-placement costs a few table lookups and a rollout a few microseconds (compiled with numba).
 """
 
 from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from functools import cache
-from itertools import combinations_with_replacement
 from pathlib import Path
 from typing import Any
 
@@ -30,64 +29,32 @@ from numba import njit
 from numpy.typing import NDArray
 
 from bot.engine import knister as engine
-from bot.strategy import tables
+from bot.strategy import knister_net, tables
 from bot.strategy.base import ActionValue, pick_best
-
-NUMBERS = tuple(range(engine.LOWEST, engine.HIGHEST + 1))
-CHANCE = np.array([(6 - abs(7 - n)) / 36 for n in NUMBERS])
-"""Chance of each sum of two dice."""
-CUMULATIVE = np.cumsum(CHANCE)
-SIZE = engine.SIZE
-CELLS = engine.CELLS
-LINES = np.array(
-    [[r * SIZE + c for c in range(SIZE)] for r in range(SIZE)]
-    + [[r * SIZE + c for r in range(SIZE)] for c in range(SIZE)]
-    + [[i * SIZE + i for i in range(SIZE)], [i * SIZE + SIZE - 1 - i for i in range(SIZE)]]
+from bot.strategy.knister_lines import (
+    ADD,
+    CELL_LINE_COUNTS,
+    CELL_LINES,
+    CELLS,
+    CHANCE,
+    LINES,
+    NUMBERS,
+    WEIGHTS,
+    arrays,
+    draw,
+    place,
+    potentials,
 )
-WEIGHTS = np.array([1.0] * (2 * SIZE) + [2.0, 2.0])
-"""Diagonals count double (RULES.md section 3)."""
+
 DECISION_WORK = 4_000_000
 HINT_WORK = 600_000
 MAX_ROLLOUTS = 16_384
 """Cell scans a ``perfect`` decision (a hint) may spend on rollouts, and the most rollouts per empty cell
 (:func:`rollouts`): at most about 90 ms (15 ms) on one core."""
-
-CONTENTS: tuple[tuple[int, ...], ...] = tuple(
-    line for size in range(SIZE + 1) for line in combinations_with_replacement(NUMBERS, size)
-)
-CONTENT_INDEX = {line: i for i, line in enumerate(CONTENTS)}
-
-
-def _cell_lines() -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    lines = np.full((CELLS, 4), -1, dtype=np.int64)
-    counts = np.zeros(CELLS, dtype=np.int64)
-    for i, line in enumerate(LINES):
-        for cell in line:
-            lines[cell, counts[cell]] = i
-            counts[cell] += 1
-    return lines, counts
-
-
-CELL_LINES, CELL_LINE_COUNTS = _cell_lines()
-ADD = np.array(
-    [[CONTENT_INDEX[tuple(sorted((*line, n)))] if len(line) < SIZE else -1 for n in NUMBERS] for line in CONTENTS],
-    dtype=np.int64,
-)
-"""``ADD[content, number - 2]``: the content after writing the number into the line."""
-
-
-@cache
-def potentials() -> NDArray[np.float64]:
-    """Expected final score of every line content when its empty cells get random rolls (engine scoring)."""
-    values = np.zeros(len(CONTENTS))
-    for i, line in enumerate(CONTENTS):
-        if len(line) == SIZE:
-            values[i] = engine.score_line(line)
-    for i in range(len(CONTENTS) - 1, -1, -1):
-        if len(CONTENTS[i]) < SIZE:
-            values[i] = CHANCE @ values[ADD[i]]
-    return values
-
+SEARCH_CELLS = 4
+SEARCH_WIDTH = 3
+"""With the grid value (:mod:`bot.strategy.knister_net`), a decision looks two rolls ahead from the
+``SEARCH_CELLS`` cells one roll ranks best, following the ``SEARCH_WIDTH`` best cells for each second roll."""
 
 LEARNING_GAMES = 50_000
 LEARNING_ROUNDS = 4
@@ -126,8 +93,8 @@ def _learn(
         lines = np.zeros(LINES.shape[0], dtype=np.int64)
         for t in range(CELLS):
             seen[t] = lines
-            n = _draw()
-            _place(grid, lines, _greedy(grid, lines, n, values[t + 1]), n)
+            n = draw()
+            place(grid, lines, _greedy(grid, lines, n, values[t + 1]), n)
         seen[CELLS] = lines
         for line in range(LINES.shape[0]):
             final = potential[lines[line]]
@@ -155,23 +122,6 @@ def _greedy(grid: NDArray[np.int64], lines: NDArray[np.int64], n: int, potential
 
 
 @njit(cache=True)
-def _place(grid: NDArray[np.int64], lines: NDArray[np.int64], cell: int, n: int) -> None:
-    grid[cell] = n
-    for j in range(CELL_LINE_COUNTS[cell]):
-        line = CELL_LINES[cell, j]
-        lines[line] = ADD[lines[line], n]
-
-
-@njit(cache=True)
-def _draw() -> int:
-    u = np.random.random()
-    for i in range(CUMULATIVE.shape[0]):
-        if u < CUMULATIVE[i]:
-            return i
-    return int(CUMULATIVE.shape[0] - 1)
-
-
-@njit(cache=True)
 def _rollout_values(
     grid: NDArray[np.int64],
     lines: NDArray[np.int64],
@@ -196,10 +146,10 @@ def _rollout_values(
         for r in range(rolls.shape[0]):
             g[:] = grid
             state[:] = lines
-            _place(g, state, cell, n)
+            place(g, state, cell, n)
             for t in range(placed + 1, CELLS):
                 m = rolls[r, t - placed - 1]
-                _place(g, state, _greedy(g, state, m, learned[t + 1]), m)
+                place(g, state, _greedy(g, state, m, learned[t + 1]), m)
             for line in range(LINES.shape[0]):
                 total += WEIGHTS[line] * potential[state[line]]
         means[cell] = total / rolls.shape[0]
@@ -216,22 +166,14 @@ def rollouts(empty: int, work: int) -> int:
     return max(1, min(MAX_ROLLOUTS, work // (empty * (empty * (empty - 1) // 2 + empty))))
 
 
-def _arrays(grid: engine.Grid) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """A grid as number indices (-1 empty) and the content index of each line."""
-    flat = np.array([-1 if n is None else n - engine.LOWEST for row in grid for n in row], dtype=np.int64)
-    lines = np.array(
-        [CONTENT_INDEX[tuple(sorted(NUMBERS[flat[c]] for c in line if flat[c] >= 0))] for line in LINES],
-        dtype=np.int64,
-    )
-    return flat, lines
-
-
 @dataclass(frozen=True)
 class Tables:
     """The random-fill potential of every line content and the learned values per placement count."""
 
     potential: NDArray[np.float64]
     learned: NDArray[np.float64]
+    net: knister_net.Net | None = None
+    """The grid value ``perfect`` searches with; None when the committed one was trained for other rules."""
 
 
 _LOADED: dict[Path, Tables] = {}
@@ -244,18 +186,25 @@ def load(directory: Path | str | None = None, *, rebuild: bool = False) -> Table
         potential = potentials()
         digest = tables.rules_hash(["knister", potential.tobytes(), LEARNING_GAMES, LEARNING_ROUNDS, LEARNING_PRIOR])
         stored = tables.load_or_build(folder, "knister", digest, lambda: {"learned": learned_values()}, rebuild=rebuild)
-        _LOADED[folder] = Tables(potential, np.asarray(stored["learned"], dtype=np.float64))
+        _LOADED[folder] = Tables(potential, np.asarray(stored["learned"], dtype=np.float64), knister_net.load())
     return _LOADED[folder]
 
 
 def placement_values(
     tabs: Tables, grid: engine.Grid, number: int, level: str, seed: int = 0, work: int = DECISION_WORK
 ) -> dict[int, float]:
-    """What writing ``number`` into each empty cell is worth at ``level``: for ``perfect`` the mean final score
-    of the rollouts (as many as ``work`` affords), for the others the grid's total potential afterwards."""
-    flat, lines = _arrays(grid)
+    """What writing ``number`` into each empty cell is worth at ``level``: for ``perfect`` the expected final
+    score by the grid value's search (two rolls ahead on the best cells when ``work`` is a decision's, one for
+    a hint), or without a valid grid value the mean final score of the rollouts (as many as ``work`` affords);
+    for the others the grid's total potential afterwards."""
+    flat, lines = arrays(grid)
     n = number - engine.LOWEST
     potential = tabs.potential
+    if level == "perfect" and tabs.net is not None:
+        net = tabs.net
+        top, width = (SEARCH_CELLS, SEARCH_WIDTH) if work >= DECISION_WORK else (0, 0)
+        means = knister_net.search_values(flat, lines, n, top, width, net.tables, net.w, net.b, net.v, net.c, CHANCE)
+        return {cell: float(means[cell]) for cell in range(CELLS) if flat[cell] < 0}
     if level == "perfect":
         empty = int(np.count_nonzero(flat < 0))
         rolls = np.random.default_rng(seed).choice(len(NUMBERS), size=(rollouts(empty, work), empty - 1), p=CHANCE)
@@ -279,7 +228,7 @@ def evaluate(tabs: Tables, state: engine.State, player: str, level: str = "perfe
         return []
     grid = state.grids[player]
     if state.number is None:
-        _, lines = _arrays(grid)
+        _, lines = arrays(grid)
         return [ActionValue(action, float(WEIGHTS @ tabs.potential[lines])) for action in legal]
     values = placement_values(tabs, grid, state.number, level, work=HINT_WORK)
     return [ActionValue(action, values[action.cell]) for action in legal if isinstance(action, engine.Place)]

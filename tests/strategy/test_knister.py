@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from pathlib import Path
 
@@ -10,11 +11,11 @@ import pytest
 
 from bot import strategy
 from bot.engine import knister as engine
-from bot.strategy import knister
+from bot.strategy import knister, knister_lines
 
 
 def _potential(*numbers: int) -> float:
-    return float(knister.potentials()[knister.CONTENT_INDEX[tuple(sorted(numbers))]])
+    return float(knister_lines.potentials()[knister_lines.CONTENT_INDEX[tuple(sorted(numbers))]])
 
 
 def test_a_full_line_is_worth_its_score() -> None:
@@ -38,7 +39,7 @@ def test_learned_values_end_at_the_line_scores(knister_tables: knister.Tables) -
     # After the last placement a line's value is its score; before it, a value the player can steer exceeds
     # what random filling promises for an empty line.
     assert np.array_equal(knister_tables.learned[engine.CELLS], knister_tables.potential)
-    empty = knister.CONTENT_INDEX[()]
+    empty = knister_lines.CONTENT_INDEX[()]
     assert knister_tables.learned[0, empty] > knister_tables.potential[empty]
 
 
@@ -51,6 +52,11 @@ def test_each_level_beats_the_one_below(knister_tables: knister.Tables) -> None:
     assert means["easy"] + 5 < means["normal"] < means["perfect"]
 
 
+def test_perfect_searches_with_the_committed_grid_value(knister_tables: knister.Tables) -> None:
+    # The weights beside the module match the engine's line scores, so perfect uses them, not the rollouts.
+    assert knister_tables.net is not None
+
+
 def test_rollouts_grow_as_the_grid_fills() -> None:
     # The same work buys few rollouts per cell for the first placement and many near the end, up to the cap.
     counts = [knister.rollouts(empty, knister.DECISION_WORK) for empty in range(engine.CELLS, 0, -1)]
@@ -60,12 +66,14 @@ def test_rollouts_grow_as_the_grid_fills() -> None:
 
 
 def test_rollout_values_are_seeded(knister_tables: knister.Tables) -> None:
-    # The rolls come from the seed alone: the same seed gives the same values, another seed other ones.
+    # Without a grid value for these rules, perfect plays rollouts. Their rolls come from the seed alone: the
+    # same seed gives the same values, another seed other ones.
+    lines_only = dataclasses.replace(knister_tables, net=None)
     grid: engine.Grid = [[None] * 5 for _ in range(5)]
     grid[0][:3] = [7, 7, 7]
 
     def values(seed: int) -> dict[int, float]:
-        return knister.placement_values(knister_tables, grid, 7, "perfect", seed=seed, work=knister.HINT_WORK)
+        return knister.placement_values(lines_only, grid, 7, "perfect", seed=seed, work=knister.HINT_WORK)
 
     assert values(3) == values(3) != values(4)
     assert sorted(values(3)) == list(range(3, engine.CELLS))
