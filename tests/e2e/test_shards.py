@@ -132,6 +132,8 @@ class ShardProcess:
             DISCORD_API_BASE=self.server.api_base,
             DISCORD_GATEWAY_URL=self.server.gateway_url,
             LOG_LEVEL="INFO",
+            # The fastest pace an admin may set: the test waits for each of the computers' moves in real time.
+            COMPUTER_DELAY="1",
             SHARD_COUNT=str(SHARDS),
             SHARD_IDS=str(self.shard),
             HEALTH_FILE=str(self.health_file),
