@@ -1,6 +1,8 @@
 """``python -m bot``: run the bot (with a token) or the playground (without one) until SIGTERM or SIGINT.
 
-Subcommands live in :data:`COMMANDS`; adding one is a parser function and a runner there.
+Subcommands live in :data:`COMMANDS`; adding one is a parser function and a runner there. discord.py, the bot and
+the playground are imported by the runners that use them (half a second of CPU): the container's health check
+runs every few seconds, and a configuration mistake is reported before any of it loads.
 """
 
 from __future__ import annotations
@@ -11,17 +13,17 @@ import logging
 import signal
 import sys
 from collections.abc import Callable, Coroutine, Sequence
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
-import discord
 from pydantic import ValidationError
 
 from bot import health
-from bot.app import DiceBot, create_bot
-from bot.endpoints import configure_endpoints
-from bot.playground import BotCrashed, Playground, PortInUse
 from bot.settings import HealthSettings, LaunchSettings, Settings, describe_error
 from bot.storage import DatabaseError
+
+if TYPE_CHECKING:
+    from bot.app import DiceBot
+    from bot.playground import Playground
 
 EXIT_CONFIG = 2
 EXIT_UNHEALTHY = 1
@@ -66,6 +68,11 @@ def _with_discord(what: Callable[[DiceBot, str], Coroutine[Any, Any, None]], *, 
         settings = Settings()
     except ValidationError as error:
         return fail(describe_error(error))
+    import discord
+
+    from bot.app import create_bot
+    from bot.endpoints import configure_endpoints
+
     discord.utils.setup_logging(level=getattr(logging, settings.log_level))
     configure_endpoints(settings.discord_api_base, settings.discord_gateway_url)
     # A real bot builds its strategy tables at start (in a worker thread); tests and the playground load lazily.
@@ -117,6 +124,10 @@ def run_playground(args: argparse.Namespace) -> int:
         launch = LaunchSettings()
     except ValidationError as error:
         return fail(describe_error(error))
+    import discord
+
+    from bot.playground import BotCrashed, Playground, PortInUse
+
     # One line on the terminal, the URL: discord.py's connection chatter only when LOG_LEVEL asks for it.
     discord.utils.setup_logging(level=getattr(logging, launch.log_level or "WARNING"))
     if launch.log_level is None:

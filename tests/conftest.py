@@ -48,3 +48,23 @@ def shared_tables(tmp_path_factory: pytest.TempPathFactory) -> Path:
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
     return folder
+
+
+#: Tests that mostly wait (on child processes, a browser, the bot's own timers) rather than compute, slowest first.
+#: They start the run, so their waits overlap other workers' computing instead of trailing alone at its end.
+WAITING_FIRST = (
+    "tests/e2e/test_shards.py",  # two bot processes, a SIGKILL and a restart; computer moves 1 s apart
+    "tests/play/test_computer.py",  # builds every strategy table in a child process
+    "tests/playground/",  # Chromium renders while the test waits
+    "tests/reliability/test_failed_answers.py",  # discord.py's retry after a 503, the shown-versions flusher
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Put :data:`WAITING_FIRST` at the front, keeping the order within each group (the same on every worker)."""
+
+    def rank(item: pytest.Item) -> int:
+        path = item.nodeid
+        return next((i for i, prefix in enumerate(WAITING_FIRST) if path.startswith(prefix)), len(WAITING_FIRST))
+
+    items.sort(key=rank)

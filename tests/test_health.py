@@ -60,3 +60,10 @@ def test_the_check_exits_0_fresh_1_stale_2_unconfigured(tmp_path: Path) -> None:
     os.utime(path, (old, old))
     stale = health({"HEALTH_FILE": str(path)}, tmp_path)
     assert stale.returncode == 1 and "s old" in stale.stderr
+
+
+def test_the_check_loads_neither_discord_nor_the_bot() -> None:
+    """It runs every few seconds in the container: half a second of imports each time was most of its cost."""
+    code = "import sys, bot.__main__; print(sorted({'discord', 'bot.app', 'aiohttp'} & set(sys.modules)))"
+    shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert shown.strip() == "[]"

@@ -12,7 +12,9 @@ import contextlib
 import copy
 import dataclasses
 import re
+import shutil
 from collections.abc import AsyncIterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,7 +24,7 @@ import pytest
 from bot.app import DiceBot, create_bot
 from bot.endpoints import configure_endpoints
 from bot.settings import Settings
-from bot.storage import GameRecord
+from bot.storage import Database, GameRecord
 from fakediscord import Channel, FakeDiscord, Guild, InteractionHandle, Message, User
 from tests.scripted import ScriptedRandom
 
@@ -63,6 +65,8 @@ class Harness:
     dev_guild_id: int | None = None
     #: The strategy tables' folder (a session's prebuilt one); None: beside the database, loaded lazily.
     strategy_dir: Path | None = None
+    #: A migrated SQLite file the first start copies to ``database`` when there is none (see ``migrated_sqlite``).
+    template: Path | None = None
     bot: DiceBot | None = None
     _runner: asyncio.Task[None] | None = None
     _started: bool = False
@@ -106,6 +110,8 @@ class Harness:
         # discord.py waits 5 s before every re-IDENTIFY to respect Discord's limit; fakediscord has none.
         bot.before_identify_hook = _identify_at_once  # type: ignore[method-assign]
         first_start = not self.database.exists() if self.database_url is None else not self._started
+        if first_start and self.database_url is None and self.template is not None:
+            shutil.copyfile(self.template, self.database)
         self._started = True
         synced_before = self.syncs()
         runner = asyncio.create_task(bot.start(TOKEN))
@@ -246,13 +252,16 @@ class Harness:
 
 
 @contextlib.asynccontextmanager
-async def world(tmp_path: Path, database_url: str | None = None) -> AsyncIterator[Harness]:
+async def world(
+    tmp_path: Path, database_url: str | None = None, template: Path | None = None
+) -> AsyncIterator[Harness]:
     """A fakediscord server with a guild, a channel and three users, and the harness around it (bot not started)."""
     async with FakeDiscord(token=TOKEN) as server:
         guild = server.add_guild("Dice Club")
         channel = server.add_channel(guild, "games")
         users = [server.add_user(name) for name in ("Alice", "Bob", "Carol")]
-        harness = Harness(server, guild, channel, users, tmp_path / "dicebot.sqlite3", database_url=database_url)
+        database = tmp_path / "dicebot.sqlite3"
+        harness = Harness(server, guild, channel, users, database, database_url=database_url, template=template)
         try:
             yield harness
         finally:
@@ -260,9 +269,27 @@ async def world(tmp_path: Path, database_url: str | None = None) -> AsyncIterato
             configure_endpoints(None, None)
 
 
+@pytest.fixture(scope="session")
+def migrated_sqlite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A SQLite database with every migration applied, made once per worker; each harness starts from a copy.
+
+    Applying the eleven migrations to a new file took 17 ms of CPU and 57 ms of disk waits per test; the
+    migrations themselves keep their tests in ``tests/storage``. Opened in a thread of its own, so its event
+    loop never meets the tests' loops.
+    """
+    path = tmp_path_factory.mktemp("migrated") / "dicebot.sqlite3"
+
+    async def migrate() -> None:
+        await (await Database.open(f"sqlite:///{path}")).close()
+
+    with ThreadPoolExecutor(max_workers=1) as helper:
+        helper.submit(asyncio.run, migrate()).result()
+    return path
+
+
 @pytest.fixture
-async def harness(tmp_path: Path) -> AsyncIterator[Harness]:
-    async with world(tmp_path) as harness:
+async def harness(tmp_path: Path, migrated_sqlite: Path) -> AsyncIterator[Harness]:
+    async with world(tmp_path, template=migrated_sqlite) as harness:
         yield harness
 
 

@@ -7,7 +7,10 @@ process's games are untouched and keep playing, it never fires the dead shard's 
 in the dead shard's guild goes unanswered. Restarted, the process resumes its games and fires that deadline once.
 
 The database is a parameter (``database_url``): a shared SQLite file here, the PostgreSQL server where one is
-configured (the storage backend decides; the test only reads games through :class:`Games`).
+configured (the storage backend decides; the test only reads games through :class:`Games`). ``DATA_DIR`` is a
+filled tables volume, as at every start of compose's deployment but the first: the run's shared strategy tables
+(building them in each process cost 7 s of CPU per start; the start-up build has its own test in
+``tests/play/test_computer.py``).
 """
 
 from __future__ import annotations
@@ -98,11 +101,12 @@ LATEST = "SELECT version, status, state, deadline_at FROM games WHERE channel_id
 class ShardProcess:
     """``python -m bot`` connecting one shard, started in its own process group so a kill takes its children."""
 
-    def __init__(self, server: FakeDiscord, url: str, shard: int, folder: Path) -> None:
+    def __init__(self, server: FakeDiscord, url: str, shard: int, folder: Path, data_dir: Path) -> None:
         self.server = server
         self.url = url
         self.shard = shard
         self.folder = folder
+        self.data_dir = data_dir
         self.process: asyncio.subprocess.Process | None = None
         self.runs = 0
 
@@ -128,9 +132,12 @@ class ShardProcess:
             DISCORD_API_BASE=self.server.api_base,
             DISCORD_GATEWAY_URL=self.server.gateway_url,
             LOG_LEVEL="INFO",
+            # The fastest pace an admin may set: the test waits for each of the computers' moves in real time.
+            COMPUTER_DELAY="1",
             SHARD_COUNT=str(SHARDS),
             SHARD_IDS=str(self.shard),
             HEALTH_FILE=str(self.health_file),
+            DATA_DIR=str(self.data_dir),
         )
         self.runs += 1
         identifies = self.server.gateway.identifies
@@ -171,8 +178,12 @@ class ShardProcess:
 
 
 @contextlib.asynccontextmanager
-async def processes(server: FakeDiscord, url: str, folder: Path) -> AsyncIterator[list[ShardProcess]]:
-    bots = [ShardProcess(server, url, shard, folder) for shard in range(SHARDS)]
+async def processes(server: FakeDiscord, url: str, folder: Path, tables: Path) -> AsyncIterator[list[ShardProcess]]:
+    # The bot reads its tables from DATA_DIR/strategy: there, a link to the run's shared folder.
+    data_dir = folder / "data"
+    data_dir.mkdir()
+    (data_dir / "strategy").symlink_to(tables, target_is_directory=True)
+    bots = [ShardProcess(server, url, shard, folder, data_dir) for shard in range(SHARDS)]
     try:
         # One after the other: the first creates the schema, the second finds it current.
         for bot in bots:
@@ -232,7 +243,7 @@ async def until(server: FakeDiscord, games: Games, channel: Channel, check: Any,
 
 
 async def test_a_killed_shard_leaves_the_other_playing_and_resumes_its_games_once(
-    database_url: str, tmp_path: Path
+    database_url: str, tmp_path: Path, shared_tables: Path
 ) -> None:
     async with FakeDiscord(token=TOKEN, shard_count=SHARDS) as server:
         alice, bob = server.add_user("Alice"), server.add_user("Bob")
@@ -240,7 +251,7 @@ async def test_a_killed_shard_leaves_the_other_playing_and_resumes_its_games_onc
         tables = [server.add_channel(guild, "table") for guild in guilds]
         robots = [server.add_channel(guild, "robot") for guild in guilds]
         games = Games(database_url)
-        async with processes(server, database_url, tmp_path) as (zero, one):
+        async with processes(server, database_url, tmp_path, shared_tables) as (zero, one):
             await server.wait_for_commands(names=["kniffel"], timeout=START_TIMEOUT)
             # Games on both shards: Alice against Bob, and a person against an easy computer player.
             duels = [await open_game(server, table, alice, bob) for table in tables]

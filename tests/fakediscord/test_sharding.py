@@ -100,7 +100,11 @@ async def test_gateway_bot_recommends_the_configured_count(http: aiohttp.ClientS
 
 
 class Sharded(discord.AutoShardedClient):
-    """discord.py's own sharded client, as dicebot uses it, with no 5 s pause between IDENTIFYs."""
+    """discord.py's own sharded client, as dicebot uses it, with no 5 s pause between IDENTIFYs and no 2 s wait for
+    late GUILD_CREATEs after each READY (fakediscord sends them all at once; READY already lists every guild)."""
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(guild_ready_timeout=0.0, **options)
 
     async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
         return None

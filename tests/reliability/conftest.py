@@ -10,9 +10,9 @@ import dataclasses
 from typing import Any
 
 from fakediscord import Channel, Message, User
-from tests.e2e.conftest import Harness, harness, running
+from tests.e2e.conftest import Harness, harness, migrated_sqlite, running
 
-__all__ = ["forged", "harness", "lobby", "running"]
+__all__ = ["forged", "harness", "lobby", "migrated_sqlite", "running"]
 
 
 def forged(message: Message, custom_id: str, *, channel: Channel | None = None) -> Message:
