@@ -14,7 +14,8 @@ valuing every empty cell for a roll costs a few hundred multiplications each.
 The weights are learned by TD(λ) self-play in :mod:`bot.strategy.knister_train` (a few minutes of one core;
 too slow for a table build at start-up), committed as ``knister_net.npz`` beside this module, and carry the
 hash of the line scores they were trained for: when the engine's scoring changes, :func:`load` finds no valid
-network and the players fall back to the line tables (:mod:`bot.strategy.knister`) until the file is rebuilt.
+network and ``perfect`` falls back to rollouts over the line values (:mod:`bot.strategy.knister`) until the
+file is rebuilt.
 """
 
 from __future__ import annotations
@@ -315,50 +316,4 @@ def search_values(
             h2[:] = h
             place(g2, c2, l2, h2, w, cell, n)
             means[cell] = _expected(g2, c2, l2, h2, placed, depth, width, line_tables, w, v, c, chance, scratch)
-    return means
-
-
-@njit(cache=True)
-def rollout_values(
-    grid: NDArray[np.int64],
-    lines: NDArray[np.int64],
-    n: int,
-    cells: NDArray[np.int64],
-    rolls: NDArray[np.int64],
-    line_tables: NDArray[np.float64],
-    w: NDArray[np.float64],
-    b: NDArray[np.float64],
-    v: NDArray[np.float64],
-    c: float,
-) -> NDArray[np.float64]:
-    """Per cell of ``cells``: after writing ``n`` there, the mean over games ``r`` of the grid value once the
-    numbers ``rolls[r]`` are written greedily by the grid value (the final score when they fill the grid)."""
-    counts = counts_of(grid)
-    h = hidden_input(grid, counts, w, b)
-    placed = 1
-    for cell in range(CELLS):
-        if grid[cell] >= 0:
-            placed += 1
-    scratch = np.empty_like(h)
-    means = np.zeros(cells.shape[0])
-    g2 = grid.copy()
-    c2 = counts.copy()
-    l2 = lines.copy()
-    h2 = h.copy()
-    for i in range(cells.shape[0]):
-        total = 0.0
-        for r in range(rolls.shape[0]):
-            g2[:] = grid
-            c2[:, :] = counts
-            l2[:] = lines
-            h2[:] = h
-            place(g2, c2, l2, h2, w, cells[i], n)
-            value = 0.0
-            for k in range(rolls.shape[1]):
-                pick, value = best_after(g2, c2, l2, h2, rolls[r, k], placed + k + 1, line_tables, w, v, c, scratch)
-                place(g2, c2, l2, h2, w, pick, rolls[r, k])
-            if rolls.shape[1] == 0 or placed + rolls.shape[1] == CELLS:
-                value = _table_value(l2, placed + rolls.shape[1], line_tables)
-            total += value
-        means[i] = total / rolls.shape[0]
     return means
