@@ -115,11 +115,7 @@ async def _edit_clicked_message(interaction: discord.Interaction[Any], rendered:
     response = interaction.response
     if response.is_done():
         raise discord.InteractionResponded(interaction)
-    params = interaction_message_response_params(
-        type=discord.InteractionResponseType.message_update.value,
-        previous_allowed_mentions=interaction._state.allowed_mentions,
-        **rendered.kwargs(),
-    )
+    payload = update_payload(rendered, interaction._state.allowed_mentions)
     route = Route(
         "POST",
         "/interactions/{webhook_id}/{webhook_token}/callback",
@@ -128,9 +124,29 @@ async def _edit_clicked_message(interaction: discord.Interaction[Any], rendered:
     )
     http = interaction._state.http
     await async_context.get().request(
-        route, session=interaction._session, proxy=http.proxy, proxy_auth=http.proxy_auth, payload=params.payload
+        route, session=interaction._session, proxy=http.proxy, proxy_auth=http.proxy_auth, payload=payload
     )
     response._response_type = discord.InteractionResponseType.message_update
+
+
+def update_payload(rendered: Rendered, allowed_mentions: discord.AllowedMentions | None) -> dict[str, Any]:
+    """The type-7 callback's JSON: discord.py's own parameters, with the components as the layout's plain dicts.
+
+    discord.py would take them from a ``View`` of ``Button``/``Select`` objects built for this one answer; the
+    layout writes the same dicts directly (``tests/ui/test_payloads.py`` compares the two for every game).
+    ``view=None`` puts the (empty) components key in its place; the rows then fill it.
+    """
+    params = interaction_message_response_params(
+        type=discord.InteractionResponseType.message_update.value,
+        previous_allowed_mentions=allowed_mentions,
+        content=rendered.content,
+        embeds=rendered.embeds,
+        view=None,
+    )
+    payload = params.payload
+    assert payload is not None  # None only for a multipart request (files), which an update never sends
+    payload["data"]["components"] = rendered.layout.components()
+    return payload
 
 
 class OriginalResponse:
