@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import tomllib
 from collections.abc import Mapping
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 from importlib.resources.abc import Traversable
 from typing import Any
@@ -51,11 +51,13 @@ def languages() -> tuple[str, ...]:
     return (FALLBACK, *(name for name in found if name != FALLBACK))
 
 
+@lru_cache(maxsize=256)
 def language_of(locale: str | discord.Locale | None) -> str:
     """The catalogue for a Discord locale: its own folder (``de``, ``pt-BR``) if we ship one, else English.
 
     Regional variants never borrow another region's catalogue: ``pt-BR`` is English until a ``pt-BR`` folder
-    exists, even if a ``pt`` one did. English covers ``en-US`` and ``en-GB``.
+    exists, even if a ``pt`` one did. English covers ``en-US`` and ``en-GB``. Remembered per locale: rendering a
+    board asks it for every text on it.
     """
     text = str(locale.value if isinstance(locale, discord.Locale) else locale or FALLBACK)
     by_lower = {name.lower(): name for name in languages()}
@@ -126,11 +128,18 @@ def number(
     ``decimals`` is the most fraction digits shown, trailing zeros dropped unless ``exact``; ``signed`` adds ``+``
     to positives.
     """
+    return _formatted(value, language_of(locale), signed, decimals, exact)
+
+
+@lru_cache(maxsize=4096, typed=True)
+def _formatted(value: float, language: str, signed: bool, decimals: int, exact: bool) -> str:
+    """Babel's formatting, remembered: a board shows dozens of numbers (scores, totals) and Babel parses the pattern
+    and rounds through ``Decimal`` each time (a third of rendering a Kniffel board, docs/benchmarks.md)."""
     fraction = "." + ("0" if exact else "#") * decimals if decimals else ""
     pattern = f"#,##0{fraction}"
     if signed:
         pattern = f"+{pattern};-{pattern}"
-    return format_decimal(value, format=pattern, locale=_babel_locale(language_of(locale)))
+    return format_decimal(value, format=pattern, locale=_babel_locale(language))
 
 
 def percent(value: float, locale: str | discord.Locale | None) -> str:
