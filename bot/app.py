@@ -21,7 +21,7 @@ from bot import heap, registry
 from bot.engine.core import secure_rng
 from bot.health import Heartbeat
 from bot.i18n import CatalogueTranslator, t
-from bot.play.components import GameComponent
+from bot.play import components
 from bot.play.computer import Brain
 from bot.play.discord_io import DiscordChannels
 from bot.play.scheduler import DeadlineScheduler
@@ -133,7 +133,6 @@ class DiceBot(commands.AutoShardedBot):
         self.scheduler = DeadlineScheduler(self.games, self.service.on_deadline, clock=self.clock)
         self.service.on_saved = lambda record: self.scheduler.wake(record.deadline_at)
         self.service.guild_language = self.guild_settings.language
-        self.add_dynamic_items(GameComponent)
         await self.tree.set_translator(CatalogueTranslator())
         for extension in self._extensions:
             await self.load_extension(extension)
@@ -241,6 +240,12 @@ class DiceBot(commands.AutoShardedBot):
             if hasattr(self, "db"):
                 await self.db.close()
             self._closed = True
+
+    async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
+        """Game buttons and selects are routed by their id (``bot/play/components.py``); commands and the
+        leaderboard's buttons are dispatched by discord.py before this runs."""
+        if hasattr(self, "service"):
+            await components.dispatch(interaction, self.service)
 
     async def on_message(self, message: discord.Message) -> None:
         """Only noted for the live board (no prefix commands, and the content is never read)."""

@@ -108,7 +108,7 @@ async def _edit_clicked_message(interaction: discord.Interaction[Any], rendered:
 
     ``InteractionResponse.edit_message`` always asks for the response (``?with_response=1``) and parses the echoed
     message into a ``Message``, and it stores the new view for the message in discord.py's view store; the game
-    needs neither (every game component is dispatched by ``GameComponent``, whatever the message). Measured by
+    needs neither (every game component is dispatched by its id, whatever the message: ``components.py``). Measured by
     bench.load, about a tenth of the bot's CPU per click went to those. Same request otherwise, made through
     discord.py's own webhook adapter, so rate limits and errors are handled as before.
     """
