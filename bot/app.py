@@ -247,6 +247,12 @@ class DiceBot(commands.AutoShardedBot):
         if hasattr(self, "service"):
             await components.dispatch(interaction, self.service)
 
+    async def on_shard_connect(self, shard_id: int) -> None:
+        """A new gateway session (not a resumed one): messages posted meanwhile were never reported, so the channel
+        tails start over and the board asks the channel's history again at each turn's start."""
+        if hasattr(self, "service"):
+            self.service.tail.forget()
+
     async def on_message(self, message: discord.Message) -> None:
         """Only noted for the live board (no prefix commands, and the content is never read)."""
         if hasattr(self, "service"):
