@@ -9,15 +9,13 @@ clicked (about 5 % of the bot's CPU per click under load, docs/benchmarks.md).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 import discord
 
 from bot.play.discord_io import InteractionRequest
+from bot.play.service import GameService
 from bot.ui.render import CUSTOM_ID, parse_custom_id
-
-if TYPE_CHECKING:
-    from bot.play.service import GameService
 
 #: The largest game id SQLite (and PostgreSQL's BIGINT) can hold; a larger one in an id is forged.
 MAX_GAME_ID = 2**63 - 1
