@@ -76,7 +76,8 @@ def _with_discord(what: Callable[[DiceBot, str], Coroutine[Any, Any, None]], *, 
     discord.utils.setup_logging(level=getattr(logging, settings.log_level))
     configure_endpoints(settings.discord_api_base, settings.discord_gateway_url)
     # A real bot builds its strategy tables at start (in a worker thread); tests and the playground load lazily.
-    bot = create_bot(settings, sync_only=sync_only, warm_strategy=not sync_only)
+    # It also freezes its start-up heap, which in a test process would freeze the other tests' objects too.
+    bot = create_bot(settings, sync_only=sync_only, warm_strategy=not sync_only, settle_heap=not sync_only)
     try:
         asyncio.run(what(bot, settings.discord_token.get_secret_value()))
     except DatabaseError as error:

@@ -17,11 +17,11 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot import registry
+from bot import heap, registry
 from bot.engine.core import secure_rng
 from bot.health import Heartbeat
 from bot.i18n import CatalogueTranslator, t
-from bot.play.components import GameComponent
+from bot.play import components
 from bot.play.computer import Brain
 from bot.play.discord_io import DiscordChannels
 from bot.play.scheduler import DeadlineScheduler
@@ -70,6 +70,7 @@ class DiceBot(commands.AutoShardedBot):
         guild_ready_timeout: float = 2.0,
         strategy_dir: Path | None = None,
         warm_strategy: bool = False,
+        settle_heap: bool = False,
     ) -> None:
         intents = discord.Intents.none()
         intents.guilds = True
@@ -98,11 +99,14 @@ class DiceBot(commands.AutoShardedBot):
         #: The strategy tables' folder: beside the database unless given.
         self.brain = Brain(strategy_dir or settings.files_dir / "strategy")
         self._warm_strategy = warm_strategy
+        #: Whether the process is the bot's own (``python -m bot``): then its start-up heap is frozen (``bot/heap.py``).
+        self._settle_heap = settle_heap
         self._warming: asyncio.Task[None] | None = None
         self.tree.error(self._on_app_command_error)
         self._close_lock = asyncio.Lock()
         self._closed = False
         self._catch_up: asyncio.Task[None] | None = None
+        self._settling: asyncio.Task[None] | None = None
         self.heartbeat = Heartbeat(settings.health_file, self.healthy) if settings.health_file is not None else None
 
     async def setup_hook(self) -> None:
@@ -129,7 +133,6 @@ class DiceBot(commands.AutoShardedBot):
         self.scheduler = DeadlineScheduler(self.games, self.service.on_deadline, clock=self.clock)
         self.service.on_saved = lambda record: self.scheduler.wake(record.deadline_at)
         self.service.guild_language = self.guild_settings.language
-        self.add_dynamic_items(GameComponent)
         await self.tree.set_translator(CatalogueTranslator())
         for extension in self._extensions:
             await self.load_extension(extension)
@@ -145,6 +148,16 @@ class DiceBot(commands.AutoShardedBot):
             self._warming = asyncio.create_task(self.brain.warm(), name="dicebot-strategy-tables")
         # Repairing messages a crash left behind must not delay readiness: clicks are served meanwhile.
         self._catch_up = asyncio.create_task(self._show_games_behind(), name="dicebot-catch-up")
+        if self._settle_heap:
+            self._settling = asyncio.create_task(self._settle(), name="dicebot-settle-heap")
+
+    async def _settle(self) -> None:
+        """Once connected and the strategy tables are loaded, freeze what start-up built (``bot/heap.py``)."""
+        await self.wait_until_ready()
+        if self._warming is not None:
+            with contextlib.suppress(Exception):
+                await self._warming
+        heap.settle()
 
     async def on_ready(self) -> None:
         """Every shard is connected: vouch for it at once rather than at the heartbeat's next tick."""
@@ -215,6 +228,8 @@ class DiceBot(commands.AutoShardedBot):
                 await self.service.drain(SHUTDOWN_GRACE)
                 if self._warming is not None:
                     self._warming.cancel()
+                if self._settling is not None:
+                    self._settling.cancel()
                 if self._catch_up is not None:
                     self._catch_up.cancel()
                     with contextlib.suppress(asyncio.CancelledError):
@@ -225,6 +240,18 @@ class DiceBot(commands.AutoShardedBot):
             if hasattr(self, "db"):
                 await self.db.close()
             self._closed = True
+
+    async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
+        """Game buttons and selects are routed by their id (``bot/play/components.py``); commands and the
+        leaderboard's buttons are dispatched by discord.py before this runs."""
+        if hasattr(self, "service"):
+            await components.dispatch(interaction, self.service)
+
+    async def on_shard_connect(self, shard_id: int) -> None:
+        """A new gateway session (not a resumed one): messages posted meanwhile were never reported, so the channel
+        tails start over and the board asks the channel's history again at each turn's start."""
+        if hasattr(self, "service"):
+            self.service.tail.forget()
 
     async def on_message(self, message: discord.Message) -> None:
         """Only noted for the live board (no prefix commands, and the content is never read)."""

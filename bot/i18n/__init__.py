@@ -51,23 +51,17 @@ def languages() -> tuple[str, ...]:
     return (FALLBACK, *(name for name in found if name != FALLBACK))
 
 
+@lru_cache(maxsize=256)
 def language_of(locale: str | discord.Locale | None) -> str:
     """The catalogue for a Discord locale: its own folder (``de``, ``pt-BR``) if we ship one, else English.
 
     Regional variants never borrow another region's catalogue: ``pt-BR`` is English until a ``pt-BR`` folder
-    exists, even if a ``pt`` one did. English covers ``en-US`` and ``en-GB``.
+    exists, even if a ``pt`` one did. English covers ``en-US`` and ``en-GB``. Remembered per locale: rendering a
+    board asks it for every text on it.
     """
-    if isinstance(locale, str) and locale:  # most calls; discord's enum makes isinstance(x, Locale) slow
-        text = locale
-    else:
-        text = str(locale.value if isinstance(locale, discord.Locale) else locale or FALLBACK)
-    return _shipped_by_lower().get(text.lower(), FALLBACK)
-
-
-@cache
-def _shipped_by_lower() -> dict[str, str]:
-    """The shipped languages by lower-case name, built once: ``language_of`` runs for every string shown."""
-    return {name.lower(): name for name in languages()}
+    text = str(locale.value if isinstance(locale, discord.Locale) else locale or FALLBACK)
+    by_lower = {name.lower(): name for name in languages()}
+    return by_lower.get(text.lower(), FALLBACK)
 
 
 def game_locale(
@@ -137,10 +131,10 @@ def number(
     return _formatted(value, language_of(locale), signed, decimals, exact)
 
 
-@lru_cache(maxsize=16384, typed=True)
+@lru_cache(maxsize=4096, typed=True)
 def _formatted(value: float, language: str, signed: bool, decimals: int, exact: bool) -> str:
-    """:func:`number` for one language, remembered: a board shows the same few hundred numbers at every
-    render, and Babel parses the pattern and rounds through ``Decimal`` each time (a third of a render's CPU)."""
+    """Babel's formatting, remembered: a board shows dozens of numbers (scores, totals) and Babel parses the pattern
+    and rounds through ``Decimal`` each time (a third of rendering a Kniffel board, docs/benchmarks.md)."""
     fraction = "." + ("0" if exact else "#") * decimals if decimals else ""
     pattern = f"#,##0{fraction}"
     if signed:

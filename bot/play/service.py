@@ -673,8 +673,12 @@ class GameService:
         if record.message_id is None or record.status == "abandoned":
             return
         started = board.turn_started(spec, before, saved)
-        # At a turn's start ask the channel's history; in between, what the gateway reported is enough.
-        below = await self._channels.below(record) if started else self.tail.below(record.channel_id, record.message_id)
+        # What the gateway reported is enough in the middle of a turn, and at a turn's start when the tail has watched
+        # the channel since the board was posted; otherwise a turn's start asks the channel's history.
+        if started and not self.tail.complete_since(record.channel_id, record.message_id):
+            below = await self._channels.below(record)
+        else:
+            below = self.tail.below(record.channel_id, record.message_id)
         if not board.should_move(started, below):
             return
         new_id = await self._channels.send(record, self.render(spec, saved))

@@ -3,13 +3,16 @@
 Discord tells the bot about every new message in its servers (the non-privileged Guild Messages intent, without
 their content). Keeping the last few ids per channel answers "how many messages are below the board" at no cost,
 so the board can move down even in the middle of a turn once chatter pushed it out of the last three, without a
-history request on every click. After a restart the tail knows only what came since; the history request at the
-start of each turn (``Channels.below``) is the authoritative check.
+history request on every click. A tail that has watched its channel since before the board was posted has seen
+everything below it, and answers for the start of a turn too; otherwise (after a restart, a new gateway session
+that may have missed messages, a channel forgotten for room) the history request at the start of each turn
+(``Channels.below``) is the authoritative check.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict, deque
+from dataclasses import dataclass, field
 
 from bot.play.board import LOOK_BELOW
 
@@ -17,21 +20,41 @@ from bot.play.board import LOOK_BELOW
 CHANNELS = 4096
 
 
+@dataclass
+class _Tail:
+    """One channel: the first message seen since the tail began watching it, and the latest ones."""
+
+    first: int
+    latest: deque[int] = field(default_factory=lambda: deque(maxlen=LOOK_BELOW))
+
+
 class ChannelTail:
     """The last ``LOOK_BELOW`` message ids seen in each of the most recently active channels."""
 
     def __init__(self, channels: int = CHANNELS) -> None:
         self._limit = channels
-        self._tails: OrderedDict[int, deque[int]] = OrderedDict()
+        self._tails: OrderedDict[int, _Tail] = OrderedDict()
 
     def seen(self, channel_id: int, message_id: int) -> None:
         """A message was posted in the channel (by anybody, the bot included)."""
-        tail = self._tails.pop(channel_id, None) or deque(maxlen=LOOK_BELOW)
-        tail.append(message_id)
+        tail = self._tails.pop(channel_id, None) or _Tail(first=message_id)
+        tail.latest.append(message_id)
         self._tails[channel_id] = tail
         while len(self._tails) > self._limit:
             self._tails.popitem(last=False)
 
     def below(self, channel_id: int, message_id: int) -> int:
         """How many of the channel's last messages seen are newer than ``message_id`` (at most ``LOOK_BELOW``)."""
-        return sum(1 for seen in self._tails.get(channel_id, ()) if seen > message_id)
+        tail = self._tails.get(channel_id)
+        return 0 if tail is None else sum(1 for seen in tail.latest if seen > message_id)
+
+    def complete_since(self, channel_id: int, message_id: int) -> bool:
+        """Whether every message posted in the channel after ``message_id`` was seen: the tail watched the channel
+        from ``message_id`` (or earlier) on, so :meth:`below` is as good as asking the channel's history."""
+        tail = self._tails.get(channel_id)
+        return tail is not None and tail.first <= message_id
+
+    def forget(self) -> None:
+        """A new gateway session began: messages posted while disconnected were never reported, so no tail is
+        complete any more."""
+        self._tails.clear()

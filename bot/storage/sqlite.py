@@ -2,14 +2,14 @@
 
 A transaction is one hop to the writer's thread: BEGIN IMMEDIATE, every statement of the batch with its checks,
 COMMIT, all in one function call there, instead of one hop per statement (the click path's cost under load, see
-docs/benchmarks.md). With WAL the reader sees only committed data, so a read never observes a half-applied
-game action.
+docs/benchmarks.md). Batches that arrive while the writer is busy share the next hop and COMMIT, each in its own
+savepoint (``bot/storage/group_commit.py``). With WAL the reader sees only committed data, so a read never
+observes a half-applied game action.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import sqlite3
 from collections.abc import Callable, Sequence
@@ -18,17 +18,16 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from bot.storage.backend import (
-    Conflict,
     Database,
     DatabaseError,
     Migration,
     Row,
     Sql,
-    StorageUnavailable,
     Transaction,
     bundled_migrations,
     refuse_newer,
 )
+from bot.storage.group_commit import GroupCommit
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -50,7 +49,7 @@ class _Worker:
 
 
 class SqliteDatabase(Database):
-    """One writer connection behind a lock plus one reader connection.
+    """One writer connection fed by a group commit queue, plus one reader connection.
 
     SQLite allows one writer at a time; serializing writes in-process keeps transactions from interleaving.
     """
@@ -60,7 +59,7 @@ class SqliteDatabase(Database):
     def __init__(self, writer: _Worker, reader: _Worker, path: Path) -> None:
         self._writer = writer
         self._reader = reader
-        self._write_lock = asyncio.Lock()
+        self._groups = GroupCommit(writer.call)
         self.path = path
 
     @classmethod
@@ -96,18 +95,18 @@ class SqliteDatabase(Database):
         return cls(writer, reader, path)
 
     async def close(self) -> None:
-        async with self._write_lock:
-            await self._reader.close()
-            await self._writer.close()
+        await self._groups.drain()
+        await self._reader.close()
+        await self._writer.close()
 
     async def run(self, batch: Transaction) -> None:
-        """The whole batch in one call on the writer's thread (see the module's docstring).
+        """The whole batch in one call on the writer's thread, with the batches queued beside it (see the module's
+        docstring).
 
         A failure of the disk (full, I/O error, read-only) raises :class:`StorageUnavailable` after rolling back,
         also when it happens at ``COMMIT``, so the connection is never left inside a half-done transaction.
         """
-        async with self._write_lock:
-            await self._writer.call(lambda conn: _run(conn, batch))
+        await self._groups.run(batch)
 
     async def fetch_all(self, sql: Sql, params: Sequence[Any] = ()) -> list[Row]:
         """A read on the reader connection, fetched whole in one hop.
@@ -126,34 +125,6 @@ def _connect(path: Path) -> sqlite3.Connection:
     conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
     conn.row_factory = sqlite3.Row
     return conn
-
-
-def _run(conn: sqlite3.Connection, batch: Transaction) -> None:
-    try:
-        conn.execute("BEGIN IMMEDIATE")
-    except sqlite3.OperationalError as exc:
-        raise StorageUnavailable(str(exc)) from exc
-    try:
-        for statement in batch.statements:
-            sql = statement.sql if isinstance(statement.sql, str) else statement.sql.sqlite
-            if statement.many:
-                cursor = conn.executemany(sql, [statement.bound(row) for row in statement.params])
-                statement.pending.rowcount = cursor.rowcount
-            else:
-                cursor = conn.execute(sql, statement.bound(statement.params))
-                statement.pending.rows = cursor.fetchall()
-                statement.pending.rowcount = cursor.rowcount
-            statement.check()
-        conn.execute("COMMIT")
-    except BaseException as exc:
-        with contextlib.suppress(sqlite3.Error):
-            # Fails harmlessly when SQLite already rolled back after an I/O error.
-            conn.execute("ROLLBACK")
-        if isinstance(exc, sqlite3.IntegrityError):
-            raise Conflict(str(exc)) from exc
-        if isinstance(exc, sqlite3.OperationalError) and not isinstance(exc, StorageUnavailable):
-            raise StorageUnavailable(str(exc)) from exc
-        raise
 
 
 def _prepare(conn: sqlite3.Connection, path: Path, migrations: list[Migration]) -> None:

@@ -335,3 +335,29 @@ async def test_a_board_whose_old_copy_cannot_be_stripped_stays_put(running: Harn
     await settle(h)
     after = await h.record()
     assert after is not None and after.retired_message_id == board.id and after.message_id == moved.message_id
+
+
+async def test_a_turn_start_asks_the_history_only_when_the_tail_missed_part_of_the_channel(running: Harness) -> None:
+    h = running
+    assert h.bot is not None
+    service = h.bot.service
+    asked: list[int] = []
+    history = service._channels.below
+
+    async def counted(record: Any) -> int | None:
+        asked.append(record.id)
+        return await history(record)
+
+    service._channels.below = counted  # type: ignore[method-assign]
+    board = await h.start_game("kniffel", [h.alice, h.bob])
+    await settle(h)
+    # The tail saw the board posted and everything after it: turns start without a history request.
+    board = await kniffel_turn(h, board, talk=0)
+    board = await kniffel_turn(h, board, talk=1)
+    assert asked == []
+    # A new gateway session may have missed messages: the next turn's start asks the channel's history.
+    await h.bot.on_shard_connect(0)
+    board = await kniffel_turn(h, board, talk=1)  # and the chatter it finds there moves the board
+    record = await h.record()
+    assert record is not None and asked == [record.id]
+    assert board.id == record.message_id

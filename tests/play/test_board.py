@@ -110,3 +110,24 @@ def test_the_tail_forgets_the_least_recently_active_channel_first() -> None:
     for channel in (1, 2, 1, 3):
         tail.seen(channel, 10)
     assert (tail.below(1, 5), tail.below(2, 5), tail.below(3, 5)) == (2, 0, 1)
+
+
+def test_the_tail_vouches_only_for_boards_it_saw_posted() -> None:
+    tail = ChannelTail(channels=2)
+    tail.seen(1, 100)  # the first message seen in channel 1 since the tail began watching
+    tail.seen(1, 105)
+    assert tail.complete_since(1, 100) and tail.complete_since(1, 103)
+    assert not tail.complete_since(1, 99)  # posted before the tail watched: something below may have been missed
+    assert not tail.complete_since(2, 100)  # a channel it never saw
+    for channel in (2, 3):
+        tail.seen(channel, 200)
+    assert not tail.complete_since(1, 103)  # forgotten for room, so it starts over
+
+
+def test_a_new_gateway_session_forgets_every_tail() -> None:
+    tail = ChannelTail()
+    tail.seen(1, 100)
+    tail.forget()
+    assert not tail.complete_since(1, 100) and tail.below(1, 50) == 0
+    tail.seen(1, 110)
+    assert not tail.complete_since(1, 100) and tail.complete_since(1, 110)

@@ -1,0 +1,103 @@
+"""A click's answer is built from plain dicts, and players see exactly what discord.py's objects gave before.
+
+The type-7 answer (``bot/play/discord_io.update_payload``) takes its components from ``Layout.components()``
+instead of a ``View`` of discord.py ``Button``/``Select`` objects. For every message of every game (the lobby,
+every state of seeded games, the private views, the finished and the abandoned board, the languages taking turns), the
+JSON sent must be byte for byte what discord.py's ``interaction_message_response_params`` made from the view.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from dataclasses import replace
+
+import discord
+import pytest
+from discord.utils import _to_json
+from discord.webhook.async_ import interaction_message_response_params
+
+from bot.i18n import languages
+from bot.play import board
+from bot.play.discord_io import update_payload
+from bot.play.service import GameService
+from bot.play.spec import AnySpec
+from bot.play.transitions import Game
+from bot.ui.render import Layout, Rendered
+from tests.ui.test_phone import CASES, record, renders
+
+MENTIONS = discord.AllowedMentions(everyone=False, roles=False, users=True)
+
+
+def discord_py_payload(rendered: Rendered) -> str:
+    """The answer as it was built before: discord.py's parameters from ``Rendered.kwargs()`` and its view."""
+    params = interaction_message_response_params(
+        type=discord.InteractionResponseType.message_update.value,
+        previous_allowed_mentions=MENTIONS,
+        **rendered.kwargs(),
+    )
+    return _to_json(params.payload)
+
+
+def final_boards(spec: AnySpec, variant: str, players: int, language: str) -> Iterator[Rendered]:
+    """A finished game's board (Review, Rematch) before and after a next game opened, and an abandoned one."""
+    service = GameService.__new__(GameService)
+    service.specs = {spec.kind: spec}
+    ids = [str(10**17 + index) for index in range(players)]
+    finished = record(spec, ids, language, "finished", variant)
+    state = final_state(spec, variant, ids)
+    yield service.render(spec, Game(finished, state))
+    superseded = replace(finished, options={**finished.options, board.NEXT_GAME: 1})
+    yield service.render(spec, Game(superseded, state))
+    yield service.render(spec, Game(replace(finished, status="abandoned"), state))
+
+
+def final_state(spec: AnySpec, variant: str, ids: list[str]) -> object:
+    """The end of a game played with seeded random legal moves."""
+    rng = random.Random(len(ids))
+    engine = spec.engine
+    state = engine.new_game(ids, rng, **spec.engine_options({"target": 2000}, variant))
+    while not engine.is_over(state):
+        player = engine.to_act(state)[0]
+        state = engine.apply(state, player, rng.choice(engine.legal_actions(state, player)), rng)
+    return state
+
+
+#: Every game case once, the languages taking turns (each is seen several times; the phone test plays them all).
+LANGUAGE_CASES = [(*case, languages()[index % len(languages())]) for index, case in enumerate(CASES)]
+
+
+@pytest.mark.parametrize(
+    ("spec", "variant", "players", "language"), LANGUAGE_CASES, ids=lambda v: getattr(v, "kind", str(v))
+)
+def test_every_answer_is_byte_identical_to_discord_py_s(
+    spec: AnySpec, variant: str, players: int, language: str
+) -> None:
+    seen = 0
+    messages = [
+        *renders(spec, language, players, variant, seed=players),
+        *final_boards(spec, variant, players, language),
+    ]
+    for rendered in messages:
+        assert _to_json(update_payload(rendered, MENTIONS)) == discord_py_payload(rendered)
+        seen += bool(rendered.layout)
+    assert seen > 3
+
+
+def test_links_emoji_selects_and_rows_out_of_order() -> None:
+    layout = (
+        Layout()
+        .button(2, "Roll", "g:1:roll::3", style=discord.ButtonStyle.primary, emoji="🎲")
+        .select(0, "Pick a box", "g:1:score::3", [("Chance 23", "chance", None), ("Kniffel", "kniffel", "50")])
+        .link(2, "Jump", "https://discord.com/channels/1/2/3")
+        .button(1, None, "g:1:hold:0:3", disabled=True, emoji="🔒")
+    )
+    rendered = Rendered(content="x", layout=layout)
+    assert _to_json(update_payload(rendered, MENTIONS)) == discord_py_payload(rendered)
+    assert [len(row["components"]) for row in layout.components()] == [1, 1, 2]
+
+
+def test_an_empty_layout_clears_the_components() -> None:
+    rendered = Rendered(content="over")
+    assert update_payload(rendered, None)["data"]["components"] == []
+    assert _to_json(update_payload(rendered, MENTIONS)) == discord_py_payload(rendered)
