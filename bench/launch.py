@@ -16,9 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import psutil
-
 from bench.measure import ProcessProbe
+from bot.heap import SETTLED
 from bot.settings import environment_names
 from fakediscord import FakeDiscord, Guild
 
@@ -115,27 +114,15 @@ async def _connected(server: FakeDiscord, guild: Guild | None, timeout: float, s
     await server.wait_until_ready(timeout, shards=None if shard is None else [shard])
 
 
-async def tables_built(bot: BotProcess, timeout: float = 300.0) -> float:
-    """Wait until the bot's strategy table build (a child process started at start-up) has finished; the seconds
-    waited. Measuring while it runs would measure the build's competition for the CPU, not the bot."""
+async def settled(bot: BotProcess, timeout: float = 300.0) -> float:
+    """Wait until the bot's start-up is over: its strategy tables built (a child process) and loaded, and its heap
+    frozen (``bot/heap.py`` logs :data:`~bot.heap.SETTLED`); the seconds waited. Measuring before would measure
+    the build's competition for the CPU and the one full collection of the start-up heap, not the bot's clicks.
+    Needs the bot started with ``log_level="INFO"``."""
     started = time.perf_counter()
     deadline = started + timeout
-    while any("bot.strategy" in _command_line(child) for child in _children(bot)):
-        if time.perf_counter() > deadline:
-            raise RuntimeError(f"{bot.name}'s strategy tables were not built after {timeout:g} s")
+    while SETTLED not in bot.log.read_text(errors="replace"):
+        if bot.process.returncode is not None or time.perf_counter() > deadline:
+            raise RuntimeError(f"{bot.name} did not finish starting up:\n{bot.log_tail()}")
         await asyncio.sleep(0.5)
     return time.perf_counter() - started
-
-
-def _command_line(process: psutil.Process) -> str:
-    try:
-        return " ".join(process.cmdline())
-    except (psutil.NoSuchProcess, psutil.AccessDenied):
-        return ""
-
-
-def _children(bot: BotProcess) -> list[psutil.Process]:
-    try:
-        return psutil.Process(bot.process.pid).children(recursive=True)
-    except psutil.NoSuchProcess:
-        return []

@@ -23,7 +23,8 @@ and the player carries on from what the message shows. Whatever happens, the run
 ``--shards N`` compares dicebot with itself instead of the floor bot: the channels are spread over N guilds, one
 on each of N shards, and the same load is played against one process (every shard, as without sharding) and then
 against N processes (``SHARD_COUNT=N``, ``SHARD_IDS=0`` … ``N-1``) sharing one SQLite file; it prints their
-throughput ratio. Every dicebot run starts measuring only after its strategy table build finished.
+throughput ratio. Every dicebot run starts measuring only once its start-up is over (strategy tables built and
+loaded, heap frozen).
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.launch import DICEBOT, FLOOR, TOKEN, BotProcess, start_bot, tables_built, wait_connected
+from bench.launch import DICEBOT, FLOOR, TOKEN, BotProcess, settled, start_bot, wait_connected
 from bench.measure import MB, Latencies, Stopwatch, Summary
 from fakediscord import Channel, FakeDiscord, FakeDiscordError, InteractionHandle, Message, User
 
@@ -335,12 +336,13 @@ async def _run(
                             workdir,
                             database=database,
                             settings=sharded if setup.processes > 1 else None,
+                            log_level="INFO" if setup.dicebot else "WARNING",
                         )
                     )
                     await wait_connected(bots[-1], server, target, shard=shard if setup.processes > 1 else None)
                 if setup.dicebot:
-                    waited = max([await tables_built(bot) for bot in bots])
-                    print(f"{setup.name}: strategy tables built {waited:.0f} s after connecting")
+                    waited = max([await settled(bot) for bot in bots])
+                    print(f"{setup.name}: start-up (strategy tables, heap) finished {waited:.0f} s after connecting")
                 return await drive(setup.name, server, bots, rooms, seconds, games, warmup)
             finally:
                 for bot in bots:

@@ -36,3 +36,10 @@ def test_settle_collects_cycles_then_freezes_the_rest(unfrozen: None) -> None:
     assert garbage() is None
     assert gc.get_freeze_count() > 0
     assert not any(obj is kept for obj in gc.get_objects())  # frozen: no collection walks it any more
+
+
+def test_settle_says_start_up_is_over(unfrozen: None, caplog: pytest.LogCaptureFixture) -> None:
+    """bench/launch.py waits for this line before measuring a bot in its steady state."""
+    with caplog.at_level("INFO", logger="bot.heap"):
+        heap.settle()
+    assert any(record.getMessage().startswith(heap.SETTLED) for record in caplog.records)
