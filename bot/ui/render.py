@@ -143,8 +143,8 @@ class Layout:
     building discord.py's ``View``, ``Button`` and ``Select`` objects on every click only to turn them into the
     same dicts cost a tenth of a millisecond per click (docs/benchmarks.md). Messages sent through discord.py's own
     calls (posting a board, editing it through the channel) still take a :meth:`view`, which is stopped before it
-    is sent: discord.py then does not store it, and clicks reach the one dynamic item that handles every game
-    component, however long ago the message was posted. ``tests/ui/test_payloads.py`` checks both give the same
+    is sent: discord.py then does not store it, and clicks are routed by their id (``bot/play/components.py``),
+    however long ago the message was posted. ``tests/ui/test_payloads.py`` checks both give the same
     JSON for every game's messages.
     """
 
