@@ -55,6 +55,16 @@ ADD = np.array(
 
 
 @cache
+def line_scores() -> NDArray[np.int64]:
+    """The engine's score of every full line content: the exact rule data the learned values depend on.
+
+    Digests hash these integers rather than :func:`potentials`, whose last bits depend on the CPU's
+    floating-point kernels: a file trained on one machine must stay valid on another.
+    """
+    return np.array([engine.score_line(line) for line in CONTENTS if len(line) == SIZE], dtype=np.int64)
+
+
+@cache
 def potentials() -> NDArray[np.float64]:
     """Expected final score of every line content when its empty cells get random rolls (engine scoring)."""
     values = np.zeros(len(CONTENTS))

@@ -59,7 +59,7 @@ class Net:
 
 def digest(hidden: int) -> str:
     """The hash a weights file must carry: the line scores it was trained for and the network's layout."""
-    return tables.rules_hash(["knister-net", knister_lines.potentials().tobytes(), FEATURES, hidden])
+    return tables.rules_hash(["knister-net", knister_lines.line_scores().tobytes(), FEATURES, hidden])
 
 
 @cache
