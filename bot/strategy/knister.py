@@ -42,8 +42,8 @@ from bot.strategy.knister_lines import (
     WEIGHTS,
     arrays,
     draw,
-    place,
     line_scores,
+    place,
     potentials,
 )
 
@@ -185,7 +185,9 @@ def load(directory: Path | str | None = None, *, rebuild: bool = False) -> Table
     folder = Path(directory) if directory is not None else tables.DEFAULT_DIR
     if rebuild or folder not in _LOADED:
         potential = potentials()
-        digest = tables.rules_hash(["knister", line_scores().tobytes(), LEARNING_GAMES, LEARNING_ROUNDS, LEARNING_PRIOR])
+        digest = tables.rules_hash(
+            ["knister", line_scores().tobytes(), LEARNING_GAMES, LEARNING_ROUNDS, LEARNING_PRIOR]
+        )
         stored = tables.load_or_build(folder, "knister", digest, lambda: {"learned": learned_values()}, rebuild=rebuild)
         _LOADED[folder] = Tables(potential, np.asarray(stored["learned"], dtype=np.float64), knister_net.load())
     return _LOADED[folder]
