@@ -225,6 +225,31 @@ def best_after(
 
 
 @njit(cache=True)
+def next_roll(
+    grid: NDArray[np.int64],
+    counts: NDArray[np.int64],
+    lines: NDArray[np.int64],
+    h: NDArray[np.float64],
+    placed: int,
+    line_tables: NDArray[np.float64],
+    w: NDArray[np.float64],
+    v: NDArray[np.float64],
+    c: float,
+    chance: NDArray[np.float64],
+    scratch: NDArray[np.float64],
+    picks: NDArray[np.int64],
+) -> float:
+    """The value of a grid with ``placed`` numbers (``placed`` < 25) before the next roll by one roll of
+    lookahead: the mean over the roll of the best grid it can make. ``picks[m]`` gets that best cell for each
+    number index ``m``, so a caller that then rolls needs no second scan."""
+    expected = 0.0
+    for m in range(NUMBER_COUNT):
+        picks[m], value = best_after(grid, counts, lines, h, m, placed + 1, line_tables, w, v, c, scratch)
+        expected += chance[m] * value
+    return expected
+
+
+@njit(cache=True)
 def _expected(
     grid: NDArray[np.int64],
     counts: NDArray[np.int64],
@@ -245,11 +270,10 @@ def _expected(
     first roll only the ``width`` cells the network likes best for each number are searched deeper."""
     if placed == CELLS:
         return _table_value(lines, CELLS, line_tables)
-    expected = 0.0
     if depth == 1 or placed + 1 == CELLS:
-        for m in range(NUMBER_COUNT):
-            expected += chance[m] * best_after(grid, counts, lines, h, m, placed + 1, line_tables, w, v, c, scratch)[1]
-        return expected
+        picks = np.empty(NUMBER_COUNT, dtype=np.int64)
+        return next_roll(grid, counts, lines, h, placed, line_tables, w, v, c, chance, scratch, picks)
+    expected = 0.0
     base = _table_value(lines, placed + 1, line_tables)
     after = np.empty(CELLS)
     g2 = grid.copy()

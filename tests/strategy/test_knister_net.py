@@ -68,6 +68,25 @@ def test_one_roll_before_the_end_the_search_is_exact() -> None:
         assert values[cell] == pytest.approx(expected)
 
 
+def test_the_next_roll_is_valued_by_its_best_cell_for_every_sum() -> None:
+    # One empty cell: every sum goes there, and the mean over the roll is the expected final score, exactly.
+    net = _net()
+    grid = _random_grid(24, 4)
+    empty = next(cell for cell in range(CELLS) if grid[cell // 5][cell % 5] is None)
+    flat, lines = knister_lines.arrays(grid)
+    counts = knister_net.counts_of(flat)
+    h = knister_net.hidden_input(flat, counts, net.w, net.b)
+    picks = np.full(len(knister_lines.NUMBERS), -1, dtype=np.int64)
+    scratch = np.empty_like(h)
+    value = knister_net.next_roll(flat, counts, lines, h, 24, net.tables, net.w, net.v, net.c, CHANCE, scratch, picks)
+    expected = 0.0
+    for number, chance in zip(knister_lines.NUMBERS, CHANCE, strict=True):
+        grid[empty // 5][empty % 5] = number
+        expected += chance * engine.score_grid(grid)
+    assert value == pytest.approx(expected)
+    assert (picks == empty).all()
+
+
 def test_weights_for_other_line_scores_are_not_used(tmp_path: Path) -> None:
     net = _net()
     path = tmp_path / "net.npz"
@@ -81,12 +100,13 @@ def test_weights_for_other_line_scores_are_not_used(tmp_path: Path) -> None:
     assert knister_net.load(tmp_path / "missing.npz") is None
 
 
-def test_training_moves_the_weights_and_plays_whole_games() -> None:
+@pytest.mark.parametrize("expected", [False, True])
+def test_training_moves_the_weights_and_plays_whole_games(expected: bool) -> None:
     net = _net()
     tables, w, b, v = net.tables.copy(), net.w[:, :4].copy(), net.b[:4].copy(), net.v[:4].copy()
     c = np.zeros(1)
     potential = knister_lines.potentials()
-    mean = knister_train._train(20, 1, tables, w, b, v, c, potential, 0.5, 0.003, 0.0005)
+    mean = knister_train._train(20, 1, tables, w, b, v, c, potential, 0.5, 0.003, 0.0005, expected)
     assert 0 < mean < 200
     assert not np.array_equal(w, net.w[:, :4]) and not np.array_equal(tables, net.tables)
     scores = knister_train.greedy_scores(5, 1, tables, w, b, v, float(c[0]), potential)
