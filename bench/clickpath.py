@@ -130,8 +130,8 @@ class Table:
             request = Request(host, self.channel)
             await self.service.open_lobby(request, SPEC, "kniffel", {})
             self.message_id = request.sent
-            await self.click(guest, find(request.rendered, "join"))
-            rendered = await self.click(host, find(request.rendered, "start"))
+            joined = await self.click(guest, find(request.rendered, "join"))
+            rendered = await self.click(host, find(joined, "start"))
             await self.turns(rendered, stop)
 
     async def turns(self, rendered: Rendered | None, stop: asyncio.Event) -> None:
