@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -12,6 +14,18 @@ from tests.postgres import fresh_schema
 from tests.table_cache import cached_folder
 
 BACKENDS = ("sqlite", "postgres")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Let the run keep Python's bytecode (``__pycache__``, which git ignores), even where the environment says
+    ``PYTHONDONTWRITEBYTECODE``.
+
+    Without it every xdist worker compiled the bot and rewrote the asserts of every test module again, on every
+    run: about 10 s of CPU per worker to collect the suite instead of 4 s, and every ``python -m bot`` a test
+    starts compiled the bot anew. The workers and those child processes are started after this and inherit it.
+    """
+    sys.dont_write_bytecode = False
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 
 @pytest.fixture(params=BACKENDS)
