@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from bot.strategy import dicepoker, kniffel, knister
 from tests.postgres import fresh_schema
 from tests.table_cache import cached_folder
 
@@ -53,6 +52,8 @@ def shared_tables(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempP
     cache: pytest.Cache | None = getattr(request.config, "cache", None)
     # The run's base temp is shared by its workers (pytest-xdist's pattern).
     root = cache.mkdir("strategy-tables") if cache is not None else tmp_path_factory.getbasetemp().parent / "tables"
+    from bot.strategy import dicepoker, kniffel, knister  # numba: not in the controller, which runs no test
+
     with cached_folder(root) as folder:
         for ruleset in ("kniffel", "classic"):
             kniffel.load(ruleset, folder)

@@ -12,26 +12,31 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import importlib.metadata
+import importlib.util
 import platform
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import numba
-import numpy
 
-import bot.engine
-import bot.strategy
+def _folder(package: str) -> Path:
+    """Where ``package`` lives, found without importing it (the solvers bring numba: a second of CPU)."""
+    spec = importlib.util.find_spec(package)
+    assert spec is not None and spec.submodule_search_locations is not None, package
+    return Path(next(iter(spec.submodule_search_locations)))
+
 
 #: The packages whose files a table is computed from (the solvers and their learned weights, the rules engine).
-SOURCES = (Path(bot.strategy.__file__).parent, Path(bot.engine.__file__).parent)
+SOURCES = (_folder("bot.strategy"), _folder("bot.engine"))
 LOCK = ".lock"
 
 
 def source_key() -> str:
     """A hash of every file the tables are computed from, and of the Python, numpy and numba that compute them."""
-    digest = hashlib.sha256(f"{platform.python_version()} {numpy.__version__} {numba.__version__}".encode())
+    versions = [platform.python_version(), *(importlib.metadata.version(name) for name in ("numpy", "numba"))]
+    digest = hashlib.sha256(" ".join(versions).encode())
     for package in SOURCES:
         for path in sorted(p for p in package.iterdir() if p.suffix in (".py", ".npz")):
             digest.update(f"\0{package.name}/{path.name}\0".encode())
