@@ -2,16 +2,29 @@
 
 from __future__ import annotations
 
-import fcntl
+import os
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 
-from bot.strategy import dicepoker, kniffel, knister
 from tests.postgres import fresh_schema
+from tests.table_cache import cached_folder
 
 BACKENDS = ("sqlite", "postgres")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Let the run keep Python's bytecode (``__pycache__``, which git ignores), even where the environment says
+    ``PYTHONDONTWRITEBYTECODE``.
+
+    Without it every xdist worker compiled the bot and rewrote the asserts of every test module again, on every
+    run: about 10 s of CPU per worker to collect the suite instead of 4 s, and every ``python -m bot`` a test
+    starts compiled the bot anew. The workers and those child processes are started after this and inherit it.
+    """
+    sys.dont_write_bytecode = False
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 
 @pytest.fixture(params=BACKENDS)
@@ -26,27 +39,26 @@ async def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncI
 
 
 @pytest.fixture(scope="session")
-def shared_tables(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One folder of strategy tables per test run, built once and shared by every xdist worker.
+def shared_tables(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One folder of strategy tables shared by every xdist worker, and by later runs of the same sources.
 
-    The exact tables take seconds of CPU each to build (Kniffel's about 6 s); the strategy tests and the
-    end-to-end games against computers each built their own, and each worker again. The folder lives beside
-    the workers' temporary folders (the same base for the whole run, a new one for every run), and a file lock
-    lets the first worker build while the others wait and then load. The builder itself keeps its own tests
-    (``tests/play/test_computer.py`` builds every table in a fresh folder in a child process).
+    The exact tables take seconds of CPU each to build (Kniffel's about 9 s); the strategy tests and the
+    end-to-end games against computers each built their own, and each worker again. The folder lives in pytest's
+    cache (``.pytest_cache``; ``--cache-clear`` empties it), named by a hash of the code the tables come from
+    (:mod:`tests.table_cache`); without the cache plugin, beside the workers' temporary folders for this run only.
+    The first worker that needs it fills it while the others wait. The builder itself keeps its own tests
+    (``tests/play/test_computer.py`` builds in a fresh folder in a child process).
     """
-    root = tmp_path_factory.getbasetemp().parent  # shared by the workers of one run (pytest-xdist's pattern)
-    folder = root / "strategy-tables"
-    folder.mkdir(exist_ok=True)
-    with open(root / "strategy-tables.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            for ruleset in ("kniffel", "classic"):
-                kniffel.load(ruleset, folder)
-            dicepoker.load(folder)
-            knister.load(folder)
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+    cache: pytest.Cache | None = getattr(request.config, "cache", None)
+    # The run's base temp is shared by its workers (pytest-xdist's pattern).
+    root = cache.mkdir("strategy-tables") if cache is not None else tmp_path_factory.getbasetemp().parent / "tables"
+    from bot.strategy import dicepoker, kniffel, knister  # numba: not in the controller, which runs no test
+
+    with cached_folder(root) as folder:
+        for ruleset in ("kniffel", "classic"):
+            kniffel.load(ruleset, folder)
+        dicepoker.load(folder)
+        knister.load(folder)
     return folder
 
 

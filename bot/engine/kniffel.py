@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
+from functools import cache
 from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
@@ -95,8 +96,13 @@ def _is_kniffel(faces: Sequence[int]) -> bool:
     return len(set(faces)) == 1
 
 
-def _points(faces: Sequence[int], box: str) -> int:
-    """What the box's own condition gives these dice, ignoring the joker."""
+@cache
+def _points(faces: tuple[int, ...], box: str) -> int:
+    """What the box's own condition gives these dice (sorted), ignoring the joker.
+
+    Remembered: there are only 252 sorted rolls of five dice, and the Score… select asks for every open box on
+    every roll.
+    """
     c = counts(faces)
     shape = sorted(c.values())
     if box in UPPER:
@@ -131,12 +137,13 @@ def score_options(dice: Sequence[int], scorecard: Scorecard, ruleset: str = "kni
     if ruleset == "kniffel" and _is_kniffel(faces) and "kniffel" in scorecard:
         upper = UPPER[faces[0] - 1]
         if upper not in scorecard:
-            return {upper: _points(faces, upper)}
+            return {upper: _points(tuple(sorted(faces)), upper)}
         open_lower = [box for box in open_boxes if box in LOWER]
         if open_lower:
             return {box: _FIXED_POINTS.get(box, sum(faces)) for box in open_lower}
         return dict.fromkeys(open_boxes, 0)
-    return {box: _points(faces, box) for box in open_boxes}
+    key = tuple(sorted(faces))
+    return {box: _points(key, box) for box in open_boxes}
 
 
 def extra_bonus(dice: Sequence[int], scorecard: Scorecard, ruleset: str = "kniffel") -> int:

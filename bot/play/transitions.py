@@ -353,9 +353,11 @@ def move(rules: AnyRules, game: Game, actor: Actor, action: Any, rng: random.Ran
     key = rules.turn_key(game.state)
     state = rules.engine.apply(game.state, actor.player, action, rng)
     record = game.record
-    seats = tuple(replace(s, timeouts=0) if s.player == actor.player and s.timeouts else s for s in record.seats)
-    outcome = _after_move(rules, game, replace(record, seats=seats), key, state, (), now)
-    return replace(outcome, moves=(played(actor.player, "player", action, game.state, record.state),))
+    if any(seat.player == actor.player and seat.timeouts for seat in record.seats):
+        seats = tuple(replace(s, timeouts=0) if s.player == actor.player else s for s in record.seats)
+        record = replace(record, seats=seats)
+    moves = (played(actor.player, "player", action, game.state, game.record.state),)
+    return _after_move(rules, game, record, key, state, (), now, moves)
 
 
 def leave(rules: AnyRules, game: Game, actor: Actor, now: float) -> Outcome:
@@ -443,7 +445,7 @@ def computer_step(rules: AnyRules, game: Game, choose: Choose, rng: random.Rando
     if rules.turn_key(state) == key:
         # The people still to act in this turn get their full time from now.
         record = replace(record, deadline_at=now + timeout_minutes(rules, record) * 60)
-    return replace(_after_move(rules, game, record, key, state, (), now), moves=tuple(moves))
+    return _after_move(rules, game, record, key, state, (), now, tuple(moves))
 
 
 def paced(rules: AnyRules, outcome: Outcome, now: float, delay: float) -> Outcome:
@@ -487,7 +489,7 @@ def timeout(rules: AnyRules, game: Game, choose: Choose, rng: random.Random, now
         seats[player] = seat
     state.events = events
     record = replace(game.record, seats=tuple(seats[seat.player] for seat in game.record.seats))
-    return replace(_after_move(rules, game, record, key, state, tuple(notices), now), moves=tuple(moves))
+    return _after_move(rules, game, record, key, state, tuple(notices), now, tuple(moves))
 
 
 def _after_move(
@@ -498,20 +500,27 @@ def _after_move(
     state: Any,
     notices: tuple[Notice, ...],
     now: float,
+    moves: tuple[MoveRow, ...] = (),
 ) -> Outcome:
-    """Store the new state; move the deadline when a new turn began; finish the game when it is over."""
+    """Store the new state; move the deadline when a new turn began; finish the game when it is over.
+
+    One copy of the record per outcome (``dataclasses.replace`` of the game row is a few microseconds, on every
+    click).
+    """
     engine = rules.engine
-    stored = replace(record, state=state.dump())
+    dumped = state.dump()
     if not any(seat.status == "active" and seat.kind == "user" for seat in record.seats):
-        finished = replace(stored, status="abandoned", deadline_at=None, finished_at=now)
-        return Outcome(before, Game(finished, state), True, (*notices, Notice("play.abandoned")))
+        finished = replace(record, state=dumped, status="abandoned", deadline_at=None, finished_at=now)
+        return Outcome(before, Game(finished, state), True, (*notices, Notice("play.abandoned")), moves=moves)
     if engine.is_over(state):
-        finished = replace(stored, status="finished", deadline_at=None, finished_at=now)
-        return Outcome(before, Game(finished, state), True, notices, results(rules, finished, state))
+        finished = replace(record, state=dumped, status="finished", deadline_at=None, finished_at=now)
+        return Outcome(before, Game(finished, state), True, notices, results(rules, finished, state), moves=moves)
     deadline_at = record.deadline_at
     if before.record.status != "running" or rules.turn_key(state) != old_key:
         deadline_at = now + timeout_minutes(rules, record) * 60
-    return Outcome(before, Game(replace(stored, deadline_at=deadline_at), state), True, notices)
+    return Outcome(
+        before, Game(replace(record, state=dumped, deadline_at=deadline_at), state), True, notices, moves=moves
+    )
 
 
 def results(rules: AnyRules, record: GameRecord, state: Any) -> tuple[ResultRow, ...]:

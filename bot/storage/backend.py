@@ -2,7 +2,7 @@
 
 The repositories write through :class:`Transaction`, a batch of statements built without awaiting anything and run
 as one transaction when the ``async with db.transaction()`` block ends. That shape is what lets SQLite run a
-whole transaction in one hop to its thread (BEGIN, every statement, COMMIT) and PostgreSQL in one acquired
+whole transaction in one call (BEGIN, every statement, COMMIT) and PostgreSQL in one acquired
 connection, while the repositories' SQL stays the same for both. A statement that must touch an exact number of
 rows (the optimistic version check) says so with ``expect_rows``; a value returned by one statement can be a
 parameter of a later one (:class:`Returned`), e.g. a new game's id for its seats.

@@ -1,12 +1,13 @@
 """Group commit for SQLite: the write batches that queue up while one transaction runs go in together as the next.
 
-SQLite has one writer, so every write transaction is a hop to the writer's thread and a COMMIT of its own. Under
-load many games save at once and each waits for the writer in turn; instead, the batches waiting when the writer
-is free run as one transaction in one hop, each inside its own SAVEPOINT. A member that fails (its version check,
-a constraint, a missing returned value) is rolled back to its savepoint alone and gets its own error, as if it had
-run by itself; the others stay. Every member's caller is resumed only after the COMMIT, so a move is never
-acknowledged before it is saved, and a failing BEGIN or COMMIT fails every member with nothing applied. When the
-writer is idle a batch runs at once, in a group of one (then without a savepoint): grouping costs nothing idle.
+SQLite has one writer, so every write transaction is a COMMIT of its own. Under load many games save at once and
+each waits for the writer in turn; instead, the batches waiting when the writer is free run as one transaction,
+each inside its own SAVEPOINT. A member that fails (its version check, a constraint, a missing returned value) is
+rolled back to its savepoint alone and gets its own error, as if it had run by itself; the others stay. Every
+member's caller is resumed only after the COMMIT, so a move is never acknowledged before it is saved, and a
+failing BEGIN or COMMIT fails every member with nothing applied. When the writer is idle a batch runs at once, in
+a group of one (then without a savepoint): grouping costs nothing idle. Where a group runs (on the event loop, or
+on a thread while another process holds the write lock) is the backend's choice: ``bot/storage/sqlite.py``.
 """
 
 from __future__ import annotations
@@ -20,11 +21,8 @@ from dataclasses import dataclass, field
 
 from bot.storage.backend import Conflict, StorageUnavailable, Transaction
 
-#: At most this many batches in one transaction, so one hop to the writer stays short (a member is ~0.1 ms).
+#: At most this many batches in one transaction, so one group stays short (a member is ~0.1 ms).
 MAX_GROUP = 64
-
-#: Runs a function on the writer's thread with its connection (``_Worker.call`` in ``bot/storage/sqlite.py``).
-Hop = Callable[[Callable[[sqlite3.Connection], None]], Awaitable[None]]
 
 
 @dataclass
@@ -36,11 +34,19 @@ class Member:
     error: BaseException | None = None
 
 
-class GroupCommit:
-    """The writer's queue: one group of batches at a time, each group one transaction in one hop."""
+class WriterBusy(Exception):
+    """BEGIN IMMEDIATE found the write lock taken by another process: nothing of the group ran."""
 
-    def __init__(self, hop: Hop, limit: int = MAX_GROUP) -> None:
-        self._hop = hop
+
+#: Runs one group as one transaction (:func:`run_group` on the writer's connection), setting each member's error.
+Runner = Callable[[list[Member]], Awaitable[None]]
+
+
+class GroupCommit:
+    """The writer's queue: one group of batches at a time, each group one transaction."""
+
+    def __init__(self, runner: Runner, limit: int = MAX_GROUP) -> None:
+        self._runner = runner
         self._limit = limit
         self._waiting: deque[Member] = deque()
         self._flushing: asyncio.Task[None] | None = None
@@ -82,8 +88,8 @@ class GroupCommit:
     async def _commit(self, group: list[Member]) -> None:
         """Run one group and resume its callers (each with its own error, if it has one)."""
         try:
-            await self._hop(lambda conn: run_group(conn, group))
-        except Exception as error:  # the hop itself failed (the connection is closed): nothing ran
+            await self._runner(group)
+        except Exception as error:  # the runner itself failed (the connection is closed): nothing ran
             for member in group:
                 member.error = member.error or error
         except BaseException:
@@ -100,15 +106,24 @@ class GroupCommit:
 
 
 def run_group(conn: sqlite3.Connection, group: list[Member]) -> None:
-    """On the writer's thread: BEGIN IMMEDIATE, every member (each in a SAVEPOINT when there are several), COMMIT.
+    """BEGIN IMMEDIATE, every member (each in a SAVEPOINT when there are several), COMMIT.
 
     Sets each member's ``error``; a failure of the disk (SQLite's ``OperationalError``: full, I/O error, read-only),
     at BEGIN, in a member or at COMMIT, rolls everything back and fails every member still standing with
-    :class:`StorageUnavailable`, so the connection is never left inside a half-done transaction.
+    :class:`StorageUnavailable`, so the connection is never left inside a half-done transaction. A write lock held
+    by another process when the connection's busy timeout runs out at BEGIN raises :class:`WriterBusy` instead,
+    with no member touched: the caller decides whether to wait longer elsewhere.
     """
     isolated = len(group) > 1
     try:
         conn.execute("BEGIN IMMEDIATE")
+    except sqlite3.OperationalError as error:
+        if getattr(error, "sqlite_errorcode", 0) & 0xFF == sqlite3.SQLITE_BUSY:  # any of the extended busy codes
+            raise WriterBusy(str(error)) from error
+        for member in group:
+            member.error = translated(error)
+        return
+    try:
         for member in group:
             if isolated:
                 conn.execute("SAVEPOINT member")

@@ -1,10 +1,15 @@
-"""The SQLite backend: one writer and one reader connection, each driven from its own thread, and the migrations.
+"""The SQLite backend: one writer and one reader connection, and the migrations.
 
-A transaction is one hop to the writer's thread: BEGIN IMMEDIATE, every statement of the batch with its checks,
-COMMIT, all in one function call there, instead of one hop per statement (the click path's cost under load, see
-docs/benchmarks.md). Batches that arrive while the writer is busy share the next hop and COMMIT, each in its own
-savepoint (``bot/storage/group_commit.py``). With WAL the reader sees only committed data, so a read never
-observes a half-applied game action.
+A transaction runs on the event loop's own thread: BEGIN IMMEDIATE, every statement of the batch with its checks,
+COMMIT, in one function call. Handing it to a thread instead cost more CPU than the transaction itself (waking the
+thread and then the event loop: about 0.1 ms a hop on the 2-core machine, and the thread competing for the cores
+under load; docs/benchmarks.md), and with WAL and ``synchronous = NORMAL`` a COMMIT only appends to the WAL file,
+it never waits for the disk. What can wait stays off the event loop: the writer never checkpoints by itself
+(``wal_autocheckpoint = 0``), the reader's thread runs a passive checkpoint every :data:`CHECKPOINT_EVERY` commits
+instead; and the writer has no busy timeout, so a write lock held by another process (shard processes sharing
+the file) sends the group to the writer's thread, which waits for it as long as before. Batches queued while a
+transaction runs share the next COMMIT, each in its own savepoint (``bot/storage/group_commit.py``). With WAL the
+reader sees only committed data, so a read never observes a half-applied game action.
 """
 
 from __future__ import annotations
@@ -27,10 +32,16 @@ from bot.storage.backend import (
     bundled_migrations,
     refuse_newer,
 )
-from bot.storage.group_commit import GroupCommit
+from bot.storage.group_commit import GroupCommit, Member, WriterBusy, run_group, translated
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+
+#: Milliseconds a connection waits for a lock another process holds, where waiting blocks no event loop.
+BUSY_TIMEOUT_MS = 5000
+#: A passive checkpoint (the WAL copied into the database file, synced) after this many commits: about the 1,000
+#: WAL pages of SQLite's own automatic checkpoint at a game save's four to six pages.
+CHECKPOINT_EVERY = 200
 
 
 class _Worker:
@@ -51,7 +62,9 @@ class _Worker:
 class SqliteDatabase(Database):
     """One writer connection fed by a group commit queue, plus one reader connection.
 
-    SQLite allows one writer at a time; serializing writes in-process keeps transactions from interleaving.
+    SQLite allows one writer at a time; serializing writes in-process keeps transactions from interleaving. The
+    writer's connection is used on the event loop, and on its own thread only while another process holds the
+    write lock (never both at once: one group runs at a time).
     """
 
     dialect = "sqlite"
@@ -59,7 +72,11 @@ class SqliteDatabase(Database):
     def __init__(self, writer: _Worker, reader: _Worker, path: Path) -> None:
         self._writer = writer
         self._reader = reader
-        self._groups = GroupCommit(writer.call)
+        self._groups = GroupCommit(self._run_group)
+        #: Commits between two passive checkpoints.
+        self.checkpoint_every = CHECKPOINT_EVERY
+        self._commits = 0
+        self._checkpoint: asyncio.Task[None] | None = None
         self.path = path
 
     @classmethod
@@ -82,6 +99,7 @@ class SqliteDatabase(Database):
         reader: _Worker | None = None
         try:
             await writer.call(lambda conn: _prepare(conn, path, migrations))
+            await writer.call(_configure_writer)
             reader = _Worker(_connect(path), "dicebot-sqlite-reader")
             await reader.call(_configure)
         except sqlite3.Error as exc:
@@ -96,6 +114,8 @@ class SqliteDatabase(Database):
 
     async def close(self) -> None:
         await self._groups.drain()
+        if self._checkpoint is not None:
+            await asyncio.gather(self._checkpoint, return_exceptions=True)
         await self._reader.close()
         await self._writer.close()
 
@@ -108,6 +128,26 @@ class SqliteDatabase(Database):
         """
         await self._groups.run(batch)
 
+    async def _run_group(self, group: list[Member]) -> None:
+        """One group as one transaction, right here on the event loop; on the writer's thread, waiting up to
+        :data:`BUSY_TIMEOUT_MS`, when another process holds the write lock."""
+        try:
+            run_group(self._writer.conn, group)
+        except WriterBusy:
+            await self._writer.call(lambda conn: _run_waiting(conn, group))
+        self._commits += 1
+        if self._commits % self.checkpoint_every == 0 and self._checkpoint is None:
+            self._checkpoint = asyncio.create_task(self._run_checkpoint(), name="dicebot-sqlite-checkpoint")
+
+    async def _run_checkpoint(self) -> None:
+        """Copy the WAL into the database file on the reader's thread (passive: no writer or reader waits)."""
+        try:
+            await self._reader.call(lambda conn: conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall())
+        except sqlite3.Error as error:
+            log.warning("WAL checkpoint failed (the next one retries): %s", error)
+        finally:
+            self._checkpoint = None
+
     async def fetch_all(self, sql: Sql, params: Sequence[Any] = ()) -> list[Row]:
         """A read on the reader connection, fetched whole in one hop.
 
@@ -119,6 +159,19 @@ class SqliteDatabase(Database):
 
     async def schema_version(self) -> int:
         return await self._reader.call(schema_version)
+
+
+def _run_waiting(conn: sqlite3.Connection, group: list[Member]) -> None:
+    """On the writer's thread: the group, waiting for another process's write lock; if it outlasts the wait, every
+    member fails as the disk being unavailable would (nothing was applied)."""
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    try:
+        run_group(conn, group)
+    except WriterBusy as busy:
+        for member in group:
+            member.error = translated(sqlite3.OperationalError(str(busy)))
+    finally:
+        conn.execute("PRAGMA busy_timeout = 0")
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -167,8 +220,14 @@ def _probe_write(conn: sqlite3.Connection) -> None:
         conn.execute("ROLLBACK")
 
 
+def _configure_writer(conn: sqlite3.Connection) -> None:
+    """The writer runs on the event loop: it neither waits for another process's lock nor checkpoints by itself."""
+    conn.execute("PRAGMA busy_timeout = 0")
+    conn.execute("PRAGMA wal_autocheckpoint = 0")
+
+
 def _configure(conn: sqlite3.Connection) -> None:
-    conn.execute("PRAGMA busy_timeout = 5000")
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     conn.execute("PRAGMA foreign_keys = ON")
     conn.execute("PRAGMA journal_mode = WAL").fetchone()
     conn.execute("PRAGMA synchronous = NORMAL")

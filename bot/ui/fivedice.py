@@ -123,11 +123,12 @@ class ScorecardUI:
         layout = rendered.layout
         # Controls are enabled from the engine's own list of what it would accept now.
         legal = fivedice.dice_actions(state)
-        can_roll = fivedice.Roll() in legal
+        can_roll = any(isinstance(action, fivedice.Roll) for action in legal)
+        holdable = {action.index for action in legal if isinstance(action, fivedice.ToggleHold)}
         for index in range(fivedice.DICE):
             if state.rolls:
                 held = state.held[index]
-                can_hold = fivedice.ToggleHold(index=index) in legal
+                can_hold = index in holdable
                 # A held die shows 🔒 and its number without the face: five held still fit a phone's row.
                 layout.button(
                     0,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from types import ModuleType
 
 from bot.engine import kniffel
@@ -25,13 +26,7 @@ class KniffelUI(ScorecardUI):
         card = state.cards[state.current_player]
         options = kniffel.score_options(state.dice, card, state.ruleset)
         bonus = kniffel.extra_bonus(state.dice, card, state.ruleset)
-        choices: list[tuple[str, str, str | None]] = []
-        for box, points in options.items():
-            label = t("kniffel.option", locale, box=t(f"kniffel.box.{box}", locale), points=points)
-            if bonus:
-                label += " " + t("kniffel.option_bonus", locale, bonus=bonus)
-            choices.append((label, box, None))
-        return choices
+        return [(option_label(box, points, bonus, locale), box, None) for box, points in options.items()]
 
     def card_rows(self, table: Table, player: str) -> list[tuple[str, str]]:
         state, locale = table.state, table.locale
@@ -81,6 +76,16 @@ class KniffelUI(ScorecardUI):
             winners = ", ".join(table.name(p) for p in params["winners"])
             return t("dice.winners", locale, names=winners, count=len(params["winners"]))
         return None
+
+
+@lru_cache(maxsize=4096)
+def option_label(box: str, points: int, bonus: int, locale: str) -> str:
+    """A line of the Score… select, remembered: the same few hundred (box, points) pairs come back on every roll,
+    and translating them again was a third of rendering a Kniffel board (docs/benchmarks.md)."""
+    label = t("kniffel.option", locale, box=t(f"kniffel.box.{box}", locale), points=points)
+    if bonus:
+        label += " " + t("kniffel.option_bonus", locale, bonus=bonus)
+    return label
 
 
 UI = KniffelUI()

@@ -15,7 +15,6 @@ import pytest
 from bot import strategy
 from bot.engine import kniffel
 from bot.engine import tutto as tutto_engine
-from bot.strategy import kniffel as kniffel_tables
 from bot.strategy import tutto as tutto_strategy
 from fakediscord import Message
 from tests.e2e.conftest import Harness
@@ -27,16 +26,9 @@ pytestmark = pytest.mark.timeout(240)
 REVIEW = "🔍 Review"
 
 
-@pytest.fixture(scope="session")
-def classic_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("review-strategy")
-    kniffel_tables.load("classic", folder)
-    return folder
-
-
 @pytest.fixture
-async def bot(harness: Harness, classic_dir: Path) -> Harness:
-    harness.strategy_dir = classic_dir
+async def bot(harness: Harness, shared_tables: Path) -> Harness:
+    harness.strategy_dir = shared_tables
     await harness.start_bot()
     return harness
 
@@ -79,7 +71,7 @@ async def review_message(h: Harness, handle: object) -> Message:
 
 
 async def test_the_review_button_after_a_restart_lists_the_scripted_games_regrets(
-    bot: Harness, classic_dir: Path
+    bot: Harness, shared_tables: Path
 ) -> None:
     h = bot
     message = await finished_game(h)
@@ -89,7 +81,7 @@ async def test_the_review_button_after_a_restart_lists_the_scripted_games_regret
     assert sum(1 for _, action, _ in moves if action["kind"] == "score") == 13  # every turn's box is stored
     chance_state = kniffel.State.load(moves[1][2])
     assert moves[1][1] == {"kind": "score", "box": "chance"} and chance_state.dice == [6, 6, 6, 6, 6]
-    values = {entry.action: entry.value for entry in strategy.evaluate(chance_state, player, directory=classic_dir)}
+    values = {entry.action: entry.value for entry in strategy.evaluate(chance_state, player, directory=shared_tables)}
     loss = values[kniffel.Score(box="kniffel")] - values[kniffel.Score(box="chance")]
 
     await h.restart()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 import re
 import time
+from functools import cache
 from typing import Any
 
 import discord
@@ -32,6 +33,7 @@ from cogs.tutto import SPEC as TUTTO
 
 LONG_NAME = "W" * 32
 MAX_STEPS = 5000
+SPECS: dict[str, AnySpec] = {spec.kind: spec for spec in (KNIFFEL, DICEPOKER, KNISTER, TUTTO)}
 VARIANTS = {"kniffel": "kniffel", "dicepoker": "russian", "knister": "standard", "tutto": "standard"}
 
 
@@ -59,7 +61,7 @@ def check(rendered: Rendered) -> None:
         for field in embed.fields:
             assert 1 <= len(field.name) <= 256 and 1 <= len(field.value) <= 1024
         assert len((embed.footer.text or "") if embed.footer else "") <= 2048
-    for row in rendered.layout.view().to_components():
+    for row in rendered.layout.components():  # what is sent: tests/ui/test_payloads.py
         for component in row["components"]:
             assert len(component.get("label") or "") <= 80, component["label"]
             assert len(component.get("placeholder") or "") <= 150
@@ -68,29 +70,42 @@ def check(rendered: Rendered) -> None:
                 assert len(option.get("description") or "") <= 100, option["description"]
 
 
+@cache
+def played(kind: str) -> tuple[tuple[Any, str], ...]:
+    """Every state of a full table's game played to its end by timeout moves, each with the player who just moved.
+
+    The same in every language: each worker plays it once, and the languages only render it.
+    """
+    spec = SPECS[kind]
+    players = [str(10**17 + index) for index in range(spec.max_players)]
+    rng = random.Random(11)
+    engine = spec.engine
+    state = engine.new_game(players, rng, **spec.engine_options({"target": 2000}, VARIANTS[spec.kind]))
+    states = []
+    while not engine.is_over(state):
+        assert len(states) < MAX_STEPS
+        player = engine.to_act(state)[0]
+        state = engine.apply(state, player, engine.timeout_action(state, player), rng)
+        states.append((state, player))
+    return tuple(states)
+
+
 def play(spec: AnySpec, language: str) -> int:
     """Play a full table to the end, checking every render; returns how many states were measured."""
     players = [str(10**17 + index) for index in range(spec.max_players)]
-    rng = random.Random(11)
     check(lobby_ui.render(lobby(spec, record(spec, players, language, "lobby"))))
-    engine = spec.engine
-    state = engine.new_game(players, rng, **spec.engine_options({"target": 2000}, VARIANTS[spec.kind]))
-    steps = 0
-    while not engine.is_over(state):
-        steps += 1
-        assert steps < MAX_STEPS
-        player = engine.to_act(state)[0]
-        state = engine.apply(state, player, engine.timeout_action(state, player), rng)
+    states = played(spec.kind)
+    for state, player in states:
         current = table(game(spec, state, players, language))
         check(spec.ui.render(current))
         assert all(len(line) <= 2000 for line in spec.ui.announce(current))
         for view in spec.private_views.values():
             check(view.render(current, player))
-    final = table(game(spec, state, players, language, status="finished"))
+    final = table(game(spec, states[-1][0], players, language, status="finished"))
     check(spec.ui.render(final))
     for view in spec.private_views.values():
         check(view.render(final, players[0]))
-    return steps
+    return len(states)
 
 
 @pytest.mark.parametrize("language", languages())

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from playwright.async_api import Browser, Locator, Page, async_playwright, expect
+from playwright.async_api import Browser, FloatRect, Locator, Page, async_playwright, expect
 from pytest_asyncio import is_async_test
 
 from bot.playground import Playground
@@ -177,6 +177,25 @@ async def poll(check: Callable[[], Awaitable[bool]], what: str, timeout: float =
         if loop.time() > deadline:
             raise TimeoutError(f"timed out waiting for {what}")
         await asyncio.sleep(0.02)
+
+
+async def box_of(locator: Locator) -> FloatRect:
+    """Where ``locator``'s element is on screen, once it holds still.
+
+    The page replaces a message's node whenever the message or its interaction changes (``renderMessages`` in
+    ``fakediscord/web/app.js``), and Playwright finds no box for a node replaced between finding and measuring
+    it: measure again until one is found, bounded.
+    """
+    found: list[FloatRect] = []
+
+    async def measured() -> bool:
+        box = await locator.bounding_box()
+        if box is not None:
+            found.append(box)
+        return box is not None
+
+    await poll(measured, "an element's box on screen")
+    return found[-1]
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

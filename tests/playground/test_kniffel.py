@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from playwright.async_api import expect
 
-from tests.playground.conftest import PHONE, World
+from tests.playground.conftest import PHONE, World, box_of
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -68,8 +68,8 @@ async def test_phone_width_keeps_the_game_playable(world: World) -> None:
     game = await alice.pin(alice.message_with("turn 1/13"))
     await alice.click(game, "Roll")
     await expect(game.locator(".select-toggle")).to_be_visible()
-    box = await game.bounding_box()
-    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"]
+    box = await box_of(game)
+    assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"]
     scroll_width = await alice.page.evaluate("document.documentElement.scrollWidth")
     assert scroll_width <= PHONE["width"]
     assert await alice.pick(game, "Full House") == "Full House — 25"

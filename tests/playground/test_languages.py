@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable
 import pytest
 from playwright.async_api import Locator, expect
 
-from tests.playground.conftest import DESKTOP, PHONE, Screen, World
+from tests.playground.conftest import DESKTOP, PHONE, Screen, World, box_of
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -154,8 +154,7 @@ async def assert_fits_phone(screen: Screen) -> None:
     await screen.page.locator("#messages").evaluate("list => { list.scrollTop = list.scrollHeight; }")
     assert await screen.page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     for button in await screen.messages.get_by_role("button").all():
-        box = await button.bounding_box()
-        assert box is not None
+        box = await box_of(button)
         assert box["x"] >= 0
         assert box["x"] + box["width"] <= PHONE["width"]
 

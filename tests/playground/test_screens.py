@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from playwright.async_api import expect
 
-from tests.playground.conftest import PHONE, Screen, World
+from tests.playground.conftest import PHONE, Screen, World, box_of
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -70,8 +70,7 @@ async def test_a_running_game_fits_desktop_and_phone(world: World, game: str) ->
     await screen.page.locator("#messages").evaluate("list => { list.scrollTop = list.scrollHeight; }")
     assert await screen.page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     for button in await screen.messages.last.get_by_role("button").all():
-        box = await button.bounding_box()
-        assert box is not None
+        box = await box_of(button)
         assert box["x"] >= 0
         assert box["x"] + box["width"] <= PHONE["width"]
     await screen.screenshot(f"{game}-phone")

@@ -1,16 +1,16 @@
 """Group commit on SQLite: batches queued while the writer is busy share one transaction, each in its own savepoint.
 
-The writer's connection is wrapped by :class:`Gate`, which holds a statement (BEGIN IMMEDIATE or COMMIT) on the
-writer's thread until the test lets it go, so the tests decide exactly which batches queue up behind which.
+The writer runs its transactions on the event loop, so the batches queued in one turn of the loop are the ones that
+go in together. Its connection is wrapped by :class:`Spy`, which records every statement (and the thread it ran on)
+and fails the ones it is told to.
 """
 
 from __future__ import annotations
 
 import asyncio
-import queue
 import sqlite3
 import threading
-from collections.abc import AsyncIterator, Awaitable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,35 +25,27 @@ class Refused(Exception):
     """A version check's own error (as ``StaleVersion`` is for games)."""
 
 
-class Gate:
-    """The writer's connection, holding each ``hold`` statement until released and failing each ``fail`` one."""
+class Spy:
+    """A connection that records each statement with its thread, fails each ``fail`` one and calls ``on`` hooks."""
 
-    def __init__(self, conn: sqlite3.Connection, hold: str) -> None:
+    def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
-        self.hold = hold
         self.fail: set[str] = set()
-        self.reached: queue.Queue[str] = queue.Queue()
-        self.passes = threading.Semaphore(0)
+        self.on: dict[str, Callable[[], None]] = {}
         self.seen: list[str] = []
+        self.threads: list[tuple[str, str]] = []
 
     def execute(self, sql: str, *args: Any) -> sqlite3.Cursor:
         self.seen.append(sql)
-        if sql == self.hold:
-            self.reached.put(sql)
-            self.passes.acquire()
+        self.threads.append((sql, threading.current_thread().name))
+        if sql in self.on:
+            self.on[sql]()
         if sql in self.fail:
             raise sqlite3.OperationalError("disk I/O error")
         return self.conn.execute(sql, *args)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.conn, name)
-
-    async def wait_reached(self) -> None:
-        """Until the writer's thread is held at the statement."""
-        await asyncio.to_thread(self.reached.get)
-
-    def release(self) -> None:
-        self.passes.release()
 
 
 @pytest.fixture
@@ -66,8 +58,8 @@ async def db(tmp_path: Path) -> AsyncIterator[SqliteDatabase]:
     await database.close()
 
 
-def gate(db: SqliteDatabase, hold: str) -> Gate:
-    wrapped = Gate(db._writer.conn, hold)
+def spy(db: SqliteDatabase) -> Spy:
+    wrapped = Spy(db._writer.conn)
     db._writer.conn = wrapped  # type: ignore[assignment]
     return wrapped
 
@@ -93,28 +85,23 @@ async def outcomes(tasks: Sequence[asyncio.Task[None]]) -> list[BaseException | 
     return list(await asyncio.gather(*tasks, return_exceptions=True))
 
 
-async def test_batches_queued_behind_a_transaction_commit_together_and_only_then_return(db: SqliteDatabase) -> None:
-    held = gate(db, "COMMIT")
-    first = asyncio.ensure_future(note(db, 1))
-    await held.wait_reached()
-    others = await queued(db, 3, note(db, 2), note(db, 3), note(db, 4))
-    held.release()
-    await first
-    await held.wait_reached()  # the three queued batches, at their one COMMIT
-    assert not any(task.done() for task in others)
-    assert await stored(db) == [(1, "x")]
-    held.release()
-    assert await outcomes(others) == [None, None, None]
-    assert await stored(db) == [(1, "x"), (2, "x"), (3, "x"), (4, "x")]
-    assert held.seen.count("BEGIN IMMEDIATE") == 2
-    assert held.seen.count("COMMIT") == 2
+async def test_batches_queued_together_commit_together_on_the_event_loop_and_only_then_return(
+    db: SqliteDatabase,
+) -> None:
+    seen = spy(db)
+    tasks = await queued(db, 3, note(db, 1), note(db, 2), note(db, 3))
+    done_at_commit: list[bool] = []
+    seen.on["COMMIT"] = lambda: done_at_commit.extend(task.done() for task in tasks)
+    assert await outcomes(tasks) == [None, None, None]
+    assert done_at_commit == [False, False, False]
+    assert await stored(db) == [(1, "x"), (2, "x"), (3, "x")]
+    assert seen.seen.count("BEGIN IMMEDIATE") == 1 and seen.seen.count("SAVEPOINT member") == 3
+    assert {thread for _, thread in seen.threads} == {threading.current_thread().name}
 
 
 async def test_a_member_that_fails_is_rolled_back_alone(db: SqliteDatabase) -> None:
     await note(db, 9, "old")
-    held = gate(db, "BEGIN IMMEDIATE")
-    first = asyncio.ensure_future(note(db, 1))
-    await held.wait_reached()
+    seen = spy(db)
 
     async def stale() -> None:
         """Writes a note, then fails its version check: neither may stay."""
@@ -123,49 +110,101 @@ async def test_a_member_that_fails_is_rolled_back_alone(db: SqliteDatabase) -> N
             tx.execute("UPDATE notes SET text = 'new' WHERE id = 9 AND version = 7", expect_rows=1, otherwise=Refused)
 
     others = await queued(db, 4, note(db, 2), stale(), note(db, 9, "duplicate"), note(db, 3))
-    held.release()
-    await first
-    await held.wait_reached()
-    held.release()
     results = await outcomes(others)
     assert results[0] is None and results[3] is None
     assert isinstance(results[1], Refused)
     assert isinstance(results[2], Conflict)
-    assert await stored(db) == [(1, "x"), (2, "x"), (3, "x"), (9, "old")]
-    assert held.seen.count("ROLLBACK TO member") == 2
+    assert await stored(db) == [(2, "x"), (3, "x"), (9, "old")]
+    assert seen.seen.count("ROLLBACK TO member") == 2
 
 
 async def test_a_failing_commit_fails_every_member_and_applies_nothing(db: SqliteDatabase) -> None:
-    held = gate(db, "BEGIN IMMEDIATE")
-    first = asyncio.ensure_future(note(db, 1))
-    await held.wait_reached()
-    others = await queued(db, 3, note(db, 2), note(db, 3), note(db, 4))
-    held.fail = {"COMMIT"}
-    held.release()
+    seen = spy(db)
+    seen.fail = {"COMMIT"}
     with pytest.raises(StorageUnavailable, match="I/O"):
-        await first  # a group of one fails alike
-    await held.wait_reached()
-    held.release()
-    results = await outcomes(others)
+        await note(db, 1)  # a group of one fails alike
+    results = await outcomes(await queued(db, 3, note(db, 2), note(db, 3), note(db, 4)))
     assert all(isinstance(result, StorageUnavailable) for result in results)
     assert await stored(db) == []
 
-    held.fail = set()
-    held.hold = ""
+    seen.fail = set()
     await note(db, 5)  # the connection was not left inside a transaction
     assert await stored(db) == [(5, "x")]
 
 
+async def test_a_failing_begin_fails_every_member(db: SqliteDatabase) -> None:
+    seen = spy(db)
+    seen.fail = {"BEGIN IMMEDIATE"}
+    results = await outcomes(await queued(db, 2, note(db, 1), note(db, 2)))
+    assert all(isinstance(result, StorageUnavailable) for result in results)
+    seen.fail = set()
+    await note(db, 3)
+    assert await stored(db) == [(3, "x")]
+
+
 async def test_a_cancelled_caller_s_queued_batch_is_never_run(db: SqliteDatabase) -> None:
-    held = gate(db, "BEGIN IMMEDIATE")
-    first = asyncio.ensure_future(note(db, 1))
-    await held.wait_reached()
     cancelled, kept = await queued(db, 2, note(db, 2), note(db, 3))
     cancelled.cancel()
-    held.release()
-    await first
-    await held.wait_reached()
-    held.release()
     await kept
     assert cancelled.cancelled()
-    assert await stored(db) == [(1, "x"), (3, "x")]
+    assert await stored(db) == [(3, "x")]
+
+
+async def test_a_write_lock_held_by_another_process_is_waited_for_on_the_writers_thread(
+    db: SqliteDatabase,
+) -> None:
+    """The event loop never waits for another process's lock: the group goes to the writer's thread, which does."""
+    seen = spy(db)
+    other = sqlite3.connect(db.path, isolation_level=None, check_same_thread=False)
+    other.execute("BEGIN IMMEDIATE")
+    waiting = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    seen.on["PRAGMA busy_timeout = 5000"] = lambda: loop.call_soon_threadsafe(waiting.set)
+    write = asyncio.ensure_future(note(db, 1))
+    await waiting.wait()  # the event loop runs on while the writer's thread waits for the lock
+    assert not write.done()
+    other.execute("INSERT INTO notes (id, text, version) VALUES (7, 'other', 0)")
+    other.execute("COMMIT")
+    other.close()
+    await write
+    assert await stored(db) == [(1, "x"), (7, "other")]
+    on_thread = [sql for sql, thread in seen.threads if thread != threading.current_thread().name]
+    assert on_thread[0] == "PRAGMA busy_timeout = 5000" and "COMMIT" in on_thread
+    assert on_thread[-1] == "PRAGMA busy_timeout = 0"
+    await note(db, 2)  # back on the event loop
+    assert seen.threads[-1] == ("COMMIT", threading.current_thread().name)
+
+
+async def test_a_write_lock_held_past_the_busy_timeout_fails_the_group_as_unavailable(
+    db: SqliteDatabase, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("bot.storage.sqlite.BUSY_TIMEOUT_MS", 20)
+    other = sqlite3.connect(db.path, isolation_level=None, check_same_thread=False)
+    other.execute("BEGIN IMMEDIATE")
+    try:
+        results = await outcomes(await queued(db, 2, note(db, 1), note(db, 2)))
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert all(isinstance(result, StorageUnavailable) and "locked" in str(result) for result in results)
+    await note(db, 3)  # the writer is back on the event loop, without a busy timeout
+    assert await stored(db) == [(3, "x")]
+    assert db._writer.conn.execute("PRAGMA busy_timeout").fetchone()[0] == 0
+
+
+async def test_the_writer_never_checkpoints_and_the_readers_thread_does_every_so_many_commits(
+    db: SqliteDatabase,
+) -> None:
+    assert db._writer.conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 0
+    reader = Spy(db._reader.conn)
+    db._reader.conn = reader  # type: ignore[assignment]
+    db.checkpoint_every = 3  # the fixture's table was the first commit
+    await note(db, 1)
+    assert db._checkpoint is None
+    await note(db, 2)
+    checkpoint = db._checkpoint
+    assert checkpoint is not None
+    await checkpoint
+    assert [(sql, thread.startswith("dicebot-sqlite-reader")) for sql, thread in reader.threads] == [
+        ("PRAGMA wal_checkpoint(PASSIVE)", True)
+    ]

@@ -15,6 +15,7 @@ import re
 import time
 import unicodedata
 from collections.abc import Iterator
+from functools import cache
 from typing import Any
 
 import pytest
@@ -40,6 +41,7 @@ EMOJI = 18 + 6
 CHAR = 7.5
 DIE = 12.5
 MAX_STEPS = 5000
+SPECS: dict[str, AnySpec] = {spec.kind: spec for spec in (KNIFFEL, DICEPOKER, KNISTER, TUTTO)}
 VARIANTS = {
     "kniffel": ("kniffel", "classic"),
     "dicepoker": ("russian",),
@@ -77,7 +79,7 @@ def row_px(row: dict[str, Any]) -> float:
 def too_wide(rendered: Rendered) -> list[str]:
     """The rows of a message wider than a phone's, described for the failure message."""
     wide = []
-    for row in rendered.layout.view().to_components():
+    for row in rendered.layout.components():  # what is sent: tests/ui/test_payloads.py
         if row_px(row) > ROW:
             labels = [f"{(c.get('emoji') or {}).get('name', '')}{c.get('label') or ''}" for c in row["components"]]
             wide.append(f"{row_px(row):.0f}px: {labels}")
@@ -103,26 +105,40 @@ def record(spec: AnySpec, players: list[str], language: str, status: str, varian
     )  # fmt: skip
 
 
+@cache
+def played(kind: str, players: int, variant: str, seed: int) -> tuple[tuple[Any, str], ...]:
+    """Every state of one game played with seeded random legal moves, each with the player who acted last.
+
+    The same for every language, so each worker plays it once and the languages only render it (the random play
+    was a seventh of each case's CPU).
+    """
+    spec = SPECS[kind]
+    ids = [str(10**17 + index) for index in range(players)]
+    rng = random.Random(seed)
+    engine = spec.engine
+    state = engine.new_game(ids, rng, **spec.engine_options({"target": 2000}, variant))
+    player = ids[0]
+    states = []
+    for _ in range(MAX_STEPS):
+        states.append((state, player))
+        if engine.is_over(state):
+            return tuple(states)
+        player = engine.to_act(state)[0]
+        state = engine.apply(state, player, rng.choice(engine.legal_actions(state, player)), rng)
+    raise AssertionError("the game did not end")
+
+
 def renders(spec: AnySpec, language: str, players: int, variant: str, seed: int) -> Iterator[Rendered]:
     """Every message of one game played with random legal moves: lobby, each state, private views, the end."""
     service = GameService.__new__(GameService)  # only its pure render (the Hint button) is used
     service.specs = {spec.kind: spec}
     ids = [str(10**17 + index) for index in range(players)]
     yield lobby_ui.render(lobby(spec, record(spec, ids, language, "lobby", variant)))
-    rng = random.Random(seed)
-    engine = spec.engine
-    state = engine.new_game(ids, rng, **spec.engine_options({"target": 2000}, variant))
-    player = ids[0]
-    for _ in range(MAX_STEPS):
+    for state, player in played(spec.kind, players, variant, seed):
         game = Game(record(spec, ids, language, "running", variant), state)
         yield service.render(spec, game)
         for view in spec.private_views.values():
             yield view.render(table(game, language), player)
-        if engine.is_over(state):
-            return
-        player = engine.to_act(state)[0]
-        state = engine.apply(state, player, rng.choice(engine.legal_actions(state, player)), rng)
-    raise AssertionError("the game did not end")
 
 
 CASES = [
