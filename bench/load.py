@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import os
 import platform
 import sys
@@ -39,7 +40,7 @@ import tempfile
 import time
 import uuid
 from collections import Counter
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -368,12 +369,13 @@ async def drive(
         while not stop.is_set() and (games is None or played[index] < games):
             played[index] += await players.play(room)
 
-    tasks = [asyncio.create_task(room_loop(i, room)) for i, room in enumerate(rooms)]
-    everything = asyncio.gather(*tasks)
-    await asyncio.wait({everything}, timeout=warmup)
-    start, cpu_start, own_start = time.perf_counter(), cpu(bots), time.process_time()
-    await asyncio.wait({everything}, timeout=seconds)
-    end, cpu_end, own_end = time.perf_counter(), cpu(bots), time.process_time()
+    with collector_paused():
+        tasks = [asyncio.create_task(room_loop(i, room)) for i, room in enumerate(rooms)]
+        everything = asyncio.gather(*tasks)
+        await asyncio.wait({everything}, timeout=warmup)
+        start, cpu_start, own_start = time.perf_counter(), cpu(bots), time.process_time()
+        await asyncio.wait({everything}, timeout=seconds)
+        end, cpu_end, own_end = time.perf_counter(), cpu(bots), time.process_time()
     peak = sum(bot.probe.peak_rss() for bot in bots)
     stop.set()
     with contextlib.suppress(TimeoutError):
@@ -394,6 +396,25 @@ async def drive(
         generator_cpu=(own_end - own_start) / (end - start) if end > start else float("nan"),
         exit_code=exit_code,
     )
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """No cycle collection in this process (fakediscord and the players) while the load runs.
+
+    fakediscord keeps every message and edit, so this process's heap grows by hundreds of thousands of objects a
+    run, and each full collection walked them all: 0.1 to 1.4 s with fakediscord and every player stopped, which
+    the clicks in flight then counted as the bot's latency (the p99 of whichever bot was running). The instrument
+    must not stall; the bots themselves are separate processes and keep their own collectors.
+    """
+    gc.collect()
+    gc.freeze()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+        gc.unfreeze()
 
 
 def cpu(bots: list[BotProcess]) -> float:
