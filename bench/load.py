@@ -32,7 +32,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import gc
 import os
 import platform
 import sys
@@ -40,10 +39,11 @@ import tempfile
 import time
 import uuid
 from collections import Counter
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench.collector import collector_paused
 from bench.launch import DICEBOT, FLOOR, TOKEN, BotProcess, settled, start_bot, wait_connected
 from bench.measure import MB, Latencies, Stopwatch, Summary
 from fakediscord import Channel, FakeDiscord, FakeDiscordError, InteractionHandle, Message, User
@@ -396,25 +396,6 @@ async def drive(
         generator_cpu=(own_end - own_start) / (end - start) if end > start else float("nan"),
         exit_code=exit_code,
     )
-
-
-@contextlib.contextmanager
-def collector_paused() -> Iterator[None]:
-    """No cycle collection in this process (fakediscord and the players) while the load runs.
-
-    fakediscord keeps every message and edit, so this process's heap grows by hundreds of thousands of objects a
-    run, and each full collection walked them all: 0.1 to 1.4 s with fakediscord and every player stopped, which
-    the clicks in flight then counted as the bot's latency (the p99 of whichever bot was running). The instrument
-    must not stall; the bots themselves are separate processes and keep their own collectors.
-    """
-    gc.collect()
-    gc.freeze()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
-        gc.unfreeze()
 
 
 def cpu(bots: list[BotProcess]) -> float:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gc
 
-from bench.load import collector_paused
+from bench.collector import collector_paused
 
 
 def test_the_harness_collector_is_off_and_its_heap_frozen_only_while_the_load_runs() -> None:
