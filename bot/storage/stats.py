@@ -9,6 +9,7 @@ the players who had a result leave it. docs/benchmarks.md has the figures on a m
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -59,16 +60,10 @@ class StatsRepository:
         """Page ``page`` of the board for ``kind`` in one guild (or every server when ``guild_id`` is None)."""
         if metric not in METRICS or period not in PERIODS:
             raise ValueError(f"unknown metric {metric!r} or period {period!r}")
-        page = max(0, page)
         board = _Board(kind, metric, period, guild_id, now)
         if period != "all":
             await _move_window(self._db, board.days, board.since)
-        total, rows, caller = await board.fetch(self._db, page, page_size, caller_id)
-        if page and not rows and total:
-            # Past the end (players went since the button was drawn): show the last page instead.
-            page = (total - 1) // page_size
-            total, rows, caller = await board.fetch(self._db, page, page_size, caller_id)
-        caller_games = caller.games if caller else await board.games_of(self._db, caller_id)
+        page, total, rows, caller, caller_games = await board.fetch(self._db, max(0, page), page_size, caller_id)
         return LeaderboardPage(
             kind, metric, period, guild_id, page, total, tuple(rows), caller, caller_games, page_size
         )
@@ -144,7 +139,8 @@ class _Board:
 
     Every board reads kept totals through the metric's index: ``standings`` for all time, ``window_standings``
     (the rows of the window's length in days) for week and month, brought up to date first by
-    :func:`_move_window`.
+    :func:`_move_window`. Its size, where a page starts and a player's rank come from ``board_figures``
+    (migration 0012: how many players have each figure), so none of them counts the players ahead.
     """
 
     kind: str
@@ -172,53 +168,122 @@ class _Board:
             return "standings", "kind = ? AND scope = ?" + average, (self.kind, self.scope)
         return "window_standings", "days = ? AND kind = ? AND scope = ?" + average, (self.days, self.kind, self.scope)
 
-    async def fetch(
-        self, db: Database, page: int, page_size: int, caller_id: int
-    ) -> tuple[int, list[Standing], Standing | None]:
-        """The total, the page's lines and the caller's line."""
+    def _figures(self) -> tuple[object, ...]:
+        """The key of this board's rows in ``board_figures`` (days 0: all time)."""
+        return (0 if self.period == "all" else self.days, self.kind, self.scope, self.metric)
+
+    def _indexed(self, db: Database, table: str) -> str:
         # The metric has its own index on the table; INDEXED BY pins the plan to it (left to itself SQLite
         # prefers the games index for the average board's "games >= 5" and sorts every player). PostgreSQL has no
         # such hint and its planner finds the index by itself.
-        metric = self.metric
-        table, where, params = self._source()
-        indexed = f"INDEXED BY {table}_{metric}" if db.dialect == "sqlite" else ""
-        counted = await db.fetch_one(f"SELECT COUNT(*) FROM {table} {indexed} WHERE {where}", params)
-        assert counted is not None  # COUNT(*) always answers
-        total = counted[0]
-        found = await db.fetch_all(
-            f"SELECT s.user_id, s.games, s.{metric}, COALESCE(n.display_name, CAST(s.user_id AS TEXT)) "
-            f"FROM {table} AS s {indexed} LEFT JOIN player_names AS n USING (user_id) "
-            f"WHERE {where} ORDER BY {_order(metric)} LIMIT ? OFFSET ?",
-            (*params, page_size, page * page_size),
-        )
-        first_rank = await self._rank_of(db, f"{table} {indexed}", where, params, found[0][2]) if found else 0
-        rows = _ranked(found, page * page_size, first_rank)
+        return f"INDEXED BY {table}_{self.metric}" if db.dialect == "sqlite" else ""
+
+    async def fetch(
+        self, db: Database, page: int, page_size: int, caller_id: int
+    ) -> tuple[int, int, list[Standing], Standing | None, int]:
+        """The page (the last one when asked past the end), the total, the page's lines, the caller's line, and the
+        caller's games in this board's scope and period whether or not they rank (for "5 games needed" hints)."""
+        total, figure, above = await self._seek(db, page * page_size)
+        if figure is None and total:
+            # Past the end (players went since the button was drawn): show the last page instead.
+            page = (total - 1) // page_size
+            total, figure, above = await self._seek(db, page * page_size)
+        found = await self._lines(db, figure, page * page_size - above, page_size, caller_id)
+        listed: list[tuple[int, int, float, object]] = []
+        mine: tuple[int, int, float, object] | None = None
+        for part, user_id, games, value, name in found:
+            if part == 0:
+                listed.append((user_id, games, value, name))
+            else:
+                mine = (user_id, games, value, name)
+        caller_games = mine[1] if mine else 0
+        ranked = mine is not None and (self.metric != "average" or caller_games >= MIN_AVERAGE_GAMES)
+        # The first line's rank is 1 + the players above its figure, unless it is not the first of its figure's
+        # players (an average's floor holds many averages) or a result stored between the two reads moved it.
+        counted: list[float] = []
+        first_counted = bool(listed) and page > 0 and (self.metric == "average" or listed[0][2] != figure)
+        if first_counted:
+            counted.append(listed[0][2])
+        if mine is not None and ranked and all(line[0] != caller_id for line in listed):
+            counted.append(mine[2])
+        ranks = await self._ranks(db, counted)
+        first_rank = ranks.pop(0) if first_counted else 1 + above
+        rows = _ranked(listed, page * page_size, first_rank)
         caller = next((row for row in rows if row.user_id == caller_id), None)
-        if caller is None:
-            mine = await db.fetch_one(
-                f"SELECT s.games, s.{metric}, COALESCE(n.display_name, CAST(s.user_id AS TEXT)) "
-                f"FROM {table} AS s LEFT JOIN player_names AS n USING (user_id) WHERE {where} AND user_id = ?",
-                (*params, caller_id),
-            )
-            if mine is not None:
-                games, figure, name = mine
-                rank = await self._rank_of(db, f"{table} {indexed}", where, params, figure)
-                caller = Standing(rank, caller_id, str(name), figure, games)
-        return total, rows, caller
+        if ranks and mine is not None:
+            user_id, games, value, name = mine
+            caller = Standing(ranks.pop(), user_id, str(name), value, games)
+        return page, total, rows, caller, caller_games
 
-    async def _rank_of(self, db: Database, source: str, where: str, params: tuple[object, ...], figure: float) -> int:
-        """1 + the players with a strictly better figure: ties share the rank."""
-        sql = f"SELECT COUNT(*) FROM {source} WHERE {where} AND {self.metric} > ?"
-        row = await db.fetch_one(sql, (*params, figure))
-        assert row is not None  # COUNT(*) always answers
-        return 1 + row[0]
+    async def _seek(self, db: Database, offset: int) -> tuple[int, int | None, int]:
+        """The board's size, and the figure of the line at ``offset`` with the number of players above that figure
+        (None and 0 past the end): a sum over the board's distinct figures, not a walk over its players."""
+        row = await db.fetch_one(
+            "WITH f AS (SELECT figure, players, SUM(players) OVER (ORDER BY figure DESC) - players AS above "
+            "FROM board_figures WHERE days = ?1 AND kind = ?2 AND scope = ?3 AND metric = ?4) "
+            "SELECT (SELECT COALESCE(SUM(players), 0) FROM f), f.figure, f.above "
+            "FROM (SELECT 1 AS one) AS here LEFT JOIN f ON f.above <= ?5 AND f.above + f.players > ?5",
+            (*self._figures(), offset),
+        )
+        assert row is not None  # the outer join always answers
+        total, figure, above = row
+        return int(total), None if figure is None else int(figure), int(above or 0)
 
-    async def games_of(self, db: Database, user_id: int) -> int:
-        """The user's games on this board whether or not they rank (for "5 games needed" hints)."""
+    async def _lines(self, db: Database, figure: int | None, skip: int, page_size: int, caller_id: int) -> list[Row]:
+        """The page's lines (part 0) from the first line of ``figure`` on, ``skip`` lines further, and the caller's
+        own row (part 1) whether or not it ranks: (part, user, games, figure, name)."""
         table, where, params = self._source()
-        where = where.removesuffix(f" AND games >= {MIN_AVERAGE_GAMES}")
-        row = await db.fetch_one(f"SELECT games FROM {table} WHERE {where} AND user_id = ?", (*params, user_id))
-        return int(row[0]) if row else 0
+        metric = self.metric
+        plain = where.removesuffix(f" AND games >= {MIN_AVERAGE_GAMES}")
+        name = "COALESCE(n.display_name, CAST(s.user_id AS TEXT)) AS name"
+        mine = (
+            f"SELECT 1 AS part, s.user_id, s.games, s.{metric} AS figure, {name} "
+            f"FROM {table} AS s LEFT JOIN player_names AS n USING (user_id) WHERE {plain} AND s.user_id = ?"
+        )
+        if figure is None:
+            return await db.fetch_all(mine, (*params, caller_id))
+        # The page starts at its figure's first player (an average's: its floor's first), found through the index
+        # like any range; only the players of that one figure ahead of the page are stepped over. The names are
+        # joined to the page's lines alone.
+        bound, start = (f"{metric} < ?", float(figure + 1)) if metric == "average" else (f"{metric} <= ?", figure)
+        page = (
+            f"SELECT user_id, games, {metric} AS figure FROM {table} {self._indexed(db, table)} "
+            f"WHERE {where} AND {bound} ORDER BY {_order(metric)} LIMIT ? OFFSET ?"
+        )
+        return await db.fetch_all(
+            f"SELECT 0 AS part, s.user_id, s.games, s.figure, {name} "
+            f"FROM ({page}) AS s LEFT JOIN player_names AS n USING (user_id) "
+            f"UNION ALL {mine} ORDER BY part, figure DESC, games DESC, user_id",
+            (*params, start, page_size, skip, *params, caller_id),
+        )
+
+    async def _ranks(self, db: Database, values: Sequence[float]) -> list[int]:
+        """The rank of each figure: 1 + the players with a strictly better one (ties share the rank).
+
+        The players above a figure's floor are a sum over ``board_figures``; an average also counts the players
+        on its own floor with a higher average, through the board's index (both compare the stored floats).
+        """
+        if not values:
+            return []
+        table, where, params = self._source()
+        terms: list[str] = []
+        args: list[object] = []
+        for value in values:
+            floor = math.floor(value)
+            terms.append(
+                "1 + (SELECT COALESCE(SUM(players), 0) FROM board_figures "
+                "WHERE days = ? AND kind = ? AND scope = ? AND metric = ? AND figure > ?)"
+            )
+            args += [*self._figures(), floor]
+            if self.metric == "average":
+                terms[-1] += (
+                    f" + (SELECT COUNT(*) FROM {table} {self._indexed(db, table)} "
+                    f"WHERE {where} AND average > ? AND average < ?)"
+                )
+                args += [*params, float(value), float(floor + 1)]
+        row = await db.fetch_one(f"SELECT {', '.join(terms)}", args)
+        assert row is not None  # a select without FROM answers one row
+        return [int(rank) for rank in row]
 
 
 async def _move_window(db: Database, days: int, since: float) -> None:
