@@ -1,10 +1,12 @@
 """Leaderboard pages, a caller's own rank, per-game statistics and forget-me, over the stored results.
 
-All-time boards read the ``standings`` table that triggers keep next to ``results`` (migration 0002): a page
-is an index walk and a rank is one counted index range, whatever the number of players. Week and month are
-rolling windows ("the last 7/30 days" up to now): their totals are kept the same way in ``window_standings``
-(migration 0011), and before such a board is read the window's start is moved to "now", which recounts only
-the players who had a result leave it. docs/benchmarks.md has the figures on a million results.
+All-time boards read the ``standings`` table that triggers keep next to ``results`` (migration 0002). Week and
+month are rolling windows ("the last 7/30 days" up to now): their totals are kept the same way in
+``window_standings`` (migration 0011), and before such a board is read the window's start is moved to "now",
+which recounts only the players who had a result leave it. A board's size, where a page starts and a player's
+rank are sums over ``board_figures`` (migration 0012: per board, how many players have each figure), so no
+read walks the players ahead of a line; a page is then ten lines of the metric's index. docs/benchmarks.md has
+the figures on a million results.
 """
 
 from __future__ import annotations

@@ -19,7 +19,8 @@ SELECT 0, kind, scope, 'best', best, COUNT(*) FROM standings GROUP BY kind, scop
 UNION ALL
 SELECT 0, kind, scope, 'games', games, COUNT(*) FROM standings GROUP BY kind, scope, games
 UNION ALL
-SELECT 0, kind, scope, 'average', floor(average)::BIGINT, COUNT(*) FROM standings WHERE games >= 5 GROUP BY 1, 2, 3, 4, 5
+SELECT 0, kind, scope, 'average', floor(average)::BIGINT, COUNT(*) FROM standings WHERE games >= 5
+GROUP BY 1, 2, 3, 4, 5
 UNION ALL
 SELECT days, kind, scope, 'wins', wins, COUNT(*) FROM window_standings GROUP BY days, kind, scope, wins
 UNION ALL
@@ -50,12 +51,15 @@ BEGIN
 END;
 $$;
 
--- A row of standings inserted, updated or deleted: each of its figures that changed moves (a row variable left
--- unassigned reads as NULLs, so an insert has no old figures and a delete no new ones).
+-- A row of standings inserted, updated or deleted: each of its figures that changed moves (a row variable
+-- left unassigned reads as NULLs, so an insert has no old figures and a delete no new ones).
 CREATE FUNCTION standings_figures() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
     o standings;
     n standings;
+    d INTEGER;
+    k TEXT;
+    s BIGINT;
 BEGIN
     IF TG_OP <> 'INSERT' THEN
         o := OLD;
@@ -63,11 +67,15 @@ BEGIN
     IF TG_OP <> 'DELETE' THEN
         n := NEW;
     END IF;
-    PERFORM board_figure_move(0, COALESCE(n.kind, o.kind), COALESCE(n.scope, o.scope), 'wins', o.wins, n.wins);
-    PERFORM board_figure_move(0, COALESCE(n.kind, o.kind), COALESCE(n.scope, o.scope), 'best', o.best, n.best);
-    PERFORM board_figure_move(0, COALESCE(n.kind, o.kind), COALESCE(n.scope, o.scope), 'games', o.games, n.games);
-    PERFORM board_figure_move(0, COALESCE(n.kind, o.kind), COALESCE(n.scope, o.scope), 'average',
-        CASE WHEN o.games >= 5 THEN floor(o.average)::BIGINT END, CASE WHEN n.games >= 5 THEN floor(n.average)::BIGINT END);
+    d := 0;
+    k := COALESCE(n.kind, o.kind);
+    s := COALESCE(n.scope, o.scope);
+    PERFORM board_figure_move(d, k, s, 'wins', o.wins, n.wins);
+    PERFORM board_figure_move(d, k, s, 'best', o.best, n.best);
+    PERFORM board_figure_move(d, k, s, 'games', o.games, n.games);
+    PERFORM board_figure_move(d, k, s, 'average',
+        CASE WHEN o.games >= 5 THEN floor(o.average)::BIGINT END,
+        CASE WHEN n.games >= 5 THEN floor(n.average)::BIGINT END);
     RETURN NULL;
 END;
 $$;
@@ -75,12 +83,15 @@ $$;
 CREATE TRIGGER standings_figures AFTER INSERT OR UPDATE OR DELETE ON standings
 FOR EACH ROW EXECUTE FUNCTION standings_figures();
 
--- A row of window_standings inserted, updated or deleted: each of its figures that changed moves (a row variable left
--- unassigned reads as NULLs, so an insert has no old figures and a delete no new ones).
+-- A row of window_standings inserted, updated or deleted: each of its figures that changed moves (a row variable
+-- left unassigned reads as NULLs, so an insert has no old figures and a delete no new ones).
 CREATE FUNCTION window_standings_figures() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
     o window_standings;
     n window_standings;
+    d INTEGER;
+    k TEXT;
+    s BIGINT;
 BEGIN
     IF TG_OP <> 'INSERT' THEN
         o := OLD;
@@ -88,11 +99,15 @@ BEGIN
     IF TG_OP <> 'DELETE' THEN
         n := NEW;
     END IF;
-    PERFORM board_figure_move(COALESCE(n.days, o.days), COALESCE(n.kind, o.kind), COALESCE(n.scope, o.scope), 'wins', o.wins, n.wins);
-    PERFORM board_figure_move(COALESCE(n.days, o.days), COALESCE(n.kind, o.kind), COALESCE(n.scope, o.scope), 'best', o.best, n.best);
-    PERFORM board_figure_move(COALESCE(n.days, o.days), COALESCE(n.kind, o.kind), COALESCE(n.scope, o.scope), 'games', o.games, n.games);
-    PERFORM board_figure_move(COALESCE(n.days, o.days), COALESCE(n.kind, o.kind), COALESCE(n.scope, o.scope), 'average',
-        CASE WHEN o.games >= 5 THEN floor(o.average)::BIGINT END, CASE WHEN n.games >= 5 THEN floor(n.average)::BIGINT END);
+    d := COALESCE(n.days, o.days);
+    k := COALESCE(n.kind, o.kind);
+    s := COALESCE(n.scope, o.scope);
+    PERFORM board_figure_move(d, k, s, 'wins', o.wins, n.wins);
+    PERFORM board_figure_move(d, k, s, 'best', o.best, n.best);
+    PERFORM board_figure_move(d, k, s, 'games', o.games, n.games);
+    PERFORM board_figure_move(d, k, s, 'average',
+        CASE WHEN o.games >= 5 THEN floor(o.average)::BIGINT END,
+        CASE WHEN n.games >= 5 THEN floor(n.average)::BIGINT END);
     RETURN NULL;
 END;
 $$;
