@@ -338,8 +338,13 @@ _WINDOW_FIGURES = "COUNT(*), SUM(won), MAX(score), SUM(score), CAST(SUM(score) A
 
 
 def _count_window(tx: Transaction, days: int, since: float) -> None:
-    """Build a window's totals from every result finished since ``since`` (the first board, or a clock set back)."""
+    """Build a window's totals from every result finished since ``since`` (the first board, or a clock set back).
+
+    The triggers take each deleted row out of ``board_figures`` and put each new one in; the window's figures left
+    at no player are dropped in between, so a rebuilt window keeps none.
+    """
     tx.execute("DELETE FROM window_standings WHERE days = ?", (days,))
+    tx.execute("DELETE FROM board_figures WHERE days = ?", (days,))
     tx.execute(
         f"{_WINDOW_COLUMNS} SELECT ?, kind, guild_id, user_id, {_WINDOW_FIGURES} FROM results "
         "WHERE finished_at >= ? AND guild_id IS NOT NULL GROUP BY kind, guild_id, user_id",

@@ -67,9 +67,14 @@ END;
 CREATE TRIGGER standings_figures_delete AFTER DELETE ON standings
 BEGIN
     UPDATE board_figures SET players = players - 1
-    WHERE days = 0 AND kind = OLD.kind AND scope = OLD.scope AND (metric, figure) IN (
-        VALUES ('wins', OLD.wins), ('best', OLD.best), ('games', OLD.games),
-            ('average', CASE WHEN OLD.games >= 5 THEN CAST(OLD.average AS INTEGER) - (OLD.average < CAST(OLD.average AS INTEGER)) END));
+    WHERE days = 0 AND kind = OLD.kind AND scope = OLD.scope AND metric = 'wins' AND figure = OLD.wins;
+    UPDATE board_figures SET players = players - 1
+    WHERE days = 0 AND kind = OLD.kind AND scope = OLD.scope AND metric = 'best' AND figure = OLD.best;
+    UPDATE board_figures SET players = players - 1
+    WHERE days = 0 AND kind = OLD.kind AND scope = OLD.scope AND metric = 'games' AND figure = OLD.games;
+    UPDATE board_figures SET players = players - 1
+    WHERE OLD.games >= 5 AND days = 0 AND kind = OLD.kind AND scope = OLD.scope AND metric = 'average'
+        AND figure = CAST(OLD.average AS INTEGER) - (OLD.average < CAST(OLD.average AS INTEGER));
 END;
 
 CREATE TRIGGER standings_wins_figure AFTER UPDATE OF wins ON standings WHEN OLD.wins <> NEW.wins
@@ -122,9 +127,14 @@ END;
 CREATE TRIGGER window_standings_figures_delete AFTER DELETE ON window_standings
 BEGIN
     UPDATE board_figures SET players = players - 1
-    WHERE days = OLD.days AND kind = OLD.kind AND scope = OLD.scope AND (metric, figure) IN (
-        VALUES ('wins', OLD.wins), ('best', OLD.best), ('games', OLD.games),
-            ('average', CASE WHEN OLD.games >= 5 THEN CAST(OLD.average AS INTEGER) - (OLD.average < CAST(OLD.average AS INTEGER)) END));
+    WHERE days = OLD.days AND kind = OLD.kind AND scope = OLD.scope AND metric = 'wins' AND figure = OLD.wins;
+    UPDATE board_figures SET players = players - 1
+    WHERE days = OLD.days AND kind = OLD.kind AND scope = OLD.scope AND metric = 'best' AND figure = OLD.best;
+    UPDATE board_figures SET players = players - 1
+    WHERE days = OLD.days AND kind = OLD.kind AND scope = OLD.scope AND metric = 'games' AND figure = OLD.games;
+    UPDATE board_figures SET players = players - 1
+    WHERE OLD.games >= 5 AND days = OLD.days AND kind = OLD.kind AND scope = OLD.scope AND metric = 'average'
+        AND figure = CAST(OLD.average AS INTEGER) - (OLD.average < CAST(OLD.average AS INTEGER));
 END;
 
 CREATE TRIGGER window_standings_wins_figure AFTER UPDATE OF wins ON window_standings WHEN OLD.wins <> NEW.wins
