@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from bot.rankings import (
     METRICS,
@@ -135,6 +135,26 @@ class StatsRepository:
         return deleted.rowcount
 
 
+#: An average's floor in SQL: SQLite without its optional math functions (the truncated value, one less when
+#: the truncation went up), as migration 0012 keeps it.
+_FLOOR = {
+    "sqlite": "(CAST({value} AS INTEGER) - ({value} < CAST({value} AS INTEGER)))",
+    "postgres": "floor({value})",
+}
+
+
+@dataclass
+class _Read:
+    """What one read of a board found: see :meth:`_Board._read`."""
+
+    lines: list[tuple[int, int, float, object]] = field(default_factory=list)
+    mine: tuple[int, int, float, object] | None = None
+    caller_rank: int = 0
+    total: int = 0
+    figure: int | None = None
+    above: int = 0
+
+
 @dataclass(frozen=True)
 class _Board:
     """The SQL for one board, chosen by period and scope.
@@ -185,79 +205,81 @@ class _Board:
     ) -> tuple[int, int, list[Standing], Standing | None, int]:
         """The page (the last one when asked past the end), the total, the page's lines, the caller's line, and the
         caller's games in this board's scope and period whether or not they rank (for "5 games needed" hints)."""
-        total, figure, above = await self._seek(db, page * page_size)
-        if figure is None and total:
+        read = await self._read(db, page * page_size, page_size, caller_id)
+        if read.figure is None and read.total:
             # Past the end (players went since the button was drawn): show the last page instead.
-            page = (total - 1) // page_size
-            total, figure, above = await self._seek(db, page * page_size)
-        found = await self._lines(db, figure, page * page_size - above, page_size, caller_id)
-        listed: list[tuple[int, int, float, object]] = []
-        mine: tuple[int, int, float, object] | None = None
-        for part, user_id, games, value, name in found:
-            if part == 0:
-                listed.append((user_id, games, value, name))
-            else:
-                mine = (user_id, games, value, name)
+            page = (read.total - 1) // page_size
+            read = await self._read(db, page * page_size, page_size, caller_id)
+        listed, mine = read.lines, read.mine
         caller_games = mine[1] if mine else 0
-        ranked = mine is not None and (self.metric != "average" or caller_games >= MIN_AVERAGE_GAMES)
         # The first line's rank is 1 + the players above its figure, unless it is not the first of its figure's
-        # players (an average's floor holds many averages) or a result stored between the two reads moved it.
-        counted: list[float] = []
-        first_counted = bool(listed) and page > 0 and (self.metric == "average" or listed[0][2] != figure)
-        if first_counted:
-            counted.append(listed[0][2])
-        if mine is not None and ranked and all(line[0] != caller_id for line in listed):
-            counted.append(mine[2])
-        ranks = await self._ranks(db, counted)
-        first_rank = ranks.pop(0) if first_counted else 1 + above
+        # players (an average's floor holds many averages) or a result stored between the reads moved it.
+        first_rank = 1 + read.above
+        if listed and page > 0 and (self.metric == "average" or listed[0][2] != read.figure):
+            (first_rank,) = await self._ranks(db, [listed[0][2]])
         rows = _ranked(listed, page * page_size, first_rank)
         caller = next((row for row in rows if row.user_id == caller_id), None)
-        if ranks and mine is not None:
+        if caller is None and mine is not None and (self.metric != "average" or caller_games >= MIN_AVERAGE_GAMES):
             user_id, games, value, name = mine
-            caller = Standing(ranks.pop(), user_id, str(name), value, games)
-        return page, total, rows, caller, caller_games
+            caller = Standing(read.caller_rank, user_id, str(name), value, games)
+        return page, read.total, rows, caller, caller_games
 
-    async def _seek(self, db: Database, offset: int) -> tuple[int, int | None, int]:
-        """The board's size, and the figure of the line at ``offset`` with the number of players above that figure
-        (None and 0 past the end): a sum over the board's distinct figures, not a walk over its players."""
-        row = await db.fetch_one(
-            "WITH f AS (SELECT figure, players, SUM(players) OVER (ORDER BY figure DESC) - players AS above "
-            "FROM board_figures WHERE days = ?1 AND kind = ?2 AND scope = ?3 AND metric = ?4) "
-            "SELECT (SELECT COALESCE(SUM(players), 0) FROM f), f.figure, f.above "
-            "FROM (SELECT 1 AS one) AS here LEFT JOIN f ON f.above <= ?5 AND f.above + f.players > ?5",
-            (*self._figures(), offset),
-        )
-        assert row is not None  # the outer join always answers
-        total, figure, above = row
-        return int(total), None if figure is None else int(figure), int(above or 0)
+    async def _read(self, db: Database, offset: int, page_size: int, caller_id: int) -> _Read:
+        """The page of lines from ``offset`` on, the caller's row and rank, and the board's size: one statement.
 
-    async def _lines(self, db: Database, figure: int | None, skip: int, page_size: int, caller_id: int) -> list[Row]:
-        """The page's lines (part 0) from the first line of ``figure`` on, ``skip`` lines further, and the caller's
-        own row (part 1) whether or not it ranks: (part, user, games, figure, name)."""
-        table, where, params = self._source()
+        The size and where the page starts come from ``board_figures``: the figure of the line at ``offset`` and
+        the players above that figure, so the page is read from that figure's first player (an average's: its
+        floor's first) through the metric's index, stepping over only the players of that one figure ahead of the
+        page. The names are joined to the page's lines alone. The caller's rank is 1 + the players above their
+        figure (:meth:`_ranks`), worked out only when they are on the board but not on the page.
+        """
         metric = self.metric
-        plain = where.removesuffix(f" AND games >= {MIN_AVERAGE_GAMES}")
-        name = "COALESCE(n.display_name, CAST(s.user_id AS TEXT)) AS name"
-        mine = (
-            f"SELECT 1 AS part, s.user_id, s.games, s.{metric} AS figure, {name} "
-            f"FROM {table} AS s LEFT JOIN player_names AS n USING (user_id) WHERE {plain} AND s.user_id = ?"
-        )
-        if figure is None:
-            return await db.fetch_all(mine, (*params, caller_id))
-        # The page starts at its figure's first player (an average's: its floor's first), found through the index
-        # like any range; only the players of that one figure ahead of the page are stepped over. The names are
-        # joined to the page's lines alone.
-        bound, start = (f"{metric} < ?", float(figure + 1)) if metric == "average" else (f"{metric} <= ?", figure)
-        page = (
+        table = "standings" if self.period == "all" else "window_standings"
+        plain = "kind = ?2 AND scope = ?3" if self.period == "all" else "days = ?1 AND kind = ?2 AND scope = ?3"
+        where = plain + (f" AND games >= {MIN_AVERAGE_GAMES}" if metric == "average" else "")
+        name = "COALESCE(n.display_name, CAST(s.user_id AS TEXT))"
+        if metric == "average":
+            floor = _FLOOR[db.dialect].format(value="s.figure")
+            bound = "average < (SELECT figure FROM seek) + 1"
+            rank = (
+                f"1 + (SELECT COALESCE(SUM(players), 0) FROM f WHERE figure > {floor}) "
+                f"+ (SELECT COUNT(*) FROM {table} {self._indexed(db, table)} "
+                f"WHERE {where} AND average > s.figure AND average < {floor} + 1)"
+            )
+        else:
+            bound = f"{metric} <= (SELECT figure FROM seek)"
+            rank = "1 + (SELECT COALESCE(SUM(players), 0) FROM f WHERE figure > s.figure)"
+        # Part 0: the page's lines; part 1: the caller's row with their rank; part 2: the figure of the line at
+        # the offset (in the figure column), the board's size (in the rank column) and the players above that
+        # figure (in the last column).
+        found = await db.fetch_all(
+            "WITH f AS (SELECT figure, players, SUM(players) OVER (ORDER BY figure DESC) - players AS above "
+            "FROM board_figures WHERE days = ?1 AND kind = ?2 AND scope = ?3 AND metric = ?4), "
+            "seek AS (SELECT figure, above FROM f WHERE above <= ?5 AND above + players > ?5) "
+            f"SELECT 0 AS part, s.user_id, s.games, s.figure, {name} AS name, CAST(NULL AS BIGINT) AS rank, "
+            "CAST(NULL AS BIGINT) AS above FROM ("
             f"SELECT user_id, games, {metric} AS figure FROM {table} {self._indexed(db, table)} "
-            f"WHERE {where} AND {bound} ORDER BY {_order(metric)} LIMIT ? OFFSET ?"
+            f"WHERE {where} AND {bound} ORDER BY {_order(metric)} "
+            "LIMIT ?6 OFFSET COALESCE(?5 - (SELECT above FROM seek), 0)"
+            ") AS s LEFT JOIN player_names AS n USING (user_id) "
+            f"UNION ALL SELECT 1, s.user_id, s.games, s.figure, {name}, {rank}, NULL FROM ("
+            f"SELECT user_id, games, {metric} AS figure FROM {table} WHERE {plain} AND user_id = ?7"
+            ") AS s LEFT JOIN player_names AS n USING (user_id) "
+            "UNION ALL SELECT 2, NULL, NULL, (SELECT figure FROM seek), NULL, "
+            "(SELECT COALESCE(SUM(players), 0) FROM f), (SELECT above FROM seek) "
+            "ORDER BY part, figure DESC, games DESC, user_id",
+            (*self._figures(), offset, page_size, caller_id),
         )
-        return await db.fetch_all(
-            f"SELECT 0 AS part, s.user_id, s.games, s.figure, {name} "
-            f"FROM ({page}) AS s LEFT JOIN player_names AS n USING (user_id) "
-            f"UNION ALL {mine} ORDER BY part, figure DESC, games DESC, user_id",
-            (*params, start, page_size, skip, *params, caller_id),
-        )
+        read = _Read()
+        for part, user_id, games, value, name, rank, above in found:
+            if part == 0:
+                read.lines.append((user_id, games, value, name))
+            elif part == 1:
+                read.mine, read.caller_rank = (user_id, games, value, name), int(rank)
+            else:
+                read.figure = None if value is None else int(value)
+                read.total, read.above = int(rank), int(above or 0)
+        return read
 
     async def _ranks(self, db: Database, values: Sequence[float]) -> list[int]:
         """The rank of each figure: 1 + the players with a strictly better one (ties share the rank).
