@@ -11,7 +11,6 @@ the figures on a million results.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -151,8 +150,7 @@ class _Read:
     mine: tuple[int, int, float, object] | None = None
     caller_rank: int = 0
     total: int = 0
-    figure: int | None = None
-    above: int = 0
+    first_rank: int = 1
 
 
 @dataclass(frozen=True)
@@ -183,58 +181,42 @@ class _Board:
     def since(self) -> float:
         return self.now - self.days * 86400
 
-    def _source(self) -> tuple[str, str, tuple[object, ...]]:
-        """The table (with its index name prefix), the condition and its parameters for this board's rows."""
-        average = f" AND games >= {MIN_AVERAGE_GAMES}" if self.metric == "average" else ""
-        if self.period == "all":
-            return "standings", "kind = ? AND scope = ?" + average, (self.kind, self.scope)
-        return "window_standings", "days = ? AND kind = ? AND scope = ?" + average, (self.days, self.kind, self.scope)
-
-    def _figures(self) -> tuple[object, ...]:
-        """The key of this board's rows in ``board_figures`` (days 0: all time)."""
-        return (0 if self.period == "all" else self.days, self.kind, self.scope, self.metric)
-
-    def _indexed(self, db: Database, table: str) -> str:
-        # The metric has its own index on the table; INDEXED BY pins the plan to it (left to itself SQLite
-        # prefers the games index for the average board's "games >= 5" and sorts every player). PostgreSQL has no
-        # such hint and its planner finds the index by itself.
-        return f"INDEXED BY {table}_{self.metric}" if db.dialect == "sqlite" else ""
-
     async def fetch(
         self, db: Database, page: int, page_size: int, caller_id: int
     ) -> tuple[int, int, list[Standing], Standing | None, int]:
         """The page (the last one when asked past the end), the total, the page's lines, the caller's line, and the
         caller's games in this board's scope and period whether or not they rank (for "5 games needed" hints)."""
         read = await self._read(db, page * page_size, page_size, caller_id)
-        if read.figure is None and read.total:
+        if page and not read.lines and read.total:
             # Past the end (players went since the button was drawn): show the last page instead.
             page = (read.total - 1) // page_size
             read = await self._read(db, page * page_size, page_size, caller_id)
-        listed, mine = read.lines, read.mine
-        caller_games = mine[1] if mine else 0
-        # The first line's rank is 1 + the players above its figure, unless it is not the first of its figure's
-        # players (an average's floor holds many averages) or a result stored between the reads moved it.
-        first_rank = 1 + read.above
-        if listed and page > 0 and (self.metric == "average" or listed[0][2] != read.figure):
-            (first_rank,) = await self._ranks(db, [listed[0][2]])
-        rows = _ranked(listed, page * page_size, first_rank)
+        rows = _ranked(read.lines, page * page_size, read.first_rank)
         caller = next((row for row in rows if row.user_id == caller_id), None)
+        mine = read.mine
+        caller_games = mine[1] if mine else 0
         if caller is None and mine is not None and (self.metric != "average" or caller_games >= MIN_AVERAGE_GAMES):
             user_id, games, value, name = mine
             caller = Standing(read.caller_rank, user_id, str(name), value, games)
         return page, read.total, rows, caller, caller_games
 
     async def _read(self, db: Database, offset: int, page_size: int, caller_id: int) -> _Read:
-        """The page of lines from ``offset`` on, the caller's row and rank, and the board's size: one statement.
+        """The page of lines from ``offset`` on, its first line's rank, the caller's row and rank, and the board's
+        size: one statement, so one snapshot and one hop to the reader.
 
-        The size and where the page starts come from ``board_figures``: the figure of the line at ``offset`` and
-        the players above that figure, so the page is read from that figure's first player (an average's: its
-        floor's first) through the metric's index, stepping over only the players of that one figure ahead of the
-        page. The names are joined to the page's lines alone. The caller's rank is 1 + the players above their
-        figure (:meth:`_ranks`), worked out only when they are on the board but not on the page.
+        ``board_figures`` gives the size and where the page starts: the figure of the line at ``offset`` and the
+        players above that figure, so the page is read from that figure's first player (an average's: its floor's
+        first) through the metric's index, stepping over only the players of that one figure ahead of the page.
+        A rank is 1 + the players above the figure's floor (a sum over the figures) + for an average, the players
+        of the same floor with a higher one (counted through the index: both sides compare the stored floats).
+        The names are joined to the page's lines alone.
         """
         metric = self.metric
         table = "standings" if self.period == "all" else "window_standings"
+        # The metric has its own index on the table; INDEXED BY pins the plan to it (left to itself SQLite
+        # prefers the games index for the average board's "games >= 5" and sorts every player). PostgreSQL has no
+        # such hint and its planner finds the index by itself.
+        indexed = f"INDEXED BY {table}_{metric}" if db.dialect == "sqlite" else ""
         plain = "kind = ?2 AND scope = ?3" if self.period == "all" else "days = ?1 AND kind = ?2 AND scope = ?3"
         where = plain + (f" AND games >= {MIN_AVERAGE_GAMES}" if metric == "average" else "")
         name = "COALESCE(n.display_name, CAST(s.user_id AS TEXT))"
@@ -243,71 +225,41 @@ class _Board:
             bound = "average < (SELECT figure FROM seek) + 1"
             rank = (
                 f"1 + (SELECT COALESCE(SUM(players), 0) FROM f WHERE figure > {floor}) "
-                f"+ (SELECT COUNT(*) FROM {table} {self._indexed(db, table)} "
+                f"+ (SELECT COUNT(*) FROM {table} {indexed} "
                 f"WHERE {where} AND average > s.figure AND average < {floor} + 1)"
             )
         else:
             bound = f"{metric} <= (SELECT figure FROM seek)"
             rank = "1 + (SELECT COALESCE(SUM(players), 0) FROM f WHERE figure > s.figure)"
-        # Part 0: the page's lines; part 1: the caller's row with their rank; part 2: the figure of the line at
-        # the offset (in the figure column), the board's size (in the rank column) and the players above that
-        # figure (in the last column).
+        # Part 0: the page's lines; 1: the caller's row and rank; 2: the board's size; 3: the first line's rank.
         found = await db.fetch_all(
             "WITH f AS (SELECT figure, players, SUM(players) OVER (ORDER BY figure DESC) - players AS above "
             "FROM board_figures WHERE days = ?1 AND kind = ?2 AND scope = ?3 AND metric = ?4), "
-            "seek AS (SELECT figure, above FROM f WHERE above <= ?5 AND above + players > ?5) "
-            f"SELECT 0 AS part, s.user_id, s.games, s.figure, {name} AS name, CAST(NULL AS BIGINT) AS rank, "
-            "CAST(NULL AS BIGINT) AS above FROM ("
-            f"SELECT user_id, games, {metric} AS figure FROM {table} {self._indexed(db, table)} "
+            "seek AS (SELECT figure, above FROM f WHERE above <= ?5 AND above + players > ?5), "
+            f"page AS (SELECT user_id, games, {metric} AS figure FROM {table} {indexed} "
             f"WHERE {where} AND {bound} ORDER BY {_order(metric)} "
-            "LIMIT ?6 OFFSET COALESCE(?5 - (SELECT above FROM seek), 0)"
-            ") AS s LEFT JOIN player_names AS n USING (user_id) "
-            f"UNION ALL SELECT 1, s.user_id, s.games, s.figure, {name}, {rank}, NULL FROM ("
+            "LIMIT ?6 OFFSET COALESCE(?5 - (SELECT above FROM seek), 0)) "
+            f"SELECT 0 AS part, s.user_id, s.games, s.figure, {name} AS name, CAST(NULL AS BIGINT) AS rank "
+            "FROM page AS s LEFT JOIN player_names AS n USING (user_id) "
+            f"UNION ALL SELECT 1, s.user_id, s.games, s.figure, {name}, {rank} FROM ("
             f"SELECT user_id, games, {metric} AS figure FROM {table} WHERE {plain} AND user_id = ?7"
             ") AS s LEFT JOIN player_names AS n USING (user_id) "
-            "UNION ALL SELECT 2, NULL, NULL, (SELECT figure FROM seek), NULL, "
-            "(SELECT COALESCE(SUM(players), 0) FROM f), (SELECT above FROM seek) "
+            "UNION ALL SELECT 2, NULL, NULL, NULL, NULL, (SELECT COALESCE(SUM(players), 0) FROM f) "
+            f"UNION ALL SELECT 3, NULL, NULL, NULL, NULL, {rank} FROM (SELECT MAX(figure) AS figure FROM page) AS s "
             "ORDER BY part, figure DESC, games DESC, user_id",
-            (*self._figures(), offset, page_size, caller_id),
+            (0 if self.period == "all" else self.days, self.kind, self.scope, metric, offset, page_size, caller_id),
         )
         read = _Read()
-        for part, user_id, games, value, name, rank, above in found:
+        for part, user_id, games, value, name, rank in found:
             if part == 0:
                 read.lines.append((user_id, games, value, name))
             elif part == 1:
                 read.mine, read.caller_rank = (user_id, games, value, name), int(rank)
+            elif part == 2:
+                read.total = int(rank)
             else:
-                read.figure = None if value is None else int(value)
-                read.total, read.above = int(rank), int(above or 0)
+                read.first_rank = int(rank)
         return read
-
-    async def _ranks(self, db: Database, values: Sequence[float]) -> list[int]:
-        """The rank of each figure: 1 + the players with a strictly better one (ties share the rank).
-
-        The players above a figure's floor are a sum over ``board_figures``; an average also counts the players
-        on its own floor with a higher average, through the board's index (both compare the stored floats).
-        """
-        if not values:
-            return []
-        table, where, params = self._source()
-        terms: list[str] = []
-        args: list[object] = []
-        for value in values:
-            floor = math.floor(value)
-            terms.append(
-                "1 + (SELECT COALESCE(SUM(players), 0) FROM board_figures "
-                "WHERE days = ? AND kind = ? AND scope = ? AND metric = ? AND figure > ?)"
-            )
-            args += [*self._figures(), floor]
-            if self.metric == "average":
-                terms[-1] += (
-                    f" + (SELECT COUNT(*) FROM {table} {self._indexed(db, table)} "
-                    f"WHERE {where} AND average > ? AND average < ?)"
-                )
-                args += [*params, float(value), float(floor + 1)]
-        row = await db.fetch_one(f"SELECT {', '.join(terms)}", args)
-        assert row is not None  # a select without FROM answers one row
-        return [int(rank) for rank in row]
 
 
 async def _move_window(db: Database, days: int, since: float) -> None:
@@ -409,7 +361,7 @@ def _ranked(found: Sequence[tuple[int, int, float, object] | Row], offset: int, 
     """Competition ranks ("1224") for a page listed best first.
 
     A line ties with the line above it or ranks by its position, so only the first line's rank needs the
-    database (1 + the players with a strictly better figure): one counted range instead of one per line.
+    database (1 + the players with a strictly better figure), in the same statement as the page.
     """
     rows: list[Standing] = []
     for position, (user_id, games, figure, name) in enumerate(found, offset + 1):
