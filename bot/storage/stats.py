@@ -142,6 +142,19 @@ _FLOOR = {
 }
 
 
+#: A board's rows in board_figures (parameters 1-4: days, 0 for all time; kind; scope; metric).
+_FIGURES = "days = ?1 AND kind = ?2 AND scope = ?3 AND metric = ?4"
+#: The figure of the line at offset ?5 and the players above it: a running sum over the board's figures.
+_SEEK = (
+    "SELECT figure, above FROM (SELECT figure, players, SUM(players) OVER (ORDER BY figure DESC) - players AS above "
+    f"FROM board_figures WHERE {_FIGURES}) AS f WHERE above <= ?5 AND above + players > ?5"
+)
+#: The same for the first page (the most asked for), without the running sum: the best figure anyone has.
+_SEEK_FIRST = (
+    f"SELECT figure, 0 AS above FROM board_figures WHERE {_FIGURES} AND players > 0 ORDER BY figure DESC LIMIT 1"
+)
+
+
 @dataclass
 class _Read:
     """What one read of a board found: see :meth:`_Board._read`."""
@@ -224,18 +237,16 @@ class _Board:
             floor = _FLOOR[db.dialect].format(value="s.figure")
             bound = "average < (SELECT figure FROM seek) + 1"
             rank = (
-                f"1 + (SELECT COALESCE(SUM(players), 0) FROM f WHERE figure > {floor}) "
+                f"1 + (SELECT COALESCE(SUM(players), 0) FROM board_figures WHERE {_FIGURES} AND figure > {floor}) "
                 f"+ (SELECT COUNT(*) FROM {table} {indexed} "
                 f"WHERE {where} AND average > s.figure AND average < {floor} + 1)"
             )
         else:
             bound = f"{metric} <= (SELECT figure FROM seek)"
-            rank = "1 + (SELECT COALESCE(SUM(players), 0) FROM f WHERE figure > s.figure)"
+            rank = f"1 + (SELECT COALESCE(SUM(players), 0) FROM board_figures WHERE {_FIGURES} AND figure > s.figure)"
         # Part 0: the page's lines; 1: the caller's row and rank; 2: the board's size; 3: the first line's rank.
         found = await db.fetch_all(
-            "WITH f AS (SELECT figure, players, SUM(players) OVER (ORDER BY figure DESC) - players AS above "
-            "FROM board_figures WHERE days = ?1 AND kind = ?2 AND scope = ?3 AND metric = ?4), "
-            "seek AS (SELECT figure, above FROM f WHERE above <= ?5 AND above + players > ?5), "
+            f"WITH seek AS ({_SEEK_FIRST if offset == 0 else _SEEK}), "
             f"page AS (SELECT user_id, games, {metric} AS figure FROM {table} {indexed} "
             f"WHERE {where} AND {bound} ORDER BY {_order(metric)} "
             "LIMIT ?6 OFFSET COALESCE(?5 - (SELECT above FROM seek), 0)) "
@@ -244,7 +255,8 @@ class _Board:
             f"UNION ALL SELECT 1, s.user_id, s.games, s.figure, {name}, {rank} FROM ("
             f"SELECT user_id, games, {metric} AS figure FROM {table} WHERE {plain} AND user_id = ?7"
             ") AS s LEFT JOIN player_names AS n USING (user_id) "
-            "UNION ALL SELECT 2, NULL, NULL, NULL, NULL, (SELECT COALESCE(SUM(players), 0) FROM f) "
+            f"UNION ALL SELECT 2, NULL, NULL, NULL, NULL, (SELECT COALESCE(SUM(players), 0) FROM board_figures "
+            f"WHERE {_FIGURES}) "
             f"UNION ALL SELECT 3, NULL, NULL, NULL, NULL, {rank} FROM (SELECT MAX(figure) AS figure FROM page) AS s "
             "ORDER BY part, figure DESC, games DESC, user_id",
             (0 if self.period == "all" else self.days, self.kind, self.scope, metric, offset, page_size, caller_id),
