@@ -35,6 +35,7 @@ from bot.storage import (
     MetaRepository,
     ResultsRepository,
 )
+from bot.ui.render import CUSTOM_ID
 
 log = logging.getLogger(__name__)
 #: Seconds a shutdown waits for clicks and commands in progress to finish their reply and save.
@@ -95,6 +96,8 @@ class DiceBot(commands.AutoShardedBot):
         parsers = self._connection.parsers
         self._parse_message_update = parsers["MESSAGE_UPDATE"]
         parsers["MESSAGE_UPDATE"] = self._message_updated
+        self._parse_interaction_create = parsers["INTERACTION_CREATE"]
+        parsers["INTERACTION_CREATE"] = self._interaction_created
         self.settings = settings
         self._games = tuple(games)
         self._extensions = tuple(extensions) if extensions is not None else registry.extensions(self._games)
@@ -280,6 +283,19 @@ class DiceBot(commands.AutoShardedBot):
         except (KeyError, ValueError):
             entity = int(data["id"])
         return state._view_store.is_message_tracked(entity)
+
+    def _interaction_created(self, data: dict[str, Any]) -> None:
+        """discord.py's INTERACTION_CREATE parser, given a game click's message without its embeds and components.
+
+        discord.py builds the clicked message into a full ``Message`` (every embed, button and select) with the
+        interaction; a game click reads only its id, flags, author and interaction metadata
+        (``discord_io.InteractionRequest``) and is routed by its id alone, so the parts nobody reads are handed
+        over empty. Other interactions (commands, the leaderboard's buttons) are parsed whole.
+        """
+        message = data.get("message")
+        if message is not None and data.get("type") == 3 and CUSTOM_ID.fullmatch(str(data["data"].get("custom_id"))):
+            data = {**data, "message": {**message, "embeds": [], "components": []}}
+        self._parse_interaction_create(data)
 
     async def on_message(self, message: discord.Message) -> None:
         """Only noted for the live board (no prefix commands, and the content is never read)."""

@@ -1,4 +1,8 @@
-"""MESSAGE_UPDATE, the echo of every edit the bot makes, is parsed only when something in the bot reads edits."""
+"""What discord.py parses of the gateway's events per click: only what some part of the bot reads.
+
+MESSAGE_UPDATE, the echo of every edit the bot makes, is parsed only when something reads edits; a game click's
+INTERACTION_CREATE is parsed without its message's embeds and components.
+"""
 
 from __future__ import annotations
 
@@ -47,6 +51,8 @@ async def bot() -> AsyncIterator[DiceBot]:
     async with create_bot(
         Settings(discord_token="token", database_url="sqlite:///unused.sqlite3", _env_file=None)
     ) as bot:
+        # As after READY: the bot knows who it is.
+        bot._connection.user = discord.ClientUser(state=bot._connection, data=echo()["author"])
         yield bot
 
 
@@ -97,3 +103,70 @@ async def test_a_view_tracked_for_the_message_is_still_updated(bot: DiceBot) -> 
     bot._connection._view_store.update_from_message = noted  # type: ignore[method-assign]
     bot._connection.parsers["MESSAGE_UPDATE"](echo())
     assert seen == [MESSAGE]
+
+
+def click(custom_id: str) -> dict[str, Any]:
+    """A click on a board as the gateway delivers it: the interaction with the whole clicked message."""
+    message = echo()
+    message["interaction_metadata"] = {
+        "id": "99",
+        "type": 2,
+        "user": {"id": "1", "username": "alice", "discriminator": "0", "avatar": None},
+    }
+    message["flags"] = 64
+    return {
+        "id": "42",
+        "application_id": str(BOT),
+        "type": 3,
+        "token": "token",
+        "version": 1,
+        "guild_id": str(GUILD),
+        "channel_id": str(CHANNEL),
+        "locale": "en-US",
+        "guild_locale": "de",
+        "member": {
+            "user": {"id": "1", "username": "alice", "discriminator": "0", "avatar": None},
+            "roles": [],
+            "joined_at": "2026-11-25T12:00:00+00:00",
+            "permissions": "8192",
+            "flags": 0,
+            "deaf": False,
+            "mute": False,
+        },
+        "app_permissions": "0",
+        "attachment_size_limit": 8388608,
+        "entitlements": [],
+        "authorizing_integration_owners": {},
+        "data": {"custom_id": custom_id, "component_type": 2},
+        "message": message,
+    }
+
+
+async def clicked(bot: DiceBot, payload: dict[str, Any]) -> discord.Interaction[Any]:
+    interactions: asyncio.Future[discord.Interaction[Any]] = asyncio.get_running_loop().create_future()
+
+    async def on_interaction(interaction: discord.Interaction[Any]) -> None:
+        interactions.set_result(interaction)
+
+    bot.add_listener(on_interaction)
+    bot._connection.parsers["INTERACTION_CREATE"](payload)
+    return await asyncio.wait_for(interactions, 10)
+
+
+async def test_a_game_click_keeps_what_the_service_reads_of_its_message(bot: DiceBot) -> None:
+    payload = click("g:7:roll::3")
+    interaction = await clicked(bot, payload)
+    message = interaction.message
+    assert message is not None
+    assert (message.id, message.author.id, message.flags.ephemeral) == (MESSAGE, BOT, True)
+    assert message.interaction_metadata is not None and message.interaction_metadata.user.id == 1
+    assert (interaction.guild_locale, interaction.permissions.manage_messages) == (discord.Locale.german, True)
+    assert message.embeds == [] and message.components == []
+    assert payload["message"]["embeds"] and payload["message"]["components"]  # the gateway's payload is untouched
+
+
+async def test_any_other_click_gets_its_whole_message(bot: DiceBot) -> None:
+    interaction = await clicked(bot, click("lb:kniffel:wins:all:server:2:1"))
+    assert interaction.message is not None
+    assert interaction.message.embeds[0].title == "Kniffel"
+    assert interaction.message.components
