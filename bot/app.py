@@ -40,6 +40,8 @@ from bot.ui.render import CUSTOM_ID
 log = logging.getLogger(__name__)
 #: Seconds a shutdown waits for clicks and commands in progress to finish their reply and save.
 SHUTDOWN_GRACE = 10.0
+#: What a game click reads of the message it was on (``DiceBot._interaction_created``).
+CLICKED_MESSAGE = ("id", "channel_id", "guild_id", "author", "type", "flags", "interaction_metadata")
 #: The ``bot_meta`` key holding the hash of the command payload last synced to Discord.
 COMMAND_SYNC_KEY = "command_sync"
 
@@ -285,16 +287,19 @@ class DiceBot(commands.AutoShardedBot):
         return state._view_store.is_message_tracked(entity)
 
     def _interaction_created(self, data: dict[str, Any]) -> None:
-        """discord.py's INTERACTION_CREATE parser, given a game click's message without its embeds and components.
+        """discord.py's INTERACTION_CREATE parser, given only the parts of a game click's message that are read.
 
-        discord.py builds the clicked message into a full ``Message`` (every embed, button and select) with the
-        interaction; a game click reads only its id, flags, author and interaction metadata
-        (``discord_io.InteractionRequest``) and is routed by its id alone, so the parts nobody reads are handed
-        over empty. Other interactions (commands, the leaderboard's buttons) are parsed whole.
+        discord.py builds the clicked message into a full ``Message`` (every embed, button and select, the users
+        its content mentions, its reactions) with the interaction; a game click reads only the message's id, flags,
+        author and interaction metadata (``discord_io.InteractionRequest``) and is routed by its id alone, so the
+        message is handed over with those and the rest empty. Other interactions (commands,
+        the leaderboard's buttons) are parsed whole.
         """
         message = data.get("message")
         if message is not None and data.get("type") == 3 and CUSTOM_ID.fullmatch(str(data["data"].get("custom_id"))):
-            data = {**data, "message": {**message, "embeds": [], "components": []}}
+            clicked = {key: message[key] for key in CLICKED_MESSAGE if key in message}
+            unread = {"content": "", "embeds": [], "components": [], "mentions": [], "mention_roles": []}
+            data = {**data, "message": {**clicked, **unread}}
         self._parse_interaction_create(data)
 
     async def on_message(self, message: discord.Message) -> None:

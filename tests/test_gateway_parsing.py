@@ -1,7 +1,7 @@
 """What discord.py parses of the gateway's events per click: only what some part of the bot reads.
 
 MESSAGE_UPDATE, the echo of every edit the bot makes, is parsed only when something reads edits; a game click's
-INTERACTION_CREATE is parsed without its message's embeds and components.
+INTERACTION_CREATE is parsed with only what the service reads of its message.
 """
 
 from __future__ import annotations
@@ -114,6 +114,7 @@ def click(custom_id: str) -> dict[str, Any]:
         "user": {"id": "1", "username": "alice", "discriminator": "0", "avatar": None},
     }
     message["flags"] = 64
+    message["mentions"] = [{"id": "1", "username": "alice", "discriminator": "0", "avatar": None}]
     return {
         "id": "42",
         "application_id": str(BOT),
@@ -161,7 +162,8 @@ async def test_a_game_click_keeps_what_the_service_reads_of_its_message(bot: Dic
     assert (message.id, message.author.id, message.flags.ephemeral) == (MESSAGE, BOT, True)
     assert message.interaction_metadata is not None and message.interaction_metadata.user.id == 1
     assert (interaction.guild_locale, interaction.permissions.manage_messages) == (discord.Locale.german, True)
-    assert message.embeds == [] and message.components == []
+    assert message.content == ""
+    assert message.embeds == message.components == message.mentions == message.role_mentions == []
     assert payload["message"]["embeds"] and payload["message"]["components"]  # the gateway's payload is untouched
 
 
@@ -170,3 +172,4 @@ async def test_any_other_click_gets_its_whole_message(bot: DiceBot) -> None:
     assert interaction.message is not None
     assert interaction.message.embeds[0].title == "Kniffel"
     assert interaction.message.components
+    assert [user.id for user in interaction.message.mentions] == [1]
