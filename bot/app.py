@@ -93,8 +93,8 @@ class DiceBot(commands.AutoShardedBot):
             shard_count=settings.shard_count,
             **shards,
         )
-        # The echo of every edit (each click's answer) comes back as MESSAGE_UPDATE, which discord.py parses into
-        # a full Message for listeners this bot does not have: parsed only when something would read it.
+        # discord.py builds full Messages from a click's two gateway events (the clicked board, and the echo of the
+        # answer's edit) for readers this bot does not have: it is given only what is read (docs/benchmarks.md).
         parsers = self._connection.parsers
         self._parse_message_update = parsers["MESSAGE_UPDATE"]
         parsers["MESSAGE_UPDATE"] = self._message_updated
@@ -292,8 +292,8 @@ class DiceBot(commands.AutoShardedBot):
         discord.py builds the clicked message into a full ``Message`` (every embed, button and select, the users
         its content mentions, its reactions) with the interaction; a game click reads only the message's id, flags,
         author and interaction metadata (``discord_io.InteractionRequest``) and is routed by its id alone, so the
-        message is handed over with those and the rest empty. Other interactions (commands,
-        the leaderboard's buttons) are parsed whole.
+        message is handed over with those and the rest empty. Other interactions (commands, the leaderboard's
+        buttons) are parsed whole.
         """
         message = data.get("message")
         if message is not None and data.get("type") == 3 and CUSTOM_ID.fullmatch(str(data["data"].get("custom_id"))):
