@@ -59,7 +59,8 @@ BEGIN
     FROM (SELECT 'wins' AS metric, NEW.wins AS figure
         UNION ALL SELECT 'best', NEW.best
         UNION ALL SELECT 'games', NEW.games
-        UNION ALL SELECT 'average', CAST(NEW.average AS INTEGER) - (NEW.average < CAST(NEW.average AS INTEGER)) WHERE NEW.games >= 5) AS f
+        UNION ALL SELECT 'average', CAST(NEW.average AS INTEGER) - (NEW.average < CAST(NEW.average AS INTEGER))
+            WHERE NEW.games >= 5) AS f
     WHERE true
     ON CONFLICT (days, kind, scope, metric, figure) DO UPDATE SET players = players + 1;
 END;
@@ -81,7 +82,8 @@ CREATE TRIGGER standings_wins_figure AFTER UPDATE OF wins ON standings WHEN OLD.
 BEGIN
     UPDATE board_figures SET players = players - 1
     WHERE days = 0 AND kind = OLD.kind AND scope = OLD.scope AND metric = 'wins' AND figure = OLD.wins;
-    INSERT INTO board_figures (days, kind, scope, metric, figure, players) VALUES (0, NEW.kind, NEW.scope, 'wins', NEW.wins, 1)
+    INSERT INTO board_figures (days, kind, scope, metric, figure, players)
+    VALUES (0, NEW.kind, NEW.scope, 'wins', NEW.wins, 1)
     ON CONFLICT (days, kind, scope, metric, figure) DO UPDATE SET players = players + 1;
 END;
 
@@ -89,7 +91,8 @@ CREATE TRIGGER standings_best_figure AFTER UPDATE OF best ON standings WHEN OLD.
 BEGIN
     UPDATE board_figures SET players = players - 1
     WHERE days = 0 AND kind = OLD.kind AND scope = OLD.scope AND metric = 'best' AND figure = OLD.best;
-    INSERT INTO board_figures (days, kind, scope, metric, figure, players) VALUES (0, NEW.kind, NEW.scope, 'best', NEW.best, 1)
+    INSERT INTO board_figures (days, kind, scope, metric, figure, players)
+    VALUES (0, NEW.kind, NEW.scope, 'best', NEW.best, 1)
     ON CONFLICT (days, kind, scope, metric, figure) DO UPDATE SET players = players + 1;
 END;
 
@@ -97,18 +100,23 @@ CREATE TRIGGER standings_games_figure AFTER UPDATE OF games ON standings WHEN OL
 BEGIN
     UPDATE board_figures SET players = players - 1
     WHERE days = 0 AND kind = OLD.kind AND scope = OLD.scope AND metric = 'games' AND figure = OLD.games;
-    INSERT INTO board_figures (days, kind, scope, metric, figure, players) VALUES (0, NEW.kind, NEW.scope, 'games', NEW.games, 1)
+    INSERT INTO board_figures (days, kind, scope, metric, figure, players)
+    VALUES (0, NEW.kind, NEW.scope, 'games', NEW.games, 1)
     ON CONFLICT (days, kind, scope, metric, figure) DO UPDATE SET players = players + 1;
 END;
 
 CREATE TRIGGER standings_average_figure AFTER UPDATE OF average, games ON standings
-WHEN (OLD.games >= 5 OR NEW.games >= 5) AND (OLD.games < 5 OR NEW.games < 5 OR CAST(OLD.average AS INTEGER) - (OLD.average < CAST(OLD.average AS INTEGER)) <> CAST(NEW.average AS INTEGER) - (NEW.average < CAST(NEW.average AS INTEGER)))
+WHEN (OLD.games >= 5 OR NEW.games >= 5) AND (OLD.games < 5 OR NEW.games < 5
+    OR CAST(OLD.average AS INTEGER) - (OLD.average < CAST(OLD.average AS INTEGER))
+        <> CAST(NEW.average AS INTEGER) - (NEW.average < CAST(NEW.average AS INTEGER)))
 BEGIN
     UPDATE board_figures SET players = players - 1
     WHERE OLD.games >= 5 AND days = 0 AND kind = OLD.kind AND scope = OLD.scope AND metric = 'average'
         AND figure = CAST(OLD.average AS INTEGER) - (OLD.average < CAST(OLD.average AS INTEGER));
     INSERT INTO board_figures (days, kind, scope, metric, figure, players)
-    SELECT 0, NEW.kind, NEW.scope, 'average', CAST(NEW.average AS INTEGER) - (NEW.average < CAST(NEW.average AS INTEGER)), 1 WHERE NEW.games >= 5
+    SELECT 0, NEW.kind, NEW.scope, 'average',
+        CAST(NEW.average AS INTEGER) - (NEW.average < CAST(NEW.average AS INTEGER)), 1
+    WHERE NEW.games >= 5
     ON CONFLICT (days, kind, scope, metric, figure) DO UPDATE SET players = players + 1;
 END;
 
@@ -119,7 +127,8 @@ BEGIN
     FROM (SELECT 'wins' AS metric, NEW.wins AS figure
         UNION ALL SELECT 'best', NEW.best
         UNION ALL SELECT 'games', NEW.games
-        UNION ALL SELECT 'average', CAST(NEW.average AS INTEGER) - (NEW.average < CAST(NEW.average AS INTEGER)) WHERE NEW.games >= 5) AS f
+        UNION ALL SELECT 'average', CAST(NEW.average AS INTEGER) - (NEW.average < CAST(NEW.average AS INTEGER))
+            WHERE NEW.games >= 5) AS f
     WHERE true
     ON CONFLICT (days, kind, scope, metric, figure) DO UPDATE SET players = players + 1;
 END;
@@ -141,7 +150,8 @@ CREATE TRIGGER window_standings_wins_figure AFTER UPDATE OF wins ON window_stand
 BEGIN
     UPDATE board_figures SET players = players - 1
     WHERE days = OLD.days AND kind = OLD.kind AND scope = OLD.scope AND metric = 'wins' AND figure = OLD.wins;
-    INSERT INTO board_figures (days, kind, scope, metric, figure, players) VALUES (NEW.days, NEW.kind, NEW.scope, 'wins', NEW.wins, 1)
+    INSERT INTO board_figures (days, kind, scope, metric, figure, players)
+    VALUES (NEW.days, NEW.kind, NEW.scope, 'wins', NEW.wins, 1)
     ON CONFLICT (days, kind, scope, metric, figure) DO UPDATE SET players = players + 1;
 END;
 
@@ -149,7 +159,8 @@ CREATE TRIGGER window_standings_best_figure AFTER UPDATE OF best ON window_stand
 BEGIN
     UPDATE board_figures SET players = players - 1
     WHERE days = OLD.days AND kind = OLD.kind AND scope = OLD.scope AND metric = 'best' AND figure = OLD.best;
-    INSERT INTO board_figures (days, kind, scope, metric, figure, players) VALUES (NEW.days, NEW.kind, NEW.scope, 'best', NEW.best, 1)
+    INSERT INTO board_figures (days, kind, scope, metric, figure, players)
+    VALUES (NEW.days, NEW.kind, NEW.scope, 'best', NEW.best, 1)
     ON CONFLICT (days, kind, scope, metric, figure) DO UPDATE SET players = players + 1;
 END;
 
@@ -157,18 +168,23 @@ CREATE TRIGGER window_standings_games_figure AFTER UPDATE OF games ON window_sta
 BEGIN
     UPDATE board_figures SET players = players - 1
     WHERE days = OLD.days AND kind = OLD.kind AND scope = OLD.scope AND metric = 'games' AND figure = OLD.games;
-    INSERT INTO board_figures (days, kind, scope, metric, figure, players) VALUES (NEW.days, NEW.kind, NEW.scope, 'games', NEW.games, 1)
+    INSERT INTO board_figures (days, kind, scope, metric, figure, players)
+    VALUES (NEW.days, NEW.kind, NEW.scope, 'games', NEW.games, 1)
     ON CONFLICT (days, kind, scope, metric, figure) DO UPDATE SET players = players + 1;
 END;
 
 CREATE TRIGGER window_standings_average_figure AFTER UPDATE OF average, games ON window_standings
-WHEN (OLD.games >= 5 OR NEW.games >= 5) AND (OLD.games < 5 OR NEW.games < 5 OR CAST(OLD.average AS INTEGER) - (OLD.average < CAST(OLD.average AS INTEGER)) <> CAST(NEW.average AS INTEGER) - (NEW.average < CAST(NEW.average AS INTEGER)))
+WHEN (OLD.games >= 5 OR NEW.games >= 5) AND (OLD.games < 5 OR NEW.games < 5
+    OR CAST(OLD.average AS INTEGER) - (OLD.average < CAST(OLD.average AS INTEGER))
+        <> CAST(NEW.average AS INTEGER) - (NEW.average < CAST(NEW.average AS INTEGER)))
 BEGIN
     UPDATE board_figures SET players = players - 1
     WHERE OLD.games >= 5 AND days = OLD.days AND kind = OLD.kind AND scope = OLD.scope AND metric = 'average'
         AND figure = CAST(OLD.average AS INTEGER) - (OLD.average < CAST(OLD.average AS INTEGER));
     INSERT INTO board_figures (days, kind, scope, metric, figure, players)
-    SELECT NEW.days, NEW.kind, NEW.scope, 'average', CAST(NEW.average AS INTEGER) - (NEW.average < CAST(NEW.average AS INTEGER)), 1 WHERE NEW.games >= 5
+    SELECT NEW.days, NEW.kind, NEW.scope, 'average',
+        CAST(NEW.average AS INTEGER) - (NEW.average < CAST(NEW.average AS INTEGER)), 1
+    WHERE NEW.games >= 5
     ON CONFLICT (days, kind, scope, metric, figure) DO UPDATE SET players = players + 1;
 END;
 
