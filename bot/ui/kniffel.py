@@ -8,7 +8,7 @@ from types import ModuleType
 from bot.engine import kniffel
 from bot.engine.core import Event, NotAPlayer
 from bot.i18n import number, t
-from bot.ui.common import faces
+from bot.ui.common import faces, text
 from bot.ui.fivedice import ScorecardUI
 from bot.ui.render import Table
 
@@ -50,7 +50,7 @@ class KniffelUI(ScorecardUI):
         return card_totals(table.state, player).total
 
     def status_lines(self, table: Table) -> list[str]:
-        return [t(f"kniffel.ruleset.{table.state.ruleset}", table.locale)]
+        return [text(f"kniffel.ruleset.{table.state.ruleset}", table.locale)]
 
     def event_line(self, event: Event, table: Table) -> str | None:
         locale, params = table.locale, event.params
