@@ -134,6 +134,7 @@ class ScorecardUI:
         legal = fivedice.dice_actions(state)
         can_roll = any(isinstance(action, fivedice.Roll) for action in legal)
         holdable = {action.index for action in legal if isinstance(action, fivedice.ToggleHold)}
+        dice_stamp = roll_stamp(state)
         for index in range(fivedice.DICE):
             if state.rolls:
                 held = state.held[index]
@@ -142,13 +143,13 @@ class ScorecardUI:
                 layout.button(
                     0,
                     str(state.dice[index]) if held else f"{DIE_FACES[state.dice[index]]} {state.dice[index]}",
-                    custom_id(game, "hold", f"{index}.{int(not held)}", roll_stamp(state)),
+                    custom_id(game, "hold", f"{index}.{int(not held)}", dice_stamp),
                     style=discord.ButtonStyle.primary if held else discord.ButtonStyle.secondary,
                     emoji="🔒" if held else None,
                     disabled=not can_hold,
                 )
             else:
-                layout.button(0, "·", custom_id(game, "hold", f"{index}.1", roll_stamp(state)), disabled=True)
+                layout.button(0, "·", custom_id(game, "hold", f"{index}.1", dice_stamp), disabled=True)
         label = text("dice.roll", locale) if state.rolls == 0 else text("dice.reroll", locale, roll=state.rolls + 1)
         layout.button(
             1, label, custom_id(game, "roll", "", stamp), style=discord.ButtonStyle.success, disabled=not can_roll
