@@ -22,11 +22,9 @@ class KniffelUI(ScorecardUI):
         return kniffel
 
     def choices(self, table: Table) -> list[tuple[str, str, str | None]]:
-        state, locale = table.state, table.locale
-        card = state.cards[state.current_player]
-        options = kniffel.score_options(state.dice, card, state.ruleset)
-        bonus = kniffel.extra_bonus(state.dice, card, state.ruleset)
-        return [(option_label(box, points, bonus, locale), box, None) for box, points in options.items()]
+        state = table.state
+        card = frozenset(state.cards[state.current_player].items())
+        return list(_choices(tuple(sorted(state.dice)), card, state.ruleset, table.locale))
 
     def card_rows(self, table: Table, player: str) -> list[tuple[str, str]]:
         state, locale = table.state, table.locale
@@ -90,6 +88,19 @@ def card_totals(state: kniffel.State, player: str) -> kniffel.CardTotals:
 @lru_cache(maxsize=4096)
 def _card_breakdown(card: frozenset[tuple[str, int]], bonus: int, ruleset: str) -> kniffel.CardTotals:
     return kniffel.card_breakdown(dict(card), bonus, ruleset)
+
+
+@lru_cache(maxsize=4096)
+def _choices(
+    dice: tuple[int, ...], card: frozenset[tuple[str, int]], ruleset: str, locale: str
+) -> tuple[tuple[str, str, str | None], ...]:
+    """The Score… select's options, remembered by the sorted dice and the card's contents: holding dice re-renders
+    the same options, and the engine's checks and points were a twentieth of a Kniffel board (docs/benchmarks.md).
+    The options depend on neither the dice's order nor the card's."""
+    scorecard = dict(card)
+    options = kniffel.score_options(dice, scorecard, ruleset)
+    bonus = kniffel.extra_bonus(dice, scorecard, ruleset)
+    return tuple((option_label(box, points, bonus, locale), box, None) for box, points in options.items())
 
 
 @lru_cache(maxsize=4096)
