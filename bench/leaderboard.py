@@ -25,8 +25,10 @@ import statistics
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
+from contextlib import closing
 from pathlib import Path
 
+import bot
 from bot import heap
 from bot.rankings import METRICS, PERIODS
 from bot.storage import Database, ResultRow, ResultsRepository, StatsRepository
@@ -131,13 +133,20 @@ def seed(path: Path, results: int, rng: random.Random) -> dict[str, int]:
             seat_rows.clear()
             result_rows.clear()
     conn.execute("COMMIT")
+    facts = facts_of(conn)
+    facts["games"] = game_id
+    conn.close()
+    return facts
+
+
+def facts_of(conn: sqlite3.Connection) -> dict[str, int]:
+    """The ids worth timing in a seeded database: the biggest and the median server, the heaviest user."""
     big_guild = conn.execute("SELECT guild_id FROM results GROUP BY guild_id ORDER BY COUNT(*) DESC LIMIT 1").fetchone()
     median_guild = conn.execute(
         "SELECT guild_id FROM results GROUP BY guild_id ORDER BY COUNT(*) LIMIT 1 OFFSET ?", (GUILDS // 2,)
     ).fetchone()
     heavy = conn.execute("SELECT user_id FROM results GROUP BY user_id ORDER BY COUNT(*) DESC LIMIT 1").fetchone()
     facts = {
-        "games": game_id,
         "big_guild": big_guild[0],
         "big_guild_results": conn.execute("SELECT COUNT(*) FROM results WHERE guild_id = ?", big_guild).fetchone()[0],
         "median_guild": median_guild[0],
@@ -148,7 +157,6 @@ def seed(path: Path, results: int, rng: random.Random) -> dict[str, int]:
         "heavy_user_results": conn.execute("SELECT COUNT(*) FROM results WHERE user_id = ?", heavy).fetchone()[0],
         "users": conn.execute("SELECT COUNT(DISTINCT user_id) FROM results").fetchone()[0],
     }
-    conn.close()
     return facts
 
 
@@ -177,8 +185,16 @@ async def bench(path: Path, facts: dict[str, int], runs: int) -> list[tuple[str,
         f"migrations 0004-0010 (counters as rows, backfill of standing_counters): {time.perf_counter() - start:.1f} s"
     )
     start = time.perf_counter()
+    await (await Database.open(path, bundled_migrations()[:11])).close()
+    print(f"migration 0011 (window standings, index on finish times): {time.perf_counter() - start:.1f} s")
+    return await time_queries(path, facts, runs, forget=True)
+
+
+async def time_queries(path: Path, facts: dict[str, int], runs: int, *, forget: bool) -> list[tuple[str, float, float]]:
+    """Every board, /stats and storing a game, timed; forget-me of the heaviest user last when ``forget``."""
+    start = time.perf_counter()
     db = await Database.open(path)
-    print(f"migration 0011 on (window standings, index on finish times): {time.perf_counter() - start:.1f} s")
+    print(f"migrations from 0012 on (board figures): {time.perf_counter() - start:.1f} s")
     stats = StatsRepository(db)
     figures: list[tuple[str, float, float]] = []
     heavy, casual = facts["heavy_user"], 4242
@@ -221,9 +237,14 @@ async def bench(path: Path, facts: dict[str, int], runs: int) -> list[tuple[str,
             median, worst = await timed(runs, lambda user=user: stats.user_stats(user, kinds))
             figures.append((f"/stats {who}", median, worst))
             print(f"/stats {who:13}  median {median:6.2f} ms  worst {worst:6.2f} ms")
-        median, worst = await timed(runs * 5, lambda: store_game(db, facts["big_guild"]))
+        # New game ids after every stored one (a kept database holds the games an earlier run stored).
+        found = await db.fetch_one("SELECT MAX(id) FROM games")
+        game_ids = itertools.count(1 + (found[0] if found else 0))
+        median, worst = await timed(runs * 5, lambda: store_game(db, facts["big_guild"], next(game_ids)))
         figures.append(("store one finished 3-player game (results + triggers)", median, worst))
         print(f"store a finished 3-player game   median {median:6.2f} ms  worst {worst:6.2f} ms")
+        if not forget:
+            return figures
         start = time.perf_counter()
         deleted = await stats.forget(heavy)
         forget_ms = (time.perf_counter() - start) * 1000
@@ -234,13 +255,9 @@ async def bench(path: Path, facts: dict[str, int], runs: int) -> list[tuple[str,
     return figures
 
 
-_next_game = itertools.count(10_000_000)
-
-
-async def store_game(db: Database, guild: int) -> None:
+async def store_game(db: Database, guild: int, game_id: int) -> None:
     """What the end of a game writes besides the game row: three results and their counters, in one transaction
     (triggers run)."""
-    game_id = next(_next_game)
     rows = [
         ResultRow(
             game_id,
@@ -273,8 +290,21 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--seed", type=int, default=8)
     parser.add_argument("--keep", type=Path, help="write the database here instead of a temporary folder")
+    parser.add_argument(
+        "--db",
+        type=Path,
+        help="time the queries on this database (one kept by --keep, migrated on open) instead of seeding one; "
+        "forget-me is left out, so the same file can be timed again (bench/leaderboard_ab.py)",
+    )
     args = parser.parse_args()
-    print(f"Python {platform.python_version()}, SQLite {sqlite3.sqlite_version}")
+    print(f"Python {platform.python_version()}, SQLite {sqlite3.sqlite_version}, bot from {Path(bot.__file__).parent}")
+    if args.db:
+        with closing(sqlite3.connect(args.db)) as conn:
+            facts = facts_of(conn)
+        print(f"timing {args.db}: {facts}")
+        figures = asyncio.run(time_queries(args.db, facts, args.runs, forget=False))
+        report(figures)
+        return
     with tempfile.TemporaryDirectory() as folder:
         path = args.keep or Path(folder) / "bench.sqlite3"
         start = time.perf_counter()
@@ -282,6 +312,10 @@ def main() -> None:
         facts = seed(path, args.results, random.Random(args.seed))
         print(f"seeded {args.results:,} results in {time.perf_counter() - start:.1f} s: {facts}")
         figures = asyncio.run(bench(path, facts, args.runs))
+    report(figures)
+
+
+def report(figures: list[tuple[str, float, float]]) -> None:
     reads = [figure for figure in figures if figure[0].startswith(("board", "/stats"))]
     slowest = max(reads, key=lambda figure: figure[2])
     target = "(target: 5 ms or less, issue 18)"

@@ -35,10 +35,13 @@ from bot.storage import (
     MetaRepository,
     ResultsRepository,
 )
+from bot.ui.render import CUSTOM_ID
 
 log = logging.getLogger(__name__)
 #: Seconds a shutdown waits for clicks and commands in progress to finish their reply and save.
 SHUTDOWN_GRACE = 10.0
+#: What a game click reads of the message it was on (``DiceBot._interaction_created``).
+CLICKED_MESSAGE = ("id", "channel_id", "guild_id", "author", "type", "flags", "interaction_metadata")
 #: The ``bot_meta`` key holding the hash of the command payload last synced to Discord.
 COMMAND_SYNC_KEY = "command_sync"
 
@@ -90,6 +93,13 @@ class DiceBot(commands.AutoShardedBot):
             shard_count=settings.shard_count,
             **shards,
         )
+        # discord.py builds full Messages from a click's two gateway events (the clicked board, and the echo of the
+        # answer's edit) for readers this bot does not have: it is given only what is read (docs/benchmarks.md).
+        parsers = self._connection.parsers
+        self._parse_message_update = parsers["MESSAGE_UPDATE"]
+        parsers["MESSAGE_UPDATE"] = self._message_updated
+        self._parse_interaction_create = parsers["INTERACTION_CREATE"]
+        parsers["INTERACTION_CREATE"] = self._interaction_created
         self.settings = settings
         self._games = tuple(games)
         self._extensions = tuple(extensions) if extensions is not None else registry.extensions(self._games)
@@ -252,6 +262,45 @@ class DiceBot(commands.AutoShardedBot):
         tails start over and the board asks the channel's history again at each turn's start."""
         if hasattr(self, "service"):
             self.service.tail.forget()
+
+    def _message_updated(self, data: dict[str, Any]) -> None:
+        """discord.py's MESSAGE_UPDATE parser, run only if the edit has a reader: a message cache, an edit
+        listener (method, ``add_listener`` or ``wait_for``) or a view tracked for the message. About a tenth of the
+        gateway's cost per click under load went to parsing echoes nobody read (docs/benchmarks.md)."""
+        if self._edits_read(data):
+            self._parse_message_update(data)
+
+    def _edits_read(self, data: dict[str, Any]) -> bool:
+        state = self._connection
+        if state._messages is not None:
+            return True
+        for event in ("message_edit", "raw_message_edit"):
+            if self._listeners.get(event) or self.extra_events.get(f"on_{event}") or hasattr(self, f"on_{event}"):
+                return True
+        if "components" not in data:
+            return False
+        # The id discord.py's parser looks the view up by.
+        try:
+            entity = int(data["interaction"]["id"])
+        except (KeyError, ValueError):
+            entity = int(data["id"])
+        return state._view_store.is_message_tracked(entity)
+
+    def _interaction_created(self, data: dict[str, Any]) -> None:
+        """discord.py's INTERACTION_CREATE parser, given only the parts of a game click's message that are read.
+
+        discord.py builds the clicked message into a full ``Message`` (every embed, button and select, the users
+        its content mentions, its reactions) with the interaction; a game click reads only the message's id, flags,
+        author and interaction metadata (``discord_io.InteractionRequest``) and is routed by its id alone, so the
+        message is handed over with those and the rest empty. Other interactions (commands, the leaderboard's
+        buttons) are parsed whole.
+        """
+        message = data.get("message")
+        if message is not None and data.get("type") == 3 and CUSTOM_ID.fullmatch(str(data["data"].get("custom_id"))):
+            clicked = {key: message[key] for key in CLICKED_MESSAGE if key in message}
+            unread = {"content": "", "embeds": [], "components": [], "mentions": [], "mention_roles": []}
+            data = {**data, "message": {**clicked, **unread}}
+        self._parse_interaction_create(data)
 
     async def on_message(self, message: discord.Message) -> None:
         """Only noted for the live board (no prefix commands, and the content is never read)."""

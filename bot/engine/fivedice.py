@@ -135,13 +135,18 @@ def toggle_hold(state: StateT, index: int) -> StateT:
     return nxt
 
 
+#: The actions are frozen models: one instance of each serves every list (the board asks on every click).
+_ROLL = Roll()
+_TOGGLES = tuple(ToggleHold(index=index) for index in range(DICE))
+
+
 def dice_actions(state: FiveDiceState) -> list[Roll | ToggleHold]:
     """The roll and hold toggles :func:`roll_dice` and :func:`toggle_hold` accept now (the turn not checked)."""
     actions: list[Roll | ToggleHold] = []
     if state.rolls < ROLLS and not (state.rolls > 0 and all(state.held)):
-        actions.append(Roll())
+        actions.append(_ROLL)
     if 0 < state.rolls < ROLLS:
-        actions.extend(ToggleHold(index=index) for index in range(DICE))
+        actions.extend(_TOGGLES)
     return actions
 
 

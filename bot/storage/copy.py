@@ -5,7 +5,9 @@ to this dicebot's schema like any database at start-up. The target is migrated t
 no row at all. Every stored table is copied in one PostgreSQL transaction (so a failed copy leaves the target
 empty), games in progress included: their state, seats, deadlines and message ids. The standings, counter totals
 and latest names are rebuilt by the target's own triggers from the copied results, then every table's count is
-compared with the source's.
+compared with the source's. The boards' figures (``board_figures``) follow the rebuilt standings through their own
+triggers but are not compared: a source keeps rows for figures no player has any more, and the week and month
+windows are built again by the target's first such board.
 """
 
 from __future__ import annotations

@@ -1,16 +1,18 @@
 """Leaderboard pages, a caller's own rank, per-game statistics and forget-me, over the stored results.
 
-All-time boards read the ``standings`` table that triggers keep next to ``results`` (migration 0002): a page
-is an index walk and a rank is one counted index range, whatever the number of players. Week and month are
-rolling windows ("the last 7/30 days" up to now): their totals are kept the same way in ``window_standings``
-(migration 0011), and before such a board is read the window's start is moved to "now", which recounts only
-the players who had a result leave it. docs/benchmarks.md has the figures on a million results.
+All-time boards read the ``standings`` table that triggers keep next to ``results`` (migration 0002). Week and
+month are rolling windows ("the last 7/30 days" up to now): their totals are kept the same way in
+``window_standings`` (migration 0011), and before such a board is read the window's start is moved to "now",
+which recounts only the players who had a result leave it. A board's size, where a page starts and a player's
+rank are sums over ``board_figures`` (migration 0012: per board, how many players have each figure), so no
+read walks the players ahead of a line; a page is then ten lines of the metric's index. docs/benchmarks.md has
+the figures on a million results.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from bot.rankings import (
     METRICS,
@@ -59,16 +61,10 @@ class StatsRepository:
         """Page ``page`` of the board for ``kind`` in one guild (or every server when ``guild_id`` is None)."""
         if metric not in METRICS or period not in PERIODS:
             raise ValueError(f"unknown metric {metric!r} or period {period!r}")
-        page = max(0, page)
         board = _Board(kind, metric, period, guild_id, now)
         if period != "all":
             await _move_window(self._db, board.days, board.since)
-        total, rows, caller = await board.fetch(self._db, page, page_size, caller_id)
-        if page and not rows and total:
-            # Past the end (players went since the button was drawn): show the last page instead.
-            page = (total - 1) // page_size
-            total, rows, caller = await board.fetch(self._db, page, page_size, caller_id)
-        caller_games = caller.games if caller else await board.games_of(self._db, caller_id)
+        page, total, rows, caller, caller_games = await board.fetch(self._db, max(0, page), page_size, caller_id)
         return LeaderboardPage(
             kind, metric, period, guild_id, page, total, tuple(rows), caller, caller_games, page_size
         )
@@ -138,13 +134,46 @@ class StatsRepository:
         return deleted.rowcount
 
 
+#: An average's floor in SQL: SQLite without its optional math functions (the truncated value, one less when
+#: the truncation went up), as migration 0012 keeps it.
+_FLOOR = {
+    "sqlite": "(CAST({value} AS INTEGER) - ({value} < CAST({value} AS INTEGER)))",
+    "postgres": "floor({value})",
+}
+
+
+#: A board's rows in board_figures (parameters 1-4: days, 0 for all time; kind; scope; metric).
+_FIGURES = "days = ?1 AND kind = ?2 AND scope = ?3 AND metric = ?4"
+#: The figure of the line at offset ?5 and the players above it: a running sum over the board's figures.
+_SEEK = (
+    "SELECT figure, above FROM (SELECT figure, players, SUM(players) OVER (ORDER BY figure DESC) - players AS above "
+    f"FROM board_figures WHERE {_FIGURES}) AS f WHERE above <= ?5 AND above + players > ?5"
+)
+#: The same for the first page (the most asked for), without the running sum: the best figure anyone has.
+_SEEK_FIRST = (
+    f"SELECT figure, 0 AS above FROM board_figures WHERE {_FIGURES} AND players > 0 ORDER BY figure DESC LIMIT 1"
+)
+
+
+@dataclass
+class _Read:
+    """What one read of a board found: see :meth:`_Board._read`."""
+
+    lines: list[tuple[int, int, float, object]] = field(default_factory=list)
+    mine: tuple[int, int, float, object] | None = None
+    caller_rank: int = 0
+    total: int = 0
+    first_rank: int = 1
+
+
 @dataclass(frozen=True)
 class _Board:
     """The SQL for one board, chosen by period and scope.
 
     Every board reads kept totals through the metric's index: ``standings`` for all time, ``window_standings``
     (the rows of the window's length in days) for week and month, brought up to date first by
-    :func:`_move_window`.
+    :func:`_move_window`. Its size, where a page starts and a player's rank come from ``board_figures``
+    (migration 0012: how many players have each figure), so none of them counts the players ahead.
     """
 
     kind: str
@@ -165,60 +194,84 @@ class _Board:
     def since(self) -> float:
         return self.now - self.days * 86400
 
-    def _source(self) -> tuple[str, str, tuple[object, ...]]:
-        """The table (with its index name prefix), the condition and its parameters for this board's rows."""
-        average = f" AND games >= {MIN_AVERAGE_GAMES}" if self.metric == "average" else ""
-        if self.period == "all":
-            return "standings", "kind = ? AND scope = ?" + average, (self.kind, self.scope)
-        return "window_standings", "days = ? AND kind = ? AND scope = ?" + average, (self.days, self.kind, self.scope)
-
     async def fetch(
         self, db: Database, page: int, page_size: int, caller_id: int
-    ) -> tuple[int, list[Standing], Standing | None]:
-        """The total, the page's lines and the caller's line."""
+    ) -> tuple[int, int, list[Standing], Standing | None, int]:
+        """The page (the last one when asked past the end), the total, the page's lines, the caller's line, and the
+        caller's games in this board's scope and period whether or not they rank (for "5 games needed" hints)."""
+        read = await self._read(db, page * page_size, page_size, caller_id)
+        if page and not read.lines and read.total:
+            # Past the end (players went since the button was drawn): show the last page instead.
+            page = (read.total - 1) // page_size
+            read = await self._read(db, page * page_size, page_size, caller_id)
+        rows = _ranked(read.lines, page * page_size, read.first_rank)
+        caller = next((row for row in rows if row.user_id == caller_id), None)
+        mine = read.mine
+        caller_games = mine[1] if mine else 0
+        if caller is None and mine is not None and (self.metric != "average" or caller_games >= MIN_AVERAGE_GAMES):
+            user_id, games, value, name = mine
+            caller = Standing(read.caller_rank, user_id, str(name), value, games)
+        return page, read.total, rows, caller, caller_games
+
+    async def _read(self, db: Database, offset: int, page_size: int, caller_id: int) -> _Read:
+        """The page of lines from ``offset`` on, its first line's rank, the caller's row and rank, and the board's
+        size: one statement, so one snapshot and one hop to the reader.
+
+        ``board_figures`` gives the size and where the page starts: the figure of the line at ``offset`` and the
+        players above that figure, so the page is read from that figure's first player (an average's: its floor's
+        first) through the metric's index, stepping over only the players of that one figure ahead of the page.
+        A rank is 1 + the players above the figure's floor (a sum over the figures) + for an average, the players
+        of the same floor with a higher one (counted through the index: both sides compare the stored floats).
+        The names are joined to the page's lines alone.
+        """
+        metric = self.metric
+        table = "standings" if self.period == "all" else "window_standings"
         # The metric has its own index on the table; INDEXED BY pins the plan to it (left to itself SQLite
         # prefers the games index for the average board's "games >= 5" and sorts every player). PostgreSQL has no
         # such hint and its planner finds the index by itself.
-        metric = self.metric
-        table, where, params = self._source()
         indexed = f"INDEXED BY {table}_{metric}" if db.dialect == "sqlite" else ""
-        counted = await db.fetch_one(f"SELECT COUNT(*) FROM {table} {indexed} WHERE {where}", params)
-        assert counted is not None  # COUNT(*) always answers
-        total = counted[0]
-        found = await db.fetch_all(
-            f"SELECT s.user_id, s.games, s.{metric}, COALESCE(n.display_name, CAST(s.user_id AS TEXT)) "
-            f"FROM {table} AS s {indexed} LEFT JOIN player_names AS n USING (user_id) "
-            f"WHERE {where} ORDER BY {_order(metric)} LIMIT ? OFFSET ?",
-            (*params, page_size, page * page_size),
-        )
-        first_rank = await self._rank_of(db, f"{table} {indexed}", where, params, found[0][2]) if found else 0
-        rows = _ranked(found, page * page_size, first_rank)
-        caller = next((row for row in rows if row.user_id == caller_id), None)
-        if caller is None:
-            mine = await db.fetch_one(
-                f"SELECT s.games, s.{metric}, COALESCE(n.display_name, CAST(s.user_id AS TEXT)) "
-                f"FROM {table} AS s LEFT JOIN player_names AS n USING (user_id) WHERE {where} AND user_id = ?",
-                (*params, caller_id),
+        plain = "kind = ?2 AND scope = ?3" if self.period == "all" else "days = ?1 AND kind = ?2 AND scope = ?3"
+        where = plain + (f" AND games >= {MIN_AVERAGE_GAMES}" if metric == "average" else "")
+        name = "COALESCE(n.display_name, CAST(s.user_id AS TEXT))"
+        if metric == "average":
+            floor = _FLOOR[db.dialect].format(value="s.figure")
+            bound = "average < (SELECT figure FROM seek) + 1"
+            rank = (
+                f"1 + (SELECT COALESCE(SUM(players), 0) FROM board_figures WHERE {_FIGURES} AND figure > {floor}) "
+                f"+ (SELECT COUNT(*) FROM {table} {indexed} "
+                f"WHERE {where} AND average > s.figure AND average < {floor} + 1)"
             )
-            if mine is not None:
-                games, figure, name = mine
-                rank = await self._rank_of(db, f"{table} {indexed}", where, params, figure)
-                caller = Standing(rank, caller_id, str(name), figure, games)
-        return total, rows, caller
-
-    async def _rank_of(self, db: Database, source: str, where: str, params: tuple[object, ...], figure: float) -> int:
-        """1 + the players with a strictly better figure: ties share the rank."""
-        sql = f"SELECT COUNT(*) FROM {source} WHERE {where} AND {self.metric} > ?"
-        row = await db.fetch_one(sql, (*params, figure))
-        assert row is not None  # COUNT(*) always answers
-        return 1 + row[0]
-
-    async def games_of(self, db: Database, user_id: int) -> int:
-        """The user's games on this board whether or not they rank (for "5 games needed" hints)."""
-        table, where, params = self._source()
-        where = where.removesuffix(f" AND games >= {MIN_AVERAGE_GAMES}")
-        row = await db.fetch_one(f"SELECT games FROM {table} WHERE {where} AND user_id = ?", (*params, user_id))
-        return int(row[0]) if row else 0
+        else:
+            bound = f"{metric} <= (SELECT figure FROM seek)"
+            rank = f"1 + (SELECT COALESCE(SUM(players), 0) FROM board_figures WHERE {_FIGURES} AND figure > s.figure)"
+        # Part 0: the page's lines; 1: the caller's row and rank; 2: the board's size; 3: the first line's rank.
+        found = await db.fetch_all(
+            f"WITH seek AS ({_SEEK_FIRST if offset == 0 else _SEEK}), "
+            f"page AS (SELECT user_id, games, {metric} AS figure FROM {table} {indexed} "
+            f"WHERE {where} AND {bound} ORDER BY {_order(metric)} "
+            "LIMIT ?6 OFFSET COALESCE(?5 - (SELECT above FROM seek), 0)) "
+            f"SELECT 0 AS part, s.user_id, s.games, s.figure, {name} AS name, CAST(NULL AS BIGINT) AS rank "
+            "FROM page AS s LEFT JOIN player_names AS n USING (user_id) "
+            f"UNION ALL SELECT 1, s.user_id, s.games, s.figure, {name}, {rank} FROM ("
+            f"SELECT user_id, games, {metric} AS figure FROM {table} WHERE {plain} AND user_id = ?7"
+            ") AS s LEFT JOIN player_names AS n USING (user_id) "
+            f"UNION ALL SELECT 2, NULL, NULL, NULL, NULL, (SELECT COALESCE(SUM(players), 0) FROM board_figures "
+            f"WHERE {_FIGURES}) "
+            f"UNION ALL SELECT 3, NULL, NULL, NULL, NULL, {rank} FROM (SELECT MAX(figure) AS figure FROM page) AS s "
+            "ORDER BY part, figure DESC, games DESC, user_id",
+            (0 if self.period == "all" else self.days, self.kind, self.scope, metric, offset, page_size, caller_id),
+        )
+        read = _Read()
+        for part, user_id, games, value, name, rank in found:
+            if part == 0:
+                read.lines.append((user_id, games, value, name))
+            elif part == 1:
+                read.mine, read.caller_rank = (user_id, games, value, name), int(rank)
+            elif part == 2:
+                read.total = int(rank)
+            else:
+                read.first_rank = int(rank)
+        return read
 
 
 async def _move_window(db: Database, days: int, since: float) -> None:
@@ -271,8 +324,13 @@ _WINDOW_FIGURES = "COUNT(*), SUM(won), MAX(score), SUM(score), CAST(SUM(score) A
 
 
 def _count_window(tx: Transaction, days: int, since: float) -> None:
-    """Build a window's totals from every result finished since ``since`` (the first board, or a clock set back)."""
+    """Build a window's totals from every result finished since ``since`` (the first board, or a clock set back).
+
+    The triggers take each deleted row out of ``board_figures`` and put each new one in; the window's figures left
+    at no player are dropped in between, so a rebuilt window keeps none.
+    """
     tx.execute("DELETE FROM window_standings WHERE days = ?", (days,))
+    tx.execute("DELETE FROM board_figures WHERE days = ?", (days,))
     tx.execute(
         f"{_WINDOW_COLUMNS} SELECT ?, kind, guild_id, user_id, {_WINDOW_FIGURES} FROM results "
         "WHERE finished_at >= ? AND guild_id IS NOT NULL GROUP BY kind, guild_id, user_id",
@@ -315,7 +373,7 @@ def _ranked(found: Sequence[tuple[int, int, float, object] | Row], offset: int, 
     """Competition ranks ("1224") for a page listed best first.
 
     A line ties with the line above it or ranks by its position, so only the first line's rank needs the
-    database (1 + the players with a strictly better figure): one counted range instead of one per line.
+    database (1 + the players with a strictly better figure), in the same statement as the page.
     """
     rows: list[Standing] = []
     for position, (user_id, games, figure, name) in enumerate(found, offset + 1):

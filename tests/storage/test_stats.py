@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
 import random
 import sqlite3
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -21,6 +22,7 @@ import pytest
 from bot.engine.core import competition_ranks
 from bot.rankings import METRICS, MIN_AVERAGE_GAMES, PERIOD_DAYS, LeaderboardPage
 from bot.storage import CounterTotal, Database, GamesRepository, Seat, StatsRepository
+from bot.storage.backend import postgres_url
 from bot.storage.database import bundled_migrations
 from bot.storage.games import GameStatus
 from bot.storage.stats import FORGOTTEN_NAME
@@ -83,8 +85,18 @@ async def board(
     caller: int = 0,
     kind: str = "kniffel",
     now: float = NOW,
+    page_size: int = 10,
 ) -> LeaderboardPage:
-    return await stats.leaderboard(kind, metric, period, guild, page=page, caller_id=caller, now=now)  # type: ignore[arg-type]
+    return await stats.leaderboard(
+        kind,
+        metric,  # type: ignore[arg-type]
+        period,  # type: ignore[arg-type]
+        guild,
+        page=page,
+        caller_id=caller,
+        now=now,
+        page_size=page_size,
+    )
 
 
 def lines(page: LeaderboardPage) -> list[tuple[int, int, float, int]]:
@@ -434,10 +446,11 @@ def reference(
 async def everything(
     stats: StatsRepository, kind: str, metric: str, period: str, guild: int | None, now: float = NOW
 ) -> list[tuple]:
+    """Every line of the board, read in pages of 3 so that many pages start inside a run of equal figures."""
     rows: list[tuple] = []
     page = 0
     while True:
-        found = await board(stats, metric, period, guild, page=page, kind=kind, now=now)
+        found = await board(stats, metric, period, guild, page=page, kind=kind, now=now, page_size=3)
         rows += lines(found)
         if page + 1 >= found.pages:
             return rows
@@ -452,7 +465,7 @@ async def random_games(
         kind = rng.choice(("kniffel", "tutto"))
         guild = rng.choice((GUILD, OTHER_GUILD, None))
         users = rng.sample(range(1, 31), rng.randint(1, 3))
-        scores = {user: rng.randint(0, 12) for user in users}  # narrow range: plenty of ties
+        scores = {user: rng.randint(-6, 12) for user in users}  # narrow range: plenty of ties, negative averages
         at = now - rng.uniform(0, 60) * DAY
         game_id = await play(games, scores, kind=kind, guild=guild, at=at)
         ranks = competition_ranks(list(scores.values()))
@@ -469,16 +482,35 @@ async def assert_boards_match(
     now: float = NOW,
     periods: Sequence[str] = ("all", "month", "week"),
 ) -> None:
+    """Every board line by line, and a few players' own lines as the caller of the first page."""
     for kind, metric, period, guild in itertools.product(
         ("kniffel", "tutto"), METRICS, periods, (GUILD, OTHER_GUILD, None)
     ):
+        where = (kind, metric, period, guild)
         expected = reference(played, kind, metric, period, guild, now)
-        assert await everything(stats, kind, metric, period, guild, now) == expected, (
-            kind,
-            metric,
-            period,
-            guild,
-        )
+        assert await everything(stats, kind, metric, period, guild, now) == expected, where
+        mine = {line[1]: line for line in expected}
+        # Callers below the first page: the middle and the last of the board, and one with no line on it.
+        callers = {expected[len(expected) // 2][1], expected[-1][1]} if expected else set()
+        for user in (*sorted(callers), 99):
+            first = await board(stats, metric, period, guild, caller=user, kind=kind, now=now, page_size=3)
+            found = None if first.caller is None else lines(replace(first, rows=(first.caller,)))[0]
+            assert found == mine.get(user), (*where, user)
+            assert first.total == len(expected), where
+
+
+async def assert_figures_match(db: Database) -> None:
+    """``board_figures`` (migration 0012) holds, per board and figure, exactly the players the kept totals have."""
+    expected: Counter[tuple[object, ...]] = Counter()
+    for days, table in (("0", "standings"), ("days", "window_standings")):
+        for row in await db.fetch_all(f"SELECT {days}, kind, scope, games, wins, best, average FROM {table}"):
+            days_key, kind, scope, games, wins, best, average = row
+            board_key = (days_key, kind, scope)
+            expected.update([(*board_key, "wins", wins), (*board_key, "best", best), (*board_key, "games", games)])
+            if games >= MIN_AVERAGE_GAMES:
+                expected[(*board_key, "average", math.floor(average))] += 1
+    kept = await db.fetch_all("SELECT days, kind, scope, metric, figure, players FROM board_figures WHERE players <> 0")
+    assert {tuple(row[:5]): row[5] for row in kept} == dict(expected)
 
 
 async def test_every_board_matches_a_reference_before_and_after_deletions(
@@ -487,6 +519,7 @@ async def test_every_board_matches_a_reference_before_and_after_deletions(
     rng = random.Random(8)
     played = await random_games(games, rng, 150)
     await assert_boards_match(stats, played)
+    await assert_figures_match(db)
 
     # Deleting games (their results go by cascade) runs the delete trigger: best and last played are searched
     # again when the deleted row held them.
@@ -495,6 +528,7 @@ async def test_every_board_matches_a_reference_before_and_after_deletions(
         await games.delete(game_id)
     played = [row for row in played if row.game_id not in doomed]
     await assert_boards_match(stats, played)
+    await assert_figures_match(db)
     for user in range(1, 31):
         mine = [row for row in played if row.user == user and row.kind == "kniffel"]
         found = await stats.user_stats(user, ("kniffel",))
@@ -507,6 +541,13 @@ async def test_every_board_matches_a_reference_before_and_after_deletions(
             max(row.score for row in mine),
             max(row.at for row in mine),
         )
+
+    # Forget-me deletes the users' standings before their results: the figures follow both.
+    for user in (3, 17):
+        await stats.forget(user)
+    played = [row for row in played if row.user not in (3, 17)]
+    await assert_boards_match(stats, played)
+    await assert_figures_match(db)
 
 
 async def test_week_and_month_boards_follow_the_clock_as_results_leave_the_window(
@@ -523,12 +564,14 @@ async def test_week_and_month_boards_follow_the_clock_as_results_leave_the_windo
         later += step * DAY
         played += await random_games(games, rng, 15, now=later)
         await assert_boards_match(stats, played, later, windows)
+        await assert_figures_match(db)
     doomed = set(rng.sample(sorted({row.game_id for row in played}), 30))
     for game_id in doomed:
         await games.delete(game_id)
     played = [row for row in played if row.game_id not in doomed]
     await assert_boards_match(stats, played, later, windows)
     await assert_boards_match(stats, played, NOW + DAY, windows)  # back in time: rebuilt
+    await assert_figures_match(db)
     await assert_boards_match(stats, played, later + 40 * DAY, windows)  # everything left: empty boards
     assert (await board(stats, "games", "month", None, now=later + 40 * DAY)).total == 0
 
@@ -560,6 +603,30 @@ async def test_migration_backfills_standings_from_existing_results(tmp_path: Pat
         # And the triggers keep going after the upgrade.
         more = await random_games(GamesRepository(db), random.Random(4), 20)
         await assert_boards_match(StatsRepository(db), [*played, *more])
+    finally:
+        await db.close()
+
+
+async def test_migration_counts_the_figures_of_the_boards_kept_before_it(database_url: str) -> None:
+    # Migration 0012 fills board_figures from the all-time standings and from the windows already built.
+    dialect = "postgres" if postgres_url(database_url) else "sqlite"
+    old = await Database.open(database_url, [m for m in bundled_migrations(dialect) if m.version < 12])
+    try:
+        # Windows counted from now on, so migration 0011's triggers fill them as the games are stored.
+        async with old.transaction() as tx:
+            for days in PERIOD_DAYS.values():
+                tx.execute("INSERT INTO window_marks (days, since) VALUES (?, ?)", (days, NOW - days * DAY))
+        played = await random_games(GamesRepository(old), random.Random(5), 60)
+    finally:
+        await old.close()
+    db = await Database.open(database_url)
+    try:
+        await assert_figures_match(db)
+        for days in (0, *PERIOD_DAYS.values()):
+            row = await db.fetch_one("SELECT COUNT(*) FROM board_figures WHERE days = ?", (days,))
+            assert row is not None
+            assert row[0] > 0, days
+        await assert_boards_match(StatsRepository(db), played)
     finally:
         await db.close()
 
