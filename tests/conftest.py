@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from xdist.remote import Producer
+from xdist.scheduler import LoadGroupScheduling
 
 from tests.postgres import fresh_schema
 from tests.table_cache import cached_folder
@@ -80,3 +83,38 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         return next((i for i, prefix in enumerate(WAITING_FIRST) if path.startswith(prefix)), len(WAITING_FIRST))
 
     items.sort(key=rank)
+
+
+#: A case of the two tests that render every message of a seeded game (``tests/ui/test_phone.py`` keeps the renders).
+RENDERED_CASE = re.compile(
+    r"tests/ui/test_(?:phone\.py::test_every_button_row_and_code_block_fits_a_phone"
+    r"|payloads\.py::test_every_answer_is_byte_identical_to_discord_py_s)(?P<case>\[.+\])"
+)
+
+
+def shared_group(nodeid: str) -> str | None:
+    """The tests that share what a worker keeps, run on one worker: the browser tests one Chromium (each
+    worker that ran one started its own: about 6 s of CPU and a Node.js driver), the two rendering tests of a
+    game case one rendering of its thousands of messages."""
+    if nodeid.startswith("tests/playground/"):
+        return "browser"
+    case = RENDERED_CASE.match(nodeid)
+    return f"renders{case['case']}" if case else None
+
+
+class SharedScheduling(LoadGroupScheduling):
+    """``--dist loadgroup`` with the groups of :func:`shared_group`; every other test is handed out alone.
+
+    Not the ``xdist_group`` mark: pytest-xdist 3.8 groups by renaming ``item._nodeid``, which pytest 9's node
+    ids no longer read, so the mark groups nothing. The groups keep the collection's order
+    (``--no-loadscope-reorder``): the waiting tests still start the run.
+    """
+
+    def _split_scope(self, nodeid: str) -> str:
+        return shared_group(nodeid) or nodeid
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Producer) -> LoadGroupScheduling | None:
+    """:class:`SharedScheduling` for ``--dist loadgroup`` (the suite's default); other modes as xdist has them."""
+    return SharedScheduling(config, log) if config.getvalue("dist") == "loadgroup" else None

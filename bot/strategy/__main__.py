@@ -93,10 +93,13 @@ def _build(directory: Path, *, rebuild: bool) -> None:
     start = time.perf_counter()
     dicepoker.load(directory, rebuild=rebuild)
     print(f"dicepoker: {time.perf_counter() - start:.2f} s")
-    start = time.perf_counter()
-    tutto.solve_turn.cache_clear()
-    tutto.solve_turn()
-    print(f"tutto: {time.perf_counter() - start:.2f} s")
+    if rebuild:
+        # Tutto's policy is solved in memory and never stored, so the start-up's ``--missing`` has nothing to
+        # leave on disk for it: the bot solves it in its own process (``strategy.warm``).
+        start = time.perf_counter()
+        tutto.solve_turn.cache_clear()
+        tutto.solve_turn()
+        print(f"tutto: {time.perf_counter() - start:.2f} s")
     start = time.perf_counter()
     knister.load(directory, rebuild=rebuild)
     print(f"knister: {time.perf_counter() - start:.2f} s")

@@ -15,7 +15,7 @@ import re
 import time
 import unicodedata
 from collections.abc import Iterator
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 import pytest
@@ -128,17 +128,30 @@ def played(kind: str, players: int, variant: str, seed: int) -> tuple[tuple[Any,
     raise AssertionError("the game did not end")
 
 
-def renders(spec: AnySpec, language: str, players: int, variant: str, seed: int) -> Iterator[Rendered]:
+def renders(spec: AnySpec, language: str, players: int, variant: str, seed: int) -> tuple[Rendered, ...]:
     """Every message of one game played with random legal moves: lobby, each state, private views, the end."""
+    return rendered_game(spec.kind, language, players, variant, seed)
+
+
+@lru_cache(maxsize=2)
+def rendered_game(kind: str, language: str, players: int, variant: str, seed: int) -> tuple[Rendered, ...]:
+    """:func:`renders`, kept for the next test of the same case on this worker.
+
+    ``tests/ui/test_payloads.py`` checks the JSON of the very messages this module measures: the scheduler
+    (``SHARED`` in ``tests/conftest.py``) runs the two tests of a case on one worker, one after the other, so
+    the second reads the first's renders instead of rendering every state again (40 % of its CPU). Two cases
+    only: a case's renders are thousands of messages.
+    """
+    spec = SPECS[kind]
     service = GameService.__new__(GameService)  # only its pure render (the Hint button) is used
     service.specs = {spec.kind: spec}
     ids = [str(10**17 + index) for index in range(players)]
-    yield lobby_ui.render(lobby(spec, record(spec, ids, language, "lobby", variant)))
+    messages = [lobby_ui.render(lobby(spec, record(spec, ids, language, "lobby", variant)))]
     for state, player in played(spec.kind, players, variant, seed):
         game = Game(record(spec, ids, language, "running", variant), state)
-        yield service.render(spec, game)
-        for view in spec.private_views.values():
-            yield view.render(table(game, language), player)
+        messages.append(service.render(spec, game))
+        messages.extend(view.render(table(game, language), player) for view in spec.private_views.values())
+    return tuple(messages)
 
 
 CASES = [
