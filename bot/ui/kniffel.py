@@ -6,9 +6,9 @@ from functools import lru_cache
 from types import ModuleType
 
 from bot.engine import kniffel
-from bot.engine.core import Event
+from bot.engine.core import Event, NotAPlayer
 from bot.i18n import number, t
-from bot.ui.common import faces
+from bot.ui.common import faces, text
 from bot.ui.fivedice import ScorecardUI
 from bot.ui.render import Table
 
@@ -22,16 +22,14 @@ class KniffelUI(ScorecardUI):
         return kniffel
 
     def choices(self, table: Table) -> list[tuple[str, str, str | None]]:
-        state, locale = table.state, table.locale
-        card = state.cards[state.current_player]
-        options = kniffel.score_options(state.dice, card, state.ruleset)
-        bonus = kniffel.extra_bonus(state.dice, card, state.ruleset)
-        return [(option_label(box, points, bonus, locale), box, None) for box, points in options.items()]
+        state = table.state
+        card = frozenset(state.cards[state.current_player].items())
+        return list(_choices(tuple(sorted(state.dice)), card, state.ruleset, table.locale))
 
     def card_rows(self, table: Table, player: str) -> list[tuple[str, str]]:
         state, locale = table.state, table.locale
         card = state.cards[player]
-        sums = kniffel.card_totals(state, player)
+        sums = card_totals(state, player)
 
         def box(name: str) -> tuple[str, str]:
             return t(f"kniffel.short.{name}", locale), str(card[name]) if name in card else "–"
@@ -47,10 +45,10 @@ class KniffelUI(ScorecardUI):
         return rows
 
     def total(self, table: Table, player: str) -> int:
-        return kniffel.card_totals(table.state, player).total
+        return card_totals(table.state, player).total
 
     def status_lines(self, table: Table) -> list[str]:
-        return [t(f"kniffel.ruleset.{table.state.ruleset}", table.locale)]
+        return [text(f"kniffel.ruleset.{table.state.ruleset}", table.locale)]
 
     def event_line(self, event: Event, table: Table) -> str | None:
         locale, params = table.locale, event.params
@@ -76,6 +74,33 @@ class KniffelUI(ScorecardUI):
             winners = ", ".join(table.name(p) for p in params["winners"])
             return t("dice.winners", locale, names=winners, count=len(params["winners"]))
         return None
+
+
+def card_totals(state: kniffel.State, player: str) -> kniffel.CardTotals:
+    """``kniffel.card_totals``, remembered by the card's contents: every board shows every player's total and the
+    cards change one box a turn, while checking and summing them again was a twentieth of a click's CPU
+    (docs/benchmarks.md)."""
+    if player not in state.players:
+        raise NotAPlayer(player=player)
+    return _card_breakdown(frozenset(state.cards[player].items()), state.bonuses[player], state.ruleset)
+
+
+@lru_cache(maxsize=4096)
+def _card_breakdown(card: frozenset[tuple[str, int]], bonus: int, ruleset: str) -> kniffel.CardTotals:
+    return kniffel.card_breakdown(dict(card), bonus, ruleset)
+
+
+@lru_cache(maxsize=4096)
+def _choices(
+    dice: tuple[int, ...], card: frozenset[tuple[str, int]], ruleset: str, locale: str
+) -> tuple[tuple[str, str, str | None], ...]:
+    """The Score… select's options, remembered by the sorted dice and the card's contents: holding dice re-renders
+    the same options, and the engine's checks and points were a twentieth of a Kniffel board (docs/benchmarks.md).
+    The options depend on neither the dice's order nor the card's."""
+    scorecard = dict(card)
+    options = kniffel.score_options(dice, scorecard, ruleset)
+    bonus = kniffel.extra_bonus(dice, scorecard, ruleset)
+    return tuple((option_label(box, points, bonus, locale), box, None) for box, points in options.items())
 
 
 @lru_cache(maxsize=4096)

@@ -14,7 +14,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Generic, Literal, Protocol, TypeVar
+from functools import lru_cache
+from typing import Any, Generic, Literal, NamedTuple, Protocol, TypeVar
 
 import discord
 
@@ -39,10 +40,21 @@ class Click:
 
 def custom_id(game_id: int, action: str, arg: str | int = "", stamp: int = 0) -> str:
     """Encode a component id, refusing one Discord would reject or our pattern would not match."""
-    value = f"{PREFIX}:{game_id}:{action}:{arg}:{stamp}"
-    if len(value) > MAX_CUSTOM_ID or not CUSTOM_ID.fullmatch(value):
+    game, stamped = f"{game_id}", f"{stamp}"
+    value = f"{PREFIX}:{game}:{action}:{arg}:{stamped}"
+    # What CUSTOM_ID matches, part by part: the action and argument (a handful per game) are checked once each,
+    # the numbers without a regex; nine full matches a board were a fifteenth of rendering it (docs/benchmarks.md).
+    if len(value) > MAX_CUSTOM_ID or not (game.isdecimal() and stamped.isdecimal() and _fits(action, f"{arg}")):
         raise ValueError(f"invalid component id {value!r}")
     return value
+
+
+_ACTION_ARG = re.compile(r"[a-z_]+:[A-Za-z0-9_.\-]*")
+
+
+@lru_cache(maxsize=1024)
+def _fits(action: str, arg: str) -> bool:
+    return _ACTION_ARG.fullmatch(f"{action}:{arg}") is not None
 
 
 def parse_custom_id(value: str, values: Sequence[str] = ()) -> Click | None:
@@ -55,8 +67,10 @@ def parse_custom_id(value: str, values: Sequence[str] = ()) -> Click | None:
     return Click(int(match["game"]), match["action"], match["arg"], int(match["stamp"]), tuple(values))
 
 
-@dataclass(frozen=True)
-class _Button:
+class _Button(NamedTuple):
+    """A button as the renderer asked for it; a tuple, as a frozen dataclass cost a microsecond per field to build,
+    nine to twenty times a board (docs/benchmarks.md)."""
+
     row: int
     label: str | None
     custom_id: str | None
@@ -75,7 +89,7 @@ class _Button:
         if self.url:
             payload["url"] = self.url
         if self.emoji:
-            payload["emoji"] = discord.PartialEmoji.from_str(self.emoji).to_dict()
+            payload["emoji"] = dict(_emoji(self.emoji))
         return payload
 
     def item(self) -> discord.ui.Button[Any]:
@@ -91,8 +105,9 @@ class _Button:
         )
 
 
-@dataclass(frozen=True)
-class _Select:
+class _Select(NamedTuple):
+    """A select as the renderer asked for it (a tuple, as :class:`_Button`)."""
+
     row: int
     placeholder: str
     custom_id: str
@@ -127,6 +142,12 @@ class _Select:
             disabled=self.disabled,
             row=self.row,
         )
+
+
+@lru_cache(maxsize=256)
+def _emoji(emoji: str) -> dict[str, Any]:
+    """discord.py's JSON for an emoji, parsed once per emoji rather than once per held die on every board."""
+    return {**discord.PartialEmoji.from_str(emoji).to_dict()}
 
 
 def _option(label: str, value: str, description: str | None) -> dict[str, Any]:

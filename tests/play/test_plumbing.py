@@ -9,7 +9,7 @@ from discord import app_commands
 from bot.engine.core import InvalidSelection, NotYourTurn
 from bot.i18n import CatalogueTranslator, catalogue, language_of, t
 from bot.play.service import error_key
-from bot.ui.render import MAX_CUSTOM_ID, Click, custom_id, parse_custom_id
+from bot.ui.render import CUSTOM_ID, MAX_CUSTOM_ID, Click, custom_id, parse_custom_id
 from cogs.kniffel import SPEC as KNIFFEL
 from cogs.tutto import SPEC as TUTTO
 
@@ -61,3 +61,33 @@ def test_error_key_prefers_the_games_reason_text() -> None:
     assert error_key(TUTTO, InvalidSelection(reason="fireworks_take_all")) == "tutto.reason.fireworks_take_all"
     assert error_key(TUTTO, InvalidSelection(reason="unknown_reason")) == "error.invalid_selection"
     assert error_key(KNIFFEL, NotYourTurn()) == "error.not_your_turn"
+
+
+@pytest.mark.parametrize(
+    ("game_id", "action", "arg", "stamp"),
+    [
+        (1, "hold", "0.1", 7),
+        (0, "card", "", 0),
+        (12, "score", "full_house", 3),
+        (-1, "roll", "", 3),
+        (1, "roll", "", -3),
+        (1, "Roll", "", 3),
+        (1, "", "", 3),
+        (1, "roll", "a:b", 3),
+        (1, "roll", "a b", 3),
+        (1, "roll:x", "", 3),
+        (1, "roll", "٣", 3),
+        (1, "roll\n", "", 3),
+        (1, "roll", "x\n", 3),
+        (True, "roll", "", 3),
+        ("٣", "roll", "", 3),
+        (1, "roll", "-.", 10**90),
+    ],
+)
+def test_custom_id_accepts_exactly_what_the_pattern_matches(game_id: int, action: str, arg: str, stamp: int) -> None:
+    value = f"g:{game_id}:{action}:{arg}:{stamp}"
+    if len(value) <= MAX_CUSTOM_ID and CUSTOM_ID.fullmatch(value):
+        assert custom_id(game_id, action, arg, stamp) == value
+    else:
+        with pytest.raises(ValueError, match="invalid component id"):
+            custom_id(game_id, action, arg, stamp)

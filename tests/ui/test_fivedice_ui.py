@@ -9,10 +9,12 @@ import discord
 import pytest
 
 from bot.engine import dicepoker, kniffel
+from bot.engine.core import NotAPlayer
 from bot.ui.dicepoker import UI as DICEPOKER_UI
 from bot.ui.dicepoker import bonus_status, signed
 from bot.ui.fivedice import ScorecardUI
 from bot.ui.kniffel import UI as KNIFFEL_UI
+from bot.ui.kniffel import card_totals, option_label
 from bot.ui.render import Rendered, SeatView, Table
 
 LONG_NAME = "W" * 32
@@ -97,3 +99,46 @@ def test_select_offers_only_allowed_boxes_with_points() -> None:
     expected = kniffel.score_options(state.dice, {}, "kniffel")
     assert [option.value for option in select.options] == list(expected)
     assert all(option.label.endswith(f"— {expected[option.value]}") for option in select.options)
+
+
+@pytest.mark.parametrize("ruleset", ["kniffel", "classic"])
+def test_remembered_card_totals_are_the_engines(ruleset: str) -> None:
+    ids = ["1", "2", "3"]
+    rng = random.Random(11)
+    state = kniffel.new_game(ids, rng, ruleset)
+    while not kniffel.is_over(state):
+        for player in ids:
+            assert card_totals(state, player) == kniffel.card_totals(state, player)
+        player = kniffel.to_act(state)[0]
+        state = kniffel.apply(state, player, kniffel.timeout_action(state, player), rng)
+    assert [card_totals(state, player).total for player in ids] == [
+        kniffel.card_totals(state, player).total for player in ids
+    ]
+    with pytest.raises(NotAPlayer):
+        card_totals(state, "4")
+
+
+def engine_choices(state: kniffel.State, locale: str) -> list[tuple[str, str, str | None]]:
+    card = state.cards[state.current_player]
+    options = kniffel.score_options(state.dice, card, state.ruleset)
+    bonus = kniffel.extra_bonus(state.dice, card, state.ruleset)
+    return [(option_label(box, points, bonus, locale), box, None) for box, points in options.items()]
+
+
+@pytest.mark.parametrize("ruleset", ["kniffel", "classic"])
+def test_remembered_score_options_are_the_engines_for_any_order_of_the_dice(ruleset: str) -> None:
+    ids = ["1", "2"]
+    rng = random.Random(5)
+    state = kniffel.new_game(ids, rng, ruleset)
+    # Fives of a kind on cards with the kniffel box filled: the joker's forced choices.
+    jokers = [[face] * 5 for face in range(1, 7)]
+    while not kniffel.is_over(state):
+        player = kniffel.to_act(state)[0]
+        if state.rolls == 0:
+            state = kniffel.apply(state, player, kniffel.Roll(), rng)
+        for dice in (state.dice, state.dice[::-1], jokers[rng.randrange(6)]):
+            shown = state.model_copy(update={"dice": list(dice)})
+            for locale in ("en-US", "de"):
+                table = table_for(shown, ids, "kniffel").in_locale(locale)
+                assert KNIFFEL_UI.choices(table) == engine_choices(shown, locale)
+        state = kniffel.apply(state, player, kniffel.timeout_action(state, player), rng)

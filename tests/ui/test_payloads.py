@@ -101,3 +101,15 @@ def test_an_empty_layout_clears_the_components() -> None:
     rendered = Rendered(content="over")
     assert update_payload(rendered, None)["data"]["components"] == []
     assert _to_json(update_payload(rendered, MENTIONS)) == discord_py_payload(rendered)
+
+
+def test_an_emoji_parsed_once_is_written_the_same_for_every_button() -> None:
+    layout = Layout()
+    for index, emoji in enumerate(["🔒", "<:die:123456789>", "🔒", "<a:spin:987654321>", "<:die:123456789>"]):
+        layout.button(0, str(index), f"g:1:hold:{index}.0:3", emoji=emoji)
+    rendered = Rendered(content="x", layout=layout)
+    assert _to_json(update_payload(rendered, MENTIONS)) == discord_py_payload(rendered)
+    first, _, third, *_ = layout.components()[0]["components"]
+    first["emoji"]["name"] = "changed"
+    assert third["emoji"] == {"name": "🔒", "id": None}
+    assert layout.components()[0]["components"][0]["emoji"] == {"name": "🔒", "id": None}
