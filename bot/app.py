@@ -23,7 +23,7 @@ from bot.health import Heartbeat
 from bot.i18n import CatalogueTranslator, t
 from bot.play import components
 from bot.play.computer import Brain
-from bot.play.discord_io import DiscordChannels
+from bot.play.discord_io import CLICKED_MESSAGE, DiscordChannels
 from bot.play.scheduler import DeadlineScheduler
 from bot.play.service import GameService
 from bot.settings import Settings
@@ -40,8 +40,6 @@ from bot.ui.render import CUSTOM_ID
 log = logging.getLogger(__name__)
 #: Seconds a shutdown waits for clicks and commands in progress to finish their reply and save.
 SHUTDOWN_GRACE = 10.0
-#: What a game click reads of the message it was on (``DiceBot._interaction_created``).
-CLICKED_MESSAGE = ("id", "channel_id", "guild_id", "author", "type", "flags", "interaction_metadata")
 #: The ``bot_meta`` key holding the hash of the command payload last synced to Discord.
 COMMAND_SYNC_KEY = "command_sync"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from functools import cache
+from functools import cache, lru_cache
 from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
@@ -376,10 +376,19 @@ def timeout_action(state: State, player: str) -> Action:
 
 
 def card_totals(state: State, player: str) -> CardTotals:
-    """Upper sum, upper bonus, lower sum, extra bonus and total of one player's card."""
+    """Upper sum, upper bonus, lower sum, extra bonus and total of one player's card.
+
+    Remembered by the card's contents: every board shows every player's total and a card changes one box a turn,
+    while checking and summing it again was a twentieth of a click's CPU (docs/benchmarks.md).
+    """
     if player not in state.players:
         raise NotAPlayer(player=player)
-    return card_breakdown(state.cards[player], state.bonuses[player], state.ruleset)
+    return _card_totals(frozenset(state.cards[player].items()), state.bonuses[player], state.ruleset)
+
+
+@lru_cache(maxsize=4096)
+def _card_totals(card: frozenset[tuple[str, int]], bonus: int, ruleset: str) -> CardTotals:
+    return card_breakdown(dict(card), bonus, ruleset)
 
 
 def results(state: State) -> list[PlayerResult]:

@@ -29,6 +29,9 @@ log = logging.getLogger(__name__)
 PING_PEOPLE = discord.AllowedMentions(everyone=False, roles=False, users=True)
 #: How late interactions reach the service, against the quickest recent one (one per process: one clock).
 LATENESS = Lateness()
+#: All :class:`InteractionRequest` reads of the message a game click was on; the gateway hands it over with these
+#: fields alone (``DiceBot._interaction_created``), so a new field read here must be added here.
+CLICKED_MESSAGE = ("id", "channel_id", "guild_id", "author", "type", "flags", "interaction_metadata")
 
 
 def actor_of(user: discord.abc.User, *, moderator: bool = False) -> Actor:

@@ -6,7 +6,7 @@ from functools import lru_cache
 from types import ModuleType
 
 from bot.engine import kniffel
-from bot.engine.core import Event, NotAPlayer
+from bot.engine.core import Event
 from bot.i18n import number, t
 from bot.ui.common import faces, text
 from bot.ui.fivedice import ScorecardUI
@@ -29,7 +29,7 @@ class KniffelUI(ScorecardUI):
     def card_rows(self, table: Table, player: str) -> list[tuple[str, str]]:
         state, locale = table.state, table.locale
         card = state.cards[player]
-        sums = card_totals(state, player)
+        sums = kniffel.card_totals(state, player)
 
         def box(name: str) -> tuple[str, str]:
             return t(f"kniffel.short.{name}", locale), str(card[name]) if name in card else "–"
@@ -45,7 +45,7 @@ class KniffelUI(ScorecardUI):
         return rows
 
     def total(self, table: Table, player: str) -> int:
-        return card_totals(table.state, player).total
+        return kniffel.card_totals(table.state, player).total
 
     def status_lines(self, table: Table) -> list[str]:
         return [text(f"kniffel.ruleset.{table.state.ruleset}", table.locale)]
@@ -74,20 +74,6 @@ class KniffelUI(ScorecardUI):
             winners = ", ".join(table.name(p) for p in params["winners"])
             return t("dice.winners", locale, names=winners, count=len(params["winners"]))
         return None
-
-
-def card_totals(state: kniffel.State, player: str) -> kniffel.CardTotals:
-    """``kniffel.card_totals``, remembered by the card's contents: every board shows every player's total and the
-    cards change one box a turn, while checking and summing them again was a twentieth of a click's CPU
-    (docs/benchmarks.md)."""
-    if player not in state.players:
-        raise NotAPlayer(player=player)
-    return _card_breakdown(frozenset(state.cards[player].items()), state.bonuses[player], state.ruleset)
-
-
-@lru_cache(maxsize=4096)
-def _card_breakdown(card: frozenset[tuple[str, int]], bonus: int, ruleset: str) -> kniffel.CardTotals:
-    return kniffel.card_breakdown(dict(card), bonus, ruleset)
 
 
 @lru_cache(maxsize=4096)

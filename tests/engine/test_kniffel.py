@@ -582,3 +582,19 @@ def test_a_leader_who_left_ranks_after_the_player_who_stayed() -> None:
     results = kniffel.results(state)
     assert [(r.player, r.score, r.rank, r.won) for r in results] == [("alice", 30, 2, False), ("bob", 6, 1, True)]
     assert results[0].counters == {"kniffels": 1, "upper_bonus": 0}
+
+
+@pytest.mark.parametrize("ruleset", ["kniffel", "classic"])
+def test_remembered_card_totals_are_the_cards_sums_all_game_long(ruleset: str) -> None:
+    """card_totals is remembered by the card's contents: it must still follow every box filled, and the bonuses."""
+    ids = ["1", "2", "3"]
+    rng = random.Random(11)
+    state = kniffel.new_game(ids, rng, ruleset)
+    while not kniffel.is_over(state):
+        for player in ids:
+            expected = kniffel.card_breakdown(state.cards[player], state.bonuses[player], ruleset)
+            assert kniffel.card_totals(state, player) == expected
+        player = kniffel.to_act(state)[0]
+        state = kniffel.apply(state, player, kniffel.timeout_action(state, player), rng)
+    with pytest.raises(NotAPlayer):
+        kniffel.card_totals(state, "4")

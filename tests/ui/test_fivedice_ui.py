@@ -9,12 +9,11 @@ import discord
 import pytest
 
 from bot.engine import dicepoker, kniffel
-from bot.engine.core import NotAPlayer
 from bot.ui.dicepoker import UI as DICEPOKER_UI
 from bot.ui.dicepoker import bonus_status, signed
 from bot.ui.fivedice import ScorecardUI
 from bot.ui.kniffel import UI as KNIFFEL_UI
-from bot.ui.kniffel import card_totals, option_label
+from bot.ui.kniffel import option_label
 from bot.ui.render import Rendered, SeatView, Table
 
 LONG_NAME = "W" * 32
@@ -99,23 +98,6 @@ def test_select_offers_only_allowed_boxes_with_points() -> None:
     expected = kniffel.score_options(state.dice, {}, "kniffel")
     assert [option.value for option in select.options] == list(expected)
     assert all(option.label.endswith(f"— {expected[option.value]}") for option in select.options)
-
-
-@pytest.mark.parametrize("ruleset", ["kniffel", "classic"])
-def test_remembered_card_totals_are_the_engines(ruleset: str) -> None:
-    ids = ["1", "2", "3"]
-    rng = random.Random(11)
-    state = kniffel.new_game(ids, rng, ruleset)
-    while not kniffel.is_over(state):
-        for player in ids:
-            assert card_totals(state, player) == kniffel.card_totals(state, player)
-        player = kniffel.to_act(state)[0]
-        state = kniffel.apply(state, player, kniffel.timeout_action(state, player), rng)
-    assert [card_totals(state, player).total for player in ids] == [
-        kniffel.card_totals(state, player).total for player in ids
-    ]
-    with pytest.raises(NotAPlayer):
-        card_totals(state, "4")
 
 
 def engine_choices(state: kniffel.State, locale: str) -> list[tuple[str, str, str | None]]:
