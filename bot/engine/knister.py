@@ -162,6 +162,9 @@ class Place(BaseModel):
 
 
 Action = Annotated[Roll | Place, Field(discriminator="kind")]
+_ROLL = Roll()
+_PLACES = tuple(Place(cell=cell) for cell in range(CELLS))
+"""One frozen instance per action serves every list of legal actions (every grid and decision asks)."""
 _ACTION_ADAPTER: TypeAdapter[Roll | Place] = TypeAdapter(Action)
 
 
@@ -284,9 +287,9 @@ def legal_actions(state: State, player: str) -> list[Roll | Place]:
     if player not in to_act(state):
         return []
     if state.dice is None:
-        return [Roll()]
+        return [_ROLL]
     grid = state.grids[player]
-    return [Place(cell=i) for i in range(CELLS) if grid[i // SIZE][i % SIZE] is None]
+    return [_PLACES[i] for i in range(CELLS) if grid[i // SIZE][i % SIZE] is None]
 
 
 def to_act(state: State) -> list[str]:

@@ -320,7 +320,8 @@ def load(ruleset: str, directory: Path | str | None = None, *, rebuild: bool = F
 
     ``rebuild`` ignores both caches and builds the exact table afresh (``python -m bot.strategy build``).
     """
-    folder = Path(directory) if directory is not None else tables.DEFAULT_DIR
+    # A Path as it is: every decision and hint looks its tables up here, and building a Path again costs.
+    folder = directory if isinstance(directory, Path) else tables.DEFAULT_DIR if directory is None else Path(directory)
     key = (ruleset, folder)
     if rebuild or key not in _LOADED:
         quick = probe(ruleset)
