@@ -32,6 +32,7 @@ from bot.strategy.base import ActionValue
 
 BOXES = engine.BOXES
 BOX_COUNT = len(BOXES)
+BOX_INDEX = {box: index for index, box in enumerate(BOXES)}
 FULL = (1 << BOX_COUNT) - 1
 UPPER_COUNT = len(engine.UPPER)
 KNIFFEL_BOX = BOXES.index("kniffel")
@@ -355,7 +356,7 @@ class Position:
 
 def position(card: Mapping[Any, int], bonus: int, model: Rules) -> Position:
     """The solver's view of a card: the upper bonus is left to the table, which adds it at the end."""
-    mask = sum(1 << BOXES.index(box) for box in card)
+    mask = sum(1 << BOX_INDEX[box] for box in card)
     sums = engine.card_breakdown(card, bonus, model.ruleset)
     return Position(
         mask=mask,
@@ -367,7 +368,7 @@ def position(card: Mapping[Any, int], bonus: int, model: Rules) -> Position:
 
 def score_value(model: Rules, values: NDArray[np.float64], pos: Position, box: str, points: int, bonus: int) -> float:
     """Expected final score after writing ``points`` (and earning ``bonus``) into ``box``."""
-    index = BOXES.index(box)
+    index = BOX_INDEX[box]
     upper = min(model.cap, pos.upper + points) if index < UPPER_COUNT else pos.upper
     flag = int(points > 0) if index == KNIFFEL_BOX else pos.flag
     return pos.scored + points + bonus + float(values[pos.mask | (1 << index), upper, flag])
