@@ -32,7 +32,7 @@ from bot.strategy.base import ActionValue
 
 BOXES = engine.BOXES
 BOX_COUNT = len(BOXES)
-BOX_INDEX = {box: index for index, box in enumerate(BOXES)}
+BOX_INDEX: dict[str, int] = {box: index for index, box in enumerate(BOXES)}
 FULL = (1 << BOX_COUNT) - 1
 UPPER_COUNT = len(engine.UPPER)
 KNIFFEL_BOX = BOXES.index("kniffel")
