@@ -185,8 +185,15 @@ class Brain:
 async def build_tables(directory: Path) -> None:
     """``python -m bot.strategy build --missing`` into ``directory`` as a child process, killed if the bot stops first.
 
-    Only missing (or outdated) tables are built, so a restart with a filled cache costs a load, not a rebuild.
+    Only missing (or outdated) tables are built, so a restart with a filled cache costs a load, not a rebuild; and
+    the folder is checked here first (in a thread: the rules read from the engine are cached for the load that
+    follows), so such a restart starts no child at all, whose interpreter, numba and solvers cost more than a
+    second of CPU only to find every file present.
     """
+    from bot import strategy  # lazily: numba and the solvers (see LEVELS)
+
+    if not await in_daemon_thread(strategy.missing, directory):
+        return
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",

@@ -95,6 +95,16 @@ async def test_the_start_up_build_runs_in_a_child_process_and_fills_the_cache(
     assert {name: built[name] for name in kept} == kept
 
 
+async def test_a_filled_cache_starts_no_child_process(shared_tables: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A restart with every table present (every start but the first) checks the files in its own process."""
+
+    async def no_child(*args: object, **kwargs: object) -> None:
+        raise AssertionError(f"a child process was started: {args}")
+
+    monkeypatch.setattr(asyncio, "create_subprocess_exec", no_child)
+    await computer.build_tables(shared_tables)
+
+
 def written(folder: Path) -> dict[str, int]:
     """Each table file of the folder with the time it was last written."""
     return {path.name: path.stat().st_mtime_ns for path in folder.glob("*.npz")}
