@@ -80,8 +80,13 @@ def _check_row(row: str) -> None:
         raise ValueError(f"unknown row {row!r}; expected one of {', '.join(ROWS)}")
 
 
-def _base(faces: Sequence[int], row: str) -> int | None:
-    """Points of a lower row before doubling and the poker bonus; None when the combination is missing."""
+@cache
+def _base(faces: tuple[int, ...], row: str) -> int | None:
+    """Points of a lower row before doubling and the poker bonus; None when the combination is missing.
+
+    Of sorted dice (no combination depends on their order), and remembered: there are only 252 sorted rolls of
+    five dice, and every roll asks for every open row of its part.
+    """
     c = counts(faces)
     shape = sorted(c.values())
     if row == "pair":
@@ -118,10 +123,8 @@ def score(dice: Sequence[int], row: str, first_roll: bool = False) -> int | None
     return _score(faces, row, first_roll)
 
 
-@cache
 def _score(faces: tuple[int, ...], row: str, first_roll: bool) -> int | None:
-    """:func:`score` of checked dice, sorted (no rule depends on their order). Remembered: there are only 252
-    sorted rolls of five dice, and every roll asks for every open row of its part."""
+    """:func:`score` of checked dice, sorted."""
     if row in UPPER:
         face = UPPER.index(row) + 1
         return (counts(faces)[face] - 3) * face
