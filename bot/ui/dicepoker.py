@@ -94,7 +94,7 @@ class DicePokerUI(ScorecardUI):
             if player in state.left:
                 continue
             card = state.cards[player]
-            sums = dicepoker.card_breakdown(card)
+            sums = dicepoker.card_totals(state, player)
             status = text(f"dicepoker.bonus.{bonus_status(card)}", locale)
             upper.append(
                 t("dicepoker.upper_line", locale, name=table.name(player), upper=signed(sums.upper), status=status)
