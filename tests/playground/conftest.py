@@ -253,8 +253,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Run the playground's tests in one event loop for the session, so they can share one browser.
 
     Starting Chromium and Playwright's driver took 4-5 s per test and closing them 2-3 s more: most of the
-    suite's wall time. Each test still gets its own playground (bot, server, database) and its own browser
-    contexts (pages, cookies, storage), closed when it ends.
+    suite's wall time. Each test still gets its own playground (bot, server, database); its tabs come from
+    :class:`Tabs`, blanked when it ends.
     """
     here = Path(__file__).parent
     shared = pytest.mark.asyncio(loop_scope="session")
