@@ -28,6 +28,7 @@ const state = {
   fatal: null,
   peopleSignature: "",
   channelsSignature: "",
+  commands: [], // as the server last sent them
   stickToBottom: false, // a scroll to the newest message is due in the next frame
 };
 
@@ -623,6 +624,9 @@ function send(data) {
 
 function receive(data) {
   if (data.type === "world") {
+    // The server sends the commands only when they changed since it last told this page.
+    if ("commands" in data) state.commands = data.commands;
+    else data.commands = state.commands;
     reportFailedCommands(state.world, data);
     state.world = data;
     if (data.fatal) state.fatal = data.fatal;
