@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 from playwright.async_api import Browser, BrowserContext, FloatRect, Locator, Page, async_playwright, expect
+from playwright.async_api import Error as PlaywrightError
 from pytest_asyncio import is_async_test
 
 from bot.playground import Playground
@@ -154,12 +155,15 @@ class Tabs:
         return page
 
     async def give_back(self) -> None:
+        """Blank the lent tabs for the next test; a tab that cannot be blanked is left out (its context closed)."""
         lent, self.lent = self.lent, []
         for page in lent:
-            if not page.is_closed():
+            try:
                 await page.goto("about:blank")
                 await page.context.clear_cookies()
-                self.free.append(page)
+            except PlaywrightError:
+                continue
+            self.free.append(page)
 
     def keeps(self, context: BrowserContext) -> bool:
         return any(page.context is context for page in self.free)
