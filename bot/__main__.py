@@ -2,24 +2,21 @@
 
 Subcommands live in :data:`COMMANDS`; adding one is a parser function and a runner there. discord.py, the bot and
 the playground are imported by the runners that use them (half a second of CPU): the container's health check
-runs every few seconds, and a configuration mistake is reported before any of it loads.
+runs every few seconds, and a configuration mistake is reported before any of it loads. The health check loads
+neither the settings models (pydantic, another third of a second) nor asyncio nor storage: it reads one variable.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import logging
-import signal
+import os
 import sys
 from collections.abc import Callable, Coroutine, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from pydantic import ValidationError
-
 from bot import health
-from bot.settings import HealthSettings, LaunchSettings, Settings, describe_error
-from bot.storage import DatabaseError
 
 if TYPE_CHECKING:
     from bot.app import DiceBot
@@ -37,6 +34,9 @@ def fail(message: str) -> int:
 
 async def run(bot: DiceBot, token: str) -> None:
     """Start the bot; a termination signal closes it cleanly (database last)."""
+    import asyncio
+    import signal
+
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, lambda: asyncio.ensure_future(bot.close()))
@@ -64,6 +64,13 @@ def run_sync(args: argparse.Namespace) -> int:
 
 
 def _with_discord(what: Callable[[DiceBot, str], Coroutine[Any, Any, None]], *, sync_only: bool = False) -> int:
+    import asyncio
+
+    from pydantic import ValidationError
+
+    from bot.settings import Settings, describe_error
+    from bot.storage import DatabaseError
+
     try:
         settings = Settings()
     except ValidationError as error:
@@ -93,6 +100,9 @@ def _with_discord(what: Callable[[DiceBot, str], Coroutine[Any, Any, None]], *, 
 
 async def serve_playground(playground: Playground) -> None:
     """Start the playground, print where it is, and run until a signal (clean stop) or a bot crash."""
+    import asyncio
+    import signal
+
     loop = asyncio.get_running_loop()
     stopping = asyncio.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
@@ -121,6 +131,13 @@ def run_playground(args: argparse.Namespace) -> int:
             "can play as any of its users",
             file=sys.stderr,
         )
+    import asyncio
+
+    from pydantic import ValidationError
+
+    from bot.settings import LaunchSettings, describe_error
+    from bot.storage import DatabaseError
+
     try:
         launch = LaunchSettings()
     except ValidationError as error:
@@ -149,6 +166,10 @@ def run_playground(args: argparse.Namespace) -> int:
 
 def run_default(args: argparse.Namespace) -> int:
     """The bot when a token is set (or the image requires one), otherwise the playground on its defaults."""
+    from pydantic import ValidationError
+
+    from bot.settings import LaunchSettings, describe_error
+
     try:
         launch = LaunchSettings()
     except ValidationError as error:
@@ -160,6 +181,9 @@ def run_default(args: argparse.Namespace) -> int:
 
 def run_migrate_db(args: argparse.Namespace) -> int:
     """Copy a SQLite installation into an empty PostgreSQL database and verify the counts (see bot.storage.copy)."""
+    import asyncio
+
+    from bot.storage import DatabaseError
     from bot.storage.copy import CopyFailed, migrate
 
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
@@ -179,15 +203,29 @@ def add_migrate_db(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--to", dest="target", required=True, help="an empty PostgreSQL database: postgresql://...")
 
 
+def health_file(environ: dict[str, str] | None = None, env_file: Path = Path(".env")) -> Path | None:
+    """``HEALTH_FILE`` as :class:`bot.settings.Settings` reads it: the environment first, then ``.env``, the name
+    in any case, empty meaning unset. Read without pydantic-settings, whose imports cost the check, which runs
+    every few seconds, a third of a second of CPU each time (``.env`` is parsed by python-dotenv, as it does)."""
+    sources: list[dict[str, str | None]] = [dict(os.environ if environ is None else environ)]
+    if env_file.is_file():
+        from dotenv import dotenv_values
+
+        sources.append(dotenv_values(env_file, encoding="utf-8"))
+    for source in sources:
+        values = [value for name, value in source.items() if name.upper() == "HEALTH_FILE"]
+        if values:
+            value = values[-1]
+            return Path(value) if value is not None and value.strip() else None
+    return None
+
+
 def run_health(args: argparse.Namespace) -> int:
     """The container health check: 0 when the running bot's heartbeat file is recent, else 1 and one line."""
-    try:
-        settings = HealthSettings()
-    except ValidationError as error:
-        return fail(describe_error(error))
-    if settings.health_file is None:
+    path = health_file()
+    if path is None:
         return fail("HEALTH_FILE is not set: the bot writes its heartbeat there and this check reads it")
-    problem = health.problem(settings.health_file)
+    problem = health.problem(path)
     if problem is not None:
         print(f"dicebot: unhealthy: {problem}", file=sys.stderr)
         return EXIT_UNHEALTHY

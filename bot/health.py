@@ -8,12 +8,15 @@ got ready stops touching it and turns unhealthy within :data:`STALE_AFTER` secon
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import asyncio
 
 log = logging.getLogger(__name__)
 
@@ -33,11 +36,16 @@ class Heartbeat:
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
+        # asyncio only here, in the bot: ``python -m bot health`` imports this module to call :func:`problem`.
+        import asyncio
+
         if self._task is None:
             self._task = asyncio.create_task(self._run(), name="dicebot-heartbeat")
 
     async def stop(self) -> None:
         """Stop beating and remove the file: a stopped bot is not healthy."""
+        import asyncio
+
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -56,6 +64,8 @@ class Heartbeat:
             log.warning("could not touch the health file %s: %s", self.path, error)
 
     async def _run(self) -> None:
+        import asyncio
+
         while True:
             self.beat()
             await asyncio.sleep(self._every)

@@ -176,26 +176,13 @@ class LaunchSettings(BaseSettings):
         return bool(self.discord_token.strip())
 
 
-class HealthSettings(BaseSettings):
-    """What ``python -m bot health`` reads: only the heartbeat file, so the check needs no token."""
-
-    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
-
-    health_file: Path | None = None
-
-    @field_validator("health_file", mode="before")
-    @classmethod
-    def _empty_is_unset(cls, value: object) -> object:
-        return empty_is_unset(value)
-
-
 def environment_names() -> frozenset[str]:
     """Every variable dicebot reads from the environment, from the settings models themselves.
 
     Whatever starts ``python -m bot`` for a test or a benchmark clears these, so a developer's own values never
     leak in; derived here so a new setting cannot be forgotten in a hand-kept list.
     """
-    models: tuple[type[BaseSettings], ...] = (Settings, LaunchSettings, HealthSettings)
+    models: tuple[type[BaseSettings], ...] = (Settings, LaunchSettings)
     return frozenset(name.upper() for model in models for name in model.model_fields)
 
 

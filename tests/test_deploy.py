@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from bot.settings import HealthSettings, LaunchSettings, Settings
+from bot.settings import LaunchSettings, Settings
 
 COMPOSE = Path(__file__).resolve().parents[1] / "compose.yaml"
 
@@ -24,7 +24,7 @@ def bots() -> dict[str, dict[str, Any]]:
 
 
 def known_variables() -> set[str]:
-    fields = {*Settings.model_fields, *LaunchSettings.model_fields, *HealthSettings.model_fields}
+    fields = {*Settings.model_fields, *LaunchSettings.model_fields}
     return {name.upper() for name in fields}
 
 

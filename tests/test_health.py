@@ -7,7 +7,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+from pydantic import SecretStr
+
+import bot.__main__ as entry
 from bot.health import STALE_AFTER, Heartbeat, problem
+from bot.settings import Settings
 
 
 def test_the_file_is_touched_only_while_healthy(tmp_path: Path) -> None:
@@ -63,7 +68,36 @@ def test_the_check_exits_0_fresh_1_stale_2_unconfigured(tmp_path: Path) -> None:
 
 
 def test_the_check_loads_neither_discord_nor_the_bot() -> None:
-    """It runs every few seconds in the container: half a second of imports each time was most of its cost."""
-    code = "import sys, bot.__main__; print(sorted({'discord', 'bot.app', 'aiohttp'} & set(sys.modules)))"
+    """It runs every few seconds in the container: half a second of imports each time was most of its cost, and
+    the settings models (pydantic), asyncio and storage most of the rest."""
+    heavy = "{'discord', 'bot.app', 'aiohttp', 'pydantic', 'pydantic_settings', 'asyncio', 'bot.storage'}"
+    code = f"import sys, bot.__main__; print(sorted({heavy} & set(sys.modules)))"
     shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert shown.strip() == "[]"
+
+
+@pytest.mark.parametrize(
+    ("environ", "dotenv"),
+    [
+        ({}, ""),
+        ({}, "HEALTH_FILE=/run/from-dotenv.health\n"),
+        ({"HEALTH_FILE": "/run/from-env.health"}, "HEALTH_FILE=/run/from-dotenv.health\n"),
+        ({"health_file": "/run/lower-case.health"}, ""),
+        ({"HEALTH_FILE": "  "}, "HEALTH_FILE=/run/from-dotenv.health\n"),
+        ({}, "# a comment\nexport HEALTH_FILE='/run/quoted file.health'\nOTHER=1\n"),
+        ({}, "HEALTH_FILE=\n"),
+    ],
+)
+def test_the_check_reads_health_file_as_the_settings_do(
+    environ: dict[str, str], dotenv: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The check reads the variable without the settings models; the bot that writes the file reads it with them."""
+    (tmp_path / ".env").write_text(dotenv)
+    monkeypatch.chdir(tmp_path)
+    for name in list(os.environ):
+        if name.upper() == "HEALTH_FILE":
+            monkeypatch.delenv(name)
+    for name, value in environ.items():
+        monkeypatch.setenv(name, value)
+    expected = Settings(discord_token=SecretStr("token")).health_file
+    assert entry.health_file() == expected

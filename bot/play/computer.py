@@ -139,9 +139,7 @@ class Brain:
 
     async def _load(self, key: Hashable, state: Any, player: str) -> None:
         try:
-            from bot import strategy  # lazily: numba and the solvers (see LEVELS)
-
-            await in_daemon_thread(strategy.evaluate, state, player, directory=self.directory)
+            await in_daemon_thread(_evaluate, state, player, self.directory)
         except Exception:
             log.exception("could not load the strategy tables for %s", key)
             self._loading.pop(key, None)
@@ -167,9 +165,7 @@ class Brain:
 
     async def _build_and_load(self) -> dict[str, float]:
         await build_tables(self.directory)
-        from bot import strategy  # lazily: numba and the solvers (see LEVELS)
-
-        timings: dict[str, float] = await in_daemon_thread(strategy.warm, self.directory)
+        timings: dict[str, float] = await in_daemon_thread(_warm, self.directory)
         return timings
 
     def choose(self, state: Any, player: str, level: str, rng: random.Random) -> Any | None:
@@ -185,8 +181,13 @@ class Brain:
 async def build_tables(directory: Path) -> None:
     """``python -m bot.strategy build --missing`` into ``directory`` as a child process, killed if the bot stops first.
 
-    Only missing (or outdated) tables are built, so a restart with a filled cache costs a load, not a rebuild.
+    Only missing (or outdated) tables are built, so a restart with a filled cache costs a load, not a rebuild; and
+    the folder is checked here first (in a thread: the rules read from the engine are cached for the load that
+    follows), so such a restart starts no child at all, whose interpreter, numba and solvers cost more than a
+    second of CPU only to find every file present.
     """
+    if not await in_daemon_thread(_missing, directory):
+        return
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
@@ -207,6 +208,29 @@ async def build_tables(directory: Path) -> None:
     if process.returncode != 0:
         last = error.decode(errors="replace").strip().splitlines()[-1:] or ["no output"]
         log.warning("building the strategy tables failed (exit %s): %s", process.returncode, last[0])
+
+
+def _missing(directory: Path) -> list[str]:
+    """``strategy.missing``, imported in the worker thread that calls it: importing numba and the solvers takes
+    most of a second of CPU, which on the event loop would hold up the start's connection and first clicks."""
+    from bot import strategy
+
+    return strategy.missing(directory)
+
+
+def _evaluate(state: Any, player: str, directory: Path) -> None:
+    """``strategy.evaluate`` (which loads the tables ``state`` needs), imported in its worker thread (see
+    :func:`_missing`)."""
+    from bot import strategy
+
+    strategy.evaluate(state, player, directory=directory)
+
+
+def _warm(directory: Path) -> dict[str, float]:
+    """``strategy.warm``, imported in its worker thread (see :func:`_missing`)."""
+    from bot import strategy
+
+    return strategy.warm(directory)
 
 
 @dataclass(frozen=True)

@@ -20,10 +20,10 @@ from bot.engine import dicepoker as dicepoker_engine
 from bot.engine import kniffel as kniffel_engine
 from bot.engine import knister as knister_engine
 from bot.engine import tutto as tutto_engine
-from bot.strategy import dicepoker, kniffel, knister, tutto
+from bot.strategy import dicepoker, kniffel, knister, tables, tutto
 from bot.strategy.base import LEVELS, ActionValue, Level, best_first
 
-__all__ = ["LEVELS", "ActionValue", "Level", "choose", "evaluate", "warm"]
+__all__ = ["LEVELS", "ActionValue", "Level", "choose", "evaluate", "missing", "warm"]
 
 
 def _check_level(level: str) -> None:
@@ -85,3 +85,16 @@ def warm(directory: Path | str | None = None) -> dict[str, float]:
     knister.load(directory)
     timings["knister"] = time.perf_counter() - start
     return timings
+
+
+def missing(directory: Path | str | None = None) -> list[str]:
+    """The stored tables the cache folder lacks for the engine's current rules: what :func:`warm` would build.
+
+    Only the rules are read from the engine (the part of a load that keys the file, cached for the load that
+    follows): the bot checks its folder at every start, and builds in a child process only when this is not empty.
+    """
+    folder = Path(directory) if directory is not None else tables.DEFAULT_DIR
+    wanted = {kniffel.table_name(ruleset): kniffel.probe(ruleset).digest for ruleset in kniffel_engine.RULESETS}
+    wanted[dicepoker.TABLE] = dicepoker.rules().digest
+    wanted[knister.TABLE] = knister.digest()
+    return [name for name, digest in wanted.items() if not tables.table_path(folder, name, digest).exists()]

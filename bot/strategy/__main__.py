@@ -12,7 +12,7 @@ from typing import NoReturn
 import numpy as np
 
 from bot.engine import kniffel as kniffel_engine
-from bot.strategy import dicepoker, kniffel, knister, tables, tutto
+from bot.strategy import dicepoker, kniffel, knister, missing, tables, tutto
 from bot.strategy.base import LEVELS
 
 GAMES = ("kniffel", "dicepoker", "tutto", "knister")
@@ -86,13 +86,18 @@ def histogram(scores: Sequence[float] | np.ndarray, bins: int = 12) -> str:
 
 
 def _build(directory: Path, *, rebuild: bool) -> None:
+    # Without ``rebuild``, the tables present are left alone: loading them here would be thrown away with the
+    # process (the start-up's ``--missing``; the bot loads them itself).
+    wanted = None if rebuild else set(missing(directory))
     for ruleset in kniffel_engine.RULESETS:
+        if wanted is None or kniffel.table_name(ruleset) in wanted:
+            start = time.perf_counter()
+            kniffel.load(ruleset, directory, rebuild=rebuild)
+            print(f"kniffel/{ruleset}: {time.perf_counter() - start:.2f} s")
+    if wanted is None or dicepoker.TABLE in wanted:
         start = time.perf_counter()
-        kniffel.load(ruleset, directory, rebuild=rebuild)
-        print(f"kniffel/{ruleset}: {time.perf_counter() - start:.2f} s")
-    start = time.perf_counter()
-    dicepoker.load(directory, rebuild=rebuild)
-    print(f"dicepoker: {time.perf_counter() - start:.2f} s")
+        dicepoker.load(directory, rebuild=rebuild)
+        print(f"dicepoker: {time.perf_counter() - start:.2f} s")
     if rebuild:
         # Tutto's policy is solved in memory and never stored, so the start-up's ``--missing`` has nothing to
         # leave on disk for it: the bot solves it in its own process (``strategy.warm``).
@@ -100,9 +105,10 @@ def _build(directory: Path, *, rebuild: bool) -> None:
         tutto.solve_turn.cache_clear()
         tutto.solve_turn()
         print(f"tutto: {time.perf_counter() - start:.2f} s")
-    start = time.perf_counter()
-    knister.load(directory, rebuild=rebuild)
-    print(f"knister: {time.perf_counter() - start:.2f} s")
+    if wanted is None or knister.TABLE in wanted:
+        start = time.perf_counter()
+        knister.load(directory, rebuild=rebuild)
+        print(f"knister: {time.perf_counter() - start:.2f} s")
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -251,6 +251,8 @@ def heuristic(model: Rules, level: str) -> dict[str, NDArray[np.float64]]:
 
 
 _LOADED: dict[Path, Tables] = {}
+TABLE = "dicepoker"
+"""The name of the stored exact tables (their file adds the version and the rules digest)."""
 
 
 def load(directory: Path | str | None = None, *, rebuild: bool = False) -> Tables:
@@ -258,7 +260,7 @@ def load(directory: Path | str | None = None, *, rebuild: bool = False) -> Table
     folder = Path(directory) if directory is not None else tables.DEFAULT_DIR
     if rebuild or folder not in _LOADED:
         model = rules()
-        exact = tables.load_or_build(folder, "dicepoker", model.digest, lambda: build(model), rebuild=rebuild)
+        exact = tables.load_or_build(folder, TABLE, model.digest, lambda: build(model), rebuild=rebuild)
         levels = {level: heuristic(model, level) for level in ("easy", "normal")}
         levels["perfect"] = {key: np.asarray(array, dtype=np.float64) for key, array in exact.items()}
         _LOADED[folder] = Tables(

@@ -315,6 +315,11 @@ class Tables:
 _LOADED: dict[tuple[str, Path], Tables] = {}
 
 
+def table_name(ruleset: str) -> str:
+    """The name of the stored exact table of ``ruleset`` (its file adds the version and the rules digest)."""
+    return f"kniffel-{ruleset}"
+
+
 def load(ruleset: str, directory: Path | str | None = None, *, rebuild: bool = False) -> Tables:
     """The tables of ``ruleset``: from memory, from the cache folder, or built (and stored) now.
 
@@ -329,7 +334,7 @@ def load(ruleset: str, directory: Path | str | None = None, *, rebuild: bool = F
             model = rules(ruleset)
             return {"values": build_values(model), "joker": model.joker.astype(np.int16)}
 
-        stored = tables.load_or_build(folder, f"kniffel-{ruleset}", quick.digest, build, rebuild=rebuild)
+        stored = tables.load_or_build(folder, table_name(ruleset), quick.digest, build, rebuild=rebuild)
         joker = stored["joker"].astype(np.int64)
         model = Rules(ruleset, quick.points, joker, quick.extra, quick.bonus, quick.digest)
         by_level = {level: heuristic_values(model, level) for level in ("easy", "normal")}

@@ -178,6 +178,13 @@ class Tables:
 
 
 _LOADED: dict[Path, Tables] = {}
+TABLE = "knister"
+"""The name of the stored learned values (their file adds the version and :func:`digest`)."""
+
+
+def digest() -> str:
+    """What the learned values depend on: the engine's line scores and the learning's settings."""
+    return tables.rules_hash(["knister", line_scores().tobytes(), LEARNING_GAMES, LEARNING_ROUNDS, LEARNING_PRIOR])
 
 
 def load(directory: Path | str | None = None, *, rebuild: bool = False) -> Tables:
@@ -185,10 +192,7 @@ def load(directory: Path | str | None = None, *, rebuild: bool = False) -> Table
     folder = Path(directory) if directory is not None else tables.DEFAULT_DIR
     if rebuild or folder not in _LOADED:
         potential = potentials()
-        digest = tables.rules_hash(
-            ["knister", line_scores().tobytes(), LEARNING_GAMES, LEARNING_ROUNDS, LEARNING_PRIOR]
-        )
-        stored = tables.load_or_build(folder, "knister", digest, lambda: {"learned": learned_values()}, rebuild=rebuild)
+        stored = tables.load_or_build(folder, TABLE, digest(), lambda: {"learned": learned_values()}, rebuild=rebuild)
         _LOADED[folder] = Tables(potential, np.asarray(stored["learned"], dtype=np.float64), knister_net.load())
     return _LOADED[folder]
 

@@ -60,6 +60,12 @@ def _sub_multisets(faces: tuple[int, ...]) -> set[tuple[int, ...]]:
 
 
 @cache
+def _selection_points(sub: tuple[int, ...]) -> int | None:
+    """``engine.score_selection`` of a sorted selection: the same few hundred recur in thousands of rolls."""
+    return engine.score_selection(sub)
+
+
+@cache
 def rolls(n: int) -> tuple[Roll, ...]:
     """Every roll of ``n`` dice with the selections the engine accepts (``score_selection``)."""
     found = []
@@ -67,7 +73,7 @@ def rolls(n: int) -> tuple[Roll, ...]:
         chance = factorial(n) / prod(factorial(faces.count(f)) for f in set(faces)) / 6**n
         best = [-1] * (n + 1)
         for sub in _sub_multisets(faces):
-            points = engine.score_selection(sub)
+            points = _selection_points(sub)
             if points is not None and points > best[len(sub)]:
                 best[len(sub)] = points
         found.append(Roll(faces, chance, tuple(best)))

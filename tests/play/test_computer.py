@@ -95,6 +95,35 @@ async def test_the_start_up_build_runs_in_a_child_process_and_fills_the_cache(
     assert {name: built[name] for name in kept} == kept
 
 
+#: In a fresh interpreter: the start-up check of a filled folder, with child processes forbidden, and the thread
+#: in which numba is imported.
+FILLED_CHECK = """
+import asyncio, sys, threading
+from pathlib import Path
+from bot.play import computer
+
+threads = []
+sys.addaudithook(lambda event, args: event == "import" and args[0] == "numba" and threads.append(
+    threading.current_thread().name))
+
+async def no_child(*args, **kwargs):
+    raise AssertionError(f"a child process was started: {args}")
+
+asyncio.create_subprocess_exec = no_child
+asyncio.run(computer.build_tables(Path(sys.argv[1])))
+print(threads)
+"""
+
+
+def test_a_filled_cache_is_checked_in_a_worker_thread_without_a_child_process(shared_tables: Path) -> None:
+    """A restart with every table present (every start but the first) checks the files in its own process, and
+    imports numba and the solvers off the event loop (most of a second of CPU there would hold up the start)."""
+    checked = subprocess.run(
+        [sys.executable, "-c", FILLED_CHECK, str(shared_tables)], capture_output=True, text=True, check=True
+    )
+    assert checked.stdout.split() == ["['strategy-tables']"]
+
+
 def written(folder: Path) -> dict[str, int]:
     """Each table file of the folder with the time it was last written."""
     return {path.name: path.stat().st_mtime_ns for path in folder.glob("*.npz")}

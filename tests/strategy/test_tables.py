@@ -8,9 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from bot import strategy
 from bot.engine import dicepoker as dicepoker_engine
 from bot.engine import kniffel as kniffel_engine
-from bot.strategy import dicepoker, kniffel, tables
+from bot.strategy import dicepoker, kniffel, knister, tables
 
 
 @pytest.fixture
@@ -58,3 +59,18 @@ def test_the_kniffel_hash_follows_the_upper_bonus(monkeypatch: pytest.MonkeyPatc
     kniffel.probe.cache_clear()
     assert kniffel.probe("kniffel").digest != before
     assert kniffel.probe("kniffel").bonus[-1] == 40
+
+
+def test_the_start_up_check_names_the_tables_missing_for_the_current_rules(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fresh_rules: None
+) -> None:
+    every = ["kniffel-kniffel", "kniffel-classic", "dicepoker", "knister"]
+    assert strategy.missing(tmp_path) == every
+    present = {"kniffel-classic": kniffel.probe("classic").digest, "dicepoker": dicepoker.rules().digest}
+    present["knister"] = knister.digest()
+    for name, digest in present.items():
+        tables.table_path(tmp_path, name, digest).touch()
+    assert strategy.missing(tmp_path) == ["kniffel-kniffel"]
+    monkeypatch.setattr(dicepoker_engine, "POKER_BONUS", 60)
+    dicepoker.rules.cache_clear()
+    assert strategy.missing(tmp_path) == ["kniffel-kniffel", "dicepoker"]  # the old file is for other rules
