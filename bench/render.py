@@ -1,11 +1,13 @@
-"""Rendering a Kniffel board and encoding the click's type-7 answer, in CPU microseconds per board.
+"""Rendering a Kniffel (or Tutto) board and encoding the click's type-7 answer, in CPU microseconds per board.
 
-Run: ``.venv/bin/python -m bench.render [--rounds 9] [--games 40]``.
+Run: ``.venv/bin/python -m bench.render [--game kniffel|tutto] [--rounds 9] [--games 40]``.
 
 ``bench.clickpath`` measures the whole click path, and on a shared machine its noise is larger than a change to the
 rendering alone. This renders every board of seeded two-player Kniffel games (roll, hold the most common face, roll
 up to twice more, score the best box: the clicks ``bench.load``'s players make) with ``KniffelUI.render`` and encodes
-``discord_io.update_payload`` as the bot sends it. Each round plays new games (new seeds), so what a renderer
+``discord_io.update_payload`` as the bot sends it. ``--game tutto``: every board of seeded four-player Tutto games
+to 6,000 played by the engine's cautious moves (``tutto.timeout_action``: draw, roll, a die toggle per click, bank
+when allowed), rendered with ``TuttoUI.render``. Each round plays new games (new seeds), so what a renderer
 remembers between clicks helps only as much as it would for games it has not seen. It prints the median and range
 of the rounds' CPU time per board. Only public calls are used, so it measures an older checkout too
 (``PYTHONPATH=<checkout> python -m bench.render``); compare trees by running them alternately.
@@ -18,16 +20,21 @@ import random
 import statistics
 import time
 from collections import Counter
+from collections.abc import Callable
+from typing import Any
 
 from discord.utils import _to_json
 
-from bot.engine import fivedice, kniffel
+from bot.engine import fivedice, kniffel, tutto
 from bot.play.discord_io import update_payload
-from bot.ui.kniffel import UI
-from bot.ui.render import SeatView, Table
+from bot.ui import kniffel as kniffel_ui
+from bot.ui import tutto as tutto_ui
+from bot.ui.render import Rendered, SeatView, Table
 
 PLAYERS = ("111111111111111111", "222222222222222222")
 SEATS = tuple(SeatView(player, f"player {index}") for index, player in enumerate(PLAYERS))
+TUTTO_PLAYERS = tuple(f"{index}" * 18 for index in range(1, 5))
+TUTTO_SEATS = tuple(SeatView(player, f"player {index}") for index, player in enumerate(TUTTO_PLAYERS))
 
 
 def boards(seed: int) -> list[Table[kniffel.State]]:
@@ -51,17 +58,37 @@ def boards(seed: int) -> list[Table[kniffel.State]]:
     return tables
 
 
+def tutto_boards(seed: int) -> list[Table[tutto.State]]:
+    """Every board one seeded Tutto game shows, a table per click."""
+    rng = random.Random(seed)
+    state = tutto.new_game(list(TUTTO_PLAYERS), rng)
+    tables = []
+    while not tutto.is_over(state):
+        state = tutto.apply(state, state.current, tutto.timeout_action(state, state.current), rng)
+        tables.append(Table(TUTTO_SEATS, 1234567890123456789, len(tables) + 1, "en-US", state))
+    return tables
+
+
+GAMES: dict[str, tuple[Callable[[int], list[Any]], Callable[[Any], Rendered], int]] = {
+    "kniffel": (boards, kniffel_ui.UI.render, 40),
+    "tutto": (tutto_boards, tutto_ui.UI.render, 10),
+}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--game", choices=sorted(GAMES), default="kniffel", help="whose boards")
     parser.add_argument("--rounds", type=int, default=9, help="rounds, each over new games")
-    parser.add_argument("--games", type=int, default=40, help="games per round")
+    parser.add_argument("--games", type=int, help="games per round (Kniffel 40, Tutto 10)")
     args = parser.parse_args()
+    play, render, games = GAMES[args.game]
+    games = args.games or games
     per_board = []
     for round_ in range(args.rounds + 1):
-        tables = [table for game in range(args.games) for table in boards(round_ * args.games + game)]
+        tables = [table for game in range(games) for table in play(round_ * games + game)]
         start = time.process_time()
         for table in tables:
-            _to_json(update_payload(UI.render(table), None))
+            _to_json(update_payload(render(table), None))
         if round_:  # the first round warms up imports and the catalogues
             per_board.append((time.process_time() - start) / len(tables) * 1e6)
     print(

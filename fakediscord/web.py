@@ -7,7 +7,9 @@ see on Discord: public messages plus that user's own ephemeral replies.
 - ``GET /`` is the page, ``GET /static/...`` its script and style sheet.
 - ``GET /ui/ws`` is a WebSocket. The page sends ``{"type": "view", "user": id}`` (again after switching user);
   the server answers with the whole view and then pushes only what changed: ``world`` (guild, channels, members,
-  synced commands, the viewer's interactions and open modals) and ``messages`` (upserts and removals).
+  synced commands, the viewer's interactions and open modals; the commands only when they changed since the
+  last ``world``, as they are most of its size and change far less often than the rest) and ``messages``
+  (upserts and removals).
 - ``POST /ui/api/<action>`` acts as a user through the same world methods the tests use (slash command, click,
   select, modal submit, dismiss an ephemeral) or changes the cast (add a user, set a locale). Anything Discord's
   client would refuse is answered ``400 {"error": ...}`` and changes nothing.
@@ -57,6 +59,7 @@ class Viewer:
     user_id: int | None = None
     sent_messages: dict[int, tuple[int, int]] = field(default_factory=dict)
     sent_world: str = ""
+    sent_commands: list[dict[str, Any]] | None = None
     scheduled: bool = False
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
@@ -123,6 +126,7 @@ class WebUI:
                     viewer.user_id = int(data["user"]) if data.get("user") else None
                     viewer.sent_messages.clear()
                     viewer.sent_world = ""
+                    viewer.sent_commands = None
                     await self._push(viewer)
         finally:
             self.viewers.discard(viewer)
@@ -156,8 +160,14 @@ class WebUI:
 
     async def _push_changes(self, viewer: Viewer) -> None:
         user = self.world.users.get(viewer.user_id or 0)
-        world = json.dumps(self._world_view(user))
-        if world != viewer.sent_world:
+        view = self._world_view(user)
+        commands = view.pop("commands")
+        world = json.dumps(view)
+        # Usually the very command dicts sent last time: the comparison stops at their identity.
+        if commands != viewer.sent_commands:
+            viewer.sent_world, viewer.sent_commands = world, commands
+            await self._send(viewer, {**view, "commands": commands})
+        elif world != viewer.sent_world:
             viewer.sent_world = world
             await self._send_text(viewer, world)
         upsert, current = [], {}

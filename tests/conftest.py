@@ -76,13 +76,19 @@ WAITING_FIRST = (
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Put :data:`WAITING_FIRST` at the front, keeping the order within each group (the same on every worker)."""
+    """Put :data:`WAITING_FIRST` at the front, keeping the order within each group (the same on every worker), and
+    the tests of a :func:`shared_group` right after its first: what one keeps for the next is then used in a run
+    on one process too (``-n0``), not only where the scheduler hands a group to one worker."""
+    first: dict[str, int] = {}
 
-    def rank(item: pytest.Item) -> int:
+    def rank(numbered: tuple[int, pytest.Item]) -> tuple[int, int]:
+        index, item = numbered
         path = item.nodeid
-        return next((i for i, prefix in enumerate(WAITING_FIRST) if path.startswith(prefix)), len(WAITING_FIRST))
+        group = shared_group(path)
+        waiting = next((i for i, prefix in enumerate(WAITING_FIRST) if path.startswith(prefix)), len(WAITING_FIRST))
+        return waiting, first.setdefault(group, index) if group else index
 
-    items.sort(key=rank)
+    items[:] = [item for _, item in sorted(enumerate(items), key=rank)]
 
 
 #: A case of the two tests that render every message of a seeded game (``tests/ui/test_phone.py`` keeps the renders).

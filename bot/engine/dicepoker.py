@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
-from functools import cache
+from functools import cache, lru_cache
 from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
@@ -384,10 +384,19 @@ def timeout_action(state: State, player: str) -> Action:
 
 
 def card_totals(state: State, player: str) -> CardTotals:
-    """Upper sum, upper bonus, lower sum and total of one player's card."""
+    """Upper sum, upper bonus, lower sum and total of one player's card.
+
+    Remembered by the card's contents, as Kniffel's: every board shows every player's total and upper sum, and
+    checking and summing each card again (twice a player) was a sixth of rendering a six-player board.
+    """
     if player not in state.players:
         raise NotAPlayer(player=player)
-    return card_breakdown(state.cards[player])
+    return _card_totals(frozenset(state.cards[player].items()))
+
+
+@lru_cache(maxsize=4096)
+def _card_totals(card: frozenset[tuple[str, int]]) -> CardTotals:
+    return card_breakdown(dict(card))
 
 
 def settlements(state: State) -> dict[str, Fraction]:

@@ -31,17 +31,18 @@ class KniffelUI(ScorecardUI):
         card = state.cards[player]
         sums = kniffel.card_totals(state, player)
 
+        # The labels through ``text``: the same seventeen on every card, each looked up once per language.
         def box(name: str) -> tuple[str, str]:
-            return t(f"kniffel.short.{name}", locale), str(card[name]) if name in card else "–"
+            return text(f"kniffel.short.{name}", locale), str(card[name]) if name in card else "–"
 
         rows = [box(name) for name in kniffel.UPPER]
-        rows.append((t("kniffel.short.upper_sum", locale), str(sums.upper)))
+        rows.append((text("kniffel.short.upper_sum", locale), str(sums.upper)))
         if state.ruleset == "kniffel":
-            rows.append((t("kniffel.short.upper_bonus", locale), str(sums.upper_bonus)))
+            rows.append((text("kniffel.short.upper_bonus", locale), str(sums.upper_bonus)))
         rows += [box(name) for name in kniffel.LOWER]
         if state.ruleset == "kniffel":
-            rows.append((t("kniffel.short.extra_bonus", locale), str(sums.extra_bonus)))
-        rows.append((t("kniffel.short.total", locale), number(sums.total, locale)))
+            rows.append((text("kniffel.short.extra_bonus", locale), str(sums.extra_bonus)))
+        rows.append((text("kniffel.short.total", locale), number(sums.total, locale)))
         return rows
 
     def total(self, table: Table, player: str) -> int:

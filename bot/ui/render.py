@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any, Generic, Literal, NamedTuple, Protocol, TypeVar
 
 import discord
@@ -255,8 +255,18 @@ class Seating:
 
     seats: tuple[SeatView, ...]
 
+    @cached_property
+    def _by_player(self) -> dict[str, SeatView]:
+        """The seats by player id, built on the first name or mention asked for: a ten-player Tutto board asks for
+        a dozen, and a search through the seats for each was a tenth of rendering it. The first seat of a player
+        wins, as the search had it."""
+        by_player: dict[str, SeatView] = {}
+        for seat in self.seats:
+            by_player.setdefault(seat.player, seat)
+        return by_player
+
     def seat(self, player: str) -> SeatView | None:
-        return next((seat for seat in self.seats if seat.player == player), None)
+        return self._by_player.get(player)
 
     def name(self, player: str) -> str:
         seat = self.seat(player)

@@ -90,20 +90,22 @@ class TuttoUI:
         state = _state(table)
         if tutto.is_over(state):
             return self.render_final(table)
-        embed = discord.Embed(title=self._title(table), description="\n".join(self._turn_lines(table)))
+        # The selection's check, asked for by the turn's lines and by the buttons, once per board.
+        check = tutto.check_selection(state)
+        embed = discord.Embed(title=self._title(table), description="\n".join(self._turn_lines(table, check)))
         embed.colour = COLOUR_PLAYING
         embed.add_field(name=t("tutto.scores", table.locale), value=self._scoreboard(table), inline=False)
         rendered = Rendered(
             content=t("tutto.content", table.locale, player=table.mention(state.current)),
             embeds=[embed],
         )
-        self._controls(table, rendered)
+        self._controls(table, rendered, check)
         return rendered
 
     def _title(self, table: Table) -> str:
         return t("tutto.title", table.locale, game=t("game.tutto", table.locale), target=_state(table).target)
 
-    def _turn_lines(self, table: Table) -> list[str]:
+    def _turn_lines(self, table: Table, check: tutto.SelectionCheck) -> list[str]:
         state, locale = _state(table), table.locale
         lines = [t("tutto.turn_of", locale, player=table.mention(state.current))]
         if state.card is None:
@@ -123,13 +125,12 @@ class TuttoUI:
             lines.append(t("tutto.press_roll", locale, count=state.in_hand))
         elif state.phase == "select":
             lines.append(f"# {faces(state.roll)}")
-            lines.append(self._selection_line(state, locale))
+            lines.append(self._selection_line(state, check, locale))
         lines.append(self._at_risk_line(state, locale))
         return lines
 
-    def _selection_line(self, state: tutto.State, locale: str) -> str:
-        """The live value of the selection, or the reason Roll on and Stop are disabled."""
-        check = tutto.check_selection(state)
+    def _selection_line(self, state: tutto.State, check: tutto.SelectionCheck, locale: str) -> str:
+        """The live value of the selection (``check``), or the reason Roll on and Stop are disabled."""
         if check.reason == "empty":
             return t("tutto.reason.empty", locale)
         if check.points is None:
@@ -164,7 +165,7 @@ class TuttoUI:
 
     # ------------------------------------------------------------------ buttons
 
-    def _controls(self, table: Table, rendered: Rendered) -> None:
+    def _controls(self, table: Table, rendered: Rendered, check: tutto.SelectionCheck) -> None:
         state, locale, stamp, game = _state(table), table.locale, table.stamp, table.game_id
         layout = rendered.layout
         if state.phase == "draw":
@@ -200,7 +201,6 @@ class TuttoUI:
             )
             return
         self._dice(table, rendered)
-        check = tutto.check_selection(state)
         if check.points is None:
             label = t("tutto.roll_on", locale)
         elif check.tutto:

@@ -27,7 +27,14 @@ const state = {
   retry: 0,
   fatal: null,
   peopleSignature: "",
+  channelsSignature: "",
+  commands: [], // as the server last sent them
+  stickToBottom: false, // a scroll to the newest message is due in the next frame
 };
+
+// What each message payload looks like, for telling whether its node must be rebuilt: computed once per payload
+// received rather than on every render (a game move renders the channel several times).
+const payloadKeys = new WeakMap();
 
 const $ = (id) => document.getElementById(id);
 
@@ -447,15 +454,25 @@ function channelMessages(channelId) {
   return [...state.messages.values()].filter((m) => m.channel_id === channelId).sort((a, b) => compareIds(a.id, b.id));
 }
 
+function payloadKey(message) {
+  let key = payloadKeys.get(message);
+  if (key === undefined) {
+    key = JSON.stringify([message.edited_timestamp, message.flags, message.content, message.embeds, message.components]);
+    payloadKeys.set(message, key);
+  }
+  return key;
+}
+
 function renderMessages() {
   const list = $("messages");
-  const atBottom = list.scrollHeight - list.scrollTop - list.clientHeight < 80;
+  // Read before this pass writes to the DOM: reading after would lay the page out once more, on every update.
+  const atBottom = state.stickToBottom || list.scrollHeight - list.scrollTop - list.clientHeight < 80;
   const wanted = channelMessages(state.channel);
   const existing = new Map([...list.children].map((node) => [node.dataset.messageId, node]));
   let previous = null;
   for (const message of wanted) {
     let node = existing.get(message.id);
-    const version = JSON.stringify([message.edited_timestamp, message.flags, message.content, message.embeds, message.components, interactionKey(message.id)]);
+    const version = `${payloadKey(message)}${interactionKey(message.id)}`;
     if (!node || node.dataset.version !== version) {
       const fresh = renderMessage(message);
       fresh.dataset.version = version;
@@ -468,7 +485,15 @@ function renderMessages() {
     previous = node;
   }
   for (const node of existing.values()) node.remove();
-  if (atBottom) list.scrollTop = list.scrollHeight;
+  if (atBottom && !state.stickToBottom) {
+    // Scroll in the next frame, when the browser lays the page out anyway: scrolling now would lay it out at once,
+    // again for each of the updates a click brings in one frame (the interaction, the edit, the answer).
+    state.stickToBottom = true;
+    window.requestAnimationFrame(() => {
+      state.stickToBottom = false;
+      list.scrollTop = list.scrollHeight;
+    });
+  }
 }
 
 function interactionKey(messageId) {
@@ -480,20 +505,18 @@ function interactionKey(messageId) {
 function renderWorld() {
   const world = state.world;
   if (!world) return;
-  $("guild-name").textContent = world.guild ? world.guild.name : "No server";
+  setText($("guild-name"), world.guild ? world.guild.name : "No server");
   if (!world.channels.some((c) => c.id === state.channel)) state.channel = world.channels[0]?.id || null;
-  const channels = $("channels");
-  channels.replaceChildren(...world.channels.map((channel) => el("li", {},
-    el("button", {
-      type: "button",
-      class: `channel-link${channel.id === state.channel ? " active" : ""}${state.unread.has(channel.id) ? " unread" : ""}`,
-      dataset: { channelId: channel.id },
-      "aria-current": channel.id === state.channel ? "page" : undefined,
-      onclick: () => selectChannel(channel.id),
-    }, el("span", { class: "hash", "aria-hidden": "true", text: "#" }), channel.name))));
+  // Rebuild the channel list only when it changed: a world update comes with every click, and writing the DOM
+  // before renderMessages reads the scroll position would make the browser lay the page out twice.
+  const channelsSignature = JSON.stringify([world.channels, state.channel, [...state.unread]]);
+  if (channelsSignature !== state.channelsSignature) {
+    state.channelsSignature = channelsSignature;
+    renderChannels(world);
+  }
   const current = world.channels.find((c) => c.id === state.channel);
-  $("channel-name").textContent = current ? `# ${current.name}` : "";
-  $("channel-topic").textContent = current?.topic || "";
+  setText($("channel-name"), current ? `# ${current.name}` : "");
+  setText($("channel-topic"), current?.topic || "");
   const people = world.users.filter((u) => !u.bot);
   // Rebuild the switcher, locales and members only when they changed, so an open drop-down stays open.
   const signature = JSON.stringify([state.me, world.users]);
@@ -504,6 +527,21 @@ function renderWorld() {
   const offline = !world.connected;
   showBanner(state.fatal ? `The bot crashed: ${state.fatal}` : offline ? `${world.bot.name} is connecting…` : null, Boolean(state.fatal));
   renderModal();
+}
+
+function setText(node, text) {
+  if (node.textContent !== text) node.textContent = text;
+}
+
+function renderChannels(world) {
+  $("channels").replaceChildren(...world.channels.map((channel) => el("li", {},
+    el("button", {
+      type: "button",
+      class: `channel-link${channel.id === state.channel ? " active" : ""}${state.unread.has(channel.id) ? " unread" : ""}`,
+      dataset: { channelId: channel.id },
+      "aria-current": channel.id === state.channel ? "page" : undefined,
+      onclick: () => selectChannel(channel.id),
+    }, el("span", { class: "hash", "aria-hidden": "true", text: "#" }), channel.name))));
 }
 
 function renderPeople(world, people) {
@@ -525,9 +563,9 @@ function renderPeople(world, people) {
 
 function showBanner(text, fatal = false) {
   const banner = $("banner");
-  banner.hidden = !text;
-  banner.textContent = text || "";
-  banner.classList.toggle("fatal", fatal);
+  if (banner.hidden !== !text) banner.hidden = !text;
+  setText(banner, text || "");
+  if (banner.classList.contains("fatal") !== fatal) banner.classList.toggle("fatal", fatal);
 }
 
 function selectChannel(id) {
@@ -586,6 +624,9 @@ function send(data) {
 
 function receive(data) {
   if (data.type === "world") {
+    // The server sends the commands only when they changed since it last told this page.
+    if ("commands" in data) state.commands = data.commands;
+    else data.commands = state.commands;
     reportFailedCommands(state.world, data);
     state.world = data;
     if (data.fatal) state.fatal = data.fatal;
@@ -819,8 +860,8 @@ function renderModal() {
   const backdrop = $("modal");
   const open = state.world?.modals?.[0];
   if (!open) {
-    backdrop.hidden = true;
-    backdrop.replaceChildren();
+    if (!backdrop.hidden) backdrop.hidden = true;
+    if (backdrop.firstChild) backdrop.replaceChildren();
     delete backdrop.dataset.interaction;
     return;
   }

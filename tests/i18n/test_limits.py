@@ -95,8 +95,9 @@ def play(spec: AnySpec, language: str) -> int:
     players = [str(10**17 + index) for index in range(spec.max_players)]
     check(lobby_ui.render(lobby(spec, record(spec, players, language, "lobby"))))
     states = played(spec.kind)
+    running = record(spec, players, language, "running")  # one for every state: they differ only in the state
     for state, player in states:
-        current = table(game(spec, state, players, language))
+        current = table(Game(running, state))
         check(spec.ui.render(current))
         assert all(len(line) <= 2000 for line in spec.ui.announce(current))
         for view in spec.private_views.values():

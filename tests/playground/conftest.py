@@ -19,7 +19,8 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from playwright.async_api import Browser, FloatRect, Locator, Page, async_playwright, expect
+from playwright.async_api import Browser, BrowserContext, FloatRect, Locator, Page, async_playwright, expect
+from playwright.async_api import Error as PlaywrightError
 from pytest_asyncio import is_async_test
 
 from bot.playground import Playground
@@ -27,6 +28,21 @@ from fakediscord import Channel, User
 from tests.scripted import ScriptedRandom
 
 CHROMIUM = "/usr/bin/chromium"
+#: Playwright's own ``--disable-features`` list (1.65). Chromium keeps only the last ``--disable-features`` on its
+#: command line, so a test run that disables more features must repeat these.
+PLAYWRIGHT_DISABLED_FEATURES = [
+    *("AvoidUnnecessaryBeforeUnloadCheckSync", "DestroyProfileOnBrowserClose", "HttpsUpgrades"),
+    *("HttpsFirstBalancedModeAutoEnable", "LensOverlay", "MediaRouter", "PaintHolding"),
+    *("ThirdPartyStoragePartitioning", "AvoidCorsURLLoaderRestartOnRedirect", "TcpPortRandomizationWin"),
+    *("OptimizationHints", "NetworkTimeServiceQuerying", "AimEnabled", "PreconnectToSearch"),
+]
+#: New-headless Chromium builds a whole browser window per page, and with it a hidden WebUI renderer for the
+#: address bar's drop-down (chrome://omnibox-popup.top-chrome), loaded again in every window. Nobody types in that
+#: address bar; without it a serial run of tests/playground took 45 s of CPU (Chromium, its driver and pytest)
+#: instead of 82 s, most of it in renderers that never showed the playground.
+TOP_CHROME_WEBUI_FEATURES = [
+    *("WebUIOmniboxPopup", "WebUIOmniboxFullPopup", "WebUIOmniboxAimPopup", "PreloadTopChromeWebUI"),
+]
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -36,6 +52,7 @@ CHROMIUM_ARGS = [
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
+    "--disable-features=" + ",".join(PLAYWRIGHT_DISABLED_FEATURES + TOP_CHROME_WEBUI_FEATURES),
 ]
 DESKTOP = {"width": 1280, "height": 860}
 PHONE = {"width": 375, "height": 780}
@@ -115,11 +132,52 @@ class Screen:
 
 
 @dataclass
+class Tabs:
+    """Browser tabs lent to the tests, each in a browser context of its own, kept open from one test to the next.
+
+    A new tab costs Chromium a whole browser window and a renderer process: about 0.3 s of CPU and, on a busy
+    machine, most of a second of wall time, several times per test. A returned tab is navigated to
+    ``about:blank`` (closing its page's WebSocket to the stopped playground, so it does not try to reconnect) and
+    its cookies are cleared; the page keeps no other state (each test's playground is another origin).
+    """
+
+    browser: Browser
+    free: list[Page] = field(default_factory=list)
+    lent: list[Page] = field(default_factory=list)
+
+    async def take(self, viewport: dict[str, int]) -> Page:
+        if self.free:
+            page = self.free.pop()
+            await page.set_viewport_size({"width": viewport["width"], "height": viewport["height"]})
+        else:
+            page = await (await self.browser.new_context(viewport=viewport)).new_page()
+        self.lent.append(page)
+        return page
+
+    async def give_back(self) -> None:
+        """Blank the lent tabs for the next test; a tab that cannot be blanked is left out (its context closed)."""
+        lent, self.lent = self.lent, []
+        for page in lent:
+            try:
+                await page.goto("about:blank")
+                await page.context.clear_cookies()
+            except PlaywrightError:
+                continue
+            self.free.append(page)
+
+    def keeps(self, context: BrowserContext) -> bool:
+        return any(page.context is context for page in self.free)
+
+
+TABS = pytest.StashKey[Tabs]()
+
+
+@dataclass
 class World:
-    """The running playground plus the browser; ``screen()`` opens a tab for a user."""
+    """The running playground plus the browser's tabs; ``screen()`` opens a tab for a user."""
 
     playground: Playground
-    browser: Browser
+    tabs: Tabs
     rng: ScriptedRandom
     clock: Clock
     screens: list[Screen] = field(default_factory=list)
@@ -137,10 +195,7 @@ class World:
 
     async def screen(self, name: str, channel: str = "general", viewport: dict[str, int] = DESKTOP) -> Screen:
         user = self.user(name)
-        context = await self.browser.new_context(viewport=viewport)
-        page = await context.new_page()
-        errors: list[str] = []
-        page.on("pageerror", lambda error: errors.append(str(error)))
+        page = await self.tabs.take(viewport)
         await page.goto(f"{self.playground.url}?as={user.id}&channel={self.channel(channel).id}")
         await expect(page.locator("#channel-name")).to_have_text(f"# {channel}")
         await expect(page.locator("#user-switcher")).to_have_value(str(user.id))
@@ -202,8 +257,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Run the playground's tests in one event loop for the session, so they can share one browser.
 
     Starting Chromium and Playwright's driver took 4-5 s per test and closing them 2-3 s more: most of the
-    suite's wall time. Each test still gets its own playground (bot, server, database) and its own browser
-    contexts (pages, cookies, storage), closed when it ends.
+    suite's wall time. Each test still gets its own playground (bot, server, database); its tabs come from
+    :class:`Tabs`, blanked when it ends.
     """
     here = Path(__file__).parent
     shared = pytest.mark.asyncio(loop_scope="session")
@@ -222,12 +277,18 @@ async def browser() -> AsyncIterator[Browser]:
             await launched.close()
 
 
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def tabs(request: pytest.FixtureRequest, browser: Browser) -> Tabs:
+    request.session.stash[TABS] = lent = Tabs(browser)
+    return lent
+
+
 @pytest_asyncio.fixture(loop_scope="session")
-async def world(tmp_path: Path, browser: Browser) -> AsyncIterator[World]:
+async def world(tmp_path: Path, tabs: Tabs) -> AsyncIterator[World]:
     rng, clock = ScriptedRandom(), Clock()
     playground = Playground(port=0, data_dir=tmp_path, bot_options={"rng": lambda: rng, "clock": clock})
     await playground.start()
-    world = World(playground, browser, rng, clock)
+    world = World(playground, tabs, rng, clock)
     try:
         yield world
     finally:
@@ -236,9 +297,13 @@ async def world(tmp_path: Path, browser: Browser) -> AsyncIterator[World]:
 
 @pytest_asyncio.fixture(autouse=True, loop_scope="session")
 async def fresh_contexts(request: pytest.FixtureRequest) -> AsyncIterator[None]:
-    """Close what a test opened in the shared browser (its tabs, cookies and storage) when it ends."""
+    """When a test ends, blank the tabs it was lent and close whatever else it opened in the shared browser."""
     yield
     if "browser" in request.fixturenames:
         browser: Browser = request.getfixturevalue("browser")
+        tabs = request.session.stash.get(TABS, None)
+        if tabs is not None:
+            await tabs.give_back()
         for context in browser.contexts:
-            await context.close()
+            if tabs is None or not tabs.keeps(context):
+                await context.close()

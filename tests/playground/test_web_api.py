@@ -85,3 +85,24 @@ async def test_a_saved_world_is_restored_with_the_same_ids(server: FakeDiscord) 
     assert (restored.content, restored.author.id, restored.channel.id) == ("**hello**", alice.id, general.id)
     assert copy.users[alice.id].locale == "de"
     assert copy.snowflakes.next() > max(copy.messages)
+
+
+async def test_a_page_is_sent_the_commands_again_only_when_they_changed(server: FakeDiscord) -> None:
+    alice = next(u for u in server.world.users.values() if u.name == "Alice")
+    server.world.commands.overwrite(None, [{"name": "roll", "description": "Roll a die", "type": 1}])
+    async with aiohttp.ClientSession() as session, session.ws_connect(f"{server.url}ui/ws") as page:
+
+        async def next_world() -> dict[str, Any]:
+            while (data := await page.receive_json(timeout=10)).get("type") != "world":
+                pass
+            return data
+
+        await page.send_json({"type": "view", "user": str(alice.id)})
+        assert [c["name"] for c in (await next_world())["commands"]] == ["roll"]
+        server.add_user("Bob")  # the members change, the commands do not
+        assert "commands" not in await next_world()
+        server.world.commands.overwrite(None, [{"name": "flip", "description": "Flip a coin", "type": 1}])
+        server.world.changes.notify()  # as the REST API does after a sync
+        assert [c["name"] for c in (await next_world())["commands"]] == ["flip"]
+        await page.send_json({"type": "view", "user": str(alice.id)})  # a page that starts over gets them all
+        assert [c["name"] for c in (await next_world())["commands"]] == ["flip"]

@@ -8,7 +8,6 @@ JSON sent must be byte for byte what discord.py's ``interaction_message_response
 
 from __future__ import annotations
 
-import random
 from collections.abc import Iterator
 from dataclasses import replace
 
@@ -24,7 +23,7 @@ from bot.play.service import GameService
 from bot.play.spec import AnySpec
 from bot.play.transitions import Game
 from bot.ui.render import Layout, Rendered
-from tests.ui.test_phone import CASES, record, renders
+from tests.ui.test_phone import CASES, played, record, renders
 
 MENTIONS = discord.AllowedMentions(everyone=False, roles=False, users=True)
 
@@ -45,22 +44,11 @@ def final_boards(spec: AnySpec, variant: str, players: int, language: str) -> It
     service.specs = {spec.kind: spec}
     ids = [str(10**17 + index) for index in range(players)]
     finished = record(spec, ids, language, "finished", variant)
-    state = final_state(spec, variant, ids)
+    state, _ = played(spec.kind, players, variant, players)[-1]  # the end of the game the renders show
     yield service.render(spec, Game(finished, state))
     superseded = replace(finished, options={**finished.options, board.NEXT_GAME: 1})
     yield service.render(spec, Game(superseded, state))
     yield service.render(spec, Game(replace(finished, status="abandoned"), state))
-
-
-def final_state(spec: AnySpec, variant: str, ids: list[str]) -> object:
-    """The end of a game played with seeded random legal moves."""
-    rng = random.Random(len(ids))
-    engine = spec.engine
-    state = engine.new_game(ids, rng, **spec.engine_options({"target": 2000}, variant))
-    while not engine.is_over(state):
-        player = engine.to_act(state)[0]
-        state = engine.apply(state, player, rng.choice(engine.legal_actions(state, player)), rng)
-    return state
 
 
 #: Every game case once, the languages taking turns (each is seen several times; the phone test plays them all).

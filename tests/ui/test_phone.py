@@ -41,6 +41,8 @@ EMOJI = 18 + 6
 CHAR = 7.5
 DIE = 12.5
 MAX_STEPS = 5000
+#: The fields of an engine state that no message shows: the stamp of a board is the stored game's version.
+UNSHOWN = frozenset({"move", "events"})
 SPECS: dict[str, AnySpec] = {spec.kind: spec for spec in (KNIFFEL, DICEPOKER, KNISTER, TUTTO)}
 VARIANTS = {
     "kniffel": ("kniffel", "classic"),
@@ -50,8 +52,10 @@ VARIANTS = {
 }
 
 
+@cache
 def text_px(text: str) -> float:
-    """The estimated width of a label's text."""
+    """The estimated width of a label's text, measured once per distinct text (the same labels recur on every
+    board)."""
     width = 0.0
     for char in text:
         if "\u2680" <= char <= "\u2685":
@@ -107,10 +111,13 @@ def record(spec: AnySpec, players: list[str], language: str, status: str, varian
 
 @cache
 def played(kind: str, players: int, variant: str, seed: int) -> tuple[tuple[Any, str], ...]:
-    """Every state of one game played with seeded random legal moves, each with the player who acted last.
+    """Every position of one game played with seeded random legal moves, each with the player who acted last.
 
     The same for every language, so each worker plays it once and the languages only render it (the random play
-    was a seventh of each case's CPU).
+    was a seventh of each case's CPU). A position the game comes back to (a die selected and released again) is
+    listed once: it differs from the first time only in the move counter and the events, which no board shows
+    (``test_a_board_shows_neither_the_move_counter_nor_the_events``), and random play comes back a lot (Tutto:
+    5,711 states, 1,751 positions).
     """
     spec = SPECS[kind]
     ids = [str(10**17 + index) for index in range(players)]
@@ -119,8 +126,12 @@ def played(kind: str, players: int, variant: str, seed: int) -> tuple[tuple[Any,
     state = engine.new_game(ids, rng, **spec.engine_options({"target": 2000}, variant))
     player = ids[0]
     states = []
+    seen: set[tuple[str, str]] = set()
     for _ in range(MAX_STEPS):
-        states.append((state, player))
+        position = (state.model_dump_json(exclude=UNSHOWN), player)
+        if position not in seen:
+            seen.add(position)
+            states.append((state, player))
         if engine.is_over(state):
             return tuple(states)
         player = engine.to_act(state)[0]
@@ -138,7 +149,7 @@ def rendered_game(kind: str, language: str, players: int, variant: str, seed: in
     """:func:`renders`, kept for the next test of the same case on this worker.
 
     ``tests/ui/test_payloads.py`` checks the JSON of the very messages this module measures: the scheduler
-    (``SHARED`` in ``tests/conftest.py``) runs the two tests of a case on one worker, one after the other, so
+    (``shared_group`` in ``tests/conftest.py``) runs the two tests of a case on one worker, one after the other, so
     the second reads the first's renders instead of rendering every state again (40 % of its CPU). Two cases
     only: a case's renders are thousands of messages.
     """
@@ -147,8 +158,9 @@ def rendered_game(kind: str, language: str, players: int, variant: str, seed: in
     service.specs = {spec.kind: spec}
     ids = [str(10**17 + index) for index in range(players)]
     messages = [lobby_ui.render(lobby(spec, record(spec, ids, language, "lobby", variant)))]
+    running = record(spec, ids, language, "running", variant)
     for state, player in played(spec.kind, players, variant, seed):
-        game = Game(record(spec, ids, language, "running", variant), state)
+        game = Game(running, state)
         messages.append(service.render(spec, game))
         messages.extend(view.render(table(game, language), player) for view in spec.private_views.values())
     return tuple(messages)
@@ -172,6 +184,41 @@ def test_every_button_row_and_code_block_fits_a_phone(spec: AnySpec, variant: st
     assert not wide, "\n".join(wide)
 
 
+def shown(rendered: Rendered) -> tuple[Any, ...]:
+    """Everything a message shows: its text, its embeds and its components."""
+    return rendered.content, [embed.to_dict() for embed in rendered.embeds], rendered.layout.components()
+
+
+@pytest.mark.parametrize(
+    ("spec", "variant"),
+    [(spec, variant) for spec in SPECS.values() for variant in VARIANTS[spec.kind]],
+    ids=lambda v: getattr(v, "kind", str(v)),
+)
+def test_a_board_shows_neither_the_move_counter_nor_the_events(spec: AnySpec, variant: str) -> None:
+    """What lets :func:`played` list a position the game comes back to once: the same position with another move
+    count and no events renders the same board and private views."""
+    service = GameService.__new__(GameService)
+    service.specs = {spec.kind: spec}
+    ids = [str(10**17 + index) for index in range(2)]
+    running = record(spec, ids, "en", "running", variant)
+    rng = random.Random(7)
+    engine = spec.engine
+    state = engine.new_game(ids, rng, **spec.engine_options({"target": 2000}, variant))
+    evented = 0
+    for _ in range(300):
+        if engine.is_over(state):
+            break
+        player = engine.to_act(state)[0]
+        state = engine.apply(state, player, rng.choice(engine.legal_actions(state, player)), rng)
+        evented += bool(state.events)
+        game = Game(running, state)
+        again = Game(running, state.model_copy(update={"move": state.move + 7, "events": []}))
+        assert shown(service.render(spec, game)) == shown(service.render(spec, again))
+        for view in spec.private_views.values():
+            assert shown(view.render(table(game), player)) == shown(view.render(table(again), player))
+    assert evented >= 10
+
+
 def test_the_model_measures_five_dice_and_a_long_label() -> None:
     dice = {"type": 1, "components": [{"type": 2, "label": "⚁ 2"}] * 5}
     assert row_px(dice) == 5 * (20 + 12.5 + 7.5 + 7.5) + 4 * 8
@@ -186,13 +233,9 @@ NAMES = ["Alice", "Bob", "Bobby", "Dominika Wiśniewska", "Éva", "Bob", "🎲 Z
 
 
 def final_table(spec: AnySpec, variant: str, players: int, language: str) -> Rendered:
+    """The final board of a game played with seeded random legal moves (played once for every language)."""
     ids = [str(10**17 + index) for index in range(players)]
-    rng = random.Random(players)
-    engine = spec.engine
-    state = engine.new_game(ids, rng, **spec.engine_options({}, variant))
-    while not engine.is_over(state):
-        player = engine.to_act(state)[0]
-        state = engine.apply(state, player, rng.choice(engine.legal_actions(state, player)), rng)
+    state, _ = played(spec.kind, players, variant, players)[-1]
     seats = tuple(SeatView(player, NAMES[index]) for index, player in enumerate(ids))
     rendered: Rendered = spec.ui.render(Table(seats, 1, 1, language, state))
     return rendered
