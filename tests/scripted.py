@@ -124,16 +124,17 @@ def play_randomly(
     """
     rng = random.Random(seed)
     chooser = random.Random(seed + 1)
+    probing = random.Random(0)  # the dice of the probes' moves, which are thrown away
     state = engine.new_game(players, rng, **options)
     while not engine.is_over(state):
         if probe:
-            assert engine.State.load(state.dump()) == state
             before = state.dump()
+            assert engine.State.load(before) == state
             for player in [*players, "ghost"]:
                 accepted = []
                 for action in every_action:
                     try:
-                        engine.apply(state, player, action, random.Random(0))
+                        engine.apply(state, player, action, probing)
                     except GameError:
                         continue
                     accepted.append(action)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
@@ -80,8 +80,13 @@ def _check_row(row: str) -> None:
         raise ValueError(f"unknown row {row!r}; expected one of {', '.join(ROWS)}")
 
 
-def _base(faces: Sequence[int], row: str) -> int | None:
-    """Points of a lower row before doubling and the poker bonus; None when the combination is missing."""
+@cache
+def _base(faces: tuple[int, ...], row: str) -> int | None:
+    """Points of a lower row before doubling and the poker bonus; None when the combination is missing.
+
+    Of sorted dice (no combination depends on their order), and remembered: there are only 252 sorted rolls of
+    five dice, and every roll asks for every open row of its part.
+    """
     c = counts(faces)
     shape = sorted(c.values())
     if row == "pair":
@@ -113,8 +118,13 @@ def score(dice: Sequence[int], row: str, first_roll: bool = False) -> int | None
     Upper rows always take the dice: ``(c[f] - 3) * f``, never doubled. A lower row other than ``chance``
     scored with the dice of the first roll counts double; the poker +50 is added after doubling.
     """
-    faces = validate_dice(dice, DICE)
+    faces = tuple(sorted(validate_dice(dice, DICE)))
     _check_row(row)
+    return _score(faces, row, first_roll)
+
+
+def _score(faces: tuple[int, ...], row: str, first_roll: bool) -> int | None:
+    """:func:`score` of checked dice, sorted."""
     if row in UPPER:
         face = UPPER.index(row) + 1
         return (counts(faces)[face] - 3) * face
@@ -133,9 +143,12 @@ def row_options(dice: Sequence[int], scorecard: Scorecard, turn: int, first_roll
         _check_row(row)
     part = UPPER if turn <= UPPER_TURNS else LOWER
     options: dict[RowId, int] = {}
+    faces: tuple[int, ...] | None = None  # checked once an open row needs them
     for row in part:
         if row not in scorecard:
-            points = score(dice, row, first_roll)
+            if faces is None:
+                faces = tuple(sorted(validate_dice(dice, DICE)))
+            points = _score(faces, row, first_roll)
             if points is not None:
                 options[row] = points
     return options
@@ -191,6 +204,9 @@ class Pass(BaseModel):
 
 
 Action = Annotated[Roll | ToggleHold | Score | Pass, Field(discriminator="kind")]
+_SCORES = {row: Score(row=row) for row in ROWS}
+_PASS = Pass()
+"""One frozen instance per action serves every list of legal actions (the board asks on every click)."""
 _ACTION_ADAPTER: TypeAdapter[Action] = TypeAdapter(Action)
 
 
@@ -342,9 +358,9 @@ def legal_actions(state: State, player: str) -> list[Action]:
     actions: list[Action] = [*fivedice.dice_actions(state)]
     if state.rolls > 0:
         options = _options(state)
-        actions.extend(Score(row=row) for row in options)
+        actions.extend(_SCORES[row] for row in options)
         if not options:
-            actions.append(Pass())
+            actions.append(_PASS)
     return actions
 
 

@@ -203,6 +203,8 @@ class Score(BaseModel):
 
 
 Action = Annotated[Roll | ToggleHold | Score, Field(discriminator="kind")]
+_SCORES = {box: Score(box=box) for box in BOXES}
+"""One frozen instance per box serves every list of legal actions (the board asks on every click)."""
 _ACTION_ADAPTER: TypeAdapter[Action] = TypeAdapter(Action)
 
 
@@ -353,7 +355,7 @@ def legal_actions(state: State, player: str) -> list[Action]:
     actions: list[Action] = [*fivedice.dice_actions(state)]
     if state.rolls > 0:
         options = score_options(state.dice, state.cards[player], state.ruleset)
-        actions.extend(Score(box=box) for box in options)
+        actions.extend(_SCORES[box] for box in options)
     return actions
 
 

@@ -55,12 +55,16 @@ DECK: tuple[str, ...] = (
 _STOPPABLE = frozenset({BONUS, DOUBLE})
 """Cards under which a player may bank before a Tutto."""
 
+_KINDS = {card: BONUS if card.startswith(f"{BONUS}_") else card for card in DECK}
+"""Every card id's kind, looked up rather than derived: the board and every selection check ask."""
+
 
 def card_kind(card: str) -> str:
     """The kind of a card id (``bonus_600`` -> ``bonus``); ``ValueError`` for an unknown id."""
-    if card not in DECK:
+    kind = _KINDS.get(card)
+    if kind is None:
         raise ValueError(f"unknown Tutto card {card!r}")
-    return BONUS if card.startswith(f"{BONUS}_") else card
+    return kind
 
 
 def card_bonus(card: str) -> int:
@@ -284,14 +288,15 @@ def check_selection(state: State) -> SelectionCheck:
         if len(set(faces)) != len(faces):
             return SelectionCheck(points=None, reason="street_one_per_face")
         return SelectionCheck(points=0, tutto=tutto)
-    points = _points(core.counts(faces))
+    tally = core.counts(faces)
+    points = _points(tally)
     if points is None:
         # Lone 2s, 3s, 4s or 6s: if that face lies aside already, the player hoped to complete a triple
         # with a die of an earlier roll, which the rules forbid; say so rather than just "not scoring".
-        stray = [face for face, n in core.counts(faces).items() if face not in _SINGLES and n % 3]
+        stray = [face for face, n in tally.items() if face not in _SINGLES and n % 3]
         reason = "triple_across_rolls" if any(face in state.aside for face in stray) else "not_scoring"
         return SelectionCheck(points=None, reason=reason)
-    if kind == FIREWORKS and core.counts(faces) != _scoring_dice(state.roll):
+    if kind == FIREWORKS and tally != _scoring_dice(state.roll):
         return SelectionCheck(points=None, reason="fireworks_take_all")
     return SelectionCheck(points=points, tutto=tutto)
 
@@ -314,10 +319,14 @@ def can_stop(state: State) -> bool:
         return True
     if state.phase != "select" or state.card is None:
         return False
-    check = check_selection(state)
+    return _may_bank(state.card, check_selection(state))
+
+
+def _may_bank(card: str, check: SelectionCheck) -> bool:
+    """Whether Stop banks a selection of this worth under ``card`` (:func:`can_stop` in the select phase)."""
     if check.points is None:
         return False
-    kind = card_kind(state.card)
+    kind = card_kind(card)
     return kind in _STOPPABLE or (kind == STREET and check.tutto)
 
 
@@ -595,21 +604,27 @@ def _finish(nxt: State) -> None:
 # Queries
 
 
+#: The actions are frozen models: one instance of each serves every list (the board asks on every click).
+_DRAW, _ROLL, _ROLL_ON, _STOP, _CONTINUE = Draw(), Roll(), RollOn(), Stop(), Continue()
+_TOGGLES = tuple(ToggleSelect(index=index) for index in range(DICE))
+
+
 def legal_actions(state: State, player: str) -> list[AnyAction]:
     """Every action :func:`apply` accepts from ``player`` now (die toggles are always accepted)."""
     if player not in to_act(state):
         return []
     if state.phase == "draw":
-        return [Draw()]
+        return [_DRAW]
     if state.phase == "roll":
-        return [Roll()]
+        return [_ROLL]
     if state.phase == "tutto":
-        return [Stop(), Continue()]
-    actions: list[AnyAction] = [ToggleSelect(index=i) for i in range(len(state.roll))]
-    if check_selection(state).points is not None:
-        actions.append(RollOn())
-    if can_stop(state):
-        actions.append(Stop())
+        return [_STOP, _CONTINUE]
+    actions: list[AnyAction] = [*_TOGGLES[: len(state.roll)]]
+    check = check_selection(state)
+    if check.points is not None:
+        actions.append(_ROLL_ON)
+    if state.card is not None and _may_bank(state.card, check):
+        actions.append(_STOP)
     return actions
 
 

@@ -136,6 +136,22 @@ def best_sub_keep(roll: int, keeps: NDArray[np.float64]) -> int:
 
 
 @njit(cache=True)
+def keep_or_write(final: NDArray[np.float64], keeps: NDArray[np.float64], out: NDArray[np.int16]) -> None:
+    """``out[r]``: the best keep of roll ``r`` (:func:`best_sub_keep`) when rerolling is worth more than writing
+    the roll now (``final[r]``), else -1. A seeded game's decision after a roll, for every roll at once."""
+    for r in range(ROLL_COUNT):
+        k = best_sub_keep(r, keeps)
+        out[r] = k if final[r] < keeps[k] else -1
+
+
+POLICY_SLOTS = 1 << 15
+"""The most turn states whose decisions a simulation remembers (:func:`keep_or_write` for both rerolls and the
+written box of every roll, about 1.5 kB a state): seeded games pass the same states again and again (solo dice
+poker games a few thousand states in 60,000 turns, Kniffel a third to a half of its turns), each a full turn
+solve to decide afresh."""
+
+
+@njit(cache=True)
 def reroll(keep: int) -> int:
     """Keep ``keep``, roll the other dice with numba's seeded generator: the index (0..251) of the new roll."""
     counts = KEEP_COUNTS[keep].copy()

@@ -257,7 +257,8 @@ TABLE = "dicepoker"
 
 def load(directory: Path | str | None = None, *, rebuild: bool = False) -> Tables:
     """The tables: from memory, from the cache folder, or built (and stored) now (``rebuild``: built afresh)."""
-    folder = Path(directory) if directory is not None else tables.DEFAULT_DIR
+    # A Path as it is: every decision and hint looks its tables up here, and building a Path again costs.
+    folder = directory if isinstance(directory, Path) else tables.DEFAULT_DIR if directory is None else Path(directory)
     if rebuild or folder not in _LOADED:
         model = rules()
         exact = tables.load_or_build(folder, TABLE, model.digest, lambda: build(model), rebuild=rebuild)
@@ -360,7 +361,11 @@ def _simulate(
     rows: NDArray[np.int64],
     written: NDArray[np.int64],
 ) -> None:
-    """Play solo games with the tables' policy; ``rows[g, turn]`` is the row written (-1 a pass)."""
+    """Play solo games with the tables' policy; ``rows[g, turn]`` is the row written (-1 a pass).
+
+    A turn's decisions (after each roll: keep and reroll, or write; the row of every roll) depend on its state
+    alone, so they are solved once per state and remembered (up to :data:`dice.POLICY_SLOTS` states).
+    """
     np.random.seed(seed)
     final1 = np.empty(dice.ROLL_COUNT)
     final = np.empty(dice.ROLL_COUNT)
@@ -368,6 +373,11 @@ def _simulate(
     row = np.empty(dice.ROLL_COUNT, dtype=np.int64)
     keep3 = np.empty(dice.KEEP_COUNT)
     keep2 = np.empty(dice.KEEP_COUNT)
+    slot_of_upper = np.full(upper.shape, -1, dtype=np.int32)
+    slot_of_lower = np.full(lower.shape, -1, dtype=np.int32)
+    capacity = min(dice.POLICY_SLOTS, rows.shape[0] * rows.shape[1])
+    policies = np.empty((capacity + 1, 4, dice.ROLL_COUNT), dtype=np.int16)
+    used = 0
     for g in range(rows.shape[0]):
         umask, u, lmask = 0, -LOWEST_UPPER, 0
         for turn in range(rows.shape[1]):
@@ -375,17 +385,29 @@ def _simulate(
             mask = umask if part == 1 else lmask
             extra = u if part == 1 else rows.shape[1] - turn
             table = upper if part == 1 else lower
-            _layers(part, mask, extra, table, points, final1, row1, final, row, keep3, keep2)
+            slot_of = slot_of_upper if part == 1 else slot_of_lower
+            slot = slot_of[mask, extra]
+            if slot < 0:
+                slot = used if used < capacity else capacity  # the last slot: decided afresh, not remembered
+                _layers(part, mask, extra, table, points, final1, row1, final, row, keep3, keep2)
+                dice.keep_or_write(final1, keep2, policies[slot, 0])
+                dice.keep_or_write(final, keep3, policies[slot, 1])
+                for r in range(dice.ROLL_COUNT):
+                    policies[slot, 2, r] = row1[r]
+                    policies[slot, 3, r] = row[r]
+                if slot < capacity:
+                    slot_of[mask, extra] = slot
+                    used += 1
             r = dice.reroll(0)
             first = 1
-            k = dice.best_sub_keep(r, keep2)
-            if final1[r] < keep2[k]:
+            k = int(policies[slot, 0, r])
+            if k >= 0:
                 first = 0
                 r = dice.reroll(k)
-                k = dice.best_sub_keep(r, keep3)
-                if final[r] < keep3[k]:
+                k = int(policies[slot, 1, r])
+                if k >= 0:
                     r = dice.reroll(k)
-            j = row1[r] if first else row[r]
+            j = int(policies[slot, 2 if first else 3, r])
             rows[g, turn] = j
             if j < 0:
                 continue

@@ -42,20 +42,25 @@ def action_values(
     ``scored`` is what the card holds already, so every value is an expected final score.
     """
     values = []
-    writes = [score_value(action) for action in legal if not isinstance(action, Roll | ToggleHold)]
-    for action in legal:
-        if isinstance(action, Roll):
+    written = [None if isinstance(action, _DICE_ACTIONS) else score_value(action) for action in legal]
+    writes = [value for value in written if value is not None]
+    for action, write in zip(legal, written, strict=True):
+        if write is not None:
+            value = write
+        elif isinstance(action, Roll):
             value = scored + float(
                 layers.start if state.rolls == 0 else _keeps(state, layers)[_held(state, state.held)]
             )
-        elif isinstance(action, ToggleHold):
+        else:
             held = [*state.held]
             held[action.index] = not held[action.index]
             value = max(writes) if all(held) else scored + float(_keeps(state, layers)[_held(state, held)])
-        else:
-            value = score_value(action)
         values.append(ActionValue(action, value))
     return values
+
+
+_DICE_ACTIONS = (Roll, ToggleHold)
+"""The actions the keep layers value; every other one writes the dice (``score_value``, asked once each)."""
 
 
 def _held(state: FiveDiceState, held: Sequence[bool]) -> int:
@@ -73,7 +78,7 @@ def choose(
     """The next action of a player following the layers: roll, toggle towards the best keep, or write."""
     if state.rolls == 0:
         return Roll()
-    writes = [ActionValue(a, score_value(a)) for a in legal if not isinstance(a, Roll | ToggleHold)]
+    writes = [ActionValue(a, score_value(a)) for a in legal if not isinstance(a, _DICE_ACTIONS)]
     best_write = max(item.value for item in writes)
     if state.rolls < ROLLS:
         keeps = _keeps(state, layers)

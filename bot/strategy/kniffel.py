@@ -32,6 +32,7 @@ from bot.strategy.base import ActionValue
 
 BOXES = engine.BOXES
 BOX_COUNT = len(BOXES)
+BOX_INDEX: dict[str, int] = {box: index for index, box in enumerate(BOXES)}
 FULL = (1 << BOX_COUNT) - 1
 UPPER_COUNT = len(engine.UPPER)
 KNIFFEL_BOX = BOXES.index("kniffel")
@@ -325,7 +326,8 @@ def load(ruleset: str, directory: Path | str | None = None, *, rebuild: bool = F
 
     ``rebuild`` ignores both caches and builds the exact table afresh (``python -m bot.strategy build``).
     """
-    folder = Path(directory) if directory is not None else tables.DEFAULT_DIR
+    # A Path as it is: every decision and hint looks its tables up here, and building a Path again costs.
+    folder = directory if isinstance(directory, Path) else tables.DEFAULT_DIR if directory is None else Path(directory)
     key = (ruleset, folder)
     if rebuild or key not in _LOADED:
         quick = probe(ruleset)
@@ -359,7 +361,7 @@ class Position:
 
 def position(card: Mapping[Any, int], bonus: int, model: Rules) -> Position:
     """The solver's view of a card: the upper bonus is left to the table, which adds it at the end."""
-    mask = sum(1 << BOXES.index(box) for box in card)
+    mask = sum(1 << BOX_INDEX[box] for box in card)
     sums = engine.card_breakdown(card, bonus, model.ruleset)
     return Position(
         mask=mask,
@@ -371,7 +373,7 @@ def position(card: Mapping[Any, int], bonus: int, model: Rules) -> Position:
 
 def score_value(model: Rules, values: NDArray[np.float64], pos: Position, box: str, points: int, bonus: int) -> float:
     """Expected final score after writing ``points`` (and earning ``bonus``) into ``box``."""
-    index = BOXES.index(box)
+    index = BOX_INDEX[box]
     upper = min(model.cap, pos.upper + points) if index < UPPER_COUNT else pos.upper
     flag = int(points > 0) if index == KNIFFEL_BOX else pos.flag
     return pos.scored + points + bonus + float(values[pos.mask | (1 << index), upper, flag])
@@ -438,23 +440,42 @@ def _simulate(
     written: NDArray[np.int64],
     bonuses: NDArray[np.int64],
 ) -> None:
-    """Play ``len(boxes)`` solo games with the policy of ``values``; record every game's boxes and points."""
+    """Play ``len(boxes)`` solo games with the policy of ``values``; record every game's boxes and points.
+
+    A turn's decisions (after each roll: keep and reroll, or write; the box of every final roll) depend on its
+    state alone, so they are solved once per state and remembered (up to :data:`dice.POLICY_SLOTS` states).
+    """
     np.random.seed(seed)
     final = np.empty(dice.ROLL_COUNT)
     box = np.empty(dice.ROLL_COUNT, dtype=np.int64)
     keep3 = np.empty(dice.KEEP_COUNT)
     keep2 = np.empty(dice.KEEP_COUNT)
+    slot_of = np.full((FULL + 1) * (cap + 1) * 2, -1, dtype=np.int32)
+    capacity = min(dice.POLICY_SLOTS, boxes.shape[0] * BOX_COUNT)
+    policies = np.empty((capacity + 1, 3, dice.ROLL_COUNT), dtype=np.int16)
+    used = 0
     for g in range(boxes.shape[0]):
         mask, upper, flag, bonus = 0, 0, 0, 0
         for turn in range(BOX_COUNT):
-            _layers(mask, upper, flag, values, points, joker, extra, cap, final, box, keep3, keep2)
+            key = (mask * (cap + 1) + upper) * 2 + flag
+            slot = slot_of[key]
+            if slot < 0:
+                slot = used if used < capacity else capacity  # the last slot: decided afresh, not remembered
+                _layers(mask, upper, flag, values, points, joker, extra, cap, final, box, keep3, keep2)
+                dice.keep_or_write(final, keep2, policies[slot, 0])
+                dice.keep_or_write(final, keep3, policies[slot, 1])
+                for r in range(dice.ROLL_COUNT):
+                    policies[slot, 2, r] = box[r]
+                if slot < capacity:
+                    slot_of[key] = slot
+                    used += 1
             r = dice.reroll(0)
-            for keeps in (keep2, keep3):
-                k = dice.best_sub_keep(r, keeps)
-                if final[r] >= keeps[k]:
+            for stage in range(2):
+                k = int(policies[slot, stage, r])
+                if k < 0:
                     break
                 r = dice.reroll(k)
-            b = box[r]
+            b = int(policies[slot, 2, r])
             face = dice.FIVE_OF_A_KIND_FACE[r]
             if face >= 0 and mask & KNIFFEL_BIT:
                 p = joker[mask, face, b]

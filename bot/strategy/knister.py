@@ -189,7 +189,8 @@ def digest() -> str:
 
 def load(directory: Path | str | None = None, *, rebuild: bool = False) -> Tables:
     """The tables: from memory, from the cache folder, or learned (and stored) now (``rebuild``: afresh)."""
-    folder = Path(directory) if directory is not None else tables.DEFAULT_DIR
+    # A Path as it is: every decision and hint looks its tables up here, and building a Path again costs.
+    folder = directory if isinstance(directory, Path) else tables.DEFAULT_DIR if directory is None else Path(directory)
     if rebuild or folder not in _LOADED:
         potential = potentials()
         stored = tables.load_or_build(folder, TABLE, digest(), lambda: {"learned": learned_values()}, rebuild=rebuild)

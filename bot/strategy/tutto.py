@@ -315,14 +315,30 @@ class Selection:
     tutto: bool
 
 
+_NOT_READ = {"selected", "move", "events"}
+"""The fields :func:`selections` leaves out of the position it remembers: it sets the selection itself, and the
+move counter and events change with every toggle while the roll does not."""
+
+
 def selections(state: engine.State) -> list[Selection]:
-    """Every selection the engine accepts from the current roll, one per distinct multiset of faces."""
+    """Every selection the engine accepts from the current roll, one per distinct multiset of faces.
+
+    Remembered by the rest of the state: a player toggles the dice of one roll one at a time, and every toggle
+    asks again (a check of every sub-multiset, a copy of the state each).
+    """
+    return list(_selections(state.model_dump_json(exclude=_NOT_READ)))
+
+
+@lru_cache(maxsize=256)
+def _selections(position: str) -> tuple[Selection, ...]:
+    state = engine.State.model_validate_json(position)  # the fields left out have their defaults; our own copy
     found = []
     for sub in sorted(_sub_multisets(tuple(sorted(state.roll)))):
-        check = engine.check_selection(state.model_copy(update={"selected": _indices(state.roll, sub, [])}))
+        state.selected = _indices(state.roll, sub, [])
+        check = engine.check_selection(state)
         if check.points is not None:
             found.append(Selection(sub, check.points, check.tutto))
-    return found
+    return tuple(found)
 
 
 def _indices(roll: Sequence[int], faces: Sequence[int], prefer: Sequence[int]) -> list[int]:
