@@ -30,6 +30,10 @@ class Layers:
     start: float
 
 
+_DICE_ACTIONS = (Roll, ToggleHold)
+"""The actions the keep layers value; every other one writes the dice (``score_value``, asked once each)."""
+
+
 def _keeps(state: FiveDiceState, layers: Layers) -> NDArray[np.float64]:
     return layers.keep2 if state.rolls == 1 else layers.keep3
 
@@ -57,10 +61,6 @@ def action_values(
             value = max(writes) if all(held) else scored + float(_keeps(state, layers)[_held(state, held)])
         values.append(ActionValue(action, value))
     return values
-
-
-_DICE_ACTIONS = (Roll, ToggleHold)
-"""The actions the keep layers value; every other one writes the dice (``score_value``, asked once each)."""
 
 
 def _held(state: FiveDiceState, held: Sequence[bool]) -> int:
