@@ -4,8 +4,9 @@
 -- Kniffel). In a WITHOUT ROWID table a row is an entry of the key's B-tree, which keeps at most about a quarter
 -- of a page per entry before spilling the rest to overflow pages, and inserts land in key order among the other
 -- games' rows; a rowid table keeps such rows whole and appends them. Measured with a loop of saves as a click
--- makes them (the game UPDATE and this INSERT, four to a transaction, an 820-byte state): 80-120 us of CPU per
--- save before, 40-60 us after. The rows, their key and the cascade from games are unchanged.
+-- makes them (the game UPDATE and this INSERT, four to a transaction, an 820-byte state): 78-120 us of CPU per
+-- save before, 49-91 us after (36-66 us with games.py writing only the changed columns). The rows, their key and
+-- the cascade from games are unchanged.
 
 CREATE TABLE game_moves_rowid (
     game_id  INTEGER NOT NULL REFERENCES games (id) ON DELETE CASCADE,
