@@ -242,10 +242,9 @@ class GamesRepository:
         """Write ``game``'s changed fields and seats (and results) in one transaction, bumping the version.
 
         ``before`` is the record the change was made from: only the columns and seats that differ from it are
-        written (every column without it). ``moves``
-        are the accepted actions that led to the new state, stored in the same transaction (one INSERT), so the
-        history never holds a move whose state was not saved. Raises :class:`StaleVersion` when the stored version
-        is no longer ``game.version``.
+        written (every column without it). ``moves`` are the accepted actions that led to the new state, stored in
+        the same transaction (one INSERT), so the history never holds a move whose state was not saved. Raises
+        :class:`StaleVersion` when the stored version is no longer ``game.version``.
         """
         now = time.time()
         saved = replace(game, version=game.version + 1, updated_at=now)
