@@ -4,25 +4,14 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Sequence
-from functools import lru_cache
 
 import discord
-
-from bot.i18n import t
 
 DIE_FACES = {1: "⚀", 2: "⚁", 3: "⚂", 4: "⚃", 5: "⚄", 6: "⚅"}
 COLOUR_LOBBY = discord.Colour.blurple()
 COLOUR_PLAYING = discord.Colour.green()
 COLOUR_OVER = discord.Colour.gold()
 COLOUR_ABANDONED = discord.Colour.dark_grey()
-
-
-@lru_cache(maxsize=8192, typed=True)
-def text(key: str, locale: str, /, **params: str | int) -> str:
-    """``bot.i18n.t``, remembered: a board asks for the same texts on every click (its title, turn line, buttons,
-    placeholder), and looking them up and formatting them again was a twentieth of a click's CPU
-    (docs/benchmarks.md). For plain ``str``/``int`` parameters only; ``typed`` keeps ``True`` apart from ``1``."""
-    return t(key, locale, **params)
 
 
 def faces(dice: Sequence[int]) -> str:
