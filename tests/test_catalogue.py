@@ -12,8 +12,8 @@ from bot.engine import dicepoker, kniffel, tutto
 from bot.i18n import catalogue
 
 ROOT = Path(__file__).resolve().parents[1]
-#: A literal key asked of ``t`` or of its remembered form ``bot.ui.common.text``.
-LITERAL_KEY = re.compile(r"""\b(?:t|text)\(\s*["']([a-z0-9_]+(?:\.[a-z0-9_]+)+)["']""")
+#: A literal key asked of ``t``.
+LITERAL_KEY = re.compile(r"""\bt\(\s*["']([a-z0-9_]+(?:\.[a-z0-9_]+)+)["']""")
 
 
 def literal_keys() -> set[tuple[str, str]]:

@@ -167,29 +167,68 @@ def _shown(value: Any, language: str) -> Any:
     return value
 
 
+class _Unfit(Exception):
+    """A message shown with a gap (its key, or its unfilled text) and the warnings that say why.
+
+    Raised rather than returned so that :func:`_remembered` never keeps it: ``lru_cache`` does not remember an
+    exception, so every render of a missing or misfitting message logs its warning again (the rendering tests
+    assert that none is logged while they render).
+    """
+
+    def __init__(self, shown: str, warnings: list[tuple[Any, ...]]) -> None:
+        super().__init__(shown)
+        self.shown = shown
+        self.warnings = warnings
+
+
+def _fill(key: str, language: str, params: Mapping[str, Any]) -> str:
+    """The message ``key`` in ``language`` filled from ``params``, or :class:`_Unfit`."""
+    message = catalogue(language).get(key) or catalogue(FALLBACK).get(key)
+    if message is None:
+        raise _Unfit(key, [("missing message id %s", key)])
+    warnings: list[tuple[Any, ...]] = []
+    if not isinstance(message, str):
+        count = params.get("count")
+        if not isinstance(count, int | float):
+            warnings.append(("plural message id %s needs a numeric count", key))
+            count = 0
+        message = message.get(_plural(count, language)) or message["other"]
+    try:
+        shown = message.format(**{name: _shown(value, language) for name, value in params.items()})
+    except (KeyError, IndexError, ValueError):
+        warnings.append(("message id %s does not fit its parameters %s", key, sorted(params)))
+        shown = message
+    if warnings:
+        raise _Unfit(shown, warnings)
+    return shown
+
+
+@lru_cache(maxsize=8192, typed=True)
+def _remembered(key: str, language: str, /, **params: Any) -> str:
+    """:func:`_fill`, remembered per key, language and parameters (``typed``: ``True`` is not ``1``)."""
+    return _fill(key, language, params)
+
+
 def t(key: str, locale: str | discord.Locale | None = None, /, **params: Any) -> str:
     """The message ``key`` in ``locale`` with ``{placeholders}`` filled from ``params``.
 
     A plural message picks its form by ``params["count"]``; integers are formatted for the language.
-    Every text of every board comes through here, so the common path is kept short: one language lookup, the
-    catalogues read directly, a plain text told by ``str`` (a ``Mapping`` check goes through the ABC machinery).
+    Every text of every board comes through here, and a board asks for the same texts on every click (its title,
+    turn line, buttons, the points at risk), so a filled message is remembered: looking it up, choosing the plural
+    and formatting it again was about a quarter of rendering a Tutto board (docs/benchmarks.md). Parameters that
+    cannot be hashed (a list) are filled without remembering; a message that is missing or does not fit its
+    parameters is never remembered, so it logs its warning on every call.
     """
     language = language_of(locale)
-    message = catalogue(language).get(key) or catalogue(FALLBACK).get(key)
-    if message is None:
-        log.warning("missing message id %s", key)
-        return key
-    if not isinstance(message, str):
-        count = params.get("count")
-        if not isinstance(count, int | float):
-            log.warning("plural message id %s needs a numeric count", key)
-            count = 0
-        message = message.get(_plural(count, language)) or message["other"]
     try:
-        return message.format(**{name: _shown(value, language) for name, value in params.items()})
-    except (KeyError, IndexError, ValueError):
-        log.warning("message id %s does not fit its parameters %s", key, sorted(params))
-        return message
+        try:
+            return _remembered(key, language, **params)
+        except TypeError:  # an unhashable parameter; a TypeError of the format itself is raised again below
+            return _fill(key, language, params)
+    except _Unfit as unfit:
+        for warning in unfit.warnings:
+            log.warning(*warning)
+        return unfit.shown
 
 
 def localized(default: str, string: app_commands.locale_str | None, locale: str | discord.Locale | None) -> str:

@@ -8,7 +8,6 @@ from types import ModuleType
 from bot.engine import dicepoker
 from bot.engine.core import Event
 from bot.i18n import number, t
-from bot.ui.common import text
 from bot.ui.fivedice import MEDALS, ScorecardUI
 from bot.ui.render import Table
 
@@ -48,14 +47,13 @@ class DicePokerUI(ScorecardUI):
             return [(t("dicepoker.pass", locale), "pass", t("dicepoker.pass_hint", locale))]
         choices: list[tuple[str, str, str | None]] = []
         for row, points in options.items():
-            # Through ``text``: a few hundred (row, points) labels come back on every roll.
-            name = text(f"dicepoker.row.{row}", locale)
+            name = t(f"dicepoker.row.{row}", locale)
             if row in dicepoker.UPPER:
-                label = text("dicepoker.option", locale, row=name, points=signed(points))
+                label = t("dicepoker.option", locale, row=name, points=signed(points))
             elif state.first_roll and row != "chance":
-                label = text("dicepoker.option_doubled", locale, row=name, points=points)
+                label = t("dicepoker.option_doubled", locale, row=name, points=points)
             else:
-                label = text("dicepoker.option", locale, row=name, points=points)
+                label = t("dicepoker.option", locale, row=name, points=points)
             choices.append((label, row, None))
         return choices
 
@@ -65,8 +63,7 @@ class DicePokerUI(ScorecardUI):
         sums = dicepoker.card_totals(state, player)
 
         def row(name: str, value: str) -> tuple[str, str]:
-            # Through ``text``: the same labels on every card, each looked up once per language.
-            return text(f"dicepoker.short.{name}", locale), value
+            return t(f"dicepoker.short.{name}", locale), value
 
         def cell(name: str, upper: bool) -> str:
             if name in dashes:
@@ -88,14 +85,14 @@ class DicePokerUI(ScorecardUI):
 
     def status_lines(self, table: Table) -> list[str]:
         state, locale = table.state, table.locale
-        lines = [text(f"dicepoker.part{state.part}", locale)]
+        lines = [t(f"dicepoker.part{state.part}", locale)]
         upper = []
         for player in state.players:
             if player in state.left:
                 continue
             card = state.cards[player]
             sums = dicepoker.card_totals(state, player)
-            status = text(f"dicepoker.bonus.{bonus_status(card)}", locale)
+            status = t(f"dicepoker.bonus.{bonus_status(card)}", locale)
             upper.append(
                 t("dicepoker.upper_line", locale, name=table.name(player), upper=signed(sums.upper), status=status)
             )

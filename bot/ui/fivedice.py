@@ -25,7 +25,6 @@ from bot.ui.common import (
     faces,
     monospace_table,
     shorten,
-    text,
 )
 from bot.ui.render import Rendered, Table, custom_id
 
@@ -102,18 +101,18 @@ class ScorecardUI:
     def render_turn(self, table: Table) -> Rendered:
         state, locale = table.state, table.locale
         player = state.current_player
-        title = text(f"game.{self.kind}", locale)
+        title = t(f"game.{self.kind}", locale)
         turn = min(state.turns[player] + 1, self.turns)
         embed = discord.Embed(
-            title=text("dice.title", locale, game=title, turn=turn, turns=self.turns), colour=COLOUR_PLAYING
+            title=t("dice.title", locale, game=title, turn=turn, turns=self.turns), colour=COLOUR_PLAYING
         )
-        lines = [text("dice.turn_of", locale, player=table.mention(player))]
+        lines = [t("dice.turn_of", locale, player=table.mention(player))]
         if state.rolls:
             held = " ".join("🔒" if keep else "▫️" for keep in state.held)
             lines += [
                 f"# {faces(state.dice)}",
                 held,
-                text("dice.roll_count", locale, roll=state.rolls, rolls=fivedice.ROLLS),
+                t("dice.roll_count", locale, roll=state.rolls, rolls=fivedice.ROLLS),
             ]
         else:
             lines.append(t("dice.press_roll", locale))
@@ -122,8 +121,8 @@ class ScorecardUI:
         standings = [
             (table.name(p)[:14], number(self.total(table, p), locale)) for p in state.players if p not in state.left
         ]
-        embed.add_field(name=text("dice.totals", locale), value=monospace_table(standings), inline=False)
-        rendered = Rendered(content=text("dice.content", locale, player=table.mention(player)), embeds=[embed])
+        embed.add_field(name=t("dice.totals", locale), value=monospace_table(standings), inline=False)
+        rendered = Rendered(content=t("dice.content", locale, player=table.mention(player)), embeds=[embed])
         self._controls(table, rendered)
         return rendered
 
@@ -150,14 +149,14 @@ class ScorecardUI:
                 )
             else:
                 layout.button(0, "·", custom_id(game, "hold", f"{index}.1", dice_stamp), disabled=True)
-        label = text("dice.roll", locale) if state.rolls == 0 else text("dice.reroll", locale, roll=state.rolls + 1)
+        label = t("dice.roll", locale) if state.rolls == 0 else t("dice.reroll", locale, roll=state.rolls + 1)
         layout.button(
             1, label, custom_id(game, "roll", "", stamp), style=discord.ButtonStyle.success, disabled=not can_roll
         )
-        layout.button(1, text("dice.scorecard", locale), custom_id(game, "card", "", stamp))
+        layout.button(1, t("dice.scorecard", locale), custom_id(game, "card", "", stamp))
         if state.rolls:
             choices = self.choices(table)
-            layout.select(2, text("dice.score_placeholder", locale), custom_id(game, "score", "", stamp), choices)
+            layout.select(2, t("dice.score_placeholder", locale), custom_id(game, "score", "", stamp), choices)
 
     def render_final(self, table: Table) -> Rendered:
         state, locale = table.state, table.locale

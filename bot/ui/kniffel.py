@@ -8,7 +8,7 @@ from types import ModuleType
 from bot.engine import kniffel
 from bot.engine.core import Event
 from bot.i18n import number, t
-from bot.ui.common import faces, text
+from bot.ui.common import faces
 from bot.ui.fivedice import ScorecardUI
 from bot.ui.render import Table
 
@@ -31,25 +31,24 @@ class KniffelUI(ScorecardUI):
         card = state.cards[player]
         sums = kniffel.card_totals(state, player)
 
-        # The labels through ``text``: the same seventeen on every card, each looked up once per language.
         def box(name: str) -> tuple[str, str]:
-            return text(f"kniffel.short.{name}", locale), str(card[name]) if name in card else "–"
+            return t(f"kniffel.short.{name}", locale), str(card[name]) if name in card else "–"
 
         rows = [box(name) for name in kniffel.UPPER]
-        rows.append((text("kniffel.short.upper_sum", locale), str(sums.upper)))
+        rows.append((t("kniffel.short.upper_sum", locale), str(sums.upper)))
         if state.ruleset == "kniffel":
-            rows.append((text("kniffel.short.upper_bonus", locale), str(sums.upper_bonus)))
+            rows.append((t("kniffel.short.upper_bonus", locale), str(sums.upper_bonus)))
         rows += [box(name) for name in kniffel.LOWER]
         if state.ruleset == "kniffel":
-            rows.append((text("kniffel.short.extra_bonus", locale), str(sums.extra_bonus)))
-        rows.append((text("kniffel.short.total", locale), number(sums.total, locale)))
+            rows.append((t("kniffel.short.extra_bonus", locale), str(sums.extra_bonus)))
+        rows.append((t("kniffel.short.total", locale), number(sums.total, locale)))
         return rows
 
     def total(self, table: Table, player: str) -> int:
         return kniffel.card_totals(table.state, player).total
 
     def status_lines(self, table: Table) -> list[str]:
-        return [text(f"kniffel.ruleset.{table.state.ruleset}", table.locale)]
+        return [t(f"kniffel.ruleset.{table.state.ruleset}", table.locale)]
 
     def event_line(self, event: Event, table: Table) -> str | None:
         locale, params = table.locale, event.params

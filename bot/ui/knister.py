@@ -43,10 +43,10 @@ def line_table(scores: knister.LineScores, locale: str) -> str:
     """The line scores of one grid as labelled rows (the private grid's embed)."""
     return monospace_table(
         [
-            [t("knister.line_rows", locale), *scores.rows],
-            [t("knister.line_columns", locale), *scores.columns],
-            [t("knister.line_diagonals", locale), *scores.diagonals],
-            [t("knister.line_total", locale), scores.total],
+            [t("knister.line_rows", locale), *map(str, scores.rows)],
+            [t("knister.line_columns", locale), *map(str, scores.columns)],
+            [t("knister.line_diagonals", locale), *map(str, scores.diagonals)],
+            [t("knister.line_total", locale), str(scores.total)],
         ]
     )
 

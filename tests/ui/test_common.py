@@ -1,9 +1,9 @@
-"""The rendering helpers every game shares."""
+"""The rendering helpers every game shares: the texts of a board, remembered by ``bot.i18n.t``."""
 
 from __future__ import annotations
 
-from bot.i18n import languages, t
-from bot.ui.common import text
+from bot.i18n import _fill, language_of, languages, t
+from bot.ui.common import monospace_table
 
 
 def test_remembered_texts_are_the_catalogues() -> None:
@@ -14,11 +14,22 @@ def test_remembered_texts_are_the_catalogues() -> None:
             ("dice.content", {"player": "<@1>"}),
             ("dice.title", {"game": "Kniffel", "turn": 1000, "turns": 13000}),
         ):
-            assert text(key, locale, **params) == t(key, locale, **params)
-            assert text(key, locale, **params) == t(key, locale, **params)
+            filled = _fill(key, language_of(locale), params)
+            assert t(key, locale, **params) == filled
+            assert t(key, locale, **params) == filled
 
 
 def test_a_flag_is_not_remembered_as_the_number() -> None:
-    assert text("dice.title", "de", game="x", turn=1000, turns=1) == t("dice.title", "de", game="x", turn=1000, turns=1)
-    assert text("dice.title", "en", game="x", turn=1, turns=1) == "x — turn 1/1"
-    assert text("dice.title", "en", game="x", turn=True, turns=1) == "x — turn True/1"
+    assert t("dice.title", "de", game="x", turn=1000, turns=1) == _fill(
+        "dice.title", "de", {"game": "x", "turn": 1000, "turns": 1}
+    )
+    assert t("dice.title", "en", game="x", turn=1, turns=1) == "x — turn 1/1"
+    assert t("dice.title", "en", game="x", turn=True, turns=1) == "x — turn True/1"
+
+
+def test_a_table_aligns_ragged_rows_whether_its_rows_are_lists_or_tuples() -> None:
+    rows = [["Alice", "1,200", "▰▱"], ("Bob", "15"), ["Dominika", "3", "▰▰▰", "x"]]
+    expected = "```\nAlice    1,200  ▰▱\nBob         15\nDominika     3 ▰▰▰ x\n```"
+    assert monospace_table(rows) == expected
+    assert monospace_table([tuple(row) for row in rows]) == expected
+    assert monospace_table(rows, align_right_from=4) == "```\nAlice    1,200 ▰▱\nBob      15\nDominika 3     ▰▰▰ x\n```"
