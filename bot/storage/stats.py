@@ -154,21 +154,18 @@ _SEEK_FIRST = (
     f"SELECT figure, 0 AS above FROM board_figures WHERE {_FIGURES} AND players > 0 ORDER BY figure DESC LIMIT 1"
 )
 #: Any other page. span: the offsets of its first and last lines (?5 and on, or the last page's when ?5 is past
-#: the end, so such a page is answered by the same statement); seek / tail: the figures of those lines, with the
-#: players above them; skip: the lines a read from the page's first line steps over at the start of its figure
-#: (ahead), or a read backwards from its last line at the end of the tail's figure (behind).
+#: the end, so such a page is answered by the same statement). at, from the few figures that hold the page's
+#: lines: the figures of its first and last lines (head and tail), and the lines that a read from the first line
+#: steps over at the start of its figure (ahead), or a read backwards from the last line at the end of its (behind).
 _SEEK_ANY = (
-    f"figures AS ({_RUNNING}), "
     f"size AS (SELECT COALESCE(SUM(players), 0) AS total FROM board_figures WHERE {_FIGURES}), "
     "span AS (SELECT first_line, "
     "CASE WHEN first_line + ?6 < total THEN first_line + ?6 ELSE total END - 1 AS last_line FROM ("
     "SELECT CASE WHEN ?5 >= total AND total > 0 THEN (total - 1) / ?6 * ?6 ELSE ?5 END AS first_line, total FROM size"
     ") AS s), "
-    "seek AS (SELECT figure, above FROM figures, span WHERE above <= first_line AND above + players > first_line), "
-    "tail AS (SELECT figure, above + players - 1 - last_line AS behind FROM figures, span "
-    "WHERE above <= last_line AND above + players > last_line), "
-    "skip AS (SELECT COALESCE((SELECT first_line - above FROM seek, span), 0) AS ahead, "
-    "COALESCE((SELECT behind FROM tail), 0) AS behind)"
+    "at AS (SELECT MAX(figure) AS head, COALESCE(MAX(first_line - above), 0) AS ahead, MIN(figure) AS tail, "
+    "COALESCE(MAX(above + players - 1 - last_line), 0) AS behind "
+    f"FROM ({_RUNNING}) AS f CROSS JOIN span WHERE players > 0 AND above <= last_line AND above + players > first_line)"
 )
 
 
@@ -252,16 +249,18 @@ class _Board:
         plain = "kind = ?2 AND scope = ?3" if self.period == "all" else "days = ?1 AND kind = ?2 AND scope = ?3"
         where = plain + (f" AND games >= {MIN_AVERAGE_GAMES}" if metric == "average" else "")
         name = "COALESCE(n.display_name, CAST(s.user_id AS TEXT))"
+        # Where the page's lines start: the first page at the best figure, any other at its first line's.
+        start = "(SELECT figure FROM seek)" if offset == 0 else "(SELECT head FROM at)"
         if metric == "average":
             floor = _FLOOR[db.dialect].format(value="s.figure")
-            bound = "average < (SELECT figure FROM seek) + 1"
+            bound = f"average < {start} + 1"
             rank = (
                 f"1 + (SELECT COALESCE(SUM(players), 0) FROM board_figures WHERE {_FIGURES} AND figure > {floor}) "
                 f"+ (SELECT COUNT(*) FROM {table} {indexed} "
                 f"WHERE {where} AND average > s.figure AND average < {floor} + 1)"
             )
         else:
-            bound = f"{metric} <= (SELECT figure FROM seek)"
+            bound = f"{metric} <= {start}"
             rank = f"1 + (SELECT COALESCE(SUM(players), 0) FROM board_figures WHERE {_FIGURES} AND figure > s.figure)"
         lines = f"SELECT user_id, games, {metric} AS figure FROM {table} {indexed} WHERE {where} AND"
         if offset == 0:
@@ -275,14 +274,14 @@ class _Board:
         else:
             forwards = (
                 f"{lines} {bound} ORDER BY {_order(metric)} "
-                "LIMIT (SELECT CASE WHEN ahead <= behind THEN ?6 ELSE 0 END FROM skip) OFFSET (SELECT ahead FROM skip)"
+                "LIMIT (SELECT CASE WHEN ahead <= behind THEN ?6 ELSE 0 END FROM at) OFFSET (SELECT ahead FROM at)"
             )
             # The same lines, the board's order reversed (an index read backwards), from the tail's figure on.
             reverse = "games, user_id DESC" if metric == "games" else f"{metric}, games, user_id DESC"
             backwards = (
-                f"{lines} {metric} >= (SELECT figure FROM tail) ORDER BY {reverse} "
-                "LIMIT (SELECT CASE WHEN ahead <= behind THEN 0 ELSE last_line - first_line + 1 END FROM skip, span) "
-                "OFFSET (SELECT behind FROM skip)"
+                f"{lines} {metric} >= (SELECT tail FROM at) ORDER BY {reverse} "
+                "LIMIT (SELECT CASE WHEN ahead <= behind THEN 0 ELSE last_line - first_line + 1 END FROM at, span) "
+                "OFFSET (SELECT behind FROM at)"
             )
             pages = (
                 f"WITH {_SEEK_ANY}, forwards AS ({forwards}), backwards AS ({backwards}), "
