@@ -144,14 +144,28 @@ _FLOOR = {
 
 #: A board's rows in board_figures (parameters 1-4: days, 0 for all time; kind; scope; metric).
 _FIGURES = "days = ?1 AND kind = ?2 AND scope = ?3 AND metric = ?4"
-#: The figure of the line at offset ?5 and the players above it: a running sum over the board's figures.
-_SEEK = (
-    "SELECT figure, above FROM (SELECT figure, players, SUM(players) OVER (ORDER BY figure DESC) - players AS above "
-    f"FROM board_figures WHERE {_FIGURES}) AS f WHERE above <= ?5 AND above + players > ?5"
+#: The board's figures with the players above each: a running sum, best figure first.
+_RUNNING = (
+    "SELECT figure, players, SUM(players) OVER (ORDER BY figure DESC) - players AS above "
+    f"FROM board_figures WHERE {_FIGURES}"
 )
-#: The same for the first page (the most asked for), without the running sum: the best figure anyone has.
+#: The first page (the most asked for) starts at the best figure anyone has, without the running sum.
 _SEEK_FIRST = (
     f"SELECT figure, 0 AS above FROM board_figures WHERE {_FIGURES} AND players > 0 ORDER BY figure DESC LIMIT 1"
+)
+#: Any other page. span: the offsets of its first and last lines (?5 and on, or the last page's when ?5 is past
+#: the end, so such a page is answered by the same statement). at, from the few figures that hold the page's
+#: lines: the figures of its first and last lines (head and tail), and the lines that a read from the first line
+#: steps over at the start of its figure (ahead), or a read backwards from the last line at the end of its (behind).
+_SEEK_ANY = (
+    f"size AS (SELECT COALESCE(SUM(players), 0) AS total FROM board_figures WHERE {_FIGURES}), "
+    "span AS (SELECT first_line, "
+    "CASE WHEN first_line + ?6 < total THEN first_line + ?6 ELSE total END - 1 AS last_line FROM ("
+    "SELECT CASE WHEN ?5 >= total AND total > 0 THEN (total - 1) / ?6 * ?6 ELSE ?5 END AS first_line, total FROM size"
+    ") AS s), "
+    "at AS (SELECT MAX(figure) AS head, COALESCE(MAX(first_line - above), 0) AS ahead, MIN(figure) AS tail, "
+    "COALESCE(MAX(above + players - 1 - last_line), 0) AS behind "
+    f"FROM ({_RUNNING}) AS f CROSS JOIN span WHERE players > 0 AND above <= last_line AND above + players > first_line)"
 )
 
 
@@ -163,6 +177,7 @@ class _Read:
     mine: tuple[int, int, float, object] | None = None
     caller_rank: int = 0
     total: int = 0
+    offset: int = 0
     first_rank: int = 1
 
 
@@ -200,11 +215,8 @@ class _Board:
         """The page (the last one when asked past the end), the total, the page's lines, the caller's line, and the
         caller's games in this board's scope and period whether or not they rank (for "5 games needed" hints)."""
         read = await self._read(db, page * page_size, page_size, caller_id)
-        if page and not read.lines and read.total:
-            # Past the end (players went since the button was drawn): show the last page instead.
-            page = (read.total - 1) // page_size
-            read = await self._read(db, page * page_size, page_size, caller_id)
-        rows = _ranked(read.lines, page * page_size, read.first_rank)
+        page = read.offset // page_size
+        rows = _ranked(read.lines, read.offset, read.first_rank)
         caller = next((row for row in rows if row.user_id == caller_id), None)
         mine = read.mine
         caller_games = mine[1] if mine else 0
@@ -214,15 +226,19 @@ class _Board:
         return page, read.total, rows, caller, caller_games
 
     async def _read(self, db: Database, offset: int, page_size: int, caller_id: int) -> _Read:
-        """The page of lines from ``offset`` on, its first line's rank, the caller's row and rank, and the board's
-        size: one statement, so one snapshot and one hop to the reader.
+        """The page of lines from ``offset`` on (from the last page's first line when ``offset`` is past the end of
+        a board that has lines), its first line's rank, the caller's row and rank, and the board's size: one
+        statement, so one snapshot and one hop to the reader, whichever page is asked for.
 
-        ``board_figures`` gives the size and where the page starts: the figure of the line at ``offset`` and the
-        players above that figure, so the page is read from that figure's first player (an average's: its floor's
-        first) through the metric's index, stepping over only the players of that one figure ahead of the page.
-        A rank is 1 + the players above the figure's floor (a sum over the figures) + for an average, the players
-        of the same floor with a higher one (counted through the index: both sides compare the stored floats).
-        The names are joined to the page's lines alone.
+        ``board_figures`` gives the size and where the page starts and ends: the figures of its first and last
+        lines and the players above them. The page is read through the metric's index either forwards from its
+        first line's figure (an average's: its floor's first player), stepping over the players of that figure
+        ahead of the page, or backwards from the end of its last line's figure, stepping over the players of that
+        figure behind it, whichever steps over fewer: a page at the end of a long tie (thousands of players with
+        one game on the all-servers games board) then steps over none. A rank is 1 + the players above the
+        figure's floor (a sum over the figures) + for an average, the players of the same floor with a higher one
+        (counted through the index: both sides compare the stored floats). The names are joined to the page's
+        lines alone.
         """
         metric = self.metric
         table = "standings" if self.period == "all" else "window_standings"
@@ -233,30 +249,55 @@ class _Board:
         plain = "kind = ?2 AND scope = ?3" if self.period == "all" else "days = ?1 AND kind = ?2 AND scope = ?3"
         where = plain + (f" AND games >= {MIN_AVERAGE_GAMES}" if metric == "average" else "")
         name = "COALESCE(n.display_name, CAST(s.user_id AS TEXT))"
+        # Where the page's lines start: the first page at the best figure, any other at its first line's.
+        start = "(SELECT figure FROM seek)" if offset == 0 else "(SELECT head FROM at)"
         if metric == "average":
             floor = _FLOOR[db.dialect].format(value="s.figure")
-            bound = "average < (SELECT figure FROM seek) + 1"
+            bound = f"average < {start} + 1"
             rank = (
                 f"1 + (SELECT COALESCE(SUM(players), 0) FROM board_figures WHERE {_FIGURES} AND figure > {floor}) "
                 f"+ (SELECT COUNT(*) FROM {table} {indexed} "
                 f"WHERE {where} AND average > s.figure AND average < {floor} + 1)"
             )
         else:
-            bound = f"{metric} <= (SELECT figure FROM seek)"
+            bound = f"{metric} <= {start}"
             rank = f"1 + (SELECT COALESCE(SUM(players), 0) FROM board_figures WHERE {_FIGURES} AND figure > s.figure)"
-        # Part 0: the page's lines; 1: the caller's row and rank; 2: the board's size; 3: the first line's rank.
+        lines = f"SELECT user_id, games, {metric} AS figure FROM {table} {indexed} WHERE {where} AND"
+        if offset == 0:
+            # The first page is never past the end, and starts at the best figure: no running sum.
+            page = (
+                f"{lines} {bound} ORDER BY {_order(metric)} LIMIT ?6 OFFSET COALESCE(?5 - (SELECT above FROM seek), 0)"
+            )
+            pages = f"WITH seek AS ({_SEEK_FIRST}), page AS ({page})"
+            size = f"SELECT COALESCE(SUM(players), 0) FROM board_figures WHERE {_FIGURES}"
+            offset_sql = "?5"
+        else:
+            forwards = (
+                f"{lines} {bound} ORDER BY {_order(metric)} "
+                "LIMIT (SELECT CASE WHEN ahead <= behind THEN ?6 ELSE 0 END FROM at) OFFSET (SELECT ahead FROM at)"
+            )
+            # The same lines, the board's order reversed (an index read backwards), from the tail's figure on.
+            reverse = "games, user_id DESC" if metric == "games" else f"{metric}, games, user_id DESC"
+            backwards = (
+                f"{lines} {metric} >= (SELECT tail FROM at) ORDER BY {reverse} "
+                "LIMIT (SELECT CASE WHEN ahead <= behind THEN 0 ELSE last_line - first_line + 1 END FROM at, span) "
+                "OFFSET (SELECT behind FROM at)"
+            )
+            pages = (
+                f"WITH {_SEEK_ANY}, forwards AS ({forwards}), backwards AS ({backwards}), "
+                "page AS (SELECT * FROM forwards UNION ALL SELECT * FROM backwards)"
+            )
+            size, offset_sql = "SELECT total FROM size", "(SELECT first_line FROM span)"
+        # Part 0: the page's lines; 1: the caller's row and rank; 2: the page's first offset and the board's size;
+        # 3: the first line's rank.
         found = await db.fetch_all(
-            f"WITH seek AS ({_SEEK_FIRST if offset == 0 else _SEEK}), "
-            f"page AS (SELECT user_id, games, {metric} AS figure FROM {table} {indexed} "
-            f"WHERE {where} AND {bound} ORDER BY {_order(metric)} "
-            "LIMIT ?6 OFFSET COALESCE(?5 - (SELECT above FROM seek), 0)) "
+            f"{pages} "
             f"SELECT 0 AS part, s.user_id, s.games, s.figure, {name} AS name, CAST(NULL AS BIGINT) AS rank "
             "FROM page AS s LEFT JOIN player_names AS n USING (user_id) "
             f"UNION ALL SELECT 1, s.user_id, s.games, s.figure, {name}, {rank} FROM ("
             f"SELECT user_id, games, {metric} AS figure FROM {table} WHERE {plain} AND user_id = ?7"
             ") AS s LEFT JOIN player_names AS n USING (user_id) "
-            f"UNION ALL SELECT 2, NULL, NULL, NULL, NULL, (SELECT COALESCE(SUM(players), 0) FROM board_figures "
-            f"WHERE {_FIGURES}) "
+            f"UNION ALL SELECT 2, {offset_sql}, NULL, NULL, NULL, ({size}) "
             f"UNION ALL SELECT 3, NULL, NULL, NULL, NULL, {rank} FROM (SELECT MAX(figure) AS figure FROM page) AS s "
             "ORDER BY part, figure DESC, games DESC, user_id",
             (0 if self.period == "all" else self.days, self.kind, self.scope, metric, offset, page_size, caller_id),
@@ -268,7 +309,7 @@ class _Board:
             elif part == 1:
                 read.mine, read.caller_rank = (user_id, games, value, name), int(rank)
             elif part == 2:
-                read.total = int(rank)
+                read.offset, read.total = int(user_id), int(rank)
             else:
                 read.first_rank = int(rank)
         return read

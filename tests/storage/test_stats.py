@@ -446,13 +446,17 @@ def reference(
 async def everything(
     stats: StatsRepository, kind: str, metric: str, period: str, guild: int | None, now: float = NOW
 ) -> list[tuple]:
-    """Every line of the board, read in pages of 3 so that many pages start inside a run of equal figures."""
+    """Every line of the board, read in pages of 3 so that many pages start inside a run of equal figures; a page
+    asked past the end is the last one (an empty board keeps the page asked for, as it always has)."""
     rows: list[tuple] = []
     page = 0
     while True:
         found = await board(stats, metric, period, guild, page=page, kind=kind, now=now, page_size=3)
         rows += lines(found)
         if page + 1 >= found.pages:
+            past = await board(stats, metric, period, guild, page=page + 3, kind=kind, now=now, page_size=3)
+            last = found.page if found.total else page + 3
+            assert (past.page, lines(past), past.total) == (last, lines(found), found.total)
             return rows
         page += 1
 
@@ -586,6 +590,61 @@ async def test_a_board_asked_a_moment_earlier_is_answered_as_of_the_later_one(
     assert [row.user_id for row in (await board(stats, "games", "week", now=NOW + 2)).rows] == [2]
     assert [row.user_id for row in (await board(stats, "games", "week", now=NOW)).rows] == [2]
     assert [row.user_id for row in (await board(stats, "games", "week", now=NOW - 60)).rows] == [1, 2]
+
+
+async def test_pages_inside_a_long_tie_match_the_reference(games: GamesRepository, stats: StatsRepository) -> None:
+    # 45 players with one game (on the all-servers games board of a real installation: thousands), under five with
+    # more: the pages at the end of the tie are read backwards from its end, those inside it from whichever end
+    # is nearer, and must list the lines and ranks the reference does, ties in best and wins included.
+    rng = random.Random(5)
+    played: list[Played] = []
+
+    async def game(scores: dict[int, int], at: float) -> None:
+        game_id = await play(games, scores, at=at)
+        ranks = competition_ranks(list(scores.values()))
+        played.extend(
+            Played(game_id, "kniffel", GUILD, user, score, rank == 1, at)
+            for (user, score), rank in zip(scores.items(), ranks, strict=True)
+        )
+
+    await game({user: rng.randint(0, 4) for user in range(1, 46)}, NOW - 20 * DAY)
+    for user in range(46, 51):
+        for _ in range(user - 43):
+            await game({user: rng.randint(0, 9)}, NOW - DAY)
+    for metric, period in itertools.product(METRICS, ("all", "month", "week")):
+        expected = reference(played, "kniffel", metric, period, GUILD)
+        assert await everything(stats, "kniffel", metric, period, GUILD) == expected, (metric, period)
+        for page in range(len(expected) // 10 + 2):
+            found = await board(stats, metric, period, page=page)
+            last = min(page, max(0, len(expected) - 1) // 10)
+            assert (found.page, lines(found)) == (last, expected[last * 10 : last * 10 + 10]), (metric, period, page)
+
+
+async def test_a_page_asked_past_the_end_is_one_read(
+    db: Database, games: GamesRepository, stats: StatsRepository, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A page button drawn before players left can ask past the end: the last page is answered by the same single
+    # statement (one snapshot, one hop to the reader), not by a second read once the first found no lines.
+    await play(games, {user: user % 4 for user in range(1, 26)})
+    statements: list[str] = []
+
+    def counting(method: Callable[..., Awaitable[object]]) -> Callable[..., Awaitable[object]]:
+        def counted(*args: object) -> Awaitable[object]:
+            statements.append(str(args[0]))
+            return method(*args)
+
+        return counted
+
+    for name in ("fetch_all", "fetch_one", "run"):
+        monkeypatch.setattr(db, name, counting(getattr(db, name)))
+    for metric in METRICS:
+        last = await board(stats, metric, page=2, caller=23)
+        statements.clear()
+        past = await board(stats, metric, page=99, caller=23)
+        assert len(statements) == 1, metric
+        if metric != "average":  # nobody has the 5 games of an average: that board is empty
+            assert past == last, metric
+            assert (past.page, len(past.rows)) == (2, 5), metric
 
 
 async def test_migration_backfills_standings_from_existing_results(tmp_path: Path) -> None:
