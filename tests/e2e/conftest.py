@@ -24,7 +24,7 @@ import pytest
 from bot.app import DiceBot, create_bot
 from bot.endpoints import configure_endpoints
 from bot.settings import Settings
-from bot.storage import Database, GameRecord
+from bot.storage import Database, GameRecord, GamesRepository
 from fakediscord import Channel, FakeDiscord, Guild, InteractionHandle, Message, User
 from tests.scripted import ScriptedRandom
 
@@ -205,10 +205,11 @@ class Harness:
         """The most recent game of this channel, straight from the database, in one read.
 
         The game before an id no game reaches is the newest; the tests read it after almost every click, and the
-        id first and the game second took two trips to the database's thread.
+        id first and the game second took two trips to the database's thread. Through a repository of its own:
+        a test may stub the bot's (``test_board.py`` makes its ``previous_in_channel`` fail).
         """
         assert self.bot is not None
-        return await self.bot.games.previous_in_channel(self.channel.id, NO_GAME_YET)
+        return await GamesRepository(self.bot.db).previous_in_channel(self.channel.id, NO_GAME_YET)
 
     @staticmethod
     def snapshot(message: Message) -> Message:
