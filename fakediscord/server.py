@@ -22,6 +22,7 @@ from fakediscord.messages import Message
 from fakediscord.models import DEFAULT_BOT_PERMISSIONS, Channel, Guild, User
 from fakediscord.rest import API_PREFIX, RecordedRequest, RestAPI
 from fakediscord.state import World
+from fakediscord.waiting import POLL_INTERVAL
 from fakediscord.web import WebUI
 
 T = TypeVar("T")
@@ -221,9 +222,19 @@ class FakeDiscord:
 
     # -- waiting ------------------------------------------------------------------------------------------
 
-    async def wait_for(self, predicate: Callable[[], T | None], timeout: float = 5.0, what: str = "condition") -> T:
-        """Wait until ``predicate()`` is truthy and return its value; ``TimeoutError`` with diagnostics."""
-        return await self.world.changes.wait_for(predicate, timeout, what, self.diagnostics)
+    async def wait_for(
+        self,
+        predicate: Callable[[], T | None],
+        timeout: float = 5.0,
+        what: str = "condition",
+        *,
+        poll: float = POLL_INTERVAL,
+    ) -> T:
+        """Wait until ``predicate()`` is truthy and return its value; ``TimeoutError`` with diagnostics.
+
+        The predicate runs after every change in the fake world and every ``poll`` seconds (see
+        :mod:`fakediscord.waiting`)."""
+        return await self.world.changes.wait_for(predicate, timeout, what, self.diagnostics, poll)
 
     async def wait_until_ready(self, timeout: float = 10.0, *, shards: Iterable[int] | None = None) -> None:
         """Wait until the bot identified and was sent READY and a GUILD_CREATE per guild (of each of ``shards``)."""

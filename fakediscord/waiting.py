@@ -2,7 +2,9 @@
 
 Every mutation (a message created, an interaction acknowledged, a gateway session identified) calls
 :meth:`Changes.notify`; waiters re-check their predicate then, and also every :data:`POLL_INTERVAL` seconds so
-predicates over state fakediscord does not own (the bot's caches) work too. A wait that runs out raises
+predicates over state fakediscord does not own (the bot's caches) work too. A caller whose predicate is costly and
+whose state changes before a notification anyway (a database row the bot saves before editing the message that
+shows it) passes a longer ``poll``. A wait that runs out raises
 ``TimeoutError`` with a description of what was awaited, plus any diagnostics the caller supplies.
 """
 
@@ -41,8 +43,10 @@ class Changes:
         timeout: float,
         what: str = "condition",
         diagnostics: Callable[[], str] | None = None,
+        poll: float = POLL_INTERVAL,
     ) -> T:
-        """Return the first truthy value of ``predicate()``; raise ``TimeoutError`` after ``timeout`` seconds."""
+        """Return the first truthy value of ``predicate()``, re-checked on every change and every ``poll`` seconds;
+        raise ``TimeoutError`` after ``timeout`` seconds."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while True:
@@ -56,6 +60,6 @@ class Changes:
             waiter = loop.create_future()
             self._waiters.append(waiter)
             try:
-                await asyncio.wait_for(waiter, min(remaining, POLL_INTERVAL))
+                await asyncio.wait_for(waiter, min(remaining, poll))
             except TimeoutError:
                 continue

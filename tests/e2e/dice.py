@@ -23,10 +23,10 @@ def best_option(message: Message) -> str:
 
 async def play_turn(harness: Harness, message: Message, chase: bool = True) -> None:
     """Roll; hold the most common face and reroll twice (when ``chase``); score the best option."""
-    state = await harness.state()
-    user = harness.user(state.current_player)
     record = await harness.record()
     assert record is not None
+    state = await harness.state(record)
+    user = harness.user(state.current_player)
     state_id = record.id
     await harness.click(user, message, "Roll")
     for _ in range(2 if chase else 0):

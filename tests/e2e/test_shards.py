@@ -46,6 +46,11 @@ SETTINGS = environment_names()
 START_TIMEOUT = 90.0
 #: How long a player waits for the bot to answer or for a computer player's move (a few COMPUTER_DELAYs).
 WAIT = 30.0
+#: How often a wait on the database re-reads it besides after every change in the fake world. A process saves a
+#: game before it edits the message that shows it, so the edit's change re-reads in time; the poll only backs that
+#: up. At fakediscord's 20 ms every poll opened the database (on PostgreSQL in a thread with a loop of its own)
+#: while the computers' moves came a second apart.
+DATABASE_POLL = 0.25
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -239,7 +244,7 @@ async def until(server: FakeDiscord, games: Games, channel: Channel, check: Any,
         stored = games.latest(channel)
         return stored if check(stored) else None
 
-    return await server.wait_for(holds, WAIT, what)
+    return await server.wait_for(holds, WAIT, what, poll=DATABASE_POLL)
 
 
 async def test_a_killed_shard_leaves_the_other_playing_and_resumes_its_games_once(
