@@ -151,8 +151,27 @@ def _positions(engine: Any, count: int, seed: int, **options: Any) -> list[Any]:
     return found
 
 
+def _latency(name: str, action: Callable[[Any, str], Any], positions: list[Any]) -> None:
+    """One line: wall-clock and CPU p50/p99/max of ``action(state, player)`` over ``positions``, in ms."""
+    wall, cpu = [], []
+    for state, player in positions:
+        start, start_cpu = time.perf_counter(), time.process_time()
+        action(state, player)
+        wall.append(1000 * (time.perf_counter() - start))
+        cpu.append(1000 * (time.process_time() - start_cpu))
+    p50, p99 = np.percentile(wall, [50, 99])
+    c50, c99 = np.percentile(cpu, [50, 99])
+    print(
+        f"  {name:<16} wall p50 {p50:6.2f} p99 {p99:6.2f} max {max(wall):6.2f}   "
+        f"cpu p50 {c50:6.2f} p99 {c99:6.2f} max {max(cpu):6.2f}   ({len(wall)} positions)"
+    )
+
+
 def hints(folder: str, count: int) -> None:
-    """p50/p99 of ``strategy.evaluate`` (every legal action's value) on positions from random play."""
+    """p50/p99 of ``strategy.evaluate`` (every legal action's value) on positions from random play, then of the
+    bot's five-dice hint (``computer.hint_values``: the boxes and every keep) where a reroll is possible."""
+    from bot.play import computer
+
     print(f"\nhint latency: evaluate() on {count} positions from random play (ms; wall clock and CPU time)")
     cases = {
         "kniffel": _positions(kniffel_engine, count, 1, ruleset="kniffel"),
@@ -162,18 +181,12 @@ def hints(folder: str, count: int) -> None:
         "knister": _positions(knister_engine, min(count, 300), 5),
     }
     for name, positions in cases.items():
-        wall, cpu = [], []
-        for state, player in positions:
-            start, start_cpu = time.perf_counter(), time.process_time()
-            strategy.evaluate(state, player, directory=folder)
-            wall.append(1000 * (time.perf_counter() - start))
-            cpu.append(1000 * (time.process_time() - start_cpu))
-        p50, p99 = np.percentile(wall, [50, 99])
-        c50, c99 = np.percentile(cpu, [50, 99])
-        print(
-            f"  {name:<16} wall p50 {p50:6.2f} p99 {p99:6.2f} max {max(wall):6.2f}   "
-            f"cpu p50 {c50:6.2f} p99 {c99:6.2f} max {max(cpu):6.2f}   ({len(wall)} positions)"
-        )
+        _latency(name, lambda state, player: strategy.evaluate(state, player, directory=folder), positions)
+    print("\nfive-dice hint with every keep: computer.hint_values() on the positions above with a reroll left")
+    directory = Path(folder)
+    for name in ("kniffel", "kniffel/classic", "dicepoker"):
+        rerolls = [(state, player) for state, player in cases[name] if 0 < state.rolls < kniffel_engine.ROLLS]
+        _latency(name, lambda state, player: computer.hint_values(state, player, directory), rerolls)
 
 
 def check(folder: str, games: int) -> None:

@@ -32,6 +32,11 @@ def jump_url(record: GameRecord, message_id: int | None = None) -> str:
     return f"https://discord.com/channels/{guild}/{record.channel_id}/{message or ''}".rstrip("/")
 
 
+def news_of(record: GameRecord) -> list[str]:
+    """The lines the board shows on top: what the game's latest announced action did (see ``GameService._noted``)."""
+    return [str(line) for line in record.options.get(NEWS, ())]
+
+
 def turn_started(rules: AnyRules, before: Game, after: Game) -> bool:
     """Whether this change began a new turn (Knister: round), started the game or finished it.
 

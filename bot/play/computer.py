@@ -16,7 +16,6 @@ import random
 import sys
 import threading
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -233,41 +232,23 @@ def _warm(directory: Path) -> dict[str, float]:
     return strategy.warm(directory)
 
 
-@dataclass(frozen=True)
-class Keep:
-    """Five dice: keep these and roll the rest (what a run of die toggles and a roll amount to)."""
-
-    dice: tuple[int, ...]
-    kind: str = "keep"
-
-
 def hint_values(state: Any, player: str, directory: Path) -> tuple[list[Any], Any | None]:
     """The values a hint shows, best first, and the value of what is set up now (or None).
 
     ``strategy.evaluate`` values a five-dice toggle as "toggle one die, then roll"; a person thinks in keeps, so
-    for the five-dice games every distinct keep is valued as the roll with exactly those dice held, and the
-    boxes (or rows) as they are. Tutto's and Knister's actions are shown as the strategy values them.
+    for the five-dice games the toggles and the roll give way to every distinct keep (``strategy.keep_values``,
+    :class:`bot.strategy.Keep`), and the boxes (or rows) stay as they are. With every die held there is no roll
+    to set up and the toggles are shown. Tutto's and Knister's actions are shown as the strategy values them.
     """
     from bot import strategy  # lazily: numba and the solvers (see LEVELS)
 
     values = strategy.evaluate(state, player, directory=directory)
     current = next((entry for entry in values if entry.action.kind in ("roll", "roll_on")), None)
-    five_dice_roll = hasattr(state, "held") and bool(state.rolls)
-    if not five_dice_roll or current is None:
+    keeps = strategy.keep_values(state, player, directory=directory) if current is not None else []
+    if not keeps:
         return values, current
-    keeps: dict[tuple[int, ...], strategy.ActionValue] = {}
-    for mask in range(1 << len(state.dice)):
-        held = [bool(mask >> index & 1) for index in range(len(state.dice))]
-        kept = tuple(sorted(die for die, hold in zip(state.dice, held, strict=True) if hold))
-        if kept in keeps or all(held):
-            continue
-        trial = state.model_copy(update={"held": held})
-        roll = next(
-            entry for entry in strategy.evaluate(trial, player, directory=directory) if entry.action.kind == "roll"
-        )
-        keeps[kept] = strategy.ActionValue(Keep(kept), roll.value)
     others = [entry for entry in values if entry.action.kind not in ("roll", "toggle_hold")]
-    return sorted([*keeps.values(), *others], key=lambda entry: -entry.value), current
+    return sorted([*keeps, *others], key=lambda entry: -entry.value), current
 
 
 def chooser(brain: Brain | None, rules: AnyRules, rng: random.Random) -> Callable[[Any, str, str], Any]:

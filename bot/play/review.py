@@ -124,9 +124,11 @@ def decide(state: Any, player: str, action: Any, directory: Path) -> tuple[Any, 
             return None
         values, current = computer.hint_values(state, player, directory)
         if kind == "roll":
+            from bot.strategy import Keep  # lazily: numba and the solvers (see computer.LEVELS)
+
             assert current is not None
             kept = tuple(sorted(die for die, hold in zip(state.dice, state.held, strict=True) if hold))
-            chosen, chosen_value = computer.Keep(kept), current.value
+            chosen, chosen_value = Keep(kept), current.value
         else:
             chosen, chosen_value = action, _value_of(values, action)
         return chosen, chosen_value, values[0].action, values[0].value

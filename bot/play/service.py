@@ -2,8 +2,10 @@
 
 Every command, click and deadline goes through :class:`GameService`. The decisions themselves are pure functions
 in ``bot/play/transitions.py``; answering and writing to channels goes through the ports of
-``bot/play/ports.py``. What is left here is the order of things: one action at a time per game, one load per
-request, the engine state parsed once, the change saved before anyone is told about it.
+``bot/play/ports.py``; the boards' messages (edited, moved down the channel, stripped) are handled by
+``bot/play/live_board.py``, which the service inherits. What is left here is the order of things: one action at
+a time per game, one load per request, the engine state parsed once, the change saved before anyone is told
+about it.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from bot.play import board, computer, transitions
 from bot.play.cache import GameCache
 from bot.play.following import Followers
 from bot.play.inflight import InFlight
+from bot.play.live_board import LiveBoards
 from bot.play.ports import Channels, Request, ResponseFailed, origin
 from bot.play.reviewing import REVIEW, Reviews
 from bot.play.shown import ShownVersions
@@ -131,11 +134,6 @@ def lobby(spec: AnySpec, record: GameRecord) -> Lobby:
     )
 
 
-def news_of(record: GameRecord) -> list[str]:
-    """The lines the board shows on top: what the game's latest announced action did (see ``GameService._noted``)."""
-    return [str(line) for line in record.options.get(board.NEWS, ())]
-
-
 def computer_name(player: str, locale: str) -> str:
     """A computer player's name in a language: "🤖 Normal", and a number from the second of a level on."""
     name = t("computer.name", locale, level=t(f"computer.level.{computer.level_of(player)}", locale))
@@ -147,7 +145,7 @@ async def no_guild_language(guild_id: int) -> str | None:
     return None
 
 
-class GameService:
+class GameService(LiveBoards):
     """Runs every game of every kind; one instance per bot."""
 
     def __init__(
@@ -601,22 +599,13 @@ class GameService:
 
     # ---------------------------------------------------------------- rendering and saving
 
-    async def show(self, spec: AnySpec, game: Game) -> bool:
-        """Edit the game's live board to show ``game``, noting the version shown; False if that failed."""
-        edited = await self._channels.edit(game.record, self.render(spec, game))
-        if edited:
-            self.shown.note(game.record)
-        elif game.record.message_id is not None:
-            self.shown.missed(game.record)
-        return edited
-
     def render(self, spec: AnySpec, game: Game) -> Rendered:
         """The game's board for any status: lobby, running, finished or abandoned, with its news on top.
 
         A finished game's board offers **Rematch** until someone used it; an abandoned one has no controls.
         """
         record = game.record
-        news = news_of(record)
+        news = board.news_of(record)
         if game.state is None:
             return board_ui.with_news(lobby_ui.render(lobby(spec, record)), news)
         rendered = spec.ui.render(table(game))
@@ -654,65 +643,6 @@ class GameService:
         lines = spec.ui.announce(table(game)) if outcome.moved else []
         name = t(f"game.{spec.kind}", locale)
         return lines + [t(notice.key, locale, game=name, **notice.params) for notice in outcome.notices]
-
-    # ---------------------------------------------------------------- the live board
-
-    async def _keep_at_bottom(self, spec: AnySpec, before: Game, saved: Game) -> None:
-        """Post the board anew at the bottom when a new turn began and other messages were posted below it, or
-        when chatter pushed it out of the channel's last three messages.
-
-        Called under the game's lock after the board was edited in place. The new message is stored as the live
-        board together with the old one as retired (one write), then the old one loses its controls; a restart
-        in between finds the retired board and strips it (:meth:`catch_up`), and a click on it is pointed here.
-        """
-        record = saved.record
-        if record.retired_message_id is not None and not await self._strip(spec, record, record.retired_message_id):
-            # A strip that failed before (or was cut short by a restart) is completed by the next action; while
-            # it keeps failing the board stays put, since a move would overwrite the retired board's id.
-            return
-        if record.message_id is None or record.status == "abandoned":
-            return
-        started = board.turn_started(spec, before, saved)
-        # What the gateway reported is enough in the middle of a turn, and at a turn's start when the tail has watched
-        # the channel since the board was posted; otherwise a turn's start asks the channel's history.
-        if started and not self.tail.complete_since(record.channel_id, record.message_id):
-            below = await self._channels.below(record)
-        else:
-            below = self.tail.below(record.channel_id, record.message_id)
-        if not board.should_move(started, below):
-            return
-        new_id = await self._channels.send(record, self.render(spec, saved))
-        if new_id is None:
-            return
-        old = record.message_id
-        try:
-            await self._games.move_board(record.id, new_id, old, record.version)
-        except StorageUnavailable as error:
-            # The old board stays the live one; the new message must not carry controls nobody can use.
-            log.warning("game %s: could not store its new board: %s", record.id, error)
-            await self._channels.edit(record, board_ui.retired(spec.kind, record.locale), message_id=new_id)
-            return
-        moved = replace(record, message_id=new_id, retired_message_id=old)
-        self.cache.put(Game(moved, saved.state))  # the next click must know the new board
-        self.shown.note(moved)
-        await self._strip(spec, moved, old)
-
-    async def _strip(self, spec: AnySpec, record: GameRecord, message_id: int) -> bool:
-        """Turn an earlier board of the game into a short record without controls (and forget it as retired);
-        whether the edit went through."""
-        retired = board_ui.retired(spec.kind, record.locale, news_of(record))
-        edited = await self._channels.edit(record, retired, message_id)
-        if edited and message_id == record.retired_message_id:
-            try:
-                await self._games.board_retired(record.id, message_id)
-            except StorageUnavailable as error:
-                log.warning("game %s: could not note its retired board as stripped: %s", record.id, error)
-                return edited
-            kept = self.cache.get(record.id)
-            if kept is not None and kept.record.retired_message_id == message_id:
-                # The kept copy follows the database (no version bump), so the next click needs no read.
-                self.cache.put(Game(replace(kept.record, retired_message_id=None), kept.state))
-        return edited
 
     async def _point(self, request: Request, record: GameRecord | None) -> None:
         """A click on a message that is not the live board of an active game: say where the game is now.

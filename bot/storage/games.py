@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 from collections.abc import Mapping, Sequence
@@ -101,6 +102,48 @@ _SELECT_GAME = (
 )
 
 
+#: The game columns a save may write besides the version and ``updated_at``, with the record's field of each.
+_SAVED_COLUMNS = {
+    "status": "status",
+    "host_id": "host",
+    "message_id": "message_id",
+    "options": "options",
+    "state": "state",
+    "deadline_at": "deadline_at",
+    "finished_at": "finished_at",
+    "locale": "locale",
+}
+
+
+def _changed_columns(game: GameRecord, before: GameRecord | None) -> tuple[str, ...]:
+    """The columns of ``game`` that differ from ``before`` (every one without a ``before`` of the same version).
+
+    A click changes the state and sometimes the options or the deadline; rewriting the others costs SQLite the
+    entries of both ``games`` indexes (status and channel, deadline) and their pages in the WAL at every COMMIT,
+    and an unchanged ``options`` its JSON encoding. Columns left out keep what the row holds, which the version
+    check guarantees is ``before``'s.
+    """
+    if before is None or before.version != game.version:
+        return tuple(_SAVED_COLUMNS)
+    return tuple(column for column, name in _SAVED_COLUMNS.items() if getattr(game, name) != getattr(before, name))
+
+
+def _column_value(record: GameRecord, column: str) -> Any:
+    """What a save writes in ``column``: the record's field, the host as a number, the options as JSON."""
+    if column == "host_id":
+        return int(record.host)
+    if column == "options":
+        return json.dumps(record.options)
+    return getattr(record, column)
+
+
+@functools.cache
+def _update_sql(columns: tuple[str, ...]) -> str:
+    """The version-checked UPDATE of a save writing ``columns`` (one text per set of columns, prepared once each)."""
+    assignments = "".join(f"{column} = ?, " for column in columns)
+    return f"UPDATE games SET {assignments}version = ?, updated_at = ? WHERE id = ? AND version = ?"
+
+
 class GamesRepository:
     """All SQL about games and seats.
 
@@ -196,33 +239,20 @@ class GamesRepository:
         before: GameRecord | None = None,
         moves: Sequence[MoveRow] = (),
     ) -> GameRecord:
-        """Write every field of ``game`` and its changed seats (and results) in one transaction, bumping the version.
+        """Write ``game``'s changed fields and seats (and results) in one transaction, bumping the version.
 
-        ``before`` is the record the change was made from: only seats that differ from it are written. ``moves``
-        are the accepted actions that led to the new state, stored in the same transaction (one INSERT), so the
-        history never holds a move whose state was not saved. Raises :class:`StaleVersion` when the stored version
-        is no longer ``game.version``.
+        ``before`` is the record the change was made from: only the columns and seats that differ from it are
+        written (every column without it). ``moves`` are the accepted actions that led to the new state, stored in
+        the same transaction (one INSERT), so the history never holds a move whose state was not saved. Raises
+        :class:`StaleVersion` when the stored version is no longer ``game.version``.
         """
         now = time.time()
         saved = replace(game, version=game.version + 1, updated_at=now)
+        columns = _changed_columns(game, before)
         async with self._db.transaction() as tx:
             tx.execute(
-                "UPDATE games SET status = ?, host_id = ?, message_id = ?, options = ?, state = ?, deadline_at = ?, "
-                "finished_at = ?, locale = ?, version = ?, updated_at = ? WHERE id = ? AND version = ?",
-                (
-                    saved.status,
-                    int(saved.host),
-                    saved.message_id,
-                    json.dumps(saved.options),
-                    saved.state,
-                    saved.deadline_at,
-                    saved.finished_at,
-                    saved.locale,
-                    saved.version,
-                    now,
-                    game.id,
-                    game.version,
-                ),
+                _update_sql(columns),
+                (*(_column_value(saved, column) for column in columns), saved.version, now, game.id, game.version),
                 expect_rows=1,
                 otherwise=lambda: StaleVersion(f"game {game.id} changed since version {game.version}"),
             )

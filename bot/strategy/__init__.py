@@ -22,8 +22,9 @@ from bot.engine import knister as knister_engine
 from bot.engine import tutto as tutto_engine
 from bot.strategy import dicepoker, kniffel, knister, tables, tutto
 from bot.strategy.base import LEVELS, ActionValue, Level, best_first
+from bot.strategy.fivedice import Keep
 
-__all__ = ["LEVELS", "ActionValue", "Level", "choose", "evaluate", "missing", "warm"]
+__all__ = ["LEVELS", "ActionValue", "Keep", "Level", "choose", "evaluate", "keep_values", "missing", "warm"]
 
 
 def _check_level(level: str) -> None:
@@ -55,6 +56,21 @@ def evaluate(state: Any, player: str, *, directory: Path | str | None = None) ->
     """
     values, _ = _strategy(state, directory)
     return best_first(values(state, player, "perfect"))
+
+
+def keep_values(state: Any, player: str, *, directory: Path | str | None = None) -> list[ActionValue]:
+    """Every distinct keep of a five-dice roll (:class:`Keep`: hold these dice, reroll the rest) with its value
+    under perfect play, best first: the value of rolling with exactly those dice held, as :func:`evaluate` gives
+    it for the roll, read from one solve of the turn instead of one per keep.
+
+    Keeps that reroll no die are left out, and the dice held now do not matter. Empty when there is no reroll to
+    choose: another player's turn, before the first roll or after the last, or a game without five dice.
+    """
+    if isinstance(state, kniffel_engine.State):
+        return kniffel.keep_values(kniffel.load(state.ruleset, directory), state, player)
+    if isinstance(state, dicepoker_engine.State):
+        return dicepoker.keep_values(dicepoker.load(directory), state, player)
+    return []
 
 
 def choose(state: Any, player: str, level: Level, rng: random.Random, *, directory: Path | str | None = None) -> Any:

@@ -339,6 +339,15 @@ def evaluate(tabs: Tables, state: engine.State, player: str, level: str = "perfe
     return fivedice.action_values(state, legal, layers, _write_value(tabs, level, state, player), scored)
 
 
+def keep_values(tabs: Tables, state: engine.State, player: str, level: str = "perfect") -> list[ActionValue]:
+    """Every distinct keep of ``player``'s roll with its expected final score (:func:`fivedice.keep_values`);
+    empty when it is not their turn to reroll."""
+    if not engine.legal_actions(state, player):
+        return []
+    layers, scored = _turn(tabs, level, state, player)
+    return fivedice.keep_values(state, layers, scored)
+
+
 def choose(tabs: Tables, state: engine.State, player: str, level: str, rng: random.Random) -> Any:
     """The action a player of ``level`` takes now; ``ValueError`` when the player has nothing to do."""
     legal = engine.legal_actions(state, player)

@@ -2,7 +2,9 @@
 
 The engine's actions are one die toggle at a time, while the solver thinks in keeps (which multiset of faces
 to hold before the next roll). A toggle is valued as rolling right after it; a computer player toggles, one
-action per call, towards the best keep and then rolls, or writes the dice down when that is worth more.
+action per call, towards the best keep and then rolls, or writes the dice down when that is worth more. A
+person thinks in keeps too, so a hint asks for every keep's value (:func:`keep_values`), read off the same
+layers.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import random
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -18,7 +21,7 @@ from numpy.typing import NDArray
 
 from bot.engine.fivedice import ROLLS, FiveDiceState, Roll, ToggleHold
 from bot.strategy import dice
-from bot.strategy.base import ActionValue, pick_best
+from bot.strategy.base import ActionValue, best_first, pick_best
 
 
 @dataclass(frozen=True)
@@ -28,6 +31,18 @@ class Layers:
     keep2: NDArray[np.float64]
     keep3: NDArray[np.float64]
     start: float
+
+
+@dataclass(frozen=True)
+class Keep:
+    """Five dice: keep these and roll the rest (what a run of die toggles and a roll amount to).
+
+    Not an engine action: what a hint and a review show and compare, since the toggles that lead to one keep are
+    one choice for a person. ``kind`` reads like an engine action's, for the code that tells actions apart.
+    """
+
+    dice: tuple[int, ...]
+    kind: str = "keep"
 
 
 _DICE_ACTIONS = (Roll, ToggleHold)
@@ -61,6 +76,36 @@ def action_values(
             value = max(writes) if all(held) else scored + float(_keeps(state, layers)[_held(state, held)])
         values.append(ActionValue(action, value))
     return values
+
+
+def keep_values(state: FiveDiceState, layers: Layers, scored: float) -> list[ActionValue]:
+    """Every distinct keep of the dice on the table that rerolls at least one die, worth what rolling with exactly
+    those dice held is worth (:func:`action_values`' value of the roll, the same float), best first.
+
+    One keep layer holds them all, so this is one lookup per keep instead of valuing a copy of the state per keep.
+    Equal values stay in the order of the hold masks (bit ``i`` holds die ``i``, the empty keep first), so the
+    best of equals is the same for every caller. Empty before the first roll and after the last.
+    """
+    if not 0 < state.rolls < ROLLS:
+        return []
+    keeps = _keeps(state, layers)
+    return best_first([ActionValue(_KEEPS[k], scored + float(keeps[k])) for k in _rerolls(tuple(state.dice))])
+
+
+_KEEPS = tuple(Keep(keep) for keep in dice.KEEPS)
+"""One :class:`Keep` per multiset of :data:`dice.KEEPS` (they are immutable), built once."""
+
+
+@cache
+def _rerolls(faces: tuple[int, ...]) -> tuple[int, ...]:
+    """The :data:`dice.KEEPS` indices of the distinct keeps of ``faces`` that reroll a die, in the order of the hold
+    masks. Remembered per order of the dice (at most 6⁵ = 7,776 tuples of at most 31 numbers, about 3 MB): a
+    turn's hints and a review's decisions ask again for the same dice."""
+    found: dict[tuple[int, ...], int] = {}
+    for mask in range((1 << len(faces)) - 1):  # the last mask holds every die: no reroll
+        kept = tuple(sorted(face for index, face in enumerate(faces) if mask >> index & 1))
+        found.setdefault(kept, dice.keep_index(kept))
+    return tuple(found.values())
 
 
 def _held(state: FiveDiceState, held: Sequence[bool]) -> int:

@@ -392,18 +392,19 @@ def _write_value(model: Rules, values: NDArray[np.float64], state: engine.State,
     return value
 
 
+def _keep_layers(tabs: Tables, level: str, state: engine.State, player: str) -> tuple[fivedice.Layers, float]:
+    """The player's turn layers and the points on their card (upper bonus left to the table)."""
+    model = tabs.rules
+    pos = position(state.cards[player], state.bonuses[player], model)
+    layers = turn_layers(model, tabs.by_level[level], pos.mask, pos.upper, pos.flag)
+    return fivedice.Layers(layers.keep2, layers.keep3, layers.start), pos.scored
+
+
 def _turn(
     tabs: Tables, level: str, state: engine.State, player: str
 ) -> tuple[fivedice.Layers, Callable[[Any], float], float]:
-    model = tabs.rules
-    values = tabs.by_level[level]
-    pos = position(state.cards[player], state.bonuses[player], model)
-    layers = turn_layers(model, values, pos.mask, pos.upper, pos.flag)
-    return (
-        fivedice.Layers(layers.keep2, layers.keep3, layers.start),
-        _write_value(model, values, state, player),
-        pos.scored,
-    )
+    layers, scored = _keep_layers(tabs, level, state, player)
+    return layers, _write_value(tabs.rules, tabs.by_level[level], state, player), scored
 
 
 def evaluate(tabs: Tables, state: engine.State, player: str, level: str = "perfect") -> list[ActionValue]:
@@ -413,6 +414,15 @@ def evaluate(tabs: Tables, state: engine.State, player: str, level: str = "perfe
         return []
     layers, write, scored = _turn(tabs, level, state, player)
     return fivedice.action_values(state, legal, layers, write, scored)
+
+
+def keep_values(tabs: Tables, state: engine.State, player: str, level: str = "perfect") -> list[ActionValue]:
+    """Every distinct keep of ``player``'s roll with its expected final score (:func:`fivedice.keep_values`);
+    empty when it is not their turn to reroll."""
+    if not engine.legal_actions(state, player):
+        return []
+    layers, scored = _keep_layers(tabs, level, state, player)
+    return fivedice.keep_values(state, layers, scored)
 
 
 def choose(tabs: Tables, state: engine.State, player: str, level: str, rng: random.Random) -> Any:

@@ -152,6 +152,26 @@ async def test_a_save_writes_only_the_seats_that_changed(db: Database) -> None:
     assert loaded.host == "200"
 
 
+async def test_a_save_writes_only_the_columns_that_changed(db: Database) -> None:
+    games = GamesRepository(db)
+    game = await new_game(games)
+    await games.attach_message(game.id, 555)  # written since ``game`` was read, without a version bump
+    moved = await games.save(replace(game, state="{}", deadline_at=9.0), before=game)
+    loaded = await games.get(game.id)
+    assert loaded is not None
+    assert (loaded.message_id, loaded.state, loaded.deadline_at, loaded.version) == (555, "{}", 9.0, 1)
+    changed = replace(
+        moved, status="finished", options={"timeout": 7}, finished_at=10.0, locale="de", deadline_at=None, host="100"
+    )
+    saved = await games.save(changed, before=moved)
+    assert await games.get(game.id) == replace(saved, message_id=555)
+    # Without the record it was made from, a save writes every column.
+    await games.save(replace(saved, state="[]"))
+    rewritten = await games.get(game.id)
+    assert rewritten is not None
+    assert (rewritten.message_id, rewritten.state) == (None, "[]")
+
+
 async def test_migration_moves_seats_of_running_games_to_player_ids(tmp_path: Path) -> None:
     path = tmp_path / "schema3.sqlite3"
     old = await Database.open(path, [m for m in bundled_migrations() if m.version <= 3])

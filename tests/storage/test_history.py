@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -17,6 +18,7 @@ from bot.storage import (
     StatsRepository,
 )
 from bot.storage.backend import Conflict
+from bot.storage.database import bundled_migrations
 
 
 async def new_game(games: GamesRepository, channel_id: int = 10, host: int = 100):
@@ -113,3 +115,24 @@ async def test_an_abandoned_game_loses_its_history_with_the_abandonment(db: Data
     assert len(await history.moves(game.id)) == 1
     await games.save(replace(running, status="abandoned", finished_at=2.0), before=running, moves=[move("100", 1)])
     assert await history.moves(game.id) == []
+
+
+async def test_moves_stored_before_the_history_became_a_rowid_table_are_kept(tmp_path: Path) -> None:
+    path = tmp_path / "schema12.sqlite3"
+    old = await Database.open(path, [m for m in bundled_migrations() if m.version <= 12])
+    games = GamesRepository(old)
+    game = await new_game(games)
+    await games.save(replace(game, status="running", state='{"move": 1}'), moves=[move("100", 0), move("100", 1)])
+    await old.close()
+    db = await Database.open(path)
+    try:
+        stored = await HistoryRepository(db).moves(game.id)
+        assert [(m.version, m.step, m.state) for m in stored] == [(1, 0, '{"move": 0}'), (1, 1, '{"move": 1}')]
+        row = await db.fetch_one("SELECT sql FROM sqlite_master WHERE name = 'game_moves'")
+        assert row is not None and "WITHOUT ROWID" not in row[0]
+        await GamesRepository(db).save(
+            replace(game, status="abandoned", version=1)
+        )  # the cascade and the delete still hold
+        assert await HistoryRepository(db).moves(game.id) == []
+    finally:
+        await db.close()

@@ -69,7 +69,7 @@ def test_a_reroll_is_valued_as_the_keep_held_when_rolling(table_dir: Path) -> No
 
     assert len(result.decisions) == 1
     decision = result.decisions[0]
-    assert decision.chosen == computer.Keep((1, 2, 3, 4))
+    assert decision.chosen == strategy.Keep((1, 2, 3, 4))
     rolling = value(strategy.evaluate(state, ME, directory=table_dir), Roll())
     assert decision.chosen_value == pytest.approx(rolling)
     values, _ = computer.hint_values(state, ME, table_dir)

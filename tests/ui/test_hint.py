@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.engine import kniffel, knister, tutto
-from bot.play.computer import Keep
+from bot.strategy import Keep
 from bot.ui import hint
 
 

@@ -1,0 +1,105 @@
+"""The live board's messages: editing it, moving it down the channel, stripping the boards it replaced.
+
+What to do is decided in ``bot/play/board.py`` (pure); this carries it out through the channel port and stores
+the board's message ids, so that :class:`~bot.play.service.GameService` reads as lock → load → decide → save →
+respond. Everything here runs under the game's lock, held by the service.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import replace
+
+from bot.play import board
+from bot.play.cache import GameCache
+from bot.play.ports import Channels
+from bot.play.shown import ShownVersions
+from bot.play.spec import AnySpec
+from bot.play.tail import ChannelTail
+from bot.play.transitions import Game
+from bot.storage import GameRecord, GamesRepository, StorageUnavailable
+from bot.ui import board as board_ui
+from bot.ui.render import Rendered
+
+log = logging.getLogger(__name__)
+
+
+class LiveBoards:
+    """The board half of :class:`~bot.play.service.GameService`, which inherits it (its tests replace these methods
+    on the service): edits, posts and strips the games' boards, noting what each board shows."""
+
+    _games: GamesRepository
+    _channels: Channels
+    cache: GameCache
+    shown: ShownVersions
+    tail: ChannelTail
+    #: The game's board as it stands (the service's: lobby, running, finished or abandoned, with its news).
+    render: Callable[[AnySpec, Game], Rendered]
+
+    async def show(self, spec: AnySpec, game: Game) -> bool:
+        """Edit the game's live board to show ``game``, noting the version shown; False if that failed."""
+        edited = await self._channels.edit(game.record, self.render(spec, game))
+        if edited:
+            self.shown.note(game.record)
+        elif game.record.message_id is not None:
+            self.shown.missed(game.record)
+        return edited
+
+    async def _keep_at_bottom(self, spec: AnySpec, before: Game, saved: Game) -> None:
+        """Post the board anew at the bottom when a new turn began and other messages were posted below it, or
+        when chatter pushed it out of the channel's last three messages.
+
+        Called under the game's lock after the board was edited in place. The new message is stored as the live
+        board together with the old one as retired (one write), then the old one loses its controls; a restart
+        in between finds the retired board and strips it (``GameService.catch_up``), and a click on it is pointed
+        to the new one.
+        """
+        record = saved.record
+        if record.retired_message_id is not None and not await self._strip(spec, record, record.retired_message_id):
+            # A strip that failed before (or was cut short by a restart) is completed by the next action; while
+            # it keeps failing the board stays put, since a move would overwrite the retired board's id.
+            return
+        if record.message_id is None or record.status == "abandoned":
+            return
+        started = board.turn_started(spec, before, saved)
+        # What the gateway reported is enough in the middle of a turn, and at a turn's start when the tail has watched
+        # the channel since the board was posted; otherwise a turn's start asks the channel's history.
+        if started and not self.tail.complete_since(record.channel_id, record.message_id):
+            below = await self._channels.below(record)
+        else:
+            below = self.tail.below(record.channel_id, record.message_id)
+        if not board.should_move(started, below):
+            return
+        new_id = await self._channels.send(record, self.render(spec, saved))
+        if new_id is None:
+            return
+        old = record.message_id
+        try:
+            await self._games.move_board(record.id, new_id, old, record.version)
+        except StorageUnavailable as error:
+            # The old board stays the live one; the new message must not carry controls nobody can use.
+            log.warning("game %s: could not store its new board: %s", record.id, error)
+            await self._channels.edit(record, board_ui.retired(spec.kind, record.locale), message_id=new_id)
+            return
+        moved = replace(record, message_id=new_id, retired_message_id=old)
+        self.cache.put(Game(moved, saved.state))  # the next click must know the new board
+        self.shown.note(moved)
+        await self._strip(spec, moved, old)
+
+    async def _strip(self, spec: AnySpec, record: GameRecord, message_id: int) -> bool:
+        """Turn an earlier board of the game into a short record without controls (and forget it as retired);
+        whether the edit went through."""
+        retired = board_ui.retired(spec.kind, record.locale, board.news_of(record))
+        edited = await self._channels.edit(record, retired, message_id)
+        if edited and message_id == record.retired_message_id:
+            try:
+                await self._games.board_retired(record.id, message_id)
+            except StorageUnavailable as error:
+                log.warning("game %s: could not note its retired board as stripped: %s", record.id, error)
+                return edited
+            kept = self.cache.get(record.id)
+            if kept is not None and kept.record.retired_message_id == message_id:
+                # The kept copy follows the database (no version bump), so the next click needs no read.
+                self.cache.put(Game(replace(kept.record, retired_message_id=None), kept.state))
+        return edited
