@@ -6,10 +6,11 @@ thread and then the event loop: about 0.1 ms a hop on the 2-core machine, and th
 under load; docs/benchmarks.md), and with WAL and ``synchronous = NORMAL`` a COMMIT only appends to the WAL file,
 it never waits for the disk. What can wait stays off the event loop: the writer never checkpoints by itself
 (``wal_autocheckpoint = 0``), the reader's thread runs a passive checkpoint every :data:`CHECKPOINT_EVERY` commits
-instead; and the writer has no busy timeout, so a write lock held by another process (shard processes sharing
-the file) sends the group to the writer's thread, which waits for it as long as before. Batches queued while a
-transaction runs share the next COMMIT, each in its own savepoint (``bot/storage/group_commit.py``). With WAL the
-reader sees only committed data, so a read never observes a half-applied game action.
+instead (the next group waits for it, so the WAL is reused); and the writer has no busy timeout, so a write lock
+held by another process (shard processes sharing the file) sends the group to the writer's thread, which waits for
+it as long as before. Batches queued while a transaction runs share the next COMMIT, each in its own savepoint
+(``bot/storage/group_commit.py``). With WAL the reader sees only committed data, so a read never observes a
+half-applied game action.
 """
 
 from __future__ import annotations
@@ -130,7 +131,15 @@ class SqliteDatabase(Database):
 
     async def _run_group(self, group: list[Member]) -> None:
         """One group as one transaction, right here on the event loop; on the writer's thread, waiting up to
-        :data:`BUSY_TIMEOUT_MS`, when another process holds the write lock."""
+        :data:`BUSY_TIMEOUT_MS`, when another process holds the write lock.
+
+        A running checkpoint is waited for first. SQLite starts the WAL again from its beginning only at a write
+        after a checkpoint that copied all of it; commits made while a checkpoint copies leave it behind, and under
+        steady load that happened every time: the WAL grew by 7-24 MB a second at 1,000 clicks a second and was
+        never reused (docs/benchmarks.md).
+        """
+        if self._checkpoint is not None:
+            await asyncio.wait({self._checkpoint})
         try:
             run_group(self._writer.conn, group)
         except WriterBusy:

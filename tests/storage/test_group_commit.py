@@ -208,3 +208,51 @@ async def test_the_writer_never_checkpoints_and_the_readers_thread_does_every_so
     assert [(sql, thread.startswith("dicebot-sqlite-reader")) for sql, thread in reader.threads] == [
         ("PRAGMA wal_checkpoint(PASSIVE)", True)
     ]
+
+
+async def test_a_write_waits_for_the_running_checkpoint_and_then_starts_the_wal_again(db: SqliteDatabase) -> None:
+    """A commit made while the checkpoint copies would leave the WAL behind it, so it could never start again."""
+    loop = asyncio.get_running_loop()
+    copying = asyncio.Event()
+    release = threading.Event()
+    reader = Spy(db._reader.conn)
+    reader.on["PRAGMA wal_checkpoint(PASSIVE)"] = lambda: (loop.call_soon_threadsafe(copying.set), release.wait())
+    db._reader.conn = reader  # type: ignore[assignment]
+    db.checkpoint_every = 3
+    await note(db, 1)
+    await note(db, 2)
+    await copying.wait()
+    writer = spy(db)
+    during = asyncio.ensure_future(note(db, 3))
+    try:
+        for _ in range(5):
+            await asyncio.sleep(0)  # turns of the loop, in which an unblocked write would have committed
+        assert not during.done() and "BEGIN IMMEDIATE" not in writer.seen
+    finally:
+        release.set()
+    await during
+    assert await stored(db) == [(1, "x"), (2, "x"), (3, "x")]
+    assert wal_frames(db) <= 2  # only the third note's pages: the WAL was started again from its beginning
+
+
+async def test_the_wal_is_reused_under_steady_concurrent_writes(db: SqliteDatabase) -> None:
+    """Each note needs a page of its own, so a WAL with fewer pages than notes was started again on the way."""
+    db.checkpoint_every = 10
+    writers, notes_each = 20, 80
+
+    async def writer(first: int) -> None:
+        for note_id in range(first, first + notes_each):
+            await note(db, note_id, "x" * 3000)
+
+    await asyncio.gather(*(writer(start) for start in range(0, writers * notes_each, notes_each)))
+    assert len(await stored(db)) == writers * notes_each
+    assert wal_bytes(db.path) < writers * notes_each * 4096
+
+
+def wal_bytes(path: Path) -> int:
+    return Path(f"{path}-wal").stat().st_size
+
+
+def wal_frames(db: SqliteDatabase) -> int:
+    """Frames in the WAL now (a passive checkpoint's second figure; it copies them, which changes nothing here)."""
+    return int(db._writer.conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()[1])
