@@ -293,13 +293,18 @@ class _Board:
             size, offset_sql = "SELECT total FROM size", "(SELECT first_line FROM span)"
             # The players above the first line's figure are the running sum's, which ``at`` already has: the first
             # line minus the lines of its figure ahead of it. An average's figure is its floor: add the players of
-            # that floor with a higher average than the first line's (through the index, as for the caller).
-            first, sources = "1 + first_line - ahead", "span CROSS JOIN at"
+            # that floor with a higher average than the first line's (through the index, as for the caller). Both
+            # as subqueries of that line's row: joined with span and at, SQLite materializes the line (0.03 ms more).
+            part = "UNION ALL SELECT 3, NULL, NULL, NULL, NULL,"
             if metric == "average":
-                same_floor = f"{where} AND average > s.figure AND average < head + 1"
-                first += f" + (SELECT COUNT(*) FROM {table} {indexed} WHERE {same_floor})"
-                sources += " CROSS JOIN (SELECT MAX(figure) AS figure FROM page) AS s"
-            first_rank = f"UNION ALL SELECT 3, NULL, NULL, NULL, NULL, {first} FROM {sources}"
+                same_floor = f"{where} AND average > s.figure AND average < (SELECT head FROM at) + 1"
+                first_rank = (
+                    f"{part} 1 + (SELECT first_line - ahead FROM span CROSS JOIN at) "
+                    f"+ (SELECT COUNT(*) FROM {table} {indexed} WHERE {same_floor}) "
+                    "FROM (SELECT MAX(figure) AS figure FROM page) AS s"
+                )
+            else:
+                first_rank = f"{part} 1 + first_line - ahead FROM span CROSS JOIN at"
         # Part 0: the page's lines; 1: the caller's row and rank; 2: the page's first offset and the board's size;
         # 3: the first line's rank (past the first page).
         found = await db.fetch_all(
