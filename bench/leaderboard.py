@@ -30,7 +30,7 @@ from pathlib import Path
 
 import bot
 from bot import heap
-from bot.rankings import METRICS, PERIODS
+from bot.rankings import METRICS, PAGE_SIZE, PERIOD_DAYS, PERIODS
 from bot.storage import Database, ResultRow, ResultsRepository, StatsRepository
 from bot.storage.database import bundled_migrations
 
@@ -42,6 +42,8 @@ YEAR = 365 * 86400
 NOW = 1_780_000_000.0
 #: A page asked for far past the end of every board.
 PAST_THE_END = 100_000
+#: Stands for the page in the middle of the board's most crowded figure (see :func:`middle_of_longest_tie`).
+MIDDLE_OF_TIE = -1
 SCORE_RANGE = {"kniffel": (80, 380), "tutto": (1000, 9000), "dicepoker": (-120, 400), "knister": (0, 160)}
 
 
@@ -224,9 +226,14 @@ async def time_queries(
         for scope, guild in scopes.items():
             for period in PERIODS:
                 for metric in METRICS:
-                    # Page 51, and a page far past the end (a button drawn before players left): answered as the
-                    # last page, which on the all-servers games board lies at the end of thousands with one game.
-                    for page, caller in ((0, heavy), (0, casual), (50, casual), (PAST_THE_END, casual)):
+                    # Page 51, the middle of the longest tie (read from either end, a page there steps over half
+                    # of it), and a page far past the end (a button drawn before players left): answered as the last
+                    # page, which on the all-servers games board lies at the end of thousands with one game.
+                    pages = ((0, heavy), (0, casual), (50, casual), (MIDDLE_OF_TIE, casual), (PAST_THE_END, casual))
+                    for page, caller in pages:
+                        middle = page == MIDDLE_OF_TIE
+                        if middle:
+                            page = await middle_of_longest_tie(db, metric, period, guild)
 
                         async def query(metric=metric, period=period, guild=guild, page=page, caller=caller) -> object:
                             return await stats.leaderboard(
@@ -243,6 +250,7 @@ async def time_queries(
                         label = f"board {scope:13} {period:5} {metric:7} page {board.page + 1:>2}/{board.pages:<5}"
                         label += " heavy caller" if caller == heavy else " casual caller"
                         label += " past the end" if page == PAST_THE_END else ""
+                        label += " middle of the longest tie" if middle else ""
                         median, worst = await timed(runs, query, clock)
                         figures.append((label, median, worst))
                         print(f"{label}  median {median:7.3f} ms  worst {worst:7.3f} ms")
@@ -267,6 +275,17 @@ async def time_queries(
     finally:
         await db.close()
     return figures
+
+
+async def middle_of_longest_tie(db: Database, metric: str, period: str, guild: int | None) -> int:
+    """The page holding the middle line of the board's figure with the most players (for an average, its floor)."""
+    found = await db.fetch_one(
+        "SELECT above + players / 2 FROM (SELECT players, SUM(players) OVER (ORDER BY figure DESC) - players AS above "
+        "FROM board_figures WHERE days = ? AND kind = 'kniffel' AND scope = ? AND metric = ?) AS f "
+        "ORDER BY players DESC LIMIT 1",
+        (PERIOD_DAYS[period] if period != "all" else 0, guild or 0, metric),
+    )
+    return 0 if found is None else int(found[0]) // PAGE_SIZE
 
 
 async def store_game(db: Database, guild: int, game_id: int) -> None:
