@@ -11,13 +11,12 @@ about it.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import logging
 import random
 import time
 from collections import defaultdict
-from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Coroutine, Mapping
+from collections.abc import Awaitable, Callable, Collection, Coroutine, Mapping
 from dataclasses import replace
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
@@ -331,7 +330,7 @@ class GameService(LiveBoards):
         if click.action == REVIEW:
             await self.reviews.click(request, click)
             return
-        async with self._locks[click.game_id], self._forget_on_failure(click.game_id):
+        async with self._locks[click.game_id], self.cache.dropped_on_failure(click.game_id):
             if request.expired():
                 # Queued past Discord's deadline: its user already saw it fail, so nothing is done (or saved).
                 log.info("game %s: dropped a %s click that waited too long to be answered", click.game_id, click.action)
@@ -542,7 +541,7 @@ class GameService(LiveBoards):
     @tracked
     async def on_deadline(self, game_id: int) -> None:
         """A stored deadline passed: expire the lobby, or play the timed-out turn for its players."""
-        async with self._locks[game_id], self._forget_on_failure(game_id):
+        async with self._locks[game_id], self.cache.dropped_on_failure(game_id):
             game = await self._load(game_id)
             if game is None:
                 return
@@ -762,12 +761,3 @@ class GameService(LiveBoards):
         game = Game.load(self.specs[record.kind], record)
         self.cache.put(game)
         return game
-
-    @contextlib.asynccontextmanager
-    async def _forget_on_failure(self, game_id: int) -> AsyncIterator[None]:
-        """Drop the kept game when handling a request fails in any way: the next one reads the database."""
-        try:
-            yield
-        except BaseException:
-            self.cache.drop(game_id)
-            raise
