@@ -345,13 +345,12 @@ class GameService(LiveBoards):
             if click.action == REMATCH and record.status == "finished" and not request.message_is_private:
                 await self._rematch(request, spec, record)
                 return
-            if not record.active or board.from_old_board(record, origin(request)):
+            where = origin(request)
+            if not record.active or board.from_old_board(record, where):
                 await self._point(request, record)
                 return
             try:
-                adopt = transitions.check_origin(
-                    record, request.actor, origin(request), click.action in spec.private_refresh
-                )
+                adopt = transitions.check_origin(record, request.actor, where, click.action in spec.private_refresh)
                 if adopt and request.message_id is not None:
                     record = await self._adopt_message(record, request.message_id)
                     game = Game(record, game.state)
