@@ -638,7 +638,10 @@ class GameService(LiveBoards):
         """The channel lines of a change: the game's own (from the engine's events), then the plumbing's."""
         game = outcome.after
         locale = game.record.locale
-        lines = spec.ui.announce(table(game)) if outcome.moved else []
+        # The game's lines tell its engine's events: a move without any (a held die) builds no table to find none.
+        lines = spec.ui.announce(table(game)) if outcome.moved and game.state.events else []
+        if not outcome.notices:
+            return lines
         name = t(f"game.{spec.kind}", locale)
         return lines + [t(notice.key, locale, game=name, **notice.params) for notice in outcome.notices]
 
