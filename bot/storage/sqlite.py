@@ -43,6 +43,9 @@ BUSY_TIMEOUT_MS = 5000
 #: A passive checkpoint (the WAL copied into the database file, synced) after this many commits: about the 1,000
 #: WAL pages of SQLite's own automatic checkpoint at a game save's four to six pages.
 CHECKPOINT_EVERY = 200
+#: A WAL still this long after the passive checkpoint (4,096 pages: 16 MB) is checkpointed again with ``RESTART``,
+#: which waits for other processes' writers and readers so that the next write starts it from its beginning.
+RESTART_FRAMES = 4096
 
 
 class _Worker:
@@ -76,6 +79,8 @@ class SqliteDatabase(Database):
         self._groups = GroupCommit(self._run_group)
         #: Commits between two passive checkpoints.
         self.checkpoint_every = CHECKPOINT_EVERY
+        #: WAL pages after a passive checkpoint from which it is followed by a restarting one.
+        self.restart_frames = RESTART_FRAMES
         self._commits = 0
         self._checkpoint: asyncio.Task[None] | None = None
         self.path = path
@@ -149,9 +154,14 @@ class SqliteDatabase(Database):
             self._checkpoint = asyncio.create_task(self._run_checkpoint(), name="dicebot-sqlite-checkpoint")
 
     async def _run_checkpoint(self) -> None:
-        """Copy the WAL into the database file on the reader's thread (passive: no writer or reader waits)."""
+        """Copy the WAL into the database file on the reader's thread (passive: no reader waits).
+
+        This process's writes wait for it (:meth:`_run_group`), but shard processes sharing the file go on writing,
+        so their commits can keep the WAL from ever being copied whole; once it is :attr:`restart_frames` long a
+        ``RESTART`` checkpoint waits for them (up to the reader's busy timeout) so that it is reused.
+        """
         try:
-            await self._reader.call(lambda conn: conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall())
+            await self._reader.call(lambda conn: _checkpoint(conn, self.restart_frames))
         except sqlite3.Error as error:
             log.warning("WAL checkpoint failed (the next one retries): %s", error)
         finally:
@@ -168,6 +178,13 @@ class SqliteDatabase(Database):
 
     async def schema_version(self) -> int:
         return await self._reader.call(schema_version)
+
+
+def _checkpoint(conn: sqlite3.Connection, restart_frames: int) -> None:
+    """A passive checkpoint, and a restarting one when the WAL it found is ``restart_frames`` pages or longer."""
+    _, frames, _ = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+    if frames >= restart_frames:
+        conn.execute("PRAGMA wal_checkpoint(RESTART)").fetchall()
 
 
 def _run_waiting(conn: sqlite3.Connection, group: list[Member]) -> None:

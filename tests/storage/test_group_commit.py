@@ -249,6 +249,27 @@ async def test_the_wal_is_reused_under_steady_concurrent_writes(db: SqliteDataba
     assert wal_bytes(db.path) < writers * notes_each * 4096
 
 
+async def test_the_wal_is_reused_when_another_process_writes_during_the_checkpoints(db: SqliteDatabase) -> None:
+    """Two databases on one file stand for two shard processes: neither waits for the other's checkpoint."""
+    other = await Database.open(db.path)
+    assert isinstance(other, SqliteDatabase)
+    writers, notes_each = 20, 40
+    for each in (db, other):
+        each.checkpoint_every = 2
+        each.restart_frames = 50
+
+    async def writer(first: int) -> None:
+        for note_id in range(first, first + notes_each):
+            await note(db if note_id % 2 else other, note_id, "x" * 3000)
+
+    try:
+        await asyncio.gather(*(writer(start) for start in range(0, writers * notes_each, notes_each)))
+    finally:
+        await other.close()
+    assert len(await stored(db)) == writers * notes_each
+    assert wal_bytes(db.path) < writers * notes_each * 4096
+
+
 def wal_bytes(path: Path) -> int:
     return Path(f"{path}-wal").stat().st_size
 

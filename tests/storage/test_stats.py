@@ -620,6 +620,30 @@ async def test_pages_inside_a_long_tie_match_the_reference(games: GamesRepositor
             assert (found.page, lines(found)) == (last, expected[last * 10 : last * 10 + 10]), (metric, period, page)
 
 
+async def test_a_page_starting_inside_a_tie_or_a_floor_gives_its_first_line_the_tie_s_rank(
+    games: GamesRepository, stats: StatsRepository
+) -> None:
+    # A page's first rank is 1 + the players above its first line's figure, taken from the running sum that placed
+    # the page; an average's figure is its floor, so the players of that floor with a higher average are added (3.8
+    # above the three 3.4s). Every page of one and of two lines starts inside such a run somewhere.
+    totals = {1: 20, 2: 19, 3: 17, 4: 17, 5: 17, 6: 15, 7: 10}
+    played: list[Played] = []
+    for user, total in totals.items():
+        for game in range(MIN_AVERAGE_GAMES):
+            score = total // MIN_AVERAGE_GAMES + (game < total % MIN_AVERAGE_GAMES)
+            game_id = await play(games, {user: score, 100 + user: score - user % 3})
+            played += [
+                Played(game_id, "kniffel", GUILD, user, score, True, NOW - 3600),
+                Played(game_id, "kniffel", GUILD, 100 + user, score - user % 3, user % 3 == 0, NOW - 3600),
+            ]
+    for metric, page_size in itertools.product(METRICS, (1, 2)):
+        expected = reference(played, "kniffel", metric, "all", GUILD)
+        for page in range(1, len(expected) // page_size + 1):
+            found = await board(stats, metric, page=page, page_size=page_size)
+            start = min(page * page_size, (len(expected) - 1) // page_size * page_size)
+            assert lines(found) == expected[start : start + page_size], (metric, page_size, page)
+
+
 async def test_a_page_asked_past_the_end_is_one_read(
     db: Database, games: GamesRepository, stats: StatsRepository, monkeypatch: pytest.MonkeyPatch
 ) -> None:
