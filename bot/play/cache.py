@@ -9,6 +9,7 @@ an entry on any failure, and the next request loads the game again. Finished and
 from __future__ import annotations
 
 from collections import OrderedDict
+from types import TracebackType
 
 from bot.play.transitions import Game
 
@@ -44,5 +45,32 @@ class GameCache:
         """Forget a game (after any failure): the next request reads it from the database."""
         self._games.pop(game_id, None)
 
+    def dropped_on_failure(self, game_id: int) -> DropOnFailure:
+        """An ``async with`` block after which ``game_id`` is dropped if it raised anything (the error goes on)."""
+        return DropOnFailure(self, game_id)
+
     def __len__(self) -> int:
         return len(self._games)
+
+
+class DropOnFailure:
+    """Drops a game from the cache when the block it guards raises, whatever the error; the error propagates.
+
+    A class rather than a generator-based context manager: every click and deadline enters one, and
+    ``contextlib``'s generator machinery cost a microsecond more per request (docs/benchmarks.md).
+    """
+
+    __slots__ = ("_cache", "_game_id")
+
+    def __init__(self, cache: GameCache, game_id: int) -> None:
+        self._cache = cache
+        self._game_id = game_id
+
+    async def __aenter__(self) -> None:
+        return None
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        if kind is not None:
+            self._cache.drop(self._game_id)

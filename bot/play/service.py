@@ -11,13 +11,12 @@ about it.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import logging
 import random
 import time
 from collections import defaultdict
-from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Coroutine, Mapping
+from collections.abc import Awaitable, Callable, Collection, Coroutine, Mapping
 from dataclasses import replace
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
@@ -331,7 +330,7 @@ class GameService(LiveBoards):
         if click.action == REVIEW:
             await self.reviews.click(request, click)
             return
-        async with self._locks[click.game_id], self._forget_on_failure(click.game_id):
+        async with self._locks[click.game_id], self.cache.dropped_on_failure(click.game_id):
             if request.expired():
                 # Queued past Discord's deadline: its user already saw it fail, so nothing is done (or saved).
                 log.info("game %s: dropped a %s click that waited too long to be answered", click.game_id, click.action)
@@ -346,13 +345,12 @@ class GameService(LiveBoards):
             if click.action == REMATCH and record.status == "finished" and not request.message_is_private:
                 await self._rematch(request, spec, record)
                 return
-            if not record.active or board.from_old_board(record, origin(request)):
+            where = origin(request)
+            if not record.active or board.from_old_board(record, where):
                 await self._point(request, record)
                 return
             try:
-                adopt = transitions.check_origin(
-                    record, request.actor, origin(request), click.action in spec.private_refresh
-                )
+                adopt = transitions.check_origin(record, request.actor, where, click.action in spec.private_refresh)
                 if adopt and request.message_id is not None:
                     record = await self._adopt_message(record, request.message_id)
                     game = Game(record, game.state)
@@ -542,7 +540,7 @@ class GameService(LiveBoards):
     @tracked
     async def on_deadline(self, game_id: int) -> None:
         """A stored deadline passed: expire the lobby, or play the timed-out turn for its players."""
-        async with self._locks[game_id], self._forget_on_failure(game_id):
+        async with self._locks[game_id], self.cache.dropped_on_failure(game_id):
             game = await self._load(game_id)
             if game is None:
                 return
@@ -640,7 +638,10 @@ class GameService(LiveBoards):
         """The channel lines of a change: the game's own (from the engine's events), then the plumbing's."""
         game = outcome.after
         locale = game.record.locale
-        lines = spec.ui.announce(table(game)) if outcome.moved else []
+        # The game's lines tell its engine's events: a move without any (a held die) builds no table to find none.
+        lines = spec.ui.announce(table(game)) if outcome.moved and game.state.events else []
+        if not outcome.notices:
+            return lines
         name = t(f"game.{spec.kind}", locale)
         return lines + [t(notice.key, locale, game=name, **notice.params) for notice in outcome.notices]
 
@@ -762,12 +763,3 @@ class GameService(LiveBoards):
         game = Game.load(self.specs[record.kind], record)
         self.cache.put(game)
         return game
-
-    @contextlib.asynccontextmanager
-    async def _forget_on_failure(self, game_id: int) -> AsyncIterator[None]:
-        """Drop the kept game when handling a request fails in any way: the next one reads the database."""
-        try:
-            yield
-        except BaseException:
-            self.cache.drop(game_id)
-            raise

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import replace
 
+import pytest
+
 from bot.play.cache import GameCache
+from bot.play.inflight import InFlight
 from bot.play.transitions import Game
 from bot.storage import GameRecord, GamesRepository
 from tests.e2e.conftest import Harness
@@ -25,6 +29,32 @@ def test_the_cache_keeps_the_latest_games_in_progress_and_forgets_the_rest() -> 
     assert cache.get(3) is None and len(cache) == 1
     cache.drop(1)
     assert len(cache) == 0
+
+
+async def test_a_block_that_fails_in_any_way_drops_its_game_and_the_error_goes_on() -> None:
+    cache = GameCache()
+    cache.put(Game(record(1), None))
+    cache.put(Game(record(2), None))
+    async with cache.dropped_on_failure(1):
+        pass
+    assert cache.get(1) is not None
+    for error in (ValueError("bad"), asyncio.CancelledError()):
+        with pytest.raises(type(error)):
+            async with cache.dropped_on_failure(1):
+                raise error
+        assert cache.get(1) is None and cache.get(2) is not None
+        cache.put(Game(record(1), None))
+
+
+async def test_requests_in_flight_are_counted_until_they_end_however_they_end() -> None:
+    in_flight = InFlight()
+    with in_flight.track():
+        with pytest.raises(ValueError, match="bad"), in_flight.track():
+            raise ValueError("bad")
+        waiting = asyncio.create_task(in_flight.drain(10))
+        await asyncio.sleep(0)
+        assert not waiting.done()  # one request is still in progress
+    await waiting
 
 
 async def test_clicks_on_a_kept_game_read_no_row(running: Harness) -> None:

@@ -83,6 +83,50 @@ def test_the_timeout_runner_finishes_every_game(
     assert_finished(engine, state, players)
 
 
+def containers(value: Any) -> list[Any]:
+    """Every list and dict inside a field's value, itself included."""
+    if isinstance(value, dict):
+        return [value, *(inner for item in value.values() for inner in containers(item))]
+    if isinstance(value, list):
+        return [value, *(inner for item in value for inner in containers(item))]
+    return []
+
+
+def ids(state: Any) -> set[int]:
+    """The identities of every list and dict in a state's fields."""
+    return {id(container) for name in type(state).model_fields for container in containers(getattr(state, name))}
+
+
+def types(value: Any) -> Any:
+    """The value's shape with every leaf replaced by its type (a bool stays a bool, a tuple a tuple)."""
+    if isinstance(value, dict):
+        return {key: types(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(types(item) for item in value)
+    return type(value)
+
+
+@pytest.mark.parametrize(("engine", "options"), ENGINES)
+@settings(max_examples=4, deadline=None)
+@given(seed=st.integers(min_value=0, max_value=2**32))
+def test_a_successor_is_the_validated_copy_sharing_nothing(
+    engine: Engine[Any, Any], options: dict[str, Any], seed: int
+) -> None:
+    """``successor`` skips validating its copy: at every step of a game it equals the validated copy, field types
+    included, and no list or dict of it is one of the state it came from (transitions mutate it)."""
+    rng = random.Random(seed)
+    state = engine.new_game(["ann", "ben", "cleo"], rng, **options)
+    while not engine.is_over(state):
+        nxt = state.successor()
+        validated = engine.State.model_validate(state.model_dump(exclude={"events"}))
+        assert nxt.move == state.move + 1 and nxt.events == []
+        assert nxt.model_dump(exclude={"move"}) == validated.model_dump(exclude={"move"})
+        for name in type(state).model_fields:
+            assert types(getattr(nxt, name)) == types(getattr(validated, name)), name
+        assert not ids(state) & ids(nxt)
+        state = step(engine, state, rng)
+
+
 @pytest.mark.parametrize(("engine", "options"), ENGINES)
 @settings(max_examples=8, deadline=None)
 @given(seed=st.integers(min_value=0, max_value=2**32), moves=st.integers(min_value=0, max_value=40))
