@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 
 import pytest
 
@@ -25,6 +26,19 @@ async def test_boot_syncs_commands_and_answers_help(harness: Harness) -> None:
     assert message.ephemeral
     assert "/kniffel" in message.text
     assert "Kniffel" in message.text
+
+
+async def test_a_restart_in_the_same_process_reuses_the_cog_modules(harness: Harness) -> None:
+    """Each cog module runs once per process: its game's spec is the one the service plays with, and a second bot
+    (a restart; the tests start hundreds in one process) adds the cogs of the same module again. discord.py's
+    ``load_extension`` executed a game's module twice per start (once more after the registry imported it)."""
+    first = await harness.start_bot()
+    module = sys.modules["cogs.kniffel"]
+    assert first.service.specs["kniffel"] is module.SPEC
+    second = await harness.restart()
+    assert sys.modules["cogs.kniffel"] is module
+    assert second.service.specs["kniffel"] is module.SPEC
+    assert type(second.get_cog("KniffelCog")) is module.KniffelCog
 
 
 async def test_rules_are_shown_privately(harness: Harness) -> None:

@@ -10,7 +10,7 @@ import pytest
 
 from bot.storage import Database, DatabaseError, GamesRepository, StorageUnavailable, postgres
 from bot.storage.backend import bundled_migrations, numbered
-from tests.postgres import fresh_schema, server_url
+from tests.postgres import fresh_schema, migrated_schema, server_url
 
 
 def test_placeholders_are_numbered_in_order_and_numbered_ones_kept() -> None:
@@ -39,6 +39,49 @@ async def test_a_newer_schema_is_refused_and_left_untouched() -> None:
             assert after == tables
         finally:
             await conn.close()
+
+
+async def test_the_kept_migrated_schema_is_handed_on_as_the_migrations_left_it() -> None:
+    """The storage tests' ``db`` on PostgreSQL: a worker's schema is reused, without the last test's rows or
+    identities, and not reused at all once a test changed its shape."""
+    base = server_url()
+
+    latest = bundled_migrations("postgres")[-1].version
+
+    async def state(url: str) -> tuple[str, int, int, int, bool]:
+        """The schema, its version, its bot_meta rows, its next game id, whether it has the table ``extra``."""
+        conn = await asyncpg.connect(url)
+        try:
+            return (
+                await conn.fetchval("SELECT current_schema()"),
+                await conn.fetchval("SELECT max(version) FROM schema_version"),
+                await conn.fetchval("SELECT count(*) FROM bot_meta"),
+                await conn.fetchval("SELECT nextval(pg_get_serial_sequence('games', 'id'))"),
+                await conn.fetchval("SELECT to_regclass('extra') IS NOT NULL"),
+            )
+        finally:
+            await conn.close()
+
+    async def execute(url: str, *statements: str) -> None:
+        conn = await asyncpg.connect(url)
+        try:
+            for statement in statements:
+                await conn.execute(statement)
+        finally:
+            await conn.close()
+
+    async with migrated_schema(base) as url:
+        await execute(url, "INSERT INTO bot_meta (key, value) VALUES ('k', 'v')")
+        schema, *_ = await state(url)
+    async with migrated_schema(base) as url:
+        assert await state(url) == (schema, latest, 0, 1, False)
+        await execute(url, "CREATE TABLE extra (id INTEGER)")
+    async with migrated_schema(base) as url:
+        new_schema, *rest = await state(url)
+        assert new_schema != schema
+        assert rest == [latest, 0, 1, False]
+        with pytest.raises(asyncpg.InvalidSchemaNameError):  # the changed one was dropped
+            await execute(url, f'CREATE TABLE "{schema}".probe ()')
 
 
 async def test_processes_starting_together_migrate_once() -> None:
