@@ -127,7 +127,8 @@ async def _emptied(admin: asyncpg.Connection, kept: _Migrated) -> bool:
     if await admin.fetchval(kept.fingerprint_sql, kept.schema) != kept.fingerprint:
         return False
     try:
-        await admin.execute(kept.reset)
+        async with admin.transaction():  # rolled back on a refusal, so the caller can still drop the schema
+            await admin.execute(kept.reset)
     except asyncpg.PostgresError:
         return False
     return True
@@ -161,4 +162,4 @@ async def _migrate_new(base: str) -> _Migrated:
         fingerprint = await admin.fetchval(fingerprint_sql, schema)
     finally:
         await admin.close()
-    return _Migrated(schema, f"BEGIN; {reset}; COMMIT", fingerprint, fingerprint_sql)
+    return _Migrated(schema, reset, fingerprint, fingerprint_sql)

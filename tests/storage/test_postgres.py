@@ -4,6 +4,8 @@ that race, and the ``?`` placeholders translated to ``$n``."""
 from __future__ import annotations
 
 import asyncio
+import uuid
+from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 import pytest
@@ -82,6 +84,33 @@ async def test_the_kept_migrated_schema_is_handed_on_as_the_migrations_left_it()
         assert rest == [latest, 0, 1, False]
         with pytest.raises(asyncpg.InvalidSchemaNameError):  # the changed one was dropped
             await execute(url, f'CREATE TABLE "{schema}".probe ()')
+
+
+async def test_a_server_user_that_may_not_skip_triggers_gets_a_new_migrated_schema_each_time() -> None:
+    """Emptying the kept schema turns triggers off, which only a superuser may: for anyone else each block migrates
+    a schema of its own (the refused reset rolled back, so the old one can still be dropped)."""
+    base = server_url()
+    role = f"dicebot_plain_{uuid.uuid4().hex[:8]}"
+    admin = await asyncpg.connect(base)
+    try:
+        database = await admin.fetchval("SELECT current_database()")
+        await admin.execute(f'CREATE ROLE "{role}" LOGIN; GRANT CREATE ON DATABASE "{database}" TO "{role}"')
+        address = urlsplit(base)
+        plain = urlunsplit(address._replace(netloc=f"{role}@{address.hostname}:{address.port or 5432}"))
+        schemas = []
+        for _ in range(2):
+            async with migrated_schema(plain) as url:
+                conn = await asyncpg.connect(url)
+                try:
+                    schemas.append(await conn.fetchval("SELECT current_schema()"))
+                finally:
+                    await conn.close()
+        assert schemas[0] != schemas[1]
+        left = await admin.fetchval("SELECT count(*) FROM pg_namespace WHERE nspname = ANY($1::text[])", schemas)
+        assert left == 0
+    finally:
+        await admin.execute(f'REVOKE CREATE ON DATABASE "{database}" FROM "{role}"; DROP ROLE IF EXISTS "{role}"')
+        await admin.close()
 
 
 async def test_processes_starting_together_migrate_once() -> None:
