@@ -43,8 +43,6 @@ log = logging.getLogger(__name__)
 SHUTDOWN_GRACE = 10.0
 #: The ``bot_meta`` key holding the hash of the command payload last synced to Discord.
 COMMAND_SYNC_KEY = "command_sync"
-#: A command of the tree as ``tree.get_commands`` lists it.
-TreeCommand = app_commands.Command[Any, ..., Any] | app_commands.Group | app_commands.ContextMenu
 
 
 class DiceBot(commands.AutoShardedBot):
@@ -212,51 +210,26 @@ class DiceBot(commands.AutoShardedBot):
         if guild is not None:
             self.tree.copy_global_to(guild=guild)
         where = " globally" if guild_id is None else f" to guild {guild_id}"
-        commands = self.tree.get_commands(guild=guild)
-        payload = await self._command_payload(commands)
-        digest = self._command_digest(payload, guild)
+        digest = await self._command_digest(guild)
         meta = MetaRepository(self.db)
         if not force and await meta.get(COMMAND_SYNC_KEY) == digest:
             log.info("commands unchanged since the last sync%s; not syncing", where)
             return
-        synced = await self._bulk_overwrite(payload, commands, guild)
+        synced = await self.tree.sync(guild=guild)
         await meta.set(COMMAND_SYNC_KEY, digest)
-        log.info("synced %d commands%s", synced, where)
+        log.info("synced %d commands%s", len(synced), where)
 
-    async def _command_payload(self, commands: Sequence[TreeCommand]) -> list[dict[str, Any]]:
-        """What ``tree.sync`` sends for ``commands``: each translated into every locale (about 1,000 strings)."""
+    async def _command_digest(self, guild: discord.abc.Snowflake | None) -> str:
+        """SHA-256 of the payload ``tree.sync(guild=guild)`` would send, with its application and target."""
         translator = self.tree.translator
-        return [
+        commands = self.tree.get_commands(guild=guild)
+        payload = [
             await command.get_translated_payload(self.tree, translator) if translator else command.to_dict(self.tree)
             for command in commands
         ]
-
-    def _command_digest(self, payload: list[dict[str, Any]], guild: discord.abc.Snowflake | None) -> str:
-        """SHA-256 of the payload a sync sends, with its application and target."""
         target = {"application_id": self.application_id, "guild_id": None if guild is None else guild.id}
         text = json.dumps({"target": target, "commands": payload}, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()
-
-    async def _bulk_overwrite(
-        self, payload: list[dict[str, Any]], commands: Sequence[TreeCommand], guild: discord.abc.Snowflake | None
-    ) -> int:
-        """``tree.sync(guild=guild)`` with the payload already built for the digest; how many commands it synced.
-
-        ``tree.sync`` would translate every command again, as much CPU as building the payload for the digest;
-        this sends the same request and raises the same errors.
-        """
-        if self.application_id is None:
-            raise app_commands.MissingApplicationID
-        try:
-            if guild is None:
-                synced = await self.http.bulk_upsert_global_commands(self.application_id, payload=payload)
-            else:
-                synced = await self.http.bulk_upsert_guild_commands(self.application_id, guild.id, payload=payload)
-        except discord.HTTPException as exc:
-            if exc.status == 400 and exc.code == 50035:
-                raise app_commands.CommandSyncFailure(exc, list(commands)) from None
-            raise
-        return len(synced)
 
     async def close(self) -> None:
         """Stop firing deadlines, disconnect, then close the database after the last write finished.

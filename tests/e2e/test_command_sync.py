@@ -8,7 +8,6 @@ import sys
 
 import pytest
 
-from bot.i18n import CatalogueTranslator
 from tests.e2e.conftest import TOKEN, Harness
 from tests.e2e.test_entrypoint import SETTINGS
 
@@ -30,27 +29,6 @@ async def test_a_restart_with_the_same_commands_does_not_sync(harness: Harness) 
     assert harness.syncs() == 1
     reply = await harness.command(harness.alice, "help")  # the commands synced before the restart still work
     assert "/kniffel" in (await reply.message()).text
-
-
-async def test_a_start_that_syncs_translates_the_commands_once(
-    harness: Harness, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The payload hashed to decide whether to sync is the one sent: a start that syncs translates every string no
-    more often than a start that only hashes (it translated everything twice, for the hash and for the sync)."""
-    translated: list[object] = []
-    translate = CatalogueTranslator.translate
-
-    async def counting(self: CatalogueTranslator, *args: object, **kwargs: object) -> str | None:
-        translated.append(args)
-        return await translate(self, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(CatalogueTranslator, "translate", counting)
-    await harness.start_bot(BASIC)
-    syncing = len(translated)
-    translated.clear()
-    await harness.restart()
-    assert harness.syncs() == 1
-    assert syncing == len(translated) > 0
 
 
 async def test_a_changed_command_tree_syncs(harness: Harness) -> None:
