@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -124,6 +125,35 @@ async def test_advancing_the_clock_fails_pending_interactions_and_expires_tokens
     with pytest.raises(APIError) as caught:
         world.interaction_for_webhook(world.application_id, handle.token)
     assert caught.value.code == 50027
+    world.cancel_timers()
+
+
+async def test_pending_interactions_share_one_timer_and_each_fails_at_its_own_deadline(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A timer per interaction, pruned at every click, cost bench.load's load generator half its CPU."""
+    world = make_world()
+    alice = world.add_user("Alice")
+    world.commands.overwrite(None, [{"name": "help", "description": "h"}])
+    loop = asyncio.get_running_loop()
+    timers: list[float] = []
+    call_later = loop.call_later
+
+    def counted(delay: float, callback: Any, *args: Any) -> asyncio.TimerHandle:
+        timers.append(delay)
+        return call_later(delay, callback, *args)
+
+    monkeypatch.setattr(loop, "call_later", counted)
+    world.interaction_timeout = 3.0
+    late = [world.invoke_command(alice, world.dm_channel(alice), "help", {}) for _ in range(500)]
+    assert len(timers) == 1
+    world.interaction_timeout = 0.05
+    soon = world.invoke_command(alice, world.dm_channel(alice), "help", {})
+    assert len(timers) == 2, "an earlier deadline re-arms the timer"
+    await world.changes.wait_for(lambda: soon.failed, 5, "the short interaction to fail on its timer")
+    assert not any(handle.failed for handle in late)
+    world.advance_time(3)
+    assert all(handle.failed for handle in late)
     world.cancel_timers()
 
 
