@@ -1,7 +1,7 @@
 """Many channels playing Kniffel at once: dicebot's clicks per second and latency against the floor bot's.
 
 Run: ``.venv/bin/python -m bench.load [--channels 20] [--seconds 30 | --games N] [--warmup 5] [--only dicebot]
-[--shards N] [--database postgresql://postgres@127.0.0.1:5432/test]``.
+[--shards N] [--database postgresql://postgres@127.0.0.1:5432/test] [--no-pin]``.
 
 With ``--database`` dicebot runs a second time in the same run, on PostgreSQL (a new schema of that database,
 dropped afterwards), so its throughput and p99 stand next to SQLite's measured minutes apart on the same machine;
@@ -9,6 +9,8 @@ with ``--shards`` too, both the single process and the shard processes use Postg
 
 fakediscord and the simulated players run in this process; the bot under test runs as a separate process (dicebot
 as ``python -m bot`` on a fresh database, then ``bench/floor_bot.py``), so its CPU time and memory are its own.
+With two or more CPUs this process runs on CPU 0 and the bot on the others (``--no-pin``: wherever the scheduler
+puts them, which was often one core for both, halving the throughput of whichever bot ran).
 Each of the N channels has two players who play whole Kniffel games the way people do: one click at a time,
 each waiting for the answer before the next (roll, hold the dice showing the most common face, roll again
 twice, pick the best box), and a new game when one ends. There is no think time: every channel clicks as fast
