@@ -157,6 +157,20 @@ async def test_pending_interactions_share_one_timer_and_each_fails_at_its_own_de
     world.cancel_timers()
 
 
+async def test_an_interaction_dropped_from_the_table_does_not_stop_the_others_expiring() -> None:
+    """bench/measure.py drops the interactions it saw answered; expiry must skip them, not raise."""
+    world = make_world()
+    alice = world.add_user("Alice")
+    world.commands.overwrite(None, [{"name": "help", "description": "h"}])
+    world.interaction_timeout = 0.01
+    dropped = world.invoke_command(alice, world.dm_channel(alice), "help", {})
+    kept = world.invoke_command(alice, world.dm_channel(alice), "help", {})
+    del world.interactions[dropped.id]
+    world.advance_time(1)
+    assert kept.failed and not dropped.failed
+    world.cancel_timers()
+
+
 async def test_edits_keep_listed_attachments_and_add_new_files() -> None:
     world = make_world()
     guild = world.add_guild("G")
