@@ -387,13 +387,16 @@ async def drive(
         start, cpu_start, own_start = time.perf_counter(), cpu(bots), time.process_time()
         await asyncio.wait({everything}, timeout=load.seconds)
         end, cpu_end, own_end = time.perf_counter(), cpu(bots), time.process_time()
-    peak = sum(bot.probe.peak_rss() for bot in bots)
-    stop.set()
-    with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(asyncio.shield(everything), ANSWER_TIMEOUT * 3)
-    for task in tasks:
-        task.cancel()
-    await asyncio.gather(*tasks, return_exceptions=True)
+        peak = sum(bot.probe.peak_rss() for bot in bots)
+        # The clicks in flight at the window's end are still waited for with the collector paused: its first full
+        # collection stopped this process for longer than the players wait at 500 channels, and every one of them
+        # counted as unanswered.
+        stop.set()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(everything), ANSWER_TIMEOUT * 3)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
     exit_code = max([await bot.stop() for bot in bots], key=abs)
     return Result(
         name=name,
