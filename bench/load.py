@@ -9,8 +9,8 @@ with ``--shards`` too, both the single process and the shard processes use Postg
 
 fakediscord and the simulated players run in this process; the bot under test runs as a separate process (dicebot
 as ``python -m bot`` on a fresh database, then ``bench/floor_bot.py``), so its CPU time and memory are its own.
-With two or more CPUs this process runs on CPU 0 and the bot on the others (``--no-pin``: wherever the scheduler
-puts them, which was often one core for both, halving the throughput of whichever bot ran).
+With two or more CPUs this process runs on the first it may use and the bot on the others (``--no-pin``: wherever
+the scheduler puts them, which was often one core for both, halving the throughput of whichever bot ran).
 Each of the N channels has two players who play whole Kniffel games the way people do: one click at a time,
 each waiting for the answer before the next (roll, hold the dice showing the most common face, roll again
 twice, pick the best box), and a new game when one ends. There is no think time: every channel clicks as fast
@@ -464,7 +464,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument(
         "--pin",
         action=argparse.BooleanOptionalAction,
-        help="the load generator on CPU 0 and the bot on the others (default: with 2+ CPUs and no --shards)",
+        help="the load generator on one CPU and the bot on the others (default: with 2+ CPUs and no --shards)",
     )
     args = parser.parse_args()
     if args.channels < 1:
@@ -473,11 +473,11 @@ def parse_args() -> argparse.Namespace:
         parser.error("--shards must be at least 1, and --shards N > 1 compares dicebot with itself (no --only)")
     if args.seconds is None and args.games is None:
         args.seconds = 30.0
-    cpus = os.cpu_count() or 1
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
     if args.pin is None:
-        args.pin = cpus >= 2 and args.shards == 1 and hasattr(os, "sched_setaffinity")
-    if args.pin and cpus < 2:
-        parser.error("--pin needs at least 2 CPUs")
+        args.pin = usable >= 2 and args.shards == 1
+    if args.pin and usable < 2:
+        parser.error("--pin needs at least 2 CPUs this process may run on (and Linux's sched_setaffinity)")
     return args
 
 
@@ -503,12 +503,13 @@ async def main() -> None:
         # Discord's servers are not on the bot's machine: each side gets a core of its own, so the scheduler cannot
         # put the bot and the load generator that wakes it on one core (runs then fell into a mode at half the
         # throughput of the other, whichever bot ran).
-        os.sched_setaffinity(0, {0})
-        bot_cpus = set(range(1, os.cpu_count() or 2))
+        generator, *others = sorted(os.sched_getaffinity(0))
+        os.sched_setaffinity(0, {generator})
+        bot_cpus = set(others)
     print(
         f"{args.channels} channels, {length} after a {args.warmup:g} s warm-up; {platform.python_version()}, "
         f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at the start"
-        + (f"; load generator on CPU 0, the bots on {sorted(bot_cpus)}" if bot_cpus else "")
+        + (f"; load generator on CPU {generator}, the bots on {sorted(bot_cpus)}" if bot_cpus else "")
     )
     load = Load(args.channels, args.seconds, args.games, args.warmup, bot_cpus)
     results = []

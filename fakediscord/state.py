@@ -97,6 +97,7 @@ class World:
         self._deadlines: list[tuple[float, int]] = []
         self._expiry: asyncio.TimerHandle | None = None
         self._expiry_due = 0.0
+        self._expiry_loop: asyncio.AbstractEventLoop | None = None
         self._clock_offset = 0.0
         self.emit: Emitter = lambda event, data, intent: None
 
@@ -108,6 +109,7 @@ class World:
     def advance_time(self, seconds: float) -> None:
         """Jump the clock forward: pending interactions past their deadline fail, old tokens expire."""
         self._clock_offset += seconds
+        self.cancel_timers()  # set on the clock before the jump; expiring re-arms it on the new one
         self.expire_interactions()
 
     def expire_interactions(self) -> None:
@@ -128,16 +130,15 @@ class World:
         a test driving the world by hand advances its clock instead)."""
         if not self._deadlines:
             return
-        due = self._deadlines[0][0]
-        if self._expiry is not None and self._expiry_due <= due:
-            return
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             return
-        if self._expiry is not None:
-            self._expiry.cancel()
-        self._expiry_due = due
+        due = self._deadlines[0][0]
+        if self._expiry is not None and self._expiry_loop is loop and self._expiry_due <= due:
+            return
+        self.cancel_timers()
+        self._expiry_due, self._expiry_loop = due, loop
         self._expiry = loop.call_later(max(0.0, due - self.clock()), self._expiry_fired)
 
     def _expiry_fired(self) -> None:

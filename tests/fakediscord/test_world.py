@@ -171,6 +171,48 @@ async def test_an_interaction_dropped_from_the_table_does_not_stop_the_others_ex
     world.cancel_timers()
 
 
+async def test_advancing_the_clock_short_of_a_deadline_moves_the_timer_to_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The timer was set on the clock before the jump; left alone it would fire as late as the jump was long."""
+    world = make_world()
+    alice = world.add_user("Alice")
+    world.commands.overwrite(None, [{"name": "help", "description": "h"}])
+    loop = asyncio.get_running_loop()
+    delays: list[float] = []
+    call_later = loop.call_later
+
+    def counted(delay: float, callback: Any, *args: Any) -> asyncio.TimerHandle:
+        delays.append(delay)
+        return call_later(delay, callback, *args)
+
+    monkeypatch.setattr(loop, "call_later", counted)
+    world.interaction_timeout = 1.0
+    handle = world.invoke_command(alice, world.dm_channel(alice), "help", {})
+    world.advance_time(0.9)
+    assert len(delays) == 2 and delays[-1] <= 0.1, delays
+    await world.changes.wait_for(lambda: handle.failed, 5, "the interaction to fail at its deadline")
+    world.cancel_timers()
+
+
+def test_a_world_used_from_a_second_event_loop_still_expires_interactions() -> None:
+    """A timer of a finished loop never fires; it must not keep a new loop from getting one."""
+    world = make_world()
+    alice = world.add_user("Alice")
+    world.commands.overwrite(None, [{"name": "help", "description": "h"}])
+
+    async def first() -> None:
+        world.interaction_timeout = 0.2
+        world.invoke_command(alice, world.dm_channel(alice), "help", {})
+
+    async def second() -> bool:
+        world.interaction_timeout = 0.3
+        handle = world.invoke_command(alice, world.dm_channel(alice), "help", {})
+        return await world.changes.wait_for(lambda: handle.failed, 5, "the interaction to fail on the new loop")
+
+    asyncio.run(first())
+    assert asyncio.run(second())
+    world.cancel_timers()
+
+
 async def test_edits_keep_listed_attachments_and_add_new_files() -> None:
     world = make_world()
     guild = world.add_guild("G")
