@@ -63,9 +63,11 @@ async def start_bot(
     database: Path | str | None = None,
     log_level: str = "WARNING",
     settings: dict[str, str] | None = None,
+    cpus: set[int] | None = None,
 ) -> BotProcess:
     """Spawn ``python <command>`` pointed at ``server`` (commands synced to ``guild``, or globally when None) with
-    extra ``settings`` (e.g. ``SHARD_IDS``); returns once it started."""
+    extra ``settings`` (e.g. ``SHARD_IDS``), on ``cpus`` only when given (its children too); returns once it
+    started."""
     env = {key: value for key, value in os.environ.items() if key not in SETTINGS}
     env.update(
         DISCORD_TOKEN=server.token,
@@ -86,6 +88,8 @@ async def start_bot(
         process = await asyncio.create_subprocess_exec(
             sys.executable, *command, env=env, cwd=workdir, stdout=output, stderr=asyncio.subprocess.STDOUT
         )
+    if cpus is not None:
+        os.sched_setaffinity(process.pid, cpus)
     return BotProcess(name, process, ProcessProbe(process.pid), log)
 
 

@@ -1,7 +1,7 @@
 """Many channels playing Kniffel at once: dicebot's clicks per second and latency against the floor bot's.
 
 Run: ``.venv/bin/python -m bench.load [--channels 20] [--seconds 30 | --games N] [--warmup 5] [--only dicebot]
-[--shards N] [--database postgresql://postgres@127.0.0.1:5432/test]``.
+[--shards N] [--database postgresql://postgres@127.0.0.1:5432/test] [--no-pin]``.
 
 With ``--database`` dicebot runs a second time in the same run, on PostgreSQL (a new schema of that database,
 dropped afterwards), so its throughput and p99 stand next to SQLite's measured minutes apart on the same machine;
@@ -9,6 +9,8 @@ with ``--shards`` too, both the single process and the shard processes use Postg
 
 fakediscord and the simulated players run in this process; the bot under test runs as a separate process (dicebot
 as ``python -m bot`` on a fresh database, then ``bench/floor_bot.py``), so its CPU time and memory are its own.
+With two or more CPUs this process runs on the first it may use and the bot on the others (``--no-pin``: wherever
+the scheduler puts them, which was often one core for both, halving the throughput of whichever bot ran).
 Each of the N channels has two players who play whole Kniffel games the way people do: one click at a time,
 each waiting for the answer before the next (roll, hold the dice showing the most common face, roll again
 twice, pick the best box), and a new game when one ends. There is no think time: every channel clicks as fast
@@ -287,17 +289,27 @@ async def prebuilt_tables() -> Path:
     return TABLES
 
 
-async def run_one(setup: Setup, channels: int, seconds: float | None, games: int | None, warmup: float) -> Result:
+@dataclass(frozen=True)
+class Load:
+    """How the bots are loaded: channels at once, for how long, and where the bot processes may run."""
+
+    channels: int
+    seconds: float | None
+    games: int | None
+    warmup: float
+    #: The CPUs of the bot processes (None: any, shared with this process as the scheduler likes).
+    bot_cpus: set[int] | None
+
+
+async def run_one(setup: Setup, load: Load) -> Result:
     """One bot (in one or more processes) under the load, in a fresh fakediscord and (dicebot) a fresh database."""
     if setup.postgres is None:
-        return await _run(setup, channels, seconds, games, warmup, None)
+        return await _run(setup, load, None)
     async with fresh_schema(setup.postgres) as url:
-        return await _run(setup, channels, seconds, games, warmup, url)
+        return await _run(setup, load, url)
 
 
-async def _run(
-    setup: Setup, channels: int, seconds: float | None, games: int | None, warmup: float, postgres: str | None
-) -> Result:
+async def _run(setup: Setup, load: Load, postgres: str | None) -> Result:
     with tempfile.TemporaryDirectory(prefix="bench-load-") as folder:
         workdir = Path(folder)
         async with FakeDiscord(token=TOKEN, bot_name=setup.name, shard_count=setup.processes) as server:
@@ -308,7 +320,7 @@ async def _run(
                     server.add_user(f"A{i}"),
                     server.add_user(f"B{i}"),
                 )
-                for i in range(channels)
+                for i in range(load.channels)
             ]
             # One guild: commands synced to it at once; several: global commands, invocable in every guild.
             target = guilds[0] if len(guilds) == 1 else None
@@ -338,13 +350,14 @@ async def _run(
                             database=database,
                             settings=sharded if setup.processes > 1 else None,
                             log_level="INFO" if setup.dicebot else "WARNING",
+                            cpus=load.bot_cpus,
                         )
                     )
                     await wait_connected(bots[-1], server, target, shard=shard if setup.processes > 1 else None)
                 if setup.dicebot:
                     waited = max([await settled(bot) for bot in bots])
                     print(f"{setup.name}: start-up (strategy tables, heap) finished {waited:.0f} s after connecting")
-                return await drive(setup.name, server, bots, rooms, seconds, games, warmup)
+                return await drive(setup.name, server, bots, rooms, load)
             finally:
                 for bot in bots:
                     await bot.stop()
@@ -355,9 +368,7 @@ async def drive(
     server: FakeDiscord,
     bots: list[BotProcess],
     rooms: list[Room],
-    seconds: float | None,
-    games: int | None,
-    warmup: float,
+    load: Load,
 ) -> Result:
     stop = asyncio.Event()
     latencies = Latencies()
@@ -366,23 +377,26 @@ async def drive(
     played = Counter[int]()
 
     async def room_loop(index: int, room: Room) -> None:
-        while not stop.is_set() and (games is None or played[index] < games):
+        while not stop.is_set() and (load.games is None or played[index] < load.games):
             played[index] += await players.play(room)
 
     with collector_paused():
         tasks = [asyncio.create_task(room_loop(i, room)) for i, room in enumerate(rooms)]
         everything = asyncio.gather(*tasks)
-        await asyncio.wait({everything}, timeout=warmup)
+        await asyncio.wait({everything}, timeout=load.warmup)
         start, cpu_start, own_start = time.perf_counter(), cpu(bots), time.process_time()
-        await asyncio.wait({everything}, timeout=seconds)
+        await asyncio.wait({everything}, timeout=load.seconds)
         end, cpu_end, own_end = time.perf_counter(), cpu(bots), time.process_time()
-    peak = sum(bot.probe.peak_rss() for bot in bots)
-    stop.set()
-    with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(asyncio.shield(everything), ANSWER_TIMEOUT * 3)
-    for task in tasks:
-        task.cancel()
-    await asyncio.gather(*tasks, return_exceptions=True)
+        peak = sum(bot.probe.peak_rss() for bot in bots)
+        # The clicks in flight at the window's end are still waited for with the collector paused: its first full
+        # collection stopped this process for longer than the players wait at 500 channels, and every one of them
+        # counted as unanswered.
+        stop.set()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(everything), ANSWER_TIMEOUT * 3)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
     exit_code = max([await bot.stop() for bot in bots], key=abs)
     return Result(
         name=name,
@@ -447,6 +461,11 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument(
         "--database", metavar="URL", help="also run dicebot on this PostgreSQL database (postgresql://...)"
     )
+    parser.add_argument(
+        "--pin",
+        action=argparse.BooleanOptionalAction,
+        help="the load generator on one CPU and the bot on the others (default: with 2+ CPUs and no --shards)",
+    )
     args = parser.parse_args()
     if args.channels < 1:
         parser.error("--channels must be at least 1")
@@ -454,6 +473,11 @@ def parse_args() -> argparse.Namespace:
         parser.error("--shards must be at least 1, and --shards N > 1 compares dicebot with itself (no --only)")
     if args.seconds is None and args.games is None:
         args.seconds = 30.0
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+    if args.pin is None:
+        args.pin = usable >= 2 and args.shards == 1
+    if args.pin and usable < 2:
+        parser.error("--pin needs at least 2 CPUs this process may run on (and Linux's sched_setaffinity)")
     return args
 
 
@@ -474,13 +498,23 @@ async def main() -> None:
         if args.database and args.only in (None, "dicebot"):
             setups.insert(1, Setup(POSTGRES_RUN, DICEBOT, postgres=args.database))
     length = f"{args.seconds:g} s" if args.seconds is not None else f"{args.games} games per channel"
+    bot_cpus = None
+    if args.pin:
+        # Discord's servers are not on the bot's machine: each side gets a core of its own, so the scheduler cannot
+        # put the bot and the load generator that wakes it on one core (runs then fell into a mode at half the
+        # throughput of the other, whichever bot ran).
+        generator, *others = sorted(os.sched_getaffinity(0))
+        os.sched_setaffinity(0, {generator})
+        bot_cpus = set(others)
     print(
         f"{args.channels} channels, {length} after a {args.warmup:g} s warm-up; {platform.python_version()}, "
         f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at the start"
+        + (f"; load generator on CPU {generator}, the bots on {sorted(bot_cpus)}" if bot_cpus else "")
     )
+    load = Load(args.channels, args.seconds, args.games, args.warmup, bot_cpus)
     results = []
     for setup in setups:
-        results.append(await run_one(setup, args.channels, args.seconds, args.games, args.warmup))
+        results.append(await run_one(setup, load))
         done = results[-1]
         print(
             f"{setup.name}: {done.games} games finished, {done.refused} clicks refused by the client (control gone), "

@@ -57,7 +57,8 @@ class Stopwatch:
     fakediscord has no hook for "a callback arrived", so the world's ``respond`` is wrapped on this one instance.
     Waiting on a per-interaction future (rather than fakediscord's broadcast ``Changes``) keeps the load
     generator's cost per click constant however many simulated players are waiting. Answered interactions are
-    dropped from the world's table, whose expiry timer otherwise scans every interaction ever made.
+    dropped from the world's table, which otherwise keeps every interaction ever made (fakediscord's expiry skips
+    the dropped ones).
     """
 
     def __init__(self, world: World) -> None:

@@ -99,12 +99,13 @@ class FakeDiscord:
         self.gateway.url = self.gateway_url
 
     async def close(self) -> None:
-        """Stop timers, close gateway sockets and the HTTP server."""
-        self.world.cancel_timers()
+        """Close gateway sockets and the HTTP server, then stop the world's timer (a click answered meanwhile could
+        have set it again)."""
         await self.gateway.close()
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
+        self.world.cancel_timers()
 
     async def __aenter__(self) -> Self:
         await self.start()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -124,6 +125,91 @@ async def test_advancing_the_clock_fails_pending_interactions_and_expires_tokens
     with pytest.raises(APIError) as caught:
         world.interaction_for_webhook(world.application_id, handle.token)
     assert caught.value.code == 50027
+    world.cancel_timers()
+
+
+async def test_pending_interactions_share_one_timer_and_each_fails_at_its_own_deadline(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A timer per interaction, pruned at every click, cost bench.load's load generator half its CPU."""
+    world = make_world()
+    alice = world.add_user("Alice")
+    world.commands.overwrite(None, [{"name": "help", "description": "h"}])
+    loop = asyncio.get_running_loop()
+    timers: list[float] = []
+    call_later = loop.call_later
+
+    def counted(delay: float, callback: Any, *args: Any) -> asyncio.TimerHandle:
+        timers.append(delay)
+        return call_later(delay, callback, *args)
+
+    monkeypatch.setattr(loop, "call_later", counted)
+    world.interaction_timeout = 3.0
+    late = [world.invoke_command(alice, world.dm_channel(alice), "help", {}) for _ in range(500)]
+    assert len(timers) == 1
+    world.interaction_timeout = 0.05
+    soon = world.invoke_command(alice, world.dm_channel(alice), "help", {})
+    assert len(timers) == 2, "an earlier deadline re-arms the timer"
+    await world.changes.wait_for(lambda: soon.failed, 5, "the short interaction to fail on its timer")
+    assert not any(handle.failed for handle in late)
+    world.advance_time(3)
+    assert all(handle.failed for handle in late)
+    world.cancel_timers()
+
+
+async def test_an_interaction_dropped_from_the_table_does_not_stop_the_others_expiring() -> None:
+    """bench/measure.py drops the interactions it saw answered; expiry must skip them, not raise."""
+    world = make_world()
+    alice = world.add_user("Alice")
+    world.commands.overwrite(None, [{"name": "help", "description": "h"}])
+    world.interaction_timeout = 0.01
+    dropped = world.invoke_command(alice, world.dm_channel(alice), "help", {})
+    kept = world.invoke_command(alice, world.dm_channel(alice), "help", {})
+    del world.interactions[dropped.id]
+    world.advance_time(1)
+    assert kept.failed and not dropped.failed
+    world.cancel_timers()
+
+
+async def test_advancing_the_clock_short_of_a_deadline_moves_the_timer_to_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The timer was set on the clock before the jump; left alone it would fire as late as the jump was long."""
+    world = make_world()
+    alice = world.add_user("Alice")
+    world.commands.overwrite(None, [{"name": "help", "description": "h"}])
+    loop = asyncio.get_running_loop()
+    delays: list[float] = []
+    call_later = loop.call_later
+
+    def counted(delay: float, callback: Any, *args: Any) -> asyncio.TimerHandle:
+        delays.append(delay)
+        return call_later(delay, callback, *args)
+
+    monkeypatch.setattr(loop, "call_later", counted)
+    world.interaction_timeout = 1.0
+    handle = world.invoke_command(alice, world.dm_channel(alice), "help", {})
+    world.advance_time(0.9)
+    assert len(delays) == 2 and delays[-1] <= 0.1, delays
+    await world.changes.wait_for(lambda: handle.failed, 5, "the interaction to fail at its deadline")
+    world.cancel_timers()
+
+
+def test_a_world_used_from_a_second_event_loop_still_expires_interactions() -> None:
+    """A timer of a finished loop never fires; it must not keep a new loop from getting one."""
+    world = make_world()
+    alice = world.add_user("Alice")
+    world.commands.overwrite(None, [{"name": "help", "description": "h"}])
+
+    async def first() -> None:
+        world.interaction_timeout = 0.2
+        world.invoke_command(alice, world.dm_channel(alice), "help", {})
+
+    async def second() -> bool:
+        world.interaction_timeout = 0.3
+        handle = world.invoke_command(alice, world.dm_channel(alice), "help", {})
+        return await world.changes.wait_for(lambda: handle.failed, 5, "the interaction to fail on the new loop")
+
+    asyncio.run(first())
+    assert asyncio.run(second())
     world.cancel_timers()
 
 
