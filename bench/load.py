@@ -498,7 +498,7 @@ async def main() -> None:
         if args.database and args.only in (None, "dicebot"):
             setups.insert(1, Setup(POSTGRES_RUN, DICEBOT, postgres=args.database))
     length = f"{args.seconds:g} s" if args.seconds is not None else f"{args.games} games per channel"
-    bot_cpus = None
+    bot_cpus, placement = None, ""
     if args.pin:
         # Discord's servers are not on the bot's machine: each side gets a core of its own, so the scheduler cannot
         # put the bot and the load generator that wakes it on one core (runs then fell into a mode at half the
@@ -506,10 +506,10 @@ async def main() -> None:
         generator, *others = sorted(os.sched_getaffinity(0))
         os.sched_setaffinity(0, {generator})
         bot_cpus = set(others)
+        placement = f"; load generator on CPU {generator}, the bots on {others}"
     print(
         f"{args.channels} channels, {length} after a {args.warmup:g} s warm-up; {platform.python_version()}, "
-        f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at the start"
-        + (f"; load generator on CPU {generator}, the bots on {sorted(bot_cpus)}" if bot_cpus else "")
+        f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at the start" + placement
     )
     load = Load(args.channels, args.seconds, args.games, args.warmup, bot_cpus)
     results = []

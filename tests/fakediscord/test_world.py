@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from fakediscord import APIError, UnknownCommand
+from fakediscord import interactions as ix
 from fakediscord.models import ADMINISTRATOR, DEFAULT_BOT_PERMISSIONS
 from fakediscord.state import Upload, World
 
@@ -128,27 +130,39 @@ async def test_advancing_the_clock_fails_pending_interactions_and_expires_tokens
     world.cancel_timers()
 
 
+def _helping_world() -> tuple[World, Callable[[], ix.InteractionHandle]]:
+    """A world with a /help command and a call that has Alice run it in her DMs (one new interaction each)."""
+    world = make_world()
+    alice = world.add_user("Alice")
+    world.commands.overwrite(None, [{"name": "help", "description": "h"}])
+    return world, lambda: world.invoke_command(alice, world.dm_channel(alice), "help", {})
+
+
+def _timer_delays(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The delay of every timer the running event loop is asked for from now on."""
+    loop = asyncio.get_running_loop()
+    delays: list[float] = []
+    call_later = loop.call_later
+
+    def recorded(delay: float, callback: Any, *args: Any) -> asyncio.TimerHandle:
+        delays.append(delay)
+        return call_later(delay, callback, *args)
+
+    monkeypatch.setattr(loop, "call_later", recorded)
+    return delays
+
+
 async def test_pending_interactions_share_one_timer_and_each_fails_at_its_own_deadline(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A timer per interaction, pruned at every click, cost bench.load's load generator half its CPU."""
-    world = make_world()
-    alice = world.add_user("Alice")
-    world.commands.overwrite(None, [{"name": "help", "description": "h"}])
-    loop = asyncio.get_running_loop()
-    timers: list[float] = []
-    call_later = loop.call_later
-
-    def counted(delay: float, callback: Any, *args: Any) -> asyncio.TimerHandle:
-        timers.append(delay)
-        return call_later(delay, callback, *args)
-
-    monkeypatch.setattr(loop, "call_later", counted)
+    world, help_command = _helping_world()
+    timers = _timer_delays(monkeypatch)
     world.interaction_timeout = 3.0
-    late = [world.invoke_command(alice, world.dm_channel(alice), "help", {}) for _ in range(500)]
+    late = [help_command() for _ in range(500)]
     assert len(timers) == 1
     world.interaction_timeout = 0.05
-    soon = world.invoke_command(alice, world.dm_channel(alice), "help", {})
+    soon = help_command()
     assert len(timers) == 2, "an earlier deadline re-arms the timer"
     await world.changes.wait_for(lambda: soon.failed, 5, "the short interaction to fail on its timer")
     assert not any(handle.failed for handle in late)
@@ -159,12 +173,10 @@ async def test_pending_interactions_share_one_timer_and_each_fails_at_its_own_de
 
 async def test_an_interaction_dropped_from_the_table_does_not_stop_the_others_expiring() -> None:
     """bench/measure.py drops the interactions it saw answered; expiry must skip them, not raise."""
-    world = make_world()
-    alice = world.add_user("Alice")
-    world.commands.overwrite(None, [{"name": "help", "description": "h"}])
+    world, help_command = _helping_world()
     world.interaction_timeout = 0.01
-    dropped = world.invoke_command(alice, world.dm_channel(alice), "help", {})
-    kept = world.invoke_command(alice, world.dm_channel(alice), "help", {})
+    dropped = help_command()
+    kept = help_command()
     del world.interactions[dropped.id]
     world.advance_time(1)
     assert kept.failed and not dropped.failed
@@ -173,20 +185,10 @@ async def test_an_interaction_dropped_from_the_table_does_not_stop_the_others_ex
 
 async def test_advancing_the_clock_short_of_a_deadline_moves_the_timer_to_it(monkeypatch: pytest.MonkeyPatch) -> None:
     """The timer was set on the clock before the jump; left alone it would fire as late as the jump was long."""
-    world = make_world()
-    alice = world.add_user("Alice")
-    world.commands.overwrite(None, [{"name": "help", "description": "h"}])
-    loop = asyncio.get_running_loop()
-    delays: list[float] = []
-    call_later = loop.call_later
-
-    def counted(delay: float, callback: Any, *args: Any) -> asyncio.TimerHandle:
-        delays.append(delay)
-        return call_later(delay, callback, *args)
-
-    monkeypatch.setattr(loop, "call_later", counted)
+    world, help_command = _helping_world()
+    delays = _timer_delays(monkeypatch)
     world.interaction_timeout = 1.0
-    handle = world.invoke_command(alice, world.dm_channel(alice), "help", {})
+    handle = help_command()
     world.advance_time(0.9)
     assert len(delays) == 2 and delays[-1] <= 0.1, delays
     await world.changes.wait_for(lambda: handle.failed, 5, "the interaction to fail at its deadline")
@@ -195,17 +197,15 @@ async def test_advancing_the_clock_short_of_a_deadline_moves_the_timer_to_it(mon
 
 def test_a_world_used_from_a_second_event_loop_still_expires_interactions() -> None:
     """A timer of a finished loop never fires; it must not keep a new loop from getting one."""
-    world = make_world()
-    alice = world.add_user("Alice")
-    world.commands.overwrite(None, [{"name": "help", "description": "h"}])
+    world, help_command = _helping_world()
 
     async def first() -> None:
         world.interaction_timeout = 0.2
-        world.invoke_command(alice, world.dm_channel(alice), "help", {})
+        help_command()
 
     async def second() -> bool:
         world.interaction_timeout = 0.3
-        handle = world.invoke_command(alice, world.dm_channel(alice), "help", {})
+        handle = help_command()
         return await world.changes.wait_for(lambda: handle.failed, 5, "the interaction to fail on the new loop")
 
     asyncio.run(first())
