@@ -21,7 +21,7 @@ from bot.play.lateness import Lateness
 from bot.play.ports import ResponseFailed
 from bot.play.transitions import Actor
 from bot.storage import GameRecord
-from bot.ui.render import Rendered
+from bot.ui.render import Rendered, games_in
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +32,9 @@ LATENESS = Lateness()
 #: All :class:`InteractionRequest` reads of the message a game click was on; the gateway hands it over with these
 #: fields alone (``DiceBot._interaction_created``), so a new field read here must be added here.
 CLICKED_MESSAGE = ("id", "channel_id", "guild_id", "author", "type", "flags", "interaction_metadata")
+#: The key of a game click's ``interaction.data`` under which ``DiceBot._interaction_created`` leaves the games whose
+#: controls the clicked message carries (its components are not handed over).
+MESSAGE_GAMES = "dicebot_message_games"
 
 
 def actor_of(user: discord.abc.User, *, moderator: bool = False) -> Actor:
@@ -56,6 +59,7 @@ class InteractionRequest:
         self.message_owner = str(metadata.user.id) if metadata is not None else None
         me = interaction.client.user
         self.message_by_bot = bool(message is not None and me is not None and message.author.id == me.id)
+        self.message_games = message_games(interaction)
 
     def expired(self) -> bool:
         return LATENESS.too_late(self.interaction.id)
@@ -104,6 +108,20 @@ class InteractionRequest:
                 await self.interaction.followup.send(text, ephemeral=True)
             else:
                 await self.interaction.response.send_message(text, ephemeral=True)
+
+
+def message_games(interaction: discord.Interaction[Any]) -> frozenset[int]:
+    """The games whose controls the clicked message carries, from Discord's copy of the message: a forged click
+    can name any game in its id, but not change the message it was made on."""
+    data: Any = interaction.data or {}
+    if MESSAGE_GAMES in data:
+        return frozenset(data[MESSAGE_GAMES])
+    message = interaction.message
+    if message is None:
+        return frozenset()
+    return games_in(
+        getattr(child, "custom_id", None) for row in message.components for child in getattr(row, "children", ())
+    )
 
 
 async def _edit_clicked_message(interaction: discord.Interaction[Any], rendered: Rendered) -> None:

@@ -659,7 +659,7 @@ class GameService(LiveBoards):
         spec = self.specs[record.kind]
         if request.message_id == record.message_id:
             await self.show(spec, Game.load(spec, record))
-        elif request.channel_id == record.channel_id and request.message_by_bot:
+        elif request.channel_id == record.channel_id and request.message_by_bot and record.id in request.message_games:
             await self._strip(spec, record, request.message_id)
 
     async def _rematch(self, request: Request, spec: AnySpec, record: GameRecord) -> None:

@@ -67,6 +67,16 @@ def parse_custom_id(value: str, values: Sequence[str] = ()) -> Click | None:
     return Click(int(match["game"]), match["action"], match["arg"], int(match["stamp"]), tuple(values))
 
 
+def games_in(custom_ids: Iterable[object]) -> frozenset[int]:
+    """The games whose controls these component ids are (ids that are not a game's are skipped)."""
+    games = set()
+    for value in custom_ids:
+        match = CUSTOM_ID.fullmatch(value) if isinstance(value, str) and len(value) <= MAX_CUSTOM_ID else None
+        if match is not None:
+            games.add(int(match["game"]))
+    return frozenset(games)
+
+
 class _Button(NamedTuple):
     """A button as the renderer asked for it; a tuple, as a frozen dataclass cost a microsecond per field to build,
     nine to twenty times a board (docs/benchmarks.md)."""
