@@ -335,7 +335,7 @@ class GameService(LiveBoards):
                 # Queued past Discord's deadline: its user already saw it fail, so nothing is done (or saved).
                 log.info("game %s: dropped a %s click that waited too long to be answered", click.game_id, click.action)
                 return
-            game = await self._load(click.game_id)
+            game = await self._load(click.game_id, stale=lambda kept: self._behind(kept, request, click))
             if game is None:
                 self._locks.pop(click.game_id, None)
                 await self._point(request, None)
@@ -405,6 +405,23 @@ class GameService(LiveBoards):
         except ResponseFailed as failed:
             log.warning("game %s: click %s saved but not answered (%s)", saved.record.id, click.action, failed)
         await self.show(spec, saved)
+
+    def _behind(self, game: Game, request: Request, click: Click) -> bool:
+        """Whether a click may come from a newer game than this kept copy: it names a stamp the copy would not give,
+        or was made in public on a message the copy does not know as the live board. Only another process saving
+        the game (an overlapping restart) makes that true of a current click; an outdated one is read again for
+        nothing, and still refused."""
+        record = game.record
+        if not request.message_is_private and request.message_id != record.message_id:
+            return True
+        stamp = self.specs[record.kind].stamp_of(click, record.version, game.state) if game.state is not None else None
+        return click.stamp != (record.version if stamp is None else stamp)
+
+    @staticmethod
+    def _due(game: Game, now: float) -> bool:
+        """Whether the game has a deadline that has passed (what ``transitions.deadline`` acts on)."""
+        record = game.record
+        return record.active and record.deadline_at is not None and record.deadline_at <= now
 
     @staticmethod
     def _in_effect(spec: AnySpec, game: Game, click: Click) -> bool:
@@ -541,12 +558,14 @@ class GameService(LiveBoards):
     async def on_deadline(self, game_id: int) -> None:
         """A stored deadline passed: expire the lobby, or play the timed-out turn for its players."""
         async with self._locks[game_id], self.cache.dropped_on_failure(game_id):
-            game = await self._load(game_id)
+            now = self._clock()
+            # The database says this deadline is due; a kept copy that says nothing is due is behind it (another
+            # process saved the game since), and trusting it would leave the deadline due, fired again at once.
+            game = await self._load(game_id, stale=lambda kept: not self._due(kept, now))
             if game is None:
                 return
             record = game.record
             spec = self.specs[record.kind]
-            now = self._clock()
             decided = transitions.deadline(spec, game, self._choose(spec, record), self._rng(), now)
             if decided is None:
                 return
@@ -752,10 +771,13 @@ class GameService(LiveBoards):
         if seat is not None:
             self.brain.prepare(game.state, seat.player)
 
-    async def _load(self, game_id: int) -> Game | None:
-        """The game as last saved or loaded by this process, else read from the database (and kept)."""
+    async def _load(self, game_id: int, stale: Callable[[Game], bool] | None = None) -> Game | None:
+        """The game as last saved or loaded by this process, else read from the database (and kept).
+
+        ``stale`` tells a kept copy that the request shows to be behind the database: it is read again.
+        """
         game = self.cache.get(game_id)
-        if game is not None:
+        if game is not None and (stale is None or not stale(game)):
             return game
         record = await self._games.get(game_id)
         if record is None:
