@@ -11,6 +11,7 @@ import logging
 from collections.abc import AsyncIterator
 from typing import Any
 
+import aiohttp
 import discord
 from discord.http import Route
 from discord.webhook.async_ import async_context, interaction_message_response_params
@@ -25,6 +26,9 @@ from bot.ui.render import Rendered, games_in
 
 log = logging.getLogger(__name__)
 
+#: A request that never got an answer: the connection to Discord broke or timed out (discord.py passes aiohttp's
+#: errors on, bar a retry of a reset connection). Whether Discord acted on it is unknown, like a 5xx answer's.
+NETWORK_ERRORS = (aiohttp.ClientError, TimeoutError)
 #: A board posted anew pings the people it mentions (the player to act), never a role or everyone.
 PING_PEOPLE = discord.AllowedMentions(everyone=False, roles=False, users=True)
 #: How late interactions reach the service, against the quickest recent one (one per process: one clock).
@@ -184,11 +188,14 @@ class OriginalResponse:
 
 @contextlib.asynccontextmanager
 async def _answering() -> AsyncIterator[None]:
-    """Turn Discord's refusal to take an answer (expired interaction 10062, 5xx, rate limit) into the port's error."""
+    """Turn Discord's refusal to take an answer (expired interaction 10062, 5xx, rate limit), or a connection that
+    broke on the way, into the port's error."""
     try:
         yield
     except discord.HTTPException as error:
         raise ResponseFailed(f"{error.status} {error.code}: {error.text}") from error
+    except NETWORK_ERRORS as error:
+        raise ResponseFailed(f"no answer from Discord: {error!r}") from error
 
 
 class DiscordChannels:
@@ -207,6 +214,9 @@ class DiscordChannels:
         except discord.HTTPException as error:
             log.warning("could not edit message %s of game %s: %s %s", target, record.id, error.status, error.text)
             return isinstance(error, discord.NotFound | discord.Forbidden)
+        except NETWORK_ERRORS as error:
+            log.warning("could not edit message %s of game %s: %r", target, record.id, error)
+            return False
         return True
 
     async def send(self, record: GameRecord, rendered: Rendered) -> int | None:
@@ -215,6 +225,9 @@ class DiscordChannels:
             message = await channel.send(**rendered.kwargs(), allowed_mentions=PING_PEOPLE)
         except discord.HTTPException as error:
             log.warning("could not post the board of game %s: %s %s", record.id, error.status, error.text)
+            return None
+        except NETWORK_ERRORS as error:
+            log.warning("could not post the board of game %s: %r", record.id, error)
             return None
         return message.id
 
@@ -227,4 +240,7 @@ class DiscordChannels:
         except discord.HTTPException as error:
             # Without Read Message History (or on a server error) the board stays where it is.
             log.warning("could not read below the board of game %s: %s %s", record.id, error.status, error.text)
+            return None
+        except NETWORK_ERRORS as error:
+            log.warning("could not read below the board of game %s: %r", record.id, error)
             return None
