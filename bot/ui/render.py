@@ -68,13 +68,18 @@ def parse_custom_id(value: str, values: Sequence[str] = ()) -> Click | None:
 
 
 def games_in(custom_ids: Iterable[object]) -> frozenset[int]:
-    """The games whose controls these component ids are (ids that are not a game's are skipped)."""
+    """The games whose controls these component ids are (ids that are not a game's are skipped). Read from a
+    message as Discord stores it, that is from ids this bot wrote: the game's part is enough, without a regex."""
     games = set()
     for value in custom_ids:
-        match = CUSTOM_ID.fullmatch(value) if isinstance(value, str) and len(value) <= MAX_CUSTOM_ID else None
-        if match is not None:
-            games.add(int(match["game"]))
+        if isinstance(value, str) and value.startswith(_GAME_PREFIX):
+            game = value[len(_GAME_PREFIX) : value.find(":", len(_GAME_PREFIX))]
+            if game.isdecimal():
+                games.add(int(game))
     return frozenset(games)
+
+
+_GAME_PREFIX = f"{PREFIX}:"
 
 
 class _Button(NamedTuple):
