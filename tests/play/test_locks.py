@@ -51,6 +51,32 @@ async def test_a_free_lock_is_forgotten_at_once_and_a_running_game_s_is_kept() -
     assert 3 not in locks
 
 
+async def test_a_waiter_cancelled_at_the_lock_leaves_no_trace() -> None:
+    """A click dropped while it waited (its interaction expired, the bot stops) still counts out."""
+    locks = GameLocks()
+    holding, release = asyncio.Event(), asyncio.Event()
+
+    async def holder() -> None:
+        async with locks.hold(1):
+            holding.set()
+            await release.wait()
+            locks.forget(1)
+
+    async def waiter() -> None:
+        async with locks.hold(1):
+            raise AssertionError("a cancelled waiter never gets the lock")
+
+    first = asyncio.create_task(holder())
+    await holding.wait()
+    second = asyncio.create_task(waiter())
+    await asyncio.sleep(0)  # the waiter reaches the lock
+    second.cancel()
+    release.set()
+    await first
+    assert second.cancelled()
+    assert 1 not in locks
+
+
 class SlowBoard(Recorder):
     """Channels whose edit of the board waits until released (the final board still being shown)."""
 
