@@ -236,8 +236,19 @@ def add_nothing(parser: argparse.ArgumentParser) -> None:
     """A subcommand without arguments."""
 
 
+def tcp_port(text: str) -> int:
+    """A port to listen on: 1 to 65535 (0 would pick a random one, which the printed address could not name)."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number (1 to 65535)") from None
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is not a port number (1 to 65535)")
+    return port
+
+
 def add_playground(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--port", type=int, default=8080, help="port of the page and the local Discord (8080)")
+    parser.add_argument("--port", type=tcp_port, default=8080, help="port of the page and the local Discord (8080)")
     parser.add_argument("--host", default=LOCALHOST, help="address to listen on (127.0.0.1: only this machine)")
 
 
