@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from bot import health
 
 if TYPE_CHECKING:
+    import discord
+
     from bot.app import DiceBot
     from bot.playground import Playground
 
@@ -93,9 +95,21 @@ def _with_discord(what: Callable[[DiceBot, str], Coroutine[Any, Any, None]], *, 
         return fail("DISCORD_TOKEN was rejected by Discord: copy the bot token again from the developer portal")
     except discord.PrivilegedIntentsRequired:
         return fail("Discord refused the requested gateway intents: check the bot's settings in the developer portal")
-    except (OSError, discord.GatewayNotFound, discord.HTTPException) as error:
+    except discord.HTTPException as error:
+        return fail(refused_at_start(error, settings.dev_guild_id))
+    except (OSError, discord.GatewayNotFound) as error:
         return fail(f"cannot reach Discord ({error}); check the network or DISCORD_API_BASE/DISCORD_GATEWAY_URL")
     return 0
+
+
+def refused_at_start(error: discord.HTTPException, dev_guild_id: int | None) -> str:
+    """Discord answered a start-up request (the command sync, mostly) with an error: what to check, by what it said.
+    Discord was reached, so the network is not the thing to check."""
+    said = f"{error.status} {error.text}".strip()
+    if error.status in (401, 403):
+        server = f"is the bot in the server DEV_GUILD_ID={dev_guild_id} names? " if dev_guild_id is not None else ""
+        return f"Discord refused a start-up request ({said}): {server}check the bot's invitation and permissions"
+    return f"Discord answered a start-up request with an error ({said}); try again later"
 
 
 async def serve_playground(playground: Playground) -> None:
