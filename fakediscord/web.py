@@ -191,7 +191,9 @@ class WebUI:
         removed = [str(i) for i in viewer.sent_messages if i not in current]
         viewer.sent_messages = current
         if upsert or removed:
-            await self._send(viewer, {"type": "messages", "upsert": upsert, "remove": removed})
+            # Named by its user: a page that switched user meanwhile drops a push still meant for the last one.
+            shown_to = str(user.id) if user is not None else None
+            await self._send(viewer, {"type": "messages", "for": shown_to, "upsert": upsert, "remove": removed})
 
     def _annotated(self, message: Message) -> dict[str, Any]:
         """The message JSON as held, plus which command it answers (Discord's client shows "used /command")."""
@@ -342,7 +344,7 @@ class WebUI:
         return {"message": str(message.id)}
 
     async def add_user(self, body: dict[str, Any]) -> dict[str, Any]:
-        name = " ".join(str(body.get("name", "")).split())
+        name = " ".join(str(body.get("name") or "").split())
         if not 1 <= len(name) <= MAX_NAME:
             raise BadRequest(f"a name has 1 to {MAX_NAME} characters")
         user = self.server.add_user(name)

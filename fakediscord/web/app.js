@@ -645,6 +645,8 @@ function receive(data) {
     renderMessages();
     refreshComposer();
   } else if (data.type === "messages") {
+    // Sent before this page switched user (the server starts the new user's view afresh): not theirs to see.
+    if (data.for !== state.me) return;
     for (const message of data.upsert) {
       const known = state.messages.has(message.id);
       state.messages.set(message.id, message);
