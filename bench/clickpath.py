@@ -61,6 +61,7 @@ class Request:
         self.message_is_private = False
         self.message_owner: str | None = None
         self.message_by_bot = True
+        self.message_games = frozenset[int]()
         self.rendered: Rendered | None = None
         self.sent = 0
 

@@ -57,7 +57,9 @@ class FloorBot(discord.Client):
 
     def __init__(self, guild_id: int | None) -> None:
         intents = discord.Intents.none()
-        intents.guilds = True  # what dicebot asks for, so both get the same gateway traffic
+        # Guilds only: the thinnest bot needs no message events. dicebot also asks for guild messages (the live
+        # board's tail), so it receives each edit's MESSAGE_UPDATE too (docs/benchmarks.md, "Load").
+        intents.guilds = True
         super().__init__(intents=intents)
         self.tree = app_commands.CommandTree(self)
         self._guild = None if guild_id is None else discord.Object(guild_id)

@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from bot import health
 
 if TYPE_CHECKING:
+    import discord
+
     from bot.app import DiceBot
     from bot.playground import Playground
 
@@ -93,9 +95,21 @@ def _with_discord(what: Callable[[DiceBot, str], Coroutine[Any, Any, None]], *, 
         return fail("DISCORD_TOKEN was rejected by Discord: copy the bot token again from the developer portal")
     except discord.PrivilegedIntentsRequired:
         return fail("Discord refused the requested gateway intents: check the bot's settings in the developer portal")
-    except (OSError, discord.GatewayNotFound, discord.HTTPException) as error:
+    except discord.HTTPException as error:
+        return fail(refused_at_start(error, settings.dev_guild_id))
+    except (OSError, discord.GatewayNotFound) as error:
         return fail(f"cannot reach Discord ({error}); check the network or DISCORD_API_BASE/DISCORD_GATEWAY_URL")
     return 0
+
+
+def refused_at_start(error: discord.HTTPException, dev_guild_id: int | None) -> str:
+    """Discord answered a start-up request (the command sync, mostly) with an error: what to check, by what it said.
+    Discord was reached, so the network is not the thing to check."""
+    said = f"{error.status} {error.text}".strip()
+    if error.status in (401, 403):
+        server = f"is the bot in the server DEV_GUILD_ID={dev_guild_id} names? " if dev_guild_id is not None else ""
+        return f"Discord refused a start-up request ({said}): {server}check the bot's invitation and permissions"
+    return f"Discord answered a start-up request with an error ({said}); try again later"
 
 
 async def serve_playground(playground: Playground) -> None:
@@ -236,8 +250,19 @@ def add_nothing(parser: argparse.ArgumentParser) -> None:
     """A subcommand without arguments."""
 
 
+def tcp_port(text: str) -> int:
+    """A port to listen on: 1 to 65535 (0 would pick a random one, which the printed address could not name)."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number (1 to 65535)") from None
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is not a port number (1 to 65535)")
+    return port
+
+
 def add_playground(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--port", type=int, default=8080, help="port of the page and the local Discord (8080)")
+    parser.add_argument("--port", type=tcp_port, default=8080, help="port of the page and the local Discord (8080)")
     parser.add_argument("--host", default=LOCALHOST, help="address to listen on (127.0.0.1: only this machine)")
 
 

@@ -24,7 +24,7 @@ from bot.health import Heartbeat
 from bot.i18n import CatalogueTranslator, t
 from bot.play import components
 from bot.play.computer import Brain
-from bot.play.discord_io import CLICKED_MESSAGE, DiscordChannels
+from bot.play.discord_io import CLICKED_MESSAGE, MESSAGE_GAMES, DiscordChannels
 from bot.play.scheduler import DeadlineScheduler
 from bot.play.service import GameService
 from bot.settings import Settings
@@ -36,7 +36,7 @@ from bot.storage import (
     MetaRepository,
     ResultsRepository,
 )
-from bot.ui.render import CUSTOM_ID
+from bot.ui.render import CUSTOM_ID, games_in
 
 log = logging.getLogger(__name__)
 #: Seconds a shutdown waits for clicks and commands in progress to finish their reply and save.
@@ -308,7 +308,11 @@ class DiceBot(commands.AutoShardedBot):
         if message is not None and data.get("type") == 3 and CUSTOM_ID.fullmatch(str(data["data"].get("custom_id"))):
             clicked = {key: message[key] for key in CLICKED_MESSAGE if key in message}
             unread = {"content": "", "embeds": [], "components": [], "mentions": [], "mention_roles": []}
-            data = {**data, "message": {**clicked, **unread}}
+            ids = (
+                item.get("custom_id") for row in message.get("components") or () for item in row.get("components") or ()
+            )
+            games = sorted(games_in(ids))
+            data = {**data, "data": {**data["data"], MESSAGE_GAMES: games}, "message": {**clicked, **unread}}
         self._parse_interaction_create(data)
 
     async def on_message(self, message: discord.Message) -> None:

@@ -435,7 +435,8 @@ class World:
             channel=channel,
             data=data,
             app_permissions=self.app_permissions(channel),
-            message=source,
+            # Discord reports the message as it stores it, whatever a (doctored) client showed around the click.
+            message=self.messages.get(source.id, source) if source is not None else None,
         )
         now = self.clock()
         handle = ix.InteractionHandle(

@@ -27,10 +27,11 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import WSCloseCode, WSMsgType, web
 
 from fakediscord import commands as cmd
-from fakediscord.errors import FakeDiscordError, InvalidInput
+from fakediscord.errors import APIError, FakeDiscordError, InvalidInput
 from fakediscord.interactions import APPLICATION_COMMAND, MODAL_SUBMIT, InteractionHandle
 from fakediscord.messages import Message
 from fakediscord.models import Channel, User
+from fakediscord.validation import MAX_CONTENT
 
 if TYPE_CHECKING:
     from fakediscord.server import FakeDiscord
@@ -45,6 +46,9 @@ CONTENT_SECURITY_POLICY = (
 #: How many of a viewer's latest interactions the page is told about (for "This interaction failed").
 RECENT_INTERACTIONS = 30
 MAX_NAME = 32
+#: What a request the page never sends raises on the way in: wrong JSON types, ``Infinity`` as an id, a body
+#: nested too deep. Refused (a 400, a frame ignored), never a traceback and a dead handler.
+MALFORMED = (ValueError, KeyError, TypeError, AttributeError, OverflowError, RecursionError)
 
 
 class BadRequest(Exception):
@@ -121,9 +125,14 @@ class WebUI:
             async for frame in ws:
                 if frame.type != WSMsgType.TEXT:
                     continue
-                data = json.loads(frame.data)
-                if data.get("type") == "view":
-                    viewer.user_id = int(data["user"]) if data.get("user") else None
+                try:
+                    data = json.loads(frame.data)
+                    viewing = data.get("type") == "view"
+                    user_id = int(data["user"]) if viewing and data.get("user") else None
+                except MALFORMED:
+                    continue  # a frame the page never sends: ignored, the socket stays open
+                if viewing:
+                    viewer.user_id = user_id
                     viewer.sent_messages.clear()
                     viewer.sent_world = ""
                     viewer.sent_commands = None
@@ -182,7 +191,9 @@ class WebUI:
         removed = [str(i) for i in viewer.sent_messages if i not in current]
         viewer.sent_messages = current
         if upsert or removed:
-            await self._send(viewer, {"type": "messages", "upsert": upsert, "remove": removed})
+            # Named by its user: a page that switched user meanwhile drops a push still meant for the last one.
+            shown_to = str(user.id) if user is not None else None
+            await self._send(viewer, {"type": "messages", "for": shown_to, "upsert": upsert, "remove": removed})
 
     def _annotated(self, message: Message) -> dict[str, Any]:
         """The message JSON as held, plus which command it answers (Discord's client shows "used /command")."""
@@ -264,9 +275,11 @@ class WebUI:
                 return web.json_response({"ok": True, **await action(body)})
             except (BadRequest, FakeDiscordError) as error:
                 return web.json_response({"ok": False, "error": str(error)}, status=400)
+            except APIError as error:  # what Discord itself would refuse, e.g. a message over 2,000 characters
+                return web.json_response({"ok": False, "error": error.message}, status=400)
             except TimeoutError:
                 return web.json_response({"ok": False, "error": "the bot is not connected"}, status=503)
-            except (ValueError, KeyError, TypeError) as error:
+            except MALFORMED as error:
                 return web.json_response({"ok": False, "error": f"malformed request: {error}"}, status=400)
 
         return handle
@@ -325,11 +338,13 @@ class WebUI:
         content = str(body.get("content", ""))
         if not content.strip():
             raise BadRequest("an empty message is not sent")
+        if len(content) > MAX_CONTENT:
+            raise BadRequest(f"a message has at most {MAX_CONTENT} characters")
         message = await self.server.post_message(user, channel, content)
         return {"message": str(message.id)}
 
     async def add_user(self, body: dict[str, Any]) -> dict[str, Any]:
-        name = " ".join(str(body.get("name", "")).split())
+        name = " ".join(str(body.get("name") or "").split())
         if not 1 <= len(name) <= MAX_NAME:
             raise BadRequest(f"a name has 1 to {MAX_NAME} characters")
         user = self.server.add_user(name)

@@ -107,7 +107,8 @@ class GameCog(commands.GroupCog):
         choices = []
         for game in games:
             when = datetime.datetime.fromtimestamp(game.finished_at, datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
-            name = t("review.choice", locale, id=game.game_id, when=when)
+            # The game's number as typed (``t`` would group digits like a quantity's: "#1,234").
+            name = t("review.choice", locale, id=str(game.game_id), when=when)
             if current.strip() in name:
                 choices.append(app_commands.Choice(name=name[:100], value=game.game_id))
         return choices

@@ -140,8 +140,9 @@ class Brain:
         try:
             await in_daemon_thread(_evaluate, state, player, self.directory)
         except Exception:
-            log.exception("could not load the strategy tables for %s", key)
-            self._loading.pop(key, None)
+            # The failed task stays in ``_loading``: started again at every computer move, a build that cannot
+            # succeed would take seconds of CPU each time. The next start tries again.
+            log.exception("could not load the strategy tables for %s; computer players play the most points now", key)
             return
         self._ready.add(key)
         log.info("strategy tables for %s are ready", key)

@@ -11,6 +11,7 @@ import logging
 from collections.abc import AsyncIterator
 from typing import Any
 
+import aiohttp
 import discord
 from discord.http import Route
 from discord.webhook.async_ import async_context, interaction_message_response_params
@@ -21,10 +22,13 @@ from bot.play.lateness import Lateness
 from bot.play.ports import ResponseFailed
 from bot.play.transitions import Actor
 from bot.storage import GameRecord
-from bot.ui.render import Rendered
+from bot.ui.render import Rendered, games_in
 
 log = logging.getLogger(__name__)
 
+#: A request that never got an answer: the connection to Discord broke or timed out (discord.py passes aiohttp's
+#: errors on, bar a retry of a reset connection). Whether Discord acted on it is unknown, like a 5xx answer's.
+NETWORK_ERRORS = (aiohttp.ClientError, TimeoutError)
 #: A board posted anew pings the people it mentions (the player to act), never a role or everyone.
 PING_PEOPLE = discord.AllowedMentions(everyone=False, roles=False, users=True)
 #: How late interactions reach the service, against the quickest recent one (one per process: one clock).
@@ -32,6 +36,9 @@ LATENESS = Lateness()
 #: All :class:`InteractionRequest` reads of the message a game click was on; the gateway hands it over with these
 #: fields alone (``DiceBot._interaction_created``), so a new field read here must be added here.
 CLICKED_MESSAGE = ("id", "channel_id", "guild_id", "author", "type", "flags", "interaction_metadata")
+#: The key of a game click's ``interaction.data`` under which ``DiceBot._interaction_created`` leaves the games whose
+#: controls the clicked message carries (its components are not handed over).
+MESSAGE_GAMES = "dicebot_message_games"
 
 
 def actor_of(user: discord.abc.User, *, moderator: bool = False) -> Actor:
@@ -56,6 +63,7 @@ class InteractionRequest:
         self.message_owner = str(metadata.user.id) if metadata is not None else None
         me = interaction.client.user
         self.message_by_bot = bool(message is not None and me is not None and message.author.id == me.id)
+        self.message_games = message_games(interaction)
 
     def expired(self) -> bool:
         return LATENESS.too_late(self.interaction.id)
@@ -104,6 +112,20 @@ class InteractionRequest:
                 await self.interaction.followup.send(text, ephemeral=True)
             else:
                 await self.interaction.response.send_message(text, ephemeral=True)
+
+
+def message_games(interaction: discord.Interaction[Any]) -> frozenset[int]:
+    """The games whose controls the clicked message carries, from Discord's copy of the message: a forged click
+    can name any game in its id, but not change the message it was made on."""
+    data: Any = interaction.data or {}
+    if MESSAGE_GAMES in data:
+        return frozenset(data[MESSAGE_GAMES])
+    message = interaction.message
+    if message is None:
+        return frozenset()
+    return games_in(
+        getattr(child, "custom_id", None) for row in message.components for child in getattr(row, "children", ())
+    )
 
 
 async def _edit_clicked_message(interaction: discord.Interaction[Any], rendered: Rendered) -> None:
@@ -166,11 +188,14 @@ class OriginalResponse:
 
 @contextlib.asynccontextmanager
 async def _answering() -> AsyncIterator[None]:
-    """Turn Discord's refusal to take an answer (expired interaction 10062, 5xx, rate limit) into the port's error."""
+    """Turn Discord's refusal to take an answer (expired interaction 10062, 5xx, rate limit), or a connection that
+    broke on the way, into the port's error."""
     try:
         yield
     except discord.HTTPException as error:
         raise ResponseFailed(f"{error.status} {error.code}: {error.text}") from error
+    except NETWORK_ERRORS as error:
+        raise ResponseFailed(f"no answer from Discord: {error!r}") from error
 
 
 class DiscordChannels:
@@ -189,6 +214,9 @@ class DiscordChannels:
         except discord.HTTPException as error:
             log.warning("could not edit message %s of game %s: %s %s", target, record.id, error.status, error.text)
             return isinstance(error, discord.NotFound | discord.Forbidden)
+        except NETWORK_ERRORS as error:
+            log.warning("could not edit message %s of game %s: %r", target, record.id, error)
+            return False
         return True
 
     async def send(self, record: GameRecord, rendered: Rendered) -> int | None:
@@ -197,6 +225,9 @@ class DiscordChannels:
             message = await channel.send(**rendered.kwargs(), allowed_mentions=PING_PEOPLE)
         except discord.HTTPException as error:
             log.warning("could not post the board of game %s: %s %s", record.id, error.status, error.text)
+            return None
+        except NETWORK_ERRORS as error:
+            log.warning("could not post the board of game %s: %r", record.id, error)
             return None
         return message.id
 
@@ -209,4 +240,7 @@ class DiscordChannels:
         except discord.HTTPException as error:
             # Without Read Message History (or on a server error) the board stays where it is.
             log.warning("could not read below the board of game %s: %s %s", record.id, error.status, error.text)
+            return None
+        except NETWORK_ERRORS as error:
+            log.warning("could not read below the board of game %s: %r", record.id, error)
             return None

@@ -44,6 +44,8 @@ class Request(Protocol):
     message_owner: str | None
     #: Whether the clicked message was posted by the bot (only the bot's own messages can be a game's boards).
     message_by_bot: bool
+    #: The games whose controls the clicked message really carries (whatever game the click's id names).
+    message_games: frozenset[int]
 
     def expired(self) -> bool:
         """The asker can no longer be answered (Discord's 3 s have passed): the request is dropped unhandled."""

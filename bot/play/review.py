@@ -109,6 +109,15 @@ def review(rules: AnyRules, variant: str, player: str, moves: Iterable[MoveRow],
     return Review(rules.kind, variant, player, tuple(decisions))
 
 
+def complete(rules: AnyRules, moves: Sequence[MoveRow]) -> bool:
+    """Whether ``moves`` (in play order) are the game's whole history: the first was played on the new game.
+
+    A history cut by ``/forget-me`` while the game ran goes on from the cut, and a review of its rest would
+    present part of a game as the whole.
+    """
+    return bool(moves) and rules.engine.State.load(moves[0].state).move == 0
+
+
 def _action_data(text: str) -> dict[str, Any]:
     data = json.loads(text)
     if not isinstance(data, dict):

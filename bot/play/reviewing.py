@@ -95,7 +95,8 @@ class Reviews:
         player = request.actor.player
         moves = await self._history.moves(record.id) if self._history is not None else []
         state = Game.load(spec, record).state
-        if not any(move.player == player for move in moves) or self._brain is None or state is None:
+        reviewable = any(move.player == player for move in moves) and review.complete(spec, moves)
+        if not reviewable or self._brain is None or state is None:
             await request.edit_private(Rendered(content=t("review.no_history", request.locale)))
             return
         brain = self._brain

@@ -10,12 +10,10 @@ about it.
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import logging
 import random
 import time
-from collections import defaultdict
 from collections.abc import Awaitable, Callable, Collection, Coroutine, Mapping
 from dataclasses import replace
 from typing import Any, Concatenate, ParamSpec, TypeVar
@@ -27,6 +25,7 @@ from bot.play.cache import GameCache
 from bot.play.following import Followers
 from bot.play.inflight import InFlight
 from bot.play.live_board import LiveBoards
+from bot.play.locks import GameLocks
 from bot.play.ports import Channels, Request, ResponseFailed, origin
 from bot.play.reviewing import REVIEW, Reviews
 from bot.play.shown import ShownVersions
@@ -166,7 +165,7 @@ class GameService(LiveBoards):
         self._channels = channels
         self._rng = rng
         self._clock = clock
-        self._locks: defaultdict[int, asyncio.Lock] = defaultdict(asyncio.Lock)
+        self._locks = GameLocks()
         #: Games in progress as last loaded or saved (clicks and deadlines read no row when the game is here).
         self.cache = GameCache()
         self.on_saved: Callable[[GameRecord], None] = lambda record: None
@@ -241,7 +240,7 @@ class GameService(LiveBoards):
                 others=computers,
             )
         except ChannelBusy as busy:
-            async with self._locks[busy.game.id]:
+            async with self._locks.hold(busy.game.id):
                 existing = await self._games.get(busy.game.id) or busy.game
             game = t(f"game.{existing.kind}", request.locale)
             await request.refuse("play.channel_busy", game=game, link=jump_url(existing))
@@ -252,7 +251,7 @@ class GameService(LiveBoards):
 
     async def _post_lobby(self, request: Request, spec: AnySpec, record: GameRecord) -> bool:
         """Post a new game's lobby as the answer to ``request`` and store its message; False if it never showed."""
-        async with self._locks[record.id]:
+        async with self._locks.hold(record.id):
             # Held until the message id is stored, so a fast first click finds the game message.
             self.on_saved(record)
             try:
@@ -305,7 +304,7 @@ class GameService(LiveBoards):
         if found is None or found.kind != spec.kind:
             await request.refuse("play.no_game", game=t(f"game.{spec.kind}", request.locale))
             return
-        async with self._locks[found.id]:
+        async with self._locks.hold(found.id):
             record = await self._games.get(found.id)
             if record is None or not record.active:
                 await request.refuse("play.no_game", game=t(f"game.{spec.kind}", request.locale))
@@ -330,14 +329,14 @@ class GameService(LiveBoards):
         if click.action == REVIEW:
             await self.reviews.click(request, click)
             return
-        async with self._locks[click.game_id], self.cache.dropped_on_failure(click.game_id):
+        async with self._locks.hold(click.game_id), self.cache.dropped_on_failure(click.game_id):
             if request.expired():
                 # Queued past Discord's deadline: its user already saw it fail, so nothing is done (or saved).
                 log.info("game %s: dropped a %s click that waited too long to be answered", click.game_id, click.action)
                 return
-            game = await self._load(click.game_id)
+            game = await self._load(click.game_id, stale=lambda kept: self._behind(kept, request, click))
             if game is None:
-                self._locks.pop(click.game_id, None)
+                self._locks.forget(click.game_id)
                 await self._point(request, None)
                 return
             record = game.record
@@ -406,6 +405,23 @@ class GameService(LiveBoards):
             log.warning("game %s: click %s saved but not answered (%s)", saved.record.id, click.action, failed)
         await self.show(spec, saved)
 
+    def _behind(self, game: Game, request: Request, click: Click) -> bool:
+        """Whether a click may come from a newer game than this kept copy: it names a stamp the copy would not give,
+        or was made in public on a message the copy does not know as the live board. Only another process saving
+        the game (an overlapping restart) makes that true of a current click; an outdated one is read again for
+        nothing, and still refused."""
+        record = game.record
+        if not request.message_is_private and request.message_id != record.message_id:
+            return True
+        stamp = self.specs[record.kind].stamp_of(click, record.version, game.state) if game.state is not None else None
+        return click.stamp != (record.version if stamp is None else stamp)
+
+    @staticmethod
+    def _due(game: Game, now: float) -> bool:
+        """Whether the game has a deadline that has passed (what ``transitions.deadline`` acts on)."""
+        record = game.record
+        return record.active and record.deadline_at is not None and record.deadline_at <= now
+
     @staticmethod
     def _in_effect(spec: AnySpec, game: Game, click: Click) -> bool:
         """A current click asking for what already is (the second of a double click): nothing to apply."""
@@ -417,7 +433,7 @@ class GameService(LiveBoards):
     def _decide_click(self, spec: AnySpec, game: Game, request: Request, click: Click) -> Outcome:
         record = game.record
         if not record.active:
-            self._locks.pop(record.id, None)
+            self._locks.forget(record.id)
             raise Refusal("play.game_over")
         expected = spec.stamp_of(click, record.version, game.state) if game.state is not None else record.version
         timeless = record.status == "lobby" and click.action in transitions.TIMELESS_LOBBY_ACTIONS
@@ -540,13 +556,15 @@ class GameService(LiveBoards):
     @tracked
     async def on_deadline(self, game_id: int) -> None:
         """A stored deadline passed: expire the lobby, or play the timed-out turn for its players."""
-        async with self._locks[game_id], self.cache.dropped_on_failure(game_id):
-            game = await self._load(game_id)
+        async with self._locks.hold(game_id), self.cache.dropped_on_failure(game_id):
+            now = self._clock()
+            # The database says this deadline is due; a kept copy that says nothing is due is behind it (another
+            # process saved the game since), and trusting it would leave the deadline due, fired again at once.
+            game = await self._load(game_id, stale=lambda kept: not self._due(kept, now))
             if game is None:
                 return
             record = game.record
             spec = self.specs[record.kind]
-            now = self._clock()
             decided = transitions.deadline(spec, game, self._choose(spec, record), self._rng(), now)
             if decided is None:
                 return
@@ -576,7 +594,7 @@ class GameService(LiveBoards):
             await self.shown.flush()
             for game_id in await self._games.with_retired_board():
                 # A move cut short after the new board was stored: the old one still has its controls.
-                async with self._locks[game_id]:
+                async with self._locks.hold(game_id):
                     record = await self._games.get(game_id)
                     if record is not None and record.retired_message_id is not None and record.kind in self.specs:
                         await self._strip(self.specs[record.kind], record, record.retired_message_id)
@@ -586,13 +604,13 @@ class GameService(LiveBoards):
         """Edit each game's message to show its stored state (under its lock); how many edits succeeded."""
         shown = 0
         for game_id in game_ids:
-            async with self._locks[game_id]:
+            async with self._locks.hold(game_id):
                 record = await self._games.get(game_id)
                 if record is not None and record.kind in self.specs:
                     spec = self.specs[record.kind]
                     shown += await self.show(spec, Game.load(spec, record))
             if record is None or not record.active:
-                self._locks.pop(game_id, None)
+                self._locks.forget(game_id)
         return shown
 
     # ---------------------------------------------------------------- rendering and saving
@@ -659,7 +677,7 @@ class GameService(LiveBoards):
         spec = self.specs[record.kind]
         if request.message_id == record.message_id:
             await self.show(spec, Game.load(spec, record))
-        elif request.channel_id == record.channel_id and request.message_by_bot:
+        elif request.channel_id == record.channel_id and request.message_by_bot and record.id in request.message_games:
             await self._strip(spec, record, request.message_id)
 
     async def _rematch(self, request: Request, spec: AnySpec, record: GameRecord) -> None:
@@ -701,7 +719,7 @@ class GameService(LiveBoards):
             return
         if previous.kind not in self.specs:
             return
-        async with self._locks[previous.id]:
+        async with self._locks.hold(previous.id):
             try:
                 current = await self._games.get(previous.id)
             except StorageUnavailable as error:
@@ -709,7 +727,7 @@ class GameService(LiveBoards):
                 return
             if current is not None and board.NEXT_GAME not in current.options:
                 await self._supersede(self.specs[current.kind], current, record.id)
-        self._locks.pop(previous.id, None)
+        self._locks.forget(previous.id)
 
     async def _supersede(self, spec: AnySpec, record: GameRecord, successor: int) -> None:
         """Note the channel's next game on a finished one (under its lock) and show its board without Rematch."""
@@ -736,7 +754,7 @@ class GameService(LiveBoards):
             self.cache.drop(outcome.before.record.id)
             raise
         if not record.active:
-            self._locks.pop(record.id, None)
+            self._locks.forget(record.id)
         saved = Game(record, outcome.after.state)
         self.cache.put(saved)
         self.followers.changed(saved)
@@ -752,10 +770,13 @@ class GameService(LiveBoards):
         if seat is not None:
             self.brain.prepare(game.state, seat.player)
 
-    async def _load(self, game_id: int) -> Game | None:
-        """The game as last saved or loaded by this process, else read from the database (and kept)."""
+    async def _load(self, game_id: int, stale: Callable[[Game], bool] | None = None) -> Game | None:
+        """The game as last saved or loaded by this process, else read from the database (and kept).
+
+        ``stale`` tells a kept copy that the request shows to be behind the database: it is read again.
+        """
         game = self.cache.get(game_id)
-        if game is not None:
+        if game is not None and (stale is None or not stale(game)):
             return game
         record = await self._games.get(game_id)
         if record is None:

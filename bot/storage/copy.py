@@ -3,11 +3,11 @@
 The source file is never changed: it is copied with SQLite's backup API into a temporary file, which is migrated
 to this dicebot's schema like any database at start-up. The target is migrated to the same version and must hold
 no row at all. Every stored table is copied in one PostgreSQL transaction (so a failed copy leaves the target
-empty), games in progress included: their state, seats, deadlines and message ids. The standings, counter totals
-and latest names are rebuilt by the target's own triggers from the copied results, then every table's count is
-compared with the source's. The boards' figures (``board_figures``) follow the rebuilt standings through their own
-triggers but are not compared: a source keeps rows for figures no player has any more, and the week and month
-windows are built again by the target's first such board.
+empty), streamed in batches rather than held whole, games in progress included: their state, seats, deadlines and
+message ids. The standings, counter totals and latest names are rebuilt by the target's own triggers from the
+copied results, then every table's count is compared with the source's. The boards' figures (``board_figures``)
+follow the rebuilt standings through their own triggers but are not compared: a source keeps rows for figures no
+player has any more, and the week and month windows are built again by the target's first such board.
 """
 
 from __future__ import annotations
@@ -16,10 +16,14 @@ import sqlite3
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bot.storage.backend import Database, DatabaseError, postgres_url, sqlite_path
-from bot.storage.postgres import describe_url
+from bot.storage.postgres import PostgresDatabase, describe_url
 from bot.storage.sqlite import SqliteDatabase
+
+if TYPE_CHECKING:
+    from bot.storage.postgres import Connection
 
 #: The tables a copy writes, parents first, with their columns (the shared schema of both backends).
 COPIED: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -48,6 +52,9 @@ COPIED: tuple[tuple[str, tuple[str, ...]], ...] = (
 DERIVED = ("standings", "standing_counters", "player_names")
 #: Identity columns whose sequences must continue after the copied ids.
 IDENTITIES = ("games", "results")
+#: Rows read and written at a time: a table (the move history above all: 100-220 KiB a game) is streamed, never
+#: held whole, so a large installation copies in little memory.
+BATCH = 2_000
 
 
 class CopyFailed(Exception):
@@ -86,6 +93,7 @@ async def migrate(source: str, target: str) -> Copied:
         try:
             new = await Database.open(target)
             try:
+                assert isinstance(new, PostgresDatabase)  # the URL was checked above
                 return await _copy(old, new, target)
             finally:
                 await new.close()
@@ -116,7 +124,7 @@ async def _counts(db: Database) -> dict[str, int]:
     return dict(zip(tables, (int(value) for value in row), strict=True))
 
 
-async def _copy(old: Database, new: Database, target: str) -> Copied:
+async def _copy(old: SqliteDatabase, new: PostgresDatabase, target: str) -> Copied:
     source_version, target_version = await old.schema_version(), await new.schema_version()
     if source_version != target_version:
         raise DatabaseError(
@@ -130,15 +138,19 @@ async def _copy(old: Database, new: Database, target: str) -> Copied:
             f"the target database is not empty ({filled[first]} rows in {first}); copy only into an empty database"
         )
     expected = await _counts(old)
-    async with new.transaction() as tx:
+
+    async def write(conn: Connection) -> None:
         for table, columns in COPIED:
-            rows = await old.fetch_all(f"SELECT {', '.join(columns)} FROM {table} ORDER BY 1")
-            marks = ", ".join("?" for _ in columns)
-            tx.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", [tuple(r) for r in rows])
+            marks = ", ".join(f"${number}" for number in range(1, len(columns) + 1))
+            insert = f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})"
+            async for rows in old.batches(f"SELECT {', '.join(columns)} FROM {table} ORDER BY 1", BATCH):
+                await conn.executemany(insert, [tuple(row) for row in rows])
         for table in IDENTITIES:
-            tx.execute(
+            await conn.execute(
                 f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), COALESCE(MAX(id), 0) + 1, false) FROM {table}"
             )
+
+    await new.in_one_transaction(write)
     found = await _counts(new)
     wrong = [f"{table} {found[table]} instead of {count}" for table, count in expected.items() if found[table] != count]
     if wrong:

@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import asyncpg
@@ -55,6 +55,8 @@ UNAVAILABLE: tuple[type[BaseException], ...] = (
     # ("another operation is in progress"): a broken connection, replaced like the others.
     asyncpg.exceptions.InternalClientError,
 )
+#: Anything a write can fail with: the server's refusals and the connection's failures.
+FAILED_WRITES: tuple[type[BaseException], ...] = (asyncpg.PostgresError, *UNAVAILABLE)
 #: What cannot connect or use the server, for the messages at start-up.
 UNUSABLE: tuple[type[BaseException], ...] = (*UNAVAILABLE, asyncpg.PostgresError, ValueError)
 #: Seconds to open a connection: a click must be answered within Discord's 3 s, "try again" included.
@@ -158,6 +160,15 @@ class PostgresDatabase(Database):
     async def schema_version(self) -> int:
         async with self._pool.acquire() as conn:
             return await schema_version(conn)
+
+    async def in_one_transaction(self, work: Callable[[Connection], Awaitable[None]]) -> None:
+        """``work`` on one connection inside one transaction, rolled back if it raises: for writes too large to
+        collect as one batch first (``migrate-db`` streams every table). Any failure is a :class:`DatabaseError`."""
+        try:
+            async with self._pool.acquire() as conn, conn.transaction():
+                await work(conn)
+        except FAILED_WRITES as exc:
+            raise DatabaseError(f"the write into PostgreSQL failed and was rolled back: {exc}") from exc
 
 
 async def _statements(conn: Connection, batch: Transaction) -> None:

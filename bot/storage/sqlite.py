@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
@@ -175,6 +175,19 @@ class SqliteDatabase(Database):
         """
         text = sql if isinstance(sql, str) else sql.sqlite
         return await self._reader.call(lambda conn: conn.execute(text, tuple(params)).fetchall())
+
+    async def batches(self, sql: str, size: int) -> AsyncIterator[list[Row]]:
+        """The rows of a read in batches of ``size``, for a table too large to hold at once (``migrate-db``).
+
+        One cursor on the reader's thread, fetched batch by batch: its snapshot stays open meanwhile (see
+        :meth:`fetch_all`), so this is for a database nothing else writes, as the copy's private snapshot.
+        """
+        cursor = await self._reader.call(lambda conn: conn.execute(sql))
+        try:
+            while rows := await self._reader.call(lambda conn: cursor.fetchmany(size)):
+                yield rows
+        finally:
+            await self._reader.call(lambda conn: cursor.close())
 
     async def schema_version(self) -> int:
         return await self._reader.call(schema_version)

@@ -8,6 +8,7 @@ engine's scoring changes, the hash changes, the old file is simply not found and
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import tempfile
 from collections.abc import Callable, Iterable, Mapping
@@ -16,6 +17,8 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
+
+log = logging.getLogger(__name__)
 
 VERSION = 1
 """Bump when the solver's algorithm or table layout changes."""
@@ -47,7 +50,9 @@ def load_or_build(
 ) -> dict[str, NDArray[Any]]:
     """Read the cached arrays of a table, or build and store them (atomically, so readers never see half a file).
 
-    Files of the same table built for other rules or versions are removed, so the folder holds one per table.
+    Files of the same table built for other rules or versions are removed, so the folder holds one per table. A
+    folder that cannot take the file (not writable, a full disk) costs the cache, not the table: it is used from
+    memory and built again at the next start, with a warning; thrown away, every later load would build it anew.
     """
     folder = Path(directory) if directory is not None else DEFAULT_DIR
     path = table_path(folder, name, digest)
@@ -55,13 +60,25 @@ def load_or_build(
         with np.load(path) as stored:
             return {key: stored[key] for key in stored.files}
     arrays = dict(build())
+    try:
+        _store(folder, name, path, arrays)
+    except OSError as error:
+        log.warning("could not store the strategy table %s in %s (%s); built again at every start", name, folder, error)
+    return arrays
+
+
+def _store(folder: Path, name: str, path: Path, arrays: Mapping[str, NDArray[Any]]) -> None:
+    """Write the table's file atomically (readers never see half a file) and remove its outdated versions."""
     folder.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=folder, suffix=".tmp")
-    with os.fdopen(handle, "wb") as out:
-        # numpy's stub types the keyword arrays like its own keywords (allow_pickle: bool); any name is fine here.
-        np.savez(out, **arrays)  # type: ignore[arg-type]
-    os.replace(temporary, path)
+    try:
+        with os.fdopen(handle, "wb") as out:
+            # numpy's stub types the keyword arrays like its own keywords (allow_pickle: bool); any name is fine.
+            np.savez(out, **arrays)  # type: ignore[arg-type]
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
     for stale in folder.glob(f"{name}-v*.npz"):
         if stale != path:
             stale.unlink(missing_ok=True)
-    return arrays

@@ -37,6 +37,7 @@ def monospace_table(rows: Sequence[Sequence[str]], align_right_from: int = 1) ->
 
 @lru_cache(maxsize=2048)
 def _aligned(rows: tuple[tuple[str, ...], ...], align_right_from: int) -> str:
+    rows = tuple(tuple(map(in_code_block, row)) for row in rows)
     widths = [max(map(len, column)) for column in zip_longest(*rows, fillvalue="")]
     lines = []
     for row in rows:
@@ -52,6 +53,11 @@ def _aligned(rows: tuple[tuple[str, ...], ...], align_right_from: int) -> str:
 PHONE_COLUMNS = 32
 #: The narrowest column of a player in a card table: the header shows this much of the name.
 NAME_COLUMN = 5
+
+
+def in_code_block(text: str) -> str:
+    """``text`` as a cell of a code block: a backtick (a player's name may hold three) would end the block."""
+    return text.replace("`", "'")
 
 
 def monospace_safe(text: str) -> str:
@@ -91,7 +97,7 @@ def card_tables(
 
 
 def _headers(names: Sequence[str], width: int) -> list[str]:
-    cut = ["".join(monospace_safe(name).split())[:width] or "?" for name in names]
+    cut = ["".join(in_code_block(monospace_safe(name)).split())[:width] or "?" for name in names]
     seen: dict[str, int] = {}
     for name in cut:
         seen[name] = seen.get(name, 0) + 1

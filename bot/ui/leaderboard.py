@@ -185,7 +185,8 @@ def _kniffel_line(entry: GameStats, locale: str | None) -> str:
         return t("stats.kniffel_classic", locale, kniffels=kniffels)
     # Say which games the bonus is counted over when they are not all of the games above.
     key = "stats.kniffel" if bonus.games == entry.games else "stats.kniffel_some_classic"
-    return t(key, locale, count=bonus.total, games=bonus.games, rate=percent(bonus.rate, locale), kniffels=kniffels)
+    # The games are counted in words ("1 game", "2 games"): they choose the plural form.
+    return t(key, locale, count=bonus.games, bonus=bonus.total, rate=percent(bonus.rate, locale), kniffels=kniffels)
 
 
 def _tutto_line(entry: GameStats, locale: str | None) -> str:

@@ -67,6 +67,21 @@ def parse_custom_id(value: str, values: Sequence[str] = ()) -> Click | None:
     return Click(int(match["game"]), match["action"], match["arg"], int(match["stamp"]), tuple(values))
 
 
+def games_in(custom_ids: Iterable[object]) -> frozenset[int]:
+    """The games whose controls these component ids are (ids that are not a game's are skipped). Read from a
+    message as Discord stores it, that is from ids this bot wrote: the game's part is enough, without a regex."""
+    games = set()
+    for value in custom_ids:
+        if isinstance(value, str) and value.startswith(_GAME_PREFIX):
+            game = value[len(_GAME_PREFIX) : value.find(":", len(_GAME_PREFIX))]
+            if game.isdecimal():
+                games.add(int(game))
+    return frozenset(games)
+
+
+_GAME_PREFIX = f"{PREFIX}:"
+
+
 class _Button(NamedTuple):
     """A button as the renderer asked for it; a tuple, as a frozen dataclass cost a microsecond per field to build,
     nine to twenty times a board (docs/benchmarks.md)."""

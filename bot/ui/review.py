@@ -143,7 +143,7 @@ def render(review: Review, game_id: int, locale: str) -> Rendered:
         summary.append(t("review.perfect", locale))
     description = "\n".join([*summary, "", *fit(kind, review.decisions, locale)])
     embed = discord.Embed(
-        title=t("review.title", locale, game=game, id=game_id), description=description[:4096], colour=COLOUR_OVER
+        title=t("review.title", locale, game=game, id=str(game_id)), description=description[:4096], colour=COLOUR_OVER
     )
     if review.worst:
         embed.add_field(name=t("review.worst", locale), value="\u200b", inline=False)

@@ -158,6 +158,8 @@ function inlineNode(kind, match) {
     case "emoji": return el("span", { class: "custom-emoji", text: `:${match[1]}:` });
     case "time": {
       const date = new Date(Number(match[1]) * 1000);
+      // A time out of Date's range (<t:9999999999999>) would throw below and stop the whole channel rendering.
+      if (Number.isNaN(date.getTime())) return document.createTextNode(match[0]);
       const text = match[2] === "R" ? relativeTime(date) : date.toLocaleString();
       return el("time", { class: "timestamp-mention", datetime: date.toISOString(), text });
     }
@@ -643,6 +645,8 @@ function receive(data) {
     renderMessages();
     refreshComposer();
   } else if (data.type === "messages") {
+    // Sent before this page switched user (the server starts the new user's view afresh): not theirs to see.
+    if (data.for !== state.me) return;
     for (const message of data.upsert) {
       const known = state.messages.has(message.id);
       state.messages.set(message.id, message);

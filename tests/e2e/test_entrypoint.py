@@ -103,3 +103,25 @@ async def test_rejected_token_stops_with_one_line(tmp_path: Path) -> None:
     assert process.returncode == 2
     assert "DISCORD_TOKEN was rejected" in stderr.decode()
     assert "Traceback" not in stderr.decode()
+
+
+async def test_a_dev_server_the_bot_is_not_in_stops_with_one_line_that_says_so(tmp_path: Path) -> None:
+    """Discord's 403 to the start-up command sync: not "cannot reach Discord, check the network"."""
+    async with FakeDiscord(token=TOKEN) as server:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "bot",
+            env=bot_env(server, tmp_path / "db.sqlite3", DEV_GUILD_ID="123456789012345678"),
+            cwd=tmp_path,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        _, stderr = await asyncio.wait_for(process.communicate(), 60)
+    lines = [line for line in stderr.decode().splitlines() if line.startswith("dicebot:")]
+    assert process.returncode == 2
+    assert lines == [
+        "dicebot: Discord refused a start-up request (403 Missing Access): is the bot in the server "
+        "DEV_GUILD_ID=123456789012345678 names? check the bot's invitation and permissions"
+    ]
+    assert "Traceback" not in stderr.decode()

@@ -128,6 +128,22 @@ async def test_forget_me_deletes_the_move_history(bot: Harness) -> None:
     assert "No moves of this game are stored" in answer.text
 
 
+async def test_a_game_whose_history_was_forgotten_while_it_ran_is_not_reviewed(bot: Harness) -> None:
+    """forget-me in the middle of a game deletes its history so far; the moves after it alone are not the game."""
+    h = bot
+    await finished_game(h)  # a result, so forget-me has something to delete
+    message = await h.start_game("kniffel", [h.alice], rules="classic")
+    await h.click(h.alice, message, "Roll")
+    await (await h.server.select(h.alice, message, message.select().custom_id, ["chance"])).response()
+    prompt = await (await h.command(h.alice, "forget-me")).message()
+    await h.click(h.alice, prompt, "Delete my results")
+    assert await stored_moves(h) == []
+    await play_to_end(h, message, kniffel)
+    assert await stored_moves(h), "the moves after forget-me are stored"
+    answer = await (await h.server.click_button(h.alice, message, label=REVIEW)).message(timeout=10)
+    assert "No moves of this game are stored" in answer.text
+
+
 async def test_a_tutto_review_values_each_selection_and_stop_as_one_plan(harness: Harness) -> None:
     h = harness
     script = Script(["bonus_200", "stop", "bonus_400"], [5, 2, 3, 4, 6, 6, 1, 1, 1, 2, 3, 4])

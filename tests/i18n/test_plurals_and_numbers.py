@@ -102,3 +102,19 @@ def test_a_games_language_is_the_servers_choice_then_its_locale_then_the_openers
     chosen: str | None, guild: str | discord.Locale | None, user: str | None, expected: str
 ) -> None:
     assert game_locale(chosen, guild, user) == expected
+
+
+@pytest.mark.parametrize(
+    ("locale", "games", "shown"),
+    [
+        ("en", 1, "Upper bonus in 1 of 1 game (100%)"),
+        ("en", 2, "Upper bonus in 1 of 2 games (100%)"),
+        ("de", 1, "Bonus oben: 1 von 1 Spiel (100%)"),
+        ("pl", 1, "Premia z góry: 1 z 1 gry (100%)"),
+        ("pl", 3, "Premia z góry: 1 z 3 gier (100%)"),
+        ("hu", 1, "Felső bónusz 1 játékból 1 alkalommal (100%)"),
+    ],
+)
+def test_the_kniffel_stats_count_their_games_in_the_right_form(locale: str, games: int, shown: str) -> None:
+    """The games choose the plural, not the bonuses: "1 of 1 games", "1/1 gier" were wrong."""
+    assert t("stats.kniffel", locale, count=games, bonus=1, rate="100%", kniffels=0).startswith(shown)

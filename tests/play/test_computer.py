@@ -135,3 +135,24 @@ def test_the_levels_are_the_strategys_and_the_bot_starts_without_importing_it() 
     code = "import sys, bot.app, cogs.kniffel; print('bot.strategy' in sys.modules, 'numba' in sys.modules)"
     shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert shown.split() == ["False", "False"]
+
+
+async def test_tables_that_failed_to_load_are_not_loaded_again_at_every_move(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every save of a game with a computer asks for its tables; a load that failed would start a build each time."""
+    attempts = []
+
+    def failing(state: object, player: str, directory: Path) -> None:
+        attempts.append(player)
+        raise MemoryError("no room for the table")
+
+    monkeypatch.setattr(computer, "_evaluate", failing)
+    brain = computer.Brain(tmp_path)
+    state = dicepoker.new_game(["a"], random.Random(1))
+    for _ in range(5):
+        loading = brain.prepare(state, "a")
+        assert loading is not None
+        await loading
+    assert attempts == ["a"]
+    assert not brain.is_ready(state) and brain.choose(state, "a", "perfect", random.Random(3)) is None

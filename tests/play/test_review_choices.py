@@ -34,3 +34,16 @@ async def test_the_choices_are_the_callers_finished_games_with_their_end_time() 
     ]
     assert reviews.asked == [("101", SPEC.kind)]
     assert [c.value for c in await KniffelCog.review_games(cog, interaction, "12")] == [12]
+
+
+async def test_a_game_number_from_1000_up_is_written_and_found_as_typed() -> None:
+    """A game number is no quantity: grouped ("#1,234", "#1.234", "#1 234") typing 1234 found nothing."""
+    reviews = FakeReviews(
+        [FinishedGame(1234, "kniffel", "kniffel", 0.0, 3), FinishedGame(99, "kniffel", "kniffel", 0.0, 3)]
+    )
+    cog = object.__new__(KniffelCog)
+    cog.bot = SimpleNamespace(service=SimpleNamespace(reviews=reviews))  # type: ignore[assignment]
+    for locale in ("en-US", "de", "hu", "pl"):
+        interaction: Any = SimpleNamespace(user=SimpleNamespace(id=101), locale=locale)
+        found = await KniffelCog.review_games(cog, interaction, "1234")
+        assert [(c.name.split(" ")[0], c.value) for c in found] == [("#1234", 1234)], locale

@@ -140,6 +140,18 @@ def test_the_playground_subcommand_takes_port_and_host() -> None:
     assert entry.parse([]).run.__name__ == "run_default"
 
 
+@pytest.mark.parametrize("port", ["70000", "0", "-1", "http"])
+def test_a_port_outside_1_to_65535_is_one_line_and_exit_code_2(port: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Not a traceback from the socket's bind (an OverflowError, which is no OSError)."""
+    with pytest.raises(SystemExit) as exited:
+        entry.main(["playground", "--port", port])
+    assert exited.value.code == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"dicebot: argument --port: {port if port.lstrip('-').isdecimal() else repr(port)} is not a port number"
+        " (1 to 65535) (see python -m bot --help)"
+    ]
+
+
 def test_a_bot_that_cannot_start_ends_the_playground_with_its_error(tmp_path: Path) -> None:
     (tmp_path / "data").mkdir()
     with sqlite3.connect(tmp_path / "data" / "playground.sqlite3") as conn:

@@ -43,6 +43,18 @@ async def test_user_and_bot_texts_are_escaped(world: World) -> None:
     await expect(alice.page.locator("#app img, #app script, #app b")).to_have_count(0)
 
 
+async def test_a_time_out_of_range_is_shown_as_typed_and_the_channel_goes_on_rendering(world: World) -> None:
+    """``<t:9999999999999>`` made an invalid date whose formatting threw: no later message of the channel showed."""
+    alice = await world.screen("Alice", "general")
+    box = alice.page.locator("#composer-input")
+    for text in ("before", "<t:9999999999999> and <t:1800000000:R>", "after"):
+        await box.fill(text)
+        await box.press("Enter")
+    await expect(alice.message_with("after")).to_have_count(1)
+    await expect(alice.message_with("<t:9999999999999>")).to_have_count(1)
+    await expect(alice.page.locator("time.timestamp-mention")).to_have_count(1)
+
+
 async def test_autocomplete_offers_subcommands_options_choices_and_ranges(world: World) -> None:
     alice = await world.screen("Alice", "kniffel")
     box = alice.page.locator("#composer-input")

@@ -34,11 +34,15 @@ async def post(server: FakeDiscord, action: str, body: Any) -> tuple[int, dict[s
         ("click", {"user": "1", "message": "2", "custom_id": "x"}, "unknown user"),
         ("add-user", {"name": "   "}, "a name has 1 to 32 characters"),
         ("add-user", {"name": "x" * 33}, "a name has 1 to 32 characters"),
+        ("add-user", {"name": None}, "a name has 1 to 32 characters"),
         ("locale", {"user": "ALICE", "locale": "xx"}, "unknown locale 'xx'"),
         ("command", {"user": "ALICE", "channel": "GENERAL", "command": "kniffel start"}, "not a command here"),
         ("message", {"user": "ALICE", "channel": "GENERAL", "content": " "}, "an empty message is not sent"),
         ("select", {"user": "ALICE", "message": "1", "custom_id": "x", "values": "1"}, "values must be a list"),
         ("click", ["not", "an", "object"], "the body must be a JSON object"),
+        ("message", {"user": "ALICE", "channel": "GENERAL", "content": "x" * 2001}, "at most 2000 characters"),
+        ("click", {"user": float("inf"), "message": "1", "custom_id": "x"}, "malformed request"),
+        ("message", {"user": "ALICE", "channel": 1e400, "content": "hi"}, "malformed request"),
     ],
 )
 async def test_refused_actions_say_why_and_change_nothing(
@@ -106,3 +110,30 @@ async def test_a_page_is_sent_the_commands_again_only_when_they_changed(server: 
         assert [c["name"] for c in (await next_world())["commands"]] == ["flip"]
         await page.send_json({"type": "view", "user": str(alice.id)})  # a page that starts over gets them all
         assert [c["name"] for c in (await next_world())["commands"]] == ["flip"]
+
+
+async def test_a_malformed_frame_is_ignored_and_the_page_s_socket_stays_open(server: FakeDiscord) -> None:
+    alice = next(u for u in server.world.users.values() if u.name == "Alice")
+    async with aiohttp.ClientSession() as session, session.ws_connect(f"{server.url}ui/ws") as page:
+        for frame in MALFORMED_FRAMES:
+            await page.send_str(frame)
+        await page.send_json({"type": "view", "user": str(alice.id)})
+        while (await page.receive_json(timeout=10)).get("type") != "world":
+            pass
+        assert not page.closed
+
+
+MALFORMED_FRAMES = ("not json", "[1, 2]", '"view"', '{"type": "view", "user": "x"}', '{"type": "view", "user": 1e400}')
+
+
+async def test_each_push_of_messages_names_the_user_it_was_meant_for(server: FakeDiscord) -> None:
+    """A page that switched user drops a push for the user before (their private messages among them)."""
+    alice = next(u for u in server.world.users.values() if u.name == "Alice")
+    general = next(iter(server.world.channels.values()))
+    server.world.post_user_message(alice, general, "hello")
+    async with aiohttp.ClientSession() as session, session.ws_connect(f"{server.url}ui/ws") as page:
+        await page.send_json({"type": "view", "user": str(alice.id)})
+        while (data := await page.receive_json(timeout=10)).get("type") != "messages":
+            pass
+        assert data["for"] == str(alice.id)
+        assert [m["content"] for m in data["upsert"]] == ["hello"]

@@ -133,3 +133,38 @@ async def test_only_the_host_in_the_games_channel_links_a_lobby_to_its_message(r
     await h.click(h.alice, message, "Start")
     started = await h.record()
     assert started is not None and started.message_id == message.id and started.status == "running"
+
+
+def shown(h: Harness, message: Message) -> tuple[str, list[str | None]]:
+    """What the channel shows of ``message`` now: its text and its buttons' ids."""
+    current = next(m for m in h.server.channel_messages(h.channel) if m.id == message.id)
+    return current.text, [button.custom_id for button in current.buttons]
+
+
+async def test_a_forged_id_never_strips_a_message_that_is_not_that_game_s_board(running: Harness) -> None:
+    """A click naming an earlier game on today's board (or today's game on an earlier game's message) is answered
+    with a pointer, and the message it was made on keeps what it shows: only a game's own boards are ever turned
+    into a record without controls, as told by the controls Discord says the message carries."""
+    h = running
+    cancelled = await lobby(h, "kniffel", h.alice)
+    old = await h.record()
+    assert old is not None
+    await h.click(h.alice, cancelled, "Cancel")
+    await h.bot.service.drain(5)
+    board = await h.start_game("kniffel", [h.alice, h.bob])
+    live = await h.record()
+    assert live is not None and live.id != old.id and live.message_id == board.id
+    board_before, cancelled_before = shown(h, board), shown(h, cancelled)
+    assert board_before[1], "the live board has its controls"
+
+    earlier_game = f"g:{old.id}:roll::0"
+    handle = await h.server.click(h.carol, forged(board, earlier_game), earlier_game)
+    assert (await handle.message()).ephemeral
+    todays_game = f"g:{live.id}:roll::{live.version}"
+    handle = await h.server.click(h.carol, forged(cancelled, todays_game), todays_game)
+    assert (await handle.message()).ephemeral
+    await h.bot.service.drain(5)
+
+    assert shown(h, board) == board_before
+    assert shown(h, cancelled) == cancelled_before
+    await unchanged(h, live)

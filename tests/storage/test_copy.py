@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.storage import Database, GamesRepository, GuildSettingsRepository, MetaRepository, Seat, StatsRepository
+from bot.storage import Database, GamesRepository, GuildSettingsRepository, MetaRepository, Seat, StatsRepository, copy
 from bot.storage.copy import migrate
 from tests.postgres import fresh_schema, server_url
 from tests.results import store_finished_game
@@ -61,7 +61,12 @@ async def answers(db: Database, running: int) -> tuple[object, ...]:
     )
 
 
-async def test_a_copy_answers_like_the_source_and_continues_its_games(tmp_path: Path) -> None:
+@pytest.mark.parametrize("batch", [copy.BATCH, 2])
+async def test_a_copy_answers_like_the_source_and_continues_its_games(
+    tmp_path: Path, batch: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Also with batches of two rows: every table is streamed, never read or written whole."""
+    monkeypatch.setattr(copy, "BATCH", batch)
     path = tmp_path / "old.sqlite3"
     old = await Database.open(path)
     try:

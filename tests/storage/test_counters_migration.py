@@ -207,8 +207,8 @@ def legacy_render_stats(name: str, stats: Sequence[LegacyStats], game: str | Non
                     t(
                         key,
                         locale,
-                        count=entry.upper_bonus,
-                        games=entry.upper_bonus_games,
+                        count=entry.upper_bonus_games,
+                        bonus=entry.upper_bonus,
                         rate=rate,
                         kniffels=entry.kniffels,
                     )

@@ -74,3 +74,15 @@ def test_the_start_up_check_names_the_tables_missing_for_the_current_rules(
     monkeypatch.setattr(dicepoker_engine, "POKER_BONUS", 60)
     dicepoker.rules.cache_clear()
     assert strategy.missing(tmp_path) == ["kniffel-kniffel", "dicepoker"]  # the old file is for other rules
+
+
+def test_a_folder_that_cannot_take_the_file_costs_the_cache_not_the_table(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An unwritable data folder or a full disk: the table built is used (with a warning), not thrown away."""
+    not_a_folder = tmp_path / "strategy"
+    not_a_folder.write_text("a file where the folder should be")
+    arrays = tables.load_or_build(not_a_folder, "demo", "abc", lambda: {"values": np.arange(3.0)})
+    assert np.array_equal(arrays["values"], np.arange(3.0))
+    assert "could not store the strategy table demo" in caplog.text
+    assert not_a_folder.read_text() == "a file where the folder should be"

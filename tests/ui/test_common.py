@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bot.i18n import _fill, language_of, languages, t
-from bot.ui.common import monospace_table
+from bot.ui.common import card_tables, monospace_table
 
 
 def test_remembered_texts_are_the_catalogues() -> None:
@@ -33,3 +33,14 @@ def test_a_table_aligns_ragged_rows_whether_its_rows_are_lists_or_tuples() -> No
     assert monospace_table(rows) == expected
     assert monospace_table([tuple(row) for row in rows]) == expected
     assert monospace_table(rows, align_right_from=4) == "```\nAlice    1,200 ▰▱\nBob      15\nDominika 3     ▰▰▰ x\n```"
+
+
+def test_a_name_with_backticks_stays_inside_its_code_block() -> None:
+    """A display name holding ``` ended the block early: the rest of the table showed as text."""
+    rows = [("x```y", "0"), ("Bob", "12")]
+    table = monospace_table(rows)
+    assert table.count("```") == 2 and table.startswith("```\n") and table.endswith("\n```")
+    assert "x'''y" in table
+    blocks = card_tables(["ones", "total"], [("ab```", ["1", "3"]), ("Bob", ["2", "4"])])
+    assert all(block.count("```") == 2 for block in blocks)
+    assert "ab'''" in blocks[0]

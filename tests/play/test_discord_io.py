@@ -1,0 +1,77 @@
+"""A connection to Discord that breaks (or times out) on the way is a failed answer or write, like a 5xx.
+
+discord.py passes aiohttp's errors on: a click whose move was saved must still reach the channel's message
+(``ResponseFailed`` sends the service there), and a deadline's board edit must be counted as missed, not crash.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+import aiohttp
+import discord
+import pytest
+
+from bot.play.discord_io import DiscordChannels, InteractionRequest
+from bot.play.ports import ResponseFailed
+from bot.storage import GameRecord
+from bot.ui.render import Rendered
+
+BROKEN = [aiohttp.ServerDisconnectedError(), aiohttp.ClientConnectionError("reset"), TimeoutError()]
+
+
+def failing(error: BaseException) -> Any:
+    async def call(*args: Any, **kwargs: Any) -> Any:
+        raise error
+
+    return call
+
+
+def interaction(error: BaseException) -> Any:
+    """Just what :class:`InteractionRequest` reads of a slash command, its answers failing with ``error``."""
+    user = SimpleNamespace(id=7, display_name="Alice")
+    response = SimpleNamespace(is_done=lambda: False, send_message=failing(error), defer=failing(error))
+    return SimpleNamespace(
+        id=1, user=user, permissions=discord.Permissions.none(), locale="en-US", guild_locale=None, guild_id=5,
+        channel_id=6, message=None, client=SimpleNamespace(user=SimpleNamespace(id=8)), data={}, response=response,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("error", BROKEN, ids=type)
+async def test_an_answer_whose_connection_breaks_is_a_failed_answer(error: BaseException) -> None:
+    request = InteractionRequest(interaction(error))
+    with pytest.raises(ResponseFailed):
+        await request.refuse("play.outdated")
+    with pytest.raises(ResponseFailed):
+        await request.send(Rendered(content="board"))
+    with pytest.raises(ResponseFailed):
+        await request.acknowledge()
+
+
+class History:
+    def __init__(self, error: BaseException) -> None:
+        self._error = error
+
+    def __aiter__(self) -> History:
+        return self
+
+    async def __anext__(self) -> Any:
+        raise self._error
+
+
+@pytest.mark.parametrize("error", BROKEN, ids=type)
+async def test_a_board_write_whose_connection_breaks_is_retried_later(error: BaseException) -> None:
+    message = SimpleNamespace(edit=failing(error))
+    channel = SimpleNamespace(
+        get_partial_message=lambda message_id: message, send=failing(error), history=lambda **kw: History(error)
+    )
+    client = SimpleNamespace(get_partial_messageable=lambda channel_id, guild_id=None: channel)
+    channels = DiscordChannels(client)  # type: ignore[arg-type]
+    record = GameRecord(
+        id=3, kind="kniffel", variant="kniffel", guild_id=5, channel_id=6, host="7", status="running", version=4,
+        created_at=0.0, updated_at=0.0, message_id=99,
+    )  # fmt: skip
+    assert await channels.edit(record, Rendered(content="board")) is False, "a missed edit, shown again later"
+    assert await channels.send(record, Rendered(content="board")) is None
+    assert await channels.below(record) is None
