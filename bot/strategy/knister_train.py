@@ -42,6 +42,22 @@ EVALUATION_SEED = 12_345
 
 
 @njit(cache=True)
+def _random_empty(grid: NDArray[np.int64]) -> int:
+    """A uniformly random empty cell of ``grid``."""
+    empty = 0
+    for cell in range(CELLS):
+        if grid[cell] < 0:
+            empty += 1
+    k = np.random.randint(empty)
+    for cell in range(CELLS):
+        if grid[cell] < 0:
+            if k == 0:
+                return cell
+            k -= 1
+    return -1
+
+
+@njit(cache=True)
 def _train(
     games: int,
     seed: int,
@@ -55,13 +71,19 @@ def _train(
     table_step: float,
     net_step: float,
     expected: bool,
+    explore: float = 0.0,
 ) -> float:
     """Play ``games`` self-play games, updating the weights in place after each; returns their mean score.
 
     ``expected``: the one-step part of each target is the mean over the next roll's 11 sums of the best grid
     each can make, instead of the grid the one rolled sum made. The roll's luck then no longer moves the
     target, at about five times the CPU a game (the best cell for every sum is needed anyway for the next
-    placement, so the rolled sum's pick comes for free)."""
+    placement, so the rolled sum's pick comes for free).
+
+    ``explore``: the share of placements written into a random empty cell instead of the best one, so the value
+    also learns grids its own greedy play never makes, which the search of ``perfect`` values all the time. The
+    grid before such a placement learns from the best placement's value, and the λ-return is cut there (the
+    random cell says nothing about how good that grid was)."""
     np.random.seed(seed)
     hidden = b.shape[0]
     scratch = np.zeros(hidden)
@@ -69,6 +91,8 @@ def _train(
     all_counts = np.zeros((CELLS + 1, LINE_COUNT, NUMBER_COUNT), dtype=np.int64)
     all_lines = np.zeros((CELLS + 1, LINE_COUNT), dtype=np.int64)
     values = np.zeros(CELLS + 1)
+    best_values = np.zeros(CELLS + 1)
+    explored = np.zeros(CELLS + 1, dtype=np.bool_)
     picks = np.zeros(NUMBER_COUNT, dtype=np.int64)
     features = np.zeros(CELLS + LINE_COUNT * NUMBER_COUNT * knister_net.MAX_COUNT, dtype=np.int64)
     total = 0.0
@@ -83,6 +107,10 @@ def _train(
                 cell = picks[n]
             else:
                 cell, values[t] = best_after(grid, counts, lines, h, n, t, line_tables, w, v, c[0], scratch)
+            best_values[t] = values[t]
+            explored[t] = explore > 0.0 and np.random.random() < explore
+            if explored[t]:
+                cell = _random_empty(grid)
             place(grid, counts, lines, h, w, cell, n)
             grids[t] = grid
             all_counts[t] = counts
@@ -95,8 +123,11 @@ def _train(
         total += score
         target = score
         for t in range(CELLS - 1, 0, -1):
-            following = values[t + 1] if expected or t + 1 < CELLS else score
-            target = (1 - lam) * following + lam * target
+            if explored[t + 1]:
+                target = best_values[t + 1]
+            else:
+                following = values[t + 1] if expected or t + 1 < CELLS else score
+                target = (1 - lam) * following + lam * target
             pre = hidden_input(grids[t], all_counts[t], w, b)
             out = c[0]
             for i in range(hidden):
@@ -165,6 +196,9 @@ def main() -> None:
     parser.add_argument(
         "--expected", action="store_true", help="targets averaged over the next roll (see _train), not the roll made"
     )
+    parser.add_argument(
+        "--explore", type=float, default=0.0, help="share of placements made in a random empty cell (see _train)"
+    )
     parser.add_argument("--start", help="a weights file to go on training from (its --hidden applies)")
     parser.add_argument("--out", default=str(knister_net.PATH))
     args = parser.parse_args()
@@ -205,6 +239,7 @@ def main() -> None:
             args.table_step * factor,
             args.net_step * factor,
             args.expected,
+            args.explore,
         )
         scores = greedy_scores(
             EVALUATION_GAMES, EVALUATION_SEED, net.tables, net.w, net.b, net.v, float(c[0]), tabs.potential

@@ -100,13 +100,13 @@ def test_weights_for_other_line_scores_are_not_used(tmp_path: Path) -> None:
     assert knister_net.load(tmp_path / "missing.npz") is None
 
 
-@pytest.mark.parametrize("expected", [False, True])
-def test_training_moves_the_weights_and_plays_whole_games(expected: bool) -> None:
+@pytest.mark.parametrize(("expected", "explore"), [(False, 0.0), (True, 0.0), (False, 0.2), (True, 0.2)])
+def test_training_moves_the_weights_and_plays_whole_games(expected: bool, explore: float) -> None:
     net = _net()
     tables, w, b, v = net.tables.copy(), net.w[:, :4].copy(), net.b[:4].copy(), net.v[:4].copy()
     c = np.zeros(1)
     potential = knister_lines.potentials()
-    mean = knister_train._train(20, 1, tables, w, b, v, c, potential, 0.5, 0.003, 0.0005, expected)
+    mean = knister_train._train(20, 1, tables, w, b, v, c, potential, 0.5, 0.003, 0.0005, expected, explore)
     assert 0 < mean < 200
     assert not np.array_equal(w, net.w[:, :4]) and not np.array_equal(tables, net.tables)
     scores = knister_train.greedy_scores(5, 1, tables, w, b, v, float(c[0]), potential)
@@ -120,3 +120,22 @@ def test_the_digest_hashes_exact_line_scores_not_float_arithmetic(monkeypatch: p
     monkeypatch.setattr(knister_lines, "potentials", lambda: nudged)
     assert knister_net.digest(64) == before
     assert _net() is not None
+
+
+def test_exploring_writes_into_random_empty_cells_only() -> None:
+    grid = np.full(knister_lines.CELLS, -1, dtype=np.int64)
+    grid[[0, 6, 12, 18, 24]] = 5
+    drawn = {knister_train._random_empty(grid) for _ in range(2_000)}
+    assert drawn == {cell for cell in range(knister_lines.CELLS) if grid[cell] < 0}
+
+
+def test_placing_every_number_at_random_scores_below_the_value_s_own_choice() -> None:
+    net = _net()
+    potential = knister_lines.potentials()
+
+    def self_play(explore: float) -> float:
+        tables, w, b, v = net.tables.copy(), net.w.copy(), net.b.copy(), net.v.copy()
+        c = np.array([net.c])
+        return knister_train._train(200, 3, tables, w, b, v, c, potential, 0.5, 0.0, 0.0, False, explore)
+
+    assert self_play(1.0) < self_play(0.0) - 10
