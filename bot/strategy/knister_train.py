@@ -7,10 +7,10 @@ after it and the final score. The line tables start from the Monte Carlo line va
 sizes halve every ``--halve-every`` chunks of games.
 
 Run (one core, about 1.5 minutes per 100,000 games with 128 hidden units; the committed file took the command in
-``docs/strategy.md``): ``python -m bot.strategy.knister_train --hidden 128 --seed 41 --games 50000 --net-step 0.0003
---schedule 1x12,0.5x2,0.25x2,0.125x2,0.0625x4 --out bot/strategy/knister_net.npz``; ``--start FILE`` goes on from a
-weights file (with smaller steps). Each chunk prints the greedy player's mean over 5,000 fixed games, so the climb
-can be watched.
+``docs/strategy.md``): ``python -m bot.strategy.knister_train --hidden 128 --seed 41 --games 50000 --net-step
+0.0003 --explore 0.05 --schedule 1x12,0.5x2,0.25x2,0.125x2,0.0625x4 --out bot/strategy/knister_net.npz``;
+``--start FILE`` goes on from a weights file (with smaller steps). Each chunk prints the greedy player's mean over
+5,000 fixed games, so the climb can be watched.
 """
 
 from __future__ import annotations
