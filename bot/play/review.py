@@ -110,12 +110,17 @@ def review(rules: AnyRules, variant: str, player: str, moves: Iterable[MoveRow],
 
 
 def complete(rules: AnyRules, moves: Sequence[MoveRow]) -> bool:
-    """Whether ``moves`` (in play order) are the game's whole history: the first was played on the new game.
+    """Whether ``moves`` (in play order) are the game's whole history: nothing was played before the first.
 
-    A history cut by ``/forget-me`` while the game ran goes on from the cut, and a review of its rest would
-    present part of a game as the whole.
+    Every change of a state counts in its ``move``, and the only change stored without a move is a player leaving
+    (who is then in ``left``); so the first stored state shows as many changes as players who left. A history cut
+    by ``/forget-me`` while the game ran goes on from the cut, and a review of its rest would present part of a
+    game as the whole.
     """
-    return bool(moves) and rules.engine.State.load(moves[0].state).move == 0
+    if not moves:
+        return False
+    first = rules.engine.State.load(moves[0].state)
+    return bool(first.move == len(first.left))
 
 
 def _action_data(text: str) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from bot.engine import dicepoker, kniffel, knister
 from bot.engine import tutto as tutto_engine
 from bot.engine.fivedice import Roll, ToggleHold
 from bot.play import computer
-from bot.play.review import Plan, review
+from bot.play.review import Plan, complete, review
 from bot.play.transitions import played
 from bot.strategy import tutto as tutto_strategy
 from bot.ui import review as review_ui
@@ -179,3 +179,19 @@ def test_a_game_played_by_the_perfect_level_reviews_at_no_loss(seed: int, rulese
             assert result.total == pytest.approx(0, abs=1e-6), [d for d in result.decisions if d.regret]
         else:
             assert result.total > 0
+
+
+def test_a_history_is_complete_from_the_new_game_even_after_a_player_left_before_the_first_move() -> None:
+    """A leave changes the state without a stored move: a review after one was refused as a cut history."""
+    players = [ME, "2", "3"]
+    state = kniffel.new_game(players, random.Random(1))
+    first = state.current_player
+    leaver = next(player for player in players if player != first)
+    after_leave = kniffel.leave(state, leaver)
+    assert after_leave.move == 1
+    rolled_once = kniffel.apply(after_leave, first, Roll(), random.Random(2))
+    history = [played(first, "player", Roll(), after_leave), played(first, "player", Roll(), rolled_once)]
+    assert complete(KNIFFEL, history)
+    assert complete(KNIFFEL, [played(first, "player", Roll(), state)])
+    assert not complete(KNIFFEL, history[1:]), "a history that starts after a stored move was cut"
+    assert not complete(KNIFFEL, [])
