@@ -7,6 +7,7 @@ engine's scoring changes, the hash changes, the old file is simply not found and
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
@@ -61,14 +62,19 @@ def load_or_build(
             return {key: stored[key] for key in stored.files}
     arrays = dict(build())
     try:
-        _store(folder, name, path, arrays)
+        _store(folder, path, arrays)
     except OSError as error:
         log.warning("could not store the strategy table %s in %s (%s); built again at every start", name, folder, error)
+        return arrays
+    for stale in folder.glob(f"{name}-v*.npz"):
+        if stale != path:
+            with contextlib.suppress(OSError):  # an outdated file left behind is never read: its name is wrong
+                stale.unlink(missing_ok=True)
     return arrays
 
 
-def _store(folder: Path, name: str, path: Path, arrays: Mapping[str, NDArray[Any]]) -> None:
-    """Write the table's file atomically (readers never see half a file) and remove its outdated versions."""
+def _store(folder: Path, path: Path, arrays: Mapping[str, NDArray[Any]]) -> None:
+    """Write the table's file atomically: readers never see half a file."""
     folder.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=folder, suffix=".tmp")
     try:
@@ -79,6 +85,3 @@ def _store(folder: Path, name: str, path: Path, arrays: Mapping[str, NDArray[Any
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
-    for stale in folder.glob(f"{name}-v*.npz"):
-        if stale != path:
-            stale.unlink(missing_ok=True)

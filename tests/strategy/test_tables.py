@@ -86,3 +86,14 @@ def test_a_folder_that_cannot_take_the_file_costs_the_cache_not_the_table(
     assert np.array_equal(arrays["values"], np.arange(3.0))
     assert "could not store the strategy table demo" in caplog.text
     assert not_a_folder.read_text() == "a file where the folder should be"
+
+
+def test_an_outdated_file_that_cannot_be_removed_does_not_count_as_a_failed_store(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    (tmp_path / "demo-v0-outdated.npz").mkdir()  # unlink() refuses a folder: an OSError like a read-only file's
+    tables.load_or_build(tmp_path, "demo", "abc", lambda: {"values": np.arange(3.0)})
+    assert "could not store" not in caplog.text
+    calls = []
+    tables.load_or_build(tmp_path, "demo", "abc", lambda: calls.append(1) or {"values": np.arange(3.0)})
+    assert calls == [], "stored, so read at the next load"
