@@ -236,6 +236,11 @@ class Leaderboard(commands.Cog):
             return
         deleted = await self.stats.forget(user_id)
         log.info("forget-me deleted %d results of a user", deleted)
+        if not deleted:
+            # The second click of a double click (the prompt only offers Confirm with results to delete): the first
+            # one's "N deleted" stays, not overwritten with a "0 deleted" that would say nothing was.
+            await interaction.response.send_message(t("forget.nothing", locale), ephemeral=True)
+            return
         await interaction.response.edit_message(content=ui.render_forgotten(deleted, locale), view=None)
 
 

@@ -265,9 +265,14 @@ async def test_forget_me_removes_exactly_the_callers_results(bot: Harness) -> No
     assert await count(h.alice) == 3
 
     prompt = await (await h.command(h.alice, "forget-me")).message()
-    await h.click(h.alice, prompt, "Delete my results")
-    assert prompt.text == "Done: 3 stored game results were deleted."
+    # A double click: both clicks reach the bot before either is answered; one deletes the three, the other none.
+    clicks = [await h.server.click_button(h.alice, prompt, label="Delete my results") for _ in range(2)]
+    for click in clicks:
+        await click.response()
+    assert prompt.text == "Done: 3 stored game results were deleted.", "not overwritten by the click that found none"
     assert not prompt.buttons
+    nothing_left = [message for click in clicks for message in click.ephemeral_messages]
+    assert [message.text for message in nothing_left] == ["There are no stored game results of yours."]
     assert await count(h.alice) == 0
     assert {user.id: await count(user) for user in (h.bob, h.carol)} == others
 
