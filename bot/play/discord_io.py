@@ -22,13 +22,14 @@ from bot.play.lateness import Lateness
 from bot.play.ports import ResponseFailed
 from bot.play.transitions import Actor
 from bot.storage import GameRecord
-from bot.ui.render import Rendered, games_in
+from bot.ui.render import Rendered
 
 log = logging.getLogger(__name__)
 
-#: A request that never got an answer: the connection to Discord broke or timed out (discord.py passes aiohttp's
-#: errors on, bar a retry of a reset connection). Whether Discord acted on it is unknown, like a 5xx answer's.
-NETWORK_ERRORS = (aiohttp.ClientError, TimeoutError)
+#: What a request to Discord fails with: Discord's refusal (an HTTP error), or no answer at all, the connection
+#: having broken or timed out (discord.py passes aiohttp's errors on, bar a retry of a reset connection); whether
+#: Discord acted on a request without an answer is unknown, as with a 5xx.
+REQUEST_FAILED = (discord.HTTPException, aiohttp.ClientError, TimeoutError)
 #: A board posted anew pings the people it mentions (the player to act), never a role or everyone.
 PING_PEOPLE = discord.AllowedMentions(everyone=False, roles=False, users=True)
 #: How late interactions reach the service, against the quickest recent one (one per process: one clock).
@@ -115,17 +116,10 @@ class InteractionRequest:
 
 
 def message_games(interaction: discord.Interaction[Any]) -> frozenset[int]:
-    """The games whose controls the clicked message carries, from Discord's copy of the message: a forged click
-    can name any game in its id, but not change the message it was made on."""
+    """The games whose controls the clicked message carries, from Discord's copy of the message (a forged click
+    can name any game in its id, but not change the message it was made on); none for a command."""
     data: Any = interaction.data or {}
-    if MESSAGE_GAMES in data:
-        return frozenset(data[MESSAGE_GAMES])
-    message = interaction.message
-    if message is None:
-        return frozenset()
-    return games_in(
-        getattr(child, "custom_id", None) for row in message.components for child in getattr(row, "children", ())
-    )
+    return frozenset(data.get(MESSAGE_GAMES, ()))
 
 
 async def _edit_clicked_message(interaction: discord.Interaction[Any], rendered: Rendered) -> None:
@@ -192,10 +186,15 @@ async def _answering() -> AsyncIterator[None]:
     broke on the way, into the port's error."""
     try:
         yield
-    except discord.HTTPException as error:
-        raise ResponseFailed(f"{error.status} {error.code}: {error.text}") from error
-    except NETWORK_ERRORS as error:
-        raise ResponseFailed(f"no answer from Discord: {error!r}") from error
+    except REQUEST_FAILED as error:
+        raise ResponseFailed(described(error)) from error
+
+
+def described(error: BaseException) -> str:
+    """A failed request in a log line: Discord's status, code and text, or the connection's error."""
+    if isinstance(error, discord.HTTPException):
+        return f"{error.status} {error.code}: {error.text}"
+    return f"no answer from Discord: {error!r}"
 
 
 class DiscordChannels:
@@ -211,23 +210,17 @@ class DiscordChannels:
         channel = self._client.get_partial_messageable(record.channel_id, guild_id=record.guild_id)
         try:
             await channel.get_partial_message(target).edit(**rendered.kwargs())
-        except discord.HTTPException as error:
-            log.warning("could not edit message %s of game %s: %s %s", target, record.id, error.status, error.text)
+        except REQUEST_FAILED as error:
+            log.warning("could not edit message %s of game %s: %s", target, record.id, described(error))
             return isinstance(error, discord.NotFound | discord.Forbidden)
-        except NETWORK_ERRORS as error:
-            log.warning("could not edit message %s of game %s: %r", target, record.id, error)
-            return False
         return True
 
     async def send(self, record: GameRecord, rendered: Rendered) -> int | None:
         channel = self._client.get_partial_messageable(record.channel_id, guild_id=record.guild_id)
         try:
             message = await channel.send(**rendered.kwargs(), allowed_mentions=PING_PEOPLE)
-        except discord.HTTPException as error:
-            log.warning("could not post the board of game %s: %s %s", record.id, error.status, error.text)
-            return None
-        except NETWORK_ERRORS as error:
-            log.warning("could not post the board of game %s: %r", record.id, error)
+        except REQUEST_FAILED as error:
+            log.warning("could not post the board of game %s: %s", record.id, described(error))
             return None
         return message.id
 
@@ -237,10 +230,7 @@ class DiscordChannels:
         channel = self._client.get_partial_messageable(record.channel_id, guild_id=record.guild_id)
         try:
             return len([m async for m in channel.history(limit=LOOK_BELOW, after=discord.Object(record.message_id))])
-        except discord.HTTPException as error:
-            # Without Read Message History (or on a server error) the board stays where it is.
-            log.warning("could not read below the board of game %s: %s %s", record.id, error.status, error.text)
-            return None
-        except NETWORK_ERRORS as error:
-            log.warning("could not read below the board of game %s: %r", record.id, error)
+        except REQUEST_FAILED as error:
+            # Without Read Message History (or on a server error, or no answer) the board stays where it is.
+            log.warning("could not read below the board of game %s: %s", record.id, described(error))
             return None

@@ -410,34 +410,31 @@ class GameService(LiveBoards):
         or was made in public on a message the copy does not know as the live board. Only another process saving
         the game (an overlapping restart) makes that true of a current click; an outdated one is read again for
         nothing, and still refused."""
-        record = game.record
-        if not request.message_is_private and request.message_id != record.message_id:
+        if not request.message_is_private and request.message_id != game.record.message_id:
             return True
-        stamp = self.specs[record.kind].stamp_of(click, record.version, game.state) if game.state is not None else None
-        return click.stamp != (record.version if stamp is None else stamp)
+        return click.stamp != self._stamp(self.specs[game.record.kind], game, click)
 
     @staticmethod
-    def _due(game: Game, now: float) -> bool:
-        """Whether the game has a deadline that has passed (what ``transitions.deadline`` acts on)."""
-        record = game.record
-        return record.active and record.deadline_at is not None and record.deadline_at <= now
+    def _stamp(spec: AnySpec, game: Game, click: Click) -> int:
+        """The stamp a current click on ``game`` carries (the version, or the game's own freshness mark)."""
+        if game.state is None:
+            return game.record.version
+        return spec.stamp_of(click, game.record.version, game.state)
 
-    @staticmethod
-    def _in_effect(spec: AnySpec, game: Game, click: Click) -> bool:
+    @classmethod
+    def _in_effect(cls, spec: AnySpec, game: Game, click: Click) -> bool:
         """A current click asking for what already is (the second of a double click): nothing to apply."""
         if game.state is None or not game.record.active:
             return False
-        current = click.stamp == spec.stamp_of(click, game.record.version, game.state)
-        return current and spec.in_effect(click, game.state)
+        return click.stamp == cls._stamp(spec, game, click) and spec.in_effect(click, game.state)
 
     def _decide_click(self, spec: AnySpec, game: Game, request: Request, click: Click) -> Outcome:
         record = game.record
         if not record.active:
             self._locks.forget(record.id)
             raise Refusal("play.game_over")
-        expected = spec.stamp_of(click, record.version, game.state) if game.state is not None else record.version
         timeless = record.status == "lobby" and click.action in transitions.TIMELESS_LOBBY_ACTIONS
-        if click.stamp != expected and not timeless:
+        if click.stamp != self._stamp(spec, game, click) and not timeless:
             raise Refusal("play.outdated")
         now = self._clock()
         if record.status == "lobby":
@@ -560,7 +557,7 @@ class GameService(LiveBoards):
             now = self._clock()
             # The database says this deadline is due; a kept copy that says nothing is due is behind it (another
             # process saved the game since), and trusting it would leave the deadline due, fired again at once.
-            game = await self._load(game_id, stale=lambda kept: not self._due(kept, now))
+            game = await self._load(game_id, stale=lambda kept: not transitions.due(kept.record, now))
             if game is None:
                 return
             record = game.record

@@ -394,13 +394,18 @@ def deadline(rules: AnyRules, game: Game, choose: Choose, rng: random.Random, no
     None when nothing is due.
     """
     record = game.record
-    if not record.active or record.deadline_at is None or record.deadline_at > now:
+    if not due(record, now):
         return None
     if record.status == "lobby":
         return expire_lobby(game, now)
     if computers_to_act(rules, game.record, game.state):
         return computer_step(rules, game, choose, rng, now)
     return timeout(rules, game, choose, rng, now)
+
+
+def due(record: GameRecord, now: float) -> bool:
+    """Whether an active game's stored deadline has passed: what :func:`deadline` acts on."""
+    return record.active and record.deadline_at is not None and record.deadline_at <= now
 
 
 def computers_to_act(rules: AnyRules, record: GameRecord, state: Any) -> list[str]:

@@ -33,6 +33,16 @@ def bot_env(server: FakeDiscord, database: Path, **extra: str) -> dict[str, str]
     return env
 
 
+async def stopped(env: dict[str, str], cwd: Path) -> tuple[int, str]:
+    """Run ``python -m bot`` until it gives up by itself: its exit code and standard error."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", env=env, cwd=cwd, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+    )
+    _, stderr = await asyncio.wait_for(process.communicate(), 60)
+    assert process.returncode is not None
+    return process.returncode, stderr.decode()
+
+
 async def test_runs_answers_help_and_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
     async with FakeDiscord(token=TOKEN) as server:
         guild = server.add_guild("Admins")
@@ -70,58 +80,33 @@ async def test_database_from_a_newer_version_stops_with_one_line(tmp_path: Path)
         conn.execute("INSERT INTO schema_version VALUES (9999)")
     before = database.read_bytes()
     async with FakeDiscord(token=TOKEN) as server:
-        process = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "bot",
-            env=bot_env(server, database),
-            cwd=tmp_path,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-        )
-        _, stderr = await asyncio.wait_for(process.communicate(), 60)
-    lines = [line for line in stderr.decode().splitlines() if line.startswith("dicebot:")]
-    assert process.returncode == 2
+        returncode, stderr = await stopped(bot_env(server, database), tmp_path)
+    lines = [line for line in stderr.splitlines() if line.startswith("dicebot:")]
+    assert returncode == 2
     assert len(lines) == 1
     assert "newer than this dicebot" in lines[0]
-    assert "Traceback" not in stderr.decode()
+    assert "Traceback" not in stderr
     assert database.read_bytes() == before
 
 
 async def test_rejected_token_stops_with_one_line(tmp_path: Path) -> None:
     async with FakeDiscord(token="the-real-token") as server:
-        process = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "bot",
-            env=bot_env(server, tmp_path / "db.sqlite3"),
-            cwd=tmp_path,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-        )
-        _, stderr = await asyncio.wait_for(process.communicate(), 60)
-    assert process.returncode == 2
-    assert "DISCORD_TOKEN was rejected" in stderr.decode()
-    assert "Traceback" not in stderr.decode()
+        returncode, stderr = await stopped(bot_env(server, tmp_path / "db.sqlite3"), tmp_path)
+    assert returncode == 2
+    assert "DISCORD_TOKEN was rejected" in stderr
+    assert "Traceback" not in stderr
 
 
 async def test_a_dev_server_the_bot_is_not_in_stops_with_one_line_that_says_so(tmp_path: Path) -> None:
     """Discord's 403 to the start-up command sync: not "cannot reach Discord, check the network"."""
     async with FakeDiscord(token=TOKEN) as server:
-        process = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "bot",
-            env=bot_env(server, tmp_path / "db.sqlite3", DEV_GUILD_ID="123456789012345678"),
-            cwd=tmp_path,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
+        returncode, stderr = await stopped(
+            bot_env(server, tmp_path / "db.sqlite3", DEV_GUILD_ID="123456789012345678"), tmp_path
         )
-        _, stderr = await asyncio.wait_for(process.communicate(), 60)
-    lines = [line for line in stderr.decode().splitlines() if line.startswith("dicebot:")]
-    assert process.returncode == 2
+    lines = [line for line in stderr.splitlines() if line.startswith("dicebot:")]
+    assert returncode == 2
     assert lines == [
         "dicebot: Discord refused a start-up request (403 Missing Access): is the bot in the server "
         "DEV_GUILD_ID=123456789012345678 names? check the bot's invitation and permissions"
     ]
-    assert "Traceback" not in stderr.decode()
+    assert "Traceback" not in stderr
