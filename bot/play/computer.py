@@ -116,12 +116,18 @@ class Brain:
         self.directory = directory
         self._ready: set[Hashable] = set()
         self._loading: dict[Hashable, asyncio.Future[Any]] = {}
+        #: Tables whose load failed: not tried again before the next start (see ``_load``).
+        self._failed: set[Hashable] = set()
         self._all_ready = False
         #: The start-up build of every table, while it runs: a game's own load waits for it instead of racing it.
         self._warming: asyncio.Future[Any] | None = None
 
     def is_ready(self, state: Any) -> bool:
         return self._all_ready or table_key(state) in self._ready
+
+    def failed(self, state: Any) -> bool:
+        """Whether loading the tables ``state`` needs failed: they stay missing until the bot restarts."""
+        return not self.is_ready(state) and table_key(state) in self._failed
 
     def prepare(self, state: Any, player: str) -> asyncio.Future[Any] | None:
         """Start loading the tables ``state`` needs in a worker thread (once); the task, or None when ready."""
@@ -143,6 +149,7 @@ class Brain:
             # The failed task stays in ``_loading``: started again at every computer move, a build that cannot
             # succeed would take seconds of CPU each time. The next start tries again.
             log.exception("could not load the strategy tables for %s; computer players play the most points now", key)
+            self._failed.add(key)
             return
         self._ready.add(key)
         log.info("strategy tables for %s are ready", key)

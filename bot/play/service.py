@@ -486,7 +486,8 @@ class GameService(LiveBoards):
         """The Hint button: the best actions of the player to act, privately; never a change to the game.
 
         The values are computed only from tables already in memory (milliseconds); while they load in a worker
-        thread the player is told the tables are being prepared.
+        thread the player is told the tables are being prepared, and that hints are unavailable once the load
+        failed (it is not tried again before a restart, so "preparing" would never end).
         """
         record = game.record
         try:
@@ -500,9 +501,11 @@ class GameService(LiveBoards):
         except Refusal as refusal:
             await request.refuse(refusal.key, **refusal.params)
             return
-        if self.brain is None or not self.brain.is_ready(game.state):
-            if self.brain is not None:
-                self.brain.prepare(game.state, request.actor.player)
+        if self.brain is None or self.brain.failed(game.state):
+            await request.refuse("hint.unavailable")
+            return
+        if not self.brain.is_ready(game.state):
+            self.brain.prepare(game.state, request.actor.player)
             await request.refuse("hint.preparing")
             return
         values, current = computer.hint_values(game.state, request.actor.player, self.brain.directory)

@@ -8,6 +8,7 @@ import pytest
 
 from bot import strategy
 from bot.engine import dicepoker, kniffel
+from bot.play import computer
 from fakediscord import Message
 from tests.e2e.conftest import Harness
 from tests.e2e.dice import play_turn
@@ -236,6 +237,30 @@ async def test_a_hint_for_a_scripted_roll_shows_the_exact_best_action(bot: Harne
     assert record is not None and record.options["hinted"] == [str(h.alice.id)]  # her result will be marked
     handle = await h.click(h.alice, message, "Roll (2/3)")  # the message was redrawn with the new version
     assert not handle.ephemeral_messages and (await h.state()).rolls == 2
+
+
+async def test_a_hint_after_the_tables_failed_to_load_says_hints_are_unavailable(
+    bot: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A failed load is not tried again before a restart: "preparing" would never end, so the hint says so."""
+    h = bot
+
+    def failing(state: object, player: str, directory: Path) -> None:
+        raise MemoryError("no room for the table")
+
+    monkeypatch.setattr(computer, "_evaluate", failing)
+    message = await h.start_game("kniffel", [h.alice], rules="classic")
+    await h.click(h.alice, message, "Roll")
+    first = await (await h.server.click_button(h.alice, message, label="💡 Hint")).message()
+    assert first.ephemeral and "Preparing the hint tables" in first.text
+    state = await h.state()
+    loading = h.bot.brain.prepare(state, str(h.alice.id))
+    assert loading is not None
+    await loading
+    before = await h.record()
+    again = await (await h.server.click_button(h.alice, message, label="💡 Hint")).message()
+    assert again.ephemeral and "Hints are unavailable" in again.text, again.text
+    assert await h.record() == before  # no hint was shown, so the player's result is not marked
 
 
 async def test_the_host_switches_hints_off_in_the_lobby(bot: Harness) -> None:

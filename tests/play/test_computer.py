@@ -156,3 +156,4 @@ async def test_tables_that_failed_to_load_are_not_loaded_again_at_every_move(
         await loading
     assert attempts == ["a"]
     assert not brain.is_ready(state) and brain.choose(state, "a", "perfect", random.Random(3)) is None
+    assert brain.failed(state)  # the hint says so instead of "preparing" forever
