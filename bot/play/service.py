@@ -279,24 +279,33 @@ class GameService(LiveBoards):
         await self._command(request, spec, lambda game: transitions.end(game, request.actor, self._clock()))
 
     async def private(self, request: Request, spec: AnySpec, view: str, target: Actor | None = None) -> None:
-        """A read-only ephemeral view of the channel's game (``/kniffel scorecard``, ``/knister grid``)."""
-        record = await self._games.active_in_channel(request.channel_id or 0)
-        who = target or request.actor
-        try:
-            if record is None or record.kind != spec.kind:
-                raise Refusal("play.no_game", game=t(f"game.{spec.kind}", request.locale))
-            if record.status != "running":
-                raise Refusal("play.not_started")
-            if record.seat(who.player) is None:
-                raise Refusal("play.not_seated_other" if target else "play.not_seated", name=who.name)
-        except Refusal as refusal:
-            await request.refuse(refusal.key, **refusal.params)
+        """A read-only ephemeral view of the channel's game (``/kniffel scorecard``, ``/knister grid``).
+
+        Read again under the game's lock: a move saved between the channel's lookup and the answer has already
+        refreshed the views that follow the game, so a view read before it would stay a step behind.
+        """
+        found = await self._games.active_in_channel(request.channel_id or 0)
+        if found is None or found.kind != spec.kind:
+            await request.refuse("play.no_game", game=t(f"game.{spec.kind}", request.locale))
             return
-        game = Game.load(spec, record)
-        rendered = spec.private_views[view].render(table(game, request.locale), who.player)
-        await request.show_private(rendered)
-        if target is None:
-            self._follow(request, spec, game, view, rendered)
+        who = target or request.actor
+        async with self._locks.hold(found.id):
+            record = await self._games.get(found.id)
+            try:
+                if record is None or not record.active:
+                    raise Refusal("play.no_game", game=t(f"game.{spec.kind}", request.locale))
+                if record.status != "running":
+                    raise Refusal("play.not_started")
+                if record.seat(who.player) is None:
+                    raise Refusal("play.not_seated_other" if target else "play.not_seated", name=who.name)
+            except Refusal as refusal:
+                await request.refuse(refusal.key, **refusal.params)
+                return
+            game = Game.load(spec, record)
+            rendered = spec.private_views[view].render(table(game, request.locale), who.player)
+            await request.show_private(rendered)
+            if target is None:
+                self._follow(request, spec, game, view, rendered)
 
     @tracked
     async def _command(self, request: Request, spec: AnySpec, decide: Callable[[Game], Outcome]) -> None:

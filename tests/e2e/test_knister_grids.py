@@ -185,3 +185,26 @@ async def test_the_grid_command_opens_a_grid_that_follows(knister: Harness) -> N
     before = clicks(h)
     await play_round(h, table, {h.alice.id: grid, h.bob.id: await table.open_grid(h.bob)}, players)
     assert clicks(h) - before == 1 + 1 + 2  # Bob opened his grid once; Alice's command grid needed no click
+
+
+async def test_the_grid_command_shows_a_roll_saved_while_it_looked_the_game_up(
+    knister: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The roll's save refreshes the grids that follow the game before the command's grid follows it: read before
+    the roll, the command's grid would stay a round behind."""
+    h = knister
+    table = Table(h, await start_game(h, [h.alice, h.bob]))
+    games = h.bot.service._games
+    look_up = games.active_in_channel
+    rolled: list[kn.State] = []
+
+    async def roll_meanwhile(channel_id: int) -> object:
+        found = await look_up(channel_id)
+        if not rolled:
+            rolled.append(await table.roll())  # answered and saved before the command goes on
+        return found
+
+    monkeypatch.setattr(games, "active_in_channel", roll_meanwhile)
+    grid = await (await h.command(h.alice, "knister grid")).message()
+    assert rolled and f"= {rolled[0].number}" in grid.text, grid.text
+    assert any(not button.disabled for button in grid.buttons)  # ready to place this round's number
