@@ -5,7 +5,11 @@ from __future__ import annotations
 import pytest
 
 from bot.engine import knister as kn
+from bot.i18n import t
+from cogs.knister import SPEC
 from fakediscord import InvalidInput, Message, User
+from tests.discord_limits import assert_every_message_fits
+from tests.e2e.board import live_board
 from tests.e2e.conftest import Harness
 
 pytestmark = pytest.mark.timeout(120)
@@ -313,3 +317,46 @@ async def test_grid_command_and_rules(knister: Harness) -> None:
     assert rules.ephemeral
     assert "Knister — rules" in rules.text
     assert "Diagonals count double" in rules.text
+
+
+#: Twelve display names of Discord's longest (32 characters), for the biggest table a board has to hold.
+LONG_NAMES = [f"Friedrich-Wilhelm v. Hohenzol {index:02d}" for index in range(SPEC.max_players)]
+
+
+async def test_a_full_german_table_timing_out_keeps_whole_news_lines_and_the_ping(harness: Harness) -> None:
+    """Twelve players with 32-character names, German: the round that removes ten of them has more news than a
+    message holds. The board keeps whole lines (no name or mention cut in half), marks the lines left out and
+    still pings the next roller; every message the bot sent is within Discord's limits."""
+    h = harness
+    h.guild.locale = "de"
+    players = [h.server.add_user(name, locale="de") for name in LONG_NAMES]
+    h.users = players
+    assert {len(name) for name in LONG_NAMES} == {32}
+    await h.start_bot(EXTENSIONS)
+    message = await h.open_lobby("knister", players[0])
+    game = await Table(h, message).game_id()
+    for player in players[1:]:
+        await (await h.server.click_button(player, message, prefix=f"g:{game}:join:")).response()
+    await (await h.server.click_button(players[0], message, prefix=f"g:{game}:start:")).response()
+    # Each round the roller rolls in time and nobody places: after three rounds everyone but the last two rollers
+    # timed out three times in a row and is removed, all in one deadline.
+    for _ in range(3):
+        roller = h.user((await h.state()).roller)
+        board = await live_board(h)
+        await (await h.server.click_button(roller, board, prefix=f"g:{game}:roll:")).response()
+        await h.advance(TIMEOUT_SECONDS + 1)
+    record = await h.record()
+    assert record is not None and sum(seat.status == "removed" for seat in record.seats) == 10
+    state = await h.state()
+
+    lines = (await live_board(h)).content.split("\n")
+    ping = t("knister.content_roll", "de", player=f"<@{state.roller}>")
+    whole = {
+        *(t("knister.round", "de", round=state.round, rounds=kn.ROUNDS, player=player.mention) for player in players),
+        *(t("play.timed_out", "de", name=name) for name in LONG_NAMES),
+        *(t("play.removed", "de", name=name, count=3) for name in LONG_NAMES),
+    }
+    assert lines[-1] == ping
+    assert lines[-2] == "…"
+    assert set(lines[:-2]) <= whole and len(lines) > 3
+    assert_every_message_fits(h.server)

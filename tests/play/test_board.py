@@ -14,8 +14,6 @@ from bot.play import transitions as tr
 from bot.play.tail import ChannelTail
 from bot.play.transitions import Game, Origin
 from bot.storage.games import Seat
-from bot.ui import board as board_ui
-from bot.ui.render import Rendered
 from cogs.kniffel import SPEC
 from tests.play.test_transitions import ALICE, BOB, COMPUTER, NOW, lobby, started
 
@@ -78,21 +76,6 @@ def test_a_rematch_copies_the_options_but_not_what_the_old_game_recorded_and_inv
     assert board.invited(record, ALICE.player) == [BOB.player]
     left = replace(record, seats=(*record.seats, Seat("104", "Dan", status="left")))
     assert board.invited(left, ALICE.player) == [BOB.player, "104"]  # who left a game may want the next one
-
-
-def test_news_goes_above_the_boards_own_content_and_never_pushes_it_out() -> None:
-    ping = "<@102>, your turn."
-    assert board_ui.with_news(Rendered(content=ping), []).content == ping
-    assert board_ui.with_news(Rendered(content=ping), ["Alice: 40"]).content == f"Alice: 40\n{ping}"
-    assert board_ui.with_news(Rendered(), ["Alice: 40"]).content == "Alice: 40"
-    long = board_ui.with_news(Rendered(content=ping), ["x" * 3000]).content
-    assert long is not None and len(long) == board_ui.CONTENT_LIMIT and long.endswith(ping)
-
-
-def test_a_retired_board_is_one_line_of_record_without_controls() -> None:
-    retired = board_ui.retired("kniffel", "en-US")
-    assert retired.content == "↓ Kniffel continues below." and not retired.layout and not retired.embeds
-    assert board_ui.retired("kniffel", "de", ["Alice: 40"]).content == "Alice: 40"
 
 
 @given(st.lists(st.tuples(st.integers(1, 3), st.integers(1, 10**6)), max_size=60), st.integers(1, 10**6))
