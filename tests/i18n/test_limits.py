@@ -1,8 +1,10 @@
 """Every message fits Discord's limits in every language: the longest translation decides.
 
-Each game is played to its end at its largest table by the engine's own timeout moves, and every message,
-private view, announcement and the lobby is rendered in each shipped language and measured; so are full
-leaderboard pages, statistics with huge figures and the forget-me prompt.
+Each game is played to its end at its largest table of 32-character names by the engine's own timeout moves, and
+every board (as the service shows it: with the news of the worst action on top and the Hint, Review and Rematch
+buttons), private view, announcement, the lobby (full, with computers, with a rematch's invitations) and the
+retired board is rendered in each shipped language and measured by fakediscord's validation
+(``tests/discord_limits.py``); so are full leaderboard pages, statistics with huge figures and the forget-me prompt.
 """
 
 from __future__ import annotations
@@ -10,19 +12,23 @@ from __future__ import annotations
 import random
 import re
 import time
+from dataclasses import replace
 from functools import cache
 from typing import Any
 
 import discord
 import pytest
 
-from bot.i18n import languages
+from bot.i18n import languages, t
 from bot.i18n.check import rules_sections, rules_text
-from bot.play.service import lobby, table
+from bot.play import board
+from bot.play.computer import LEVELS
+from bot.play.service import GameService, computer_name, lobby, table
 from bot.play.spec import AnySpec
-from bot.play.transitions import Game
+from bot.play.transitions import MAX_TIMEOUTS, Game
 from bot.rankings import PAGE_SIZE
 from bot.storage import CounterTotal, GameRecord, GameStats, LeaderboardPage, Seat, Standing
+from bot.ui import board as board_ui
 from bot.ui import lobby as lobby_ui
 from bot.ui.leaderboard import BoardRequest, render_board, render_forget_prompt, render_forgotten, render_stats
 from bot.ui.render import Rendered
@@ -30,6 +36,7 @@ from cogs.dicepoker import SPEC as DICEPOKER
 from cogs.kniffel import SPEC as KNIFFEL
 from cogs.knister import SPEC as KNISTER
 from cogs.tutto import SPEC as TUTTO
+from tests.discord_limits import assert_fits, limit_errors
 
 LONG_NAME = "W" * 32
 MAX_STEPS = 5000
@@ -49,25 +56,6 @@ def record(spec: AnySpec, players: list[str], language: str, status: str) -> Gam
 
 def game(spec: AnySpec, state: Any, players: list[str], language: str, status: str = "running") -> Game:
     return Game(record(spec, players, language, status), state)
-
-
-def check(rendered: Rendered) -> None:
-    assert len(rendered.content or "") <= 2000
-    for embed in rendered.embeds:
-        assert len(embed) <= 6000
-        assert len(embed.title or "") <= 256
-        assert len(embed.description or "") <= 4096
-        assert len(embed.fields) <= 25
-        for field in embed.fields:
-            assert 1 <= len(field.name) <= 256 and 1 <= len(field.value) <= 1024
-        assert len((embed.footer.text or "") if embed.footer else "") <= 2048
-    for row in rendered.layout.components():  # what is sent: tests/ui/test_payloads.py
-        for component in row["components"]:
-            assert len(component.get("label") or "") <= 80, component["label"]
-            assert len(component.get("placeholder") or "") <= 150
-            for option in component.get("options", []):
-                assert len(option["label"]) <= 100, option["label"]
-                assert len(option.get("description") or "") <= 100, option["description"]
 
 
 @cache
@@ -90,22 +78,57 @@ def played(kind: str) -> tuple[tuple[Any, str], ...]:
     return tuple(states)
 
 
+def notices(spec: AnySpec, players: list[str], language: str) -> list[str]:
+    """The most the plumbing adds to one action's news: every player timed out and removed, in the game's language."""
+    names = [seat.display_name for seat in record(spec, players, language, "running").seats]
+    return [
+        line
+        for name in names
+        for line in (
+            t("play.timed_out", language, name=name),
+            t("play.removed", language, name=name, count=MAX_TIMEOUTS),
+        )
+    ]
+
+
+def with_news(running: GameRecord, news: list[str]) -> GameRecord:
+    """The game with ``news`` on its board and the Hint button offered, as the service stores it."""
+    return replace(running, options={**running.options, board.NEWS: news, "hints": True})
+
+
+def lobbies(spec: AnySpec, players: list[str], language: str) -> list[Rendered]:
+    """The lobby full, with computer players (their select and the remove button) and with a rematch's invitations."""
+    full = record(spec, players, language, "lobby")
+    ids = [f"cpu-{level}-{index}" for index, level in enumerate(LEVELS, 1)]
+    computers = tuple(Seat(player, computer_name(player, language), kind="computer") for player in ids)
+    mixed = replace(full, seats=(*full.seats[:1], *computers))
+    invited = replace(full, seats=full.seats[:1], options={**full.options, board.INVITED: players[1:]})
+    return [lobby_ui.render(lobby(spec, shown)) for shown in (full, mixed, invited)]
+
+
 def play(spec: AnySpec, language: str) -> int:
     """Play a full table to the end, checking every render; returns how many states were measured."""
     players = [str(10**17 + index) for index in range(spec.max_players)]
-    check(lobby_ui.render(lobby(spec, record(spec, players, language, "lobby"))))
+    for rendered in lobbies(spec, players, language):
+        assert_fits(rendered)
+    service = GameService.__new__(GameService)  # only its pure render (news, Hint, Review, Rematch) is used
+    service.specs = {spec.kind: spec}
+    worst = notices(spec, players, language)
     states = played(spec.kind)
     running = record(spec, players, language, "running")  # one for every state: they differ only in the state
     for state, player in states:
         current = table(Game(running, state))
-        check(spec.ui.render(current))
-        assert all(len(line) <= 2000 for line in spec.ui.announce(current))
+        announced = spec.ui.announce(current)
+        assert all(len(line) <= 2000 for line in announced)
+        assert_fits(service.render(spec, Game(with_news(running, [*announced, *worst]), state)))
         for view in spec.private_views.values():
-            check(view.render(current, player))
-    final = table(game(spec, states[-1][0], players, language, status="finished"))
-    check(spec.ui.render(final))
+            assert_fits(view.render(current, player))
+    final = game(spec, states[-1][0], players, language, status="finished")
+    news = [*spec.ui.announce(table(final)), *worst]
+    assert_fits(service.render(spec, Game(with_news(final.record, news), final.state)))
+    assert_fits(board_ui.retired(spec.kind, language, news))
     for view in spec.private_views.values():
-        check(view.render(final, players[0]))
+        assert_fits(view.render(table(final), players[0]))
     return len(states)
 
 
@@ -125,7 +148,7 @@ def test_every_rules_section_fits_one_embed(language: str) -> None:
 
 
 def embed_fits(embed: discord.Embed) -> None:
-    check(Rendered(embeds=[embed]))
+    assert_fits(Rendered(embeds=[embed]))
 
 
 @pytest.mark.parametrize("language", languages())
@@ -137,7 +160,7 @@ def test_leaderboards_fit_discord_in_every_language(language: str, metric: str) 
         page = LeaderboardPage("tutto", metric, "month", 1, 3, 10 * PAGE_SIZE, rows, rows[0], 98765)  # type: ignore[arg-type]
         embed, view = render_board(page, request, language)
         embed_fits(embed)
-        assert all(len(item.label or "") <= 80 for item in view.children)  # type: ignore[attr-defined]
+        assert not limit_errors({"components": view.to_components()})
         empty = LeaderboardPage("tutto", metric, "week", None, 0, 0, (), None, 3)  # type: ignore[arg-type]
         embed_fits(render_board(empty, request, language)[0])
 

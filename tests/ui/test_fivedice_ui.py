@@ -14,7 +14,8 @@ from bot.ui.dicepoker import bonus_status, signed
 from bot.ui.fivedice import ScorecardUI
 from bot.ui.kniffel import UI as KNIFFEL_UI
 from bot.ui.kniffel import option_label
-from bot.ui.render import Rendered, SeatView, Table
+from bot.ui.render import SeatView, Table
+from tests.discord_limits import assert_fits
 
 LONG_NAME = "W" * 32
 
@@ -24,27 +25,6 @@ def table_for(state: object, players: list[str], kind: str) -> Table:
     return Table(seats, 987654321, 123456, "en-US", state)
 
 
-def assert_within_limits(rendered: Rendered) -> None:
-    assert len(rendered.content or "") <= 2000
-    assert len(rendered.embeds) <= 10
-    for embed in rendered.embeds:
-        assert len(embed) <= 6000
-        assert len(embed.title or "") <= 256
-        assert len(embed.description or "") <= 4096
-        assert len(embed.fields) <= 25
-        for field in embed.fields:
-            assert len(field.name) <= 256
-            assert len(field.value) <= 1024
-    rows = rendered.layout.view().to_components()
-    assert len(rows) <= 5
-    for row in rows:
-        assert len(row["components"]) <= 5
-        for component in row["components"]:
-            assert len(component.get("custom_id", "")) <= 100
-            assert len(component.get("label") or "") <= 80
-            assert len(component.get("options", [])) <= 25
-
-
 def play(engine: ModuleType, ui: ScorecardUI, kind: str, players: int, **options: str) -> None:
     ids = [str(10**17 + index) for index in range(players)]
     rng = random.Random(7)
@@ -52,15 +32,15 @@ def play(engine: ModuleType, ui: ScorecardUI, kind: str, players: int, **options
     while not engine.is_over(state):
         player = engine.to_act(state)[0]
         state = engine.apply(state, player, engine.timeout_action(state, player), rng)
-        assert_within_limits(ui.render(table_for(state, ids, kind)))
+        assert_fits(ui.render(table_for(state, ids, kind)))
     final = ui.render(table_for(state, ids, kind))
-    assert_within_limits(final)
+    assert_fits(final)
     assert final.layout.view().to_components() == []
     assert len(final.embeds[0].fields) == (
         players if players <= 2 else len(ui.card_tables(table_for(state, ids, kind)))
     )
     for player in ids:
-        assert_within_limits(ui.render_card(table_for(state, ids, kind), player))
+        assert_fits(ui.render_card(table_for(state, ids, kind), player))
 
 
 @pytest.mark.parametrize("ruleset", ["kniffel", "classic"])

@@ -9,12 +9,12 @@ import pytest
 
 from bot.engine import knister as kn
 from bot.ui.knister import UI
-from bot.ui.render import MAX_CUSTOM_ID, Rendered, SeatView, Table, parse_custom_id
+from bot.ui.render import Rendered, SeatView, Table, parse_custom_id
 from cogs.knister import SPEC
+from tests.discord_limits import assert_fits
 
 GAME_ID = 4242
 LOCALE = "en-US"
-EMBED_TOTAL, EMBED_FIELDS, FIELD_VALUE, FIELD_NAME = 6000, 25, 1024, 256
 ALICE, BOB = "101", "102"
 
 
@@ -33,30 +33,11 @@ def play(state: kn.State, rng: random.Random, rounds: int) -> kn.State:
 
 
 def assert_within_limits(rendered: Rendered) -> None:
-    """What Discord (and the local test server) enforce on a message's components and embeds."""
-    view = rendered.layout.view()
-    rows: dict[int, list[discord.ui.Item]] = {}
-    for item in view.children:
-        rows.setdefault(item.row, []).append(item)
-    assert len(rows) <= 5
-    for items in rows.values():
-        assert len(items) <= 5
-        for item in items:
-            assert isinstance(item, discord.ui.Button)
-            assert item.label or item.emoji
-            assert item.label is None or len(item.label) <= 80
-            assert len(item.custom_id) <= MAX_CUSTOM_ID
-            assert parse_custom_id(item.custom_id) is not None
-    for embed in rendered.embeds:
-        assert len(embed) <= EMBED_TOTAL
-        assert len(embed.fields) <= EMBED_FIELDS
-        assert len(embed.title or "") <= 256
-        assert len(embed.description or "") <= 4096
-        for field in embed.fields:
-            assert 0 < len(field.name) <= FIELD_NAME
-            assert 0 < len(field.value) <= FIELD_VALUE
-    if rendered.content is not None:
-        assert len(rendered.content) <= 2000
+    """Discord's limits (``tests/discord_limits.py``), and every control a button of this game."""
+    assert_fits(rendered)
+    for item in rendered.layout.view().children:
+        assert isinstance(item, discord.ui.Button)
+        assert item.custom_id is not None and parse_custom_id(item.custom_id) is not None
 
 
 def buttons(rendered: Rendered) -> list[discord.ui.Button]:

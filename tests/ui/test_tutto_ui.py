@@ -13,9 +13,10 @@ import pytest
 from bot.engine import tutto as tu
 from bot.engine.core import Event
 from bot.i18n import has, t
-from bot.ui.render import MAX_CUSTOM_ID, Click, Rendered, SeatView, Table, parse_custom_id
+from bot.ui.render import Click, Rendered, SeatView, Table, parse_custom_id
 from bot.ui.tutto import UI, progress_bar
 from cogs.tutto import SPEC, to_action
+from tests.discord_limits import assert_fits
 from tests.scripted import act, take, tutto_table
 
 GAME_ID = 777
@@ -72,32 +73,19 @@ def enabled(rendered: Rendered) -> set[str]:
 
 
 def assert_within_limits(rendered: Rendered) -> None:
-    """What Discord (and the local test server) enforce on a message's components and embeds.
+    """Discord's limits (``tests/discord_limits.py``), and every control a labelled button of this game and stamp.
 
     The components are read as sent, ``Layout.components()`` (byte for byte discord.py's view:
     ``tests/ui/test_payloads.py``); building the view for every state was half of the random games' CPU.
     """
-    rows = rendered.layout.components()
-    assert len(rows) <= 5
-    for row in rows:
-        assert len(row["components"]) <= 5
+    assert_fits(rendered)
+    for row in rendered.layout.components():
         for component in row["components"]:
             assert component["type"] == discord.ComponentType.button.value
             assert component.get("label")
-            assert len(component["label"]) <= 80
-            assert len(component["custom_id"]) <= MAX_CUSTOM_ID
             click = parse_custom_id(component["custom_id"])
             assert click is not None
             assert (click.game_id, click.stamp) == (GAME_ID, STAMP)
-    for embed in rendered.embeds:
-        assert len(embed) <= 6000
-        assert len(embed.fields) <= 25
-        assert len(embed.title or "") <= 256
-        assert len(embed.description or "") <= 4096
-        for field in embed.fields:
-            assert 0 < len(field.name) <= 256
-            assert 0 < len(field.value) <= 1024
-    assert rendered.content is None or len(rendered.content) <= 2000
 
 
 @pytest.fixture(autouse=True)
