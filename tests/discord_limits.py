@@ -3,7 +3,8 @@
 fakediscord refuses a payload over a limit the way Discord does (``fakediscord/validation.py``: content 2,000,
 embeds 6,000 in total, titles, descriptions, 25 fields of 256/1,024, 5 rows of 5 buttons, labels 80, select
 options 25 of 100, placeholders 150, custom ids 100). Rendering tests run the same validation on a ``Rendered``
-without a server, and end-to-end tests on every payload the bot sent, so each limit is written down once.
+without a server, and end-to-end tests on every payload the bot sent, so each limit is written down once. Whom a
+message may ping is checked here too: a name like ``@everyone`` in a board's text must never ping anyone.
 """
 
 from __future__ import annotations
@@ -65,3 +66,17 @@ def assert_every_message_fits(server: FakeDiscord) -> None:
         assert not errors, (errors, message)
     refused = [str(request) for request in server.rest.requests if request.status == 400]
     assert not refused, refused
+
+
+def assert_pings_only_people(server: FakeDiscord) -> None:
+    """Assert that every message with text the bot sent lets Discord ping the users it mentions and nobody else.
+
+    fakediscord does not resolve mentions; Discord pings ``@everyone``, ``@here`` and roles in a message's text
+    unless its ``allowed_mentions`` say otherwise, and a display name is free text.
+    """
+    for message in sent_messages(server):
+        if not message.get("content"):
+            continue
+        allowed = message.get("allowed_mentions")
+        assert allowed is not None, message
+        assert set(allowed.get("parse", [])) <= {"users"} and not allowed.get("roles"), message

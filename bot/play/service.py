@@ -31,7 +31,7 @@ from bot.play.reviewing import REVIEW, Reviews
 from bot.play.shown import ShownVersions
 from bot.play.spec import AnySpec
 from bot.play.tail import ChannelTail
-from bot.play.transitions import Actor, Game, Outcome, Refusal
+from bot.play.transitions import Actor, Game, Notice, Outcome, Refusal
 from bot.storage import (
     ChannelBusy,
     GameRecord,
@@ -44,7 +44,7 @@ from bot.storage import (
 from bot.ui import board as board_ui
 from bot.ui import hint as hint_ui
 from bot.ui import lobby as lobby_ui
-from bot.ui.render import Click, Lobby, Rendered, SeatView, Table, custom_id
+from bot.ui.render import Click, Lobby, Rendered, SeatView, Table, custom_id, in_markdown
 
 log = logging.getLogger(__name__)
 
@@ -109,6 +109,14 @@ def table(game: Game, locale: str | None = None) -> Table[Any]:
     """What a game renderer sees of a running or finished game."""
     record = game.record
     return Table(seat_views(record), record.id, record.version, locale or record.locale, game.state)
+
+
+def notice_line(notice: Notice, locale: str, game: str) -> str:
+    """A notice in the game's language, the player it names escaped for the board's markdown."""
+    params = dict(notice.params)
+    if "name" in params:
+        params["name"] = in_markdown(str(params["name"]))
+    return t(notice.key, locale, game=game, **params)
 
 
 def lobby(spec: AnySpec, record: GameRecord) -> Lobby:
@@ -670,7 +678,7 @@ class GameService(LiveBoards):
         if not outcome.notices:
             return lines
         name = t(f"game.{spec.kind}", locale)
-        return lines + [t(notice.key, locale, game=name, **notice.params) for notice in outcome.notices]
+        return lines + [notice_line(notice, locale, name) for notice in outcome.notices]
 
     async def _point(self, request: Request, record: GameRecord | None) -> None:
         """A click on a message that is not the live board of an active game: say where the game is now.

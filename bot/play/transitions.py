@@ -58,7 +58,8 @@ class Actor:
 class Notice:
     """A line for the channel, as a message id and its parameters (translated in the game's language).
 
-    Every notice may use ``{game}``: the service adds the game's translated name.
+    Every notice may use ``{game}``: the service adds the game's translated name. ``{name}`` is a player's display
+    name as typed; the service escapes it for the board's markdown.
     """
 
     key: str

@@ -119,7 +119,9 @@ class ScorecardUI:
         lines += self.status_lines(table)
         embed.description = "\n".join(lines)
         standings = [
-            (table.name(p)[:14], number(self.total(table, p), locale)) for p in state.players if p not in state.left
+            (table.plain_name(p)[:14], number(self.total(table, p), locale))
+            for p in state.players
+            if p not in state.left
         ]
         embed.add_field(name=t("dice.totals", locale), value=monospace_table(standings), inline=False)
         rendered = Rendered(content=t("dice.content", locale, player=table.mention(player)), embeds=[embed])
@@ -173,7 +175,7 @@ class ScorecardUI:
                 embed.add_field(name=name, value=block, inline=False)
             return Rendered(embeds=[embed])
         for player in state.players:
-            embed.add_field(name=shorten(table.name(player), 256), value=self.card_block(table, player), inline=True)
+            embed.add_field(name=table.name(player, 256), value=self.card_block(table, player), inline=True)
         return Rendered(embeds=[embed])
 
     def card_tables(self, table: Table) -> list[str]:
@@ -181,7 +183,7 @@ class ScorecardUI:
         cards = [self.card_rows(table, player) for player in table.state.players]
         labels = [label for label, _ in cards[0]]
         columns = [
-            (table.name(player), [value for _, value in card])
+            (table.plain_name(player), [value for _, value in card])
             for player, card in zip(table.state.players, cards, strict=True)
         ]
         return [shorten(block, FIELD_LIMIT) for block in card_tables(labels, columns)]

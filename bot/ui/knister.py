@@ -14,7 +14,7 @@ import discord
 
 from bot.engine import knister
 from bot.i18n import t
-from bot.ui.common import COLOUR_OVER, COLOUR_PLAYING, faces, monospace_table, shorten
+from bot.ui.common import COLOUR_OVER, COLOUR_PLAYING, faces, monospace_table
 from bot.ui.fivedice import MEDALS
 from bot.ui.render import Rendered, Table, custom_id
 
@@ -116,7 +116,7 @@ class KnisterUI:
             mark = "⏳"
         else:
             mark = "▫️"
-        line = f"{mark} {shorten(table.name(player), NAME_LIMIT)}"
+        line = f"{mark} {table.name(player, NAME_LIMIT)}"
         return f"{line} 🎲" if player == state.roller else line
 
     # ------------------------------------------------------------------ the private grid
@@ -166,9 +166,9 @@ class KnisterUI:
         if state.dice is None:
             if player == state.roller:
                 return t("knister.grid_your_roll", locale)
-            return t("knister.grid_wait_roll", locale, player=shorten(table.name(state.roller), NAME_LIMIT))
+            return t("knister.grid_wait_roll", locale, player=table.name(state.roller, NAME_LIMIT))
         if player in state.placed:
-            waiting = [shorten(table.name(p), NAME_LIMIT) for p in knister.to_act(state)]
+            waiting = [table.name(p, NAME_LIMIT) for p in knister.to_act(state)]
             return t("knister.grid_placed", locale, number=state.number, names=", ".join(waiting))
         return "\n".join(
             [
@@ -188,7 +188,7 @@ class KnisterUI:
                 "knister.final_line",
                 locale,
                 medal=MEDALS.get(result.rank, f"{result.rank}."),
-                name=shorten(table.name(result.player), NAME_LIMIT),
+                name=table.name(result.player, NAME_LIMIT),
                 points=result.score,
             )
             for result in results
@@ -203,7 +203,7 @@ class KnisterUI:
                     "knister.final_field",
                     locale,
                     medal=MEDALS.get(result.rank, f"{result.rank}."),
-                    name=shorten(table.name(result.player), NAME_LIMIT),
+                    name=table.name(result.player, NAME_LIMIT),
                     points=result.score,
                 ),
                 value=grid_block(grid, knister.line_scores(grid), locale),

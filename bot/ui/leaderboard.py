@@ -20,6 +20,7 @@ import discord
 from bot.i18n import number, percent, t
 from bot.rankings import MIN_AVERAGE_GAMES, GameStats, LeaderboardPage, Standing
 from bot.ui.common import COLOUR_LOBBY, COLOUR_OVER, mention, shorten
+from bot.ui.render import in_markdown
 
 Scope = Literal["server", "global"]
 MEDALS = {1: "🥇", 2: "🥈", 3: "🥉"}
@@ -232,12 +233,13 @@ def _computer_line(entry: GameStats, locale: str | None) -> str:
 
 def render_stats(name: str, stats: Sequence[GameStats], game: str | None, locale: str | None) -> discord.Embed:
     """One field per game played: games, wins and win rate, best and average, last played, game counters."""
-    embed = discord.Embed(title=t("stats.title", locale, name=shorten(name, 200)), colour=COLOUR_LOBBY)
+    shown = in_markdown(shorten(name, 100))  # escaped, at most 200 characters: the title's 256 still hold
+    embed = discord.Embed(title=t("stats.title", locale, name=shown), colour=COLOUR_LOBBY)
     if not stats:
         if game is None:
-            embed.description = t("stats.nothing", locale, name=name)
+            embed.description = t("stats.nothing", locale, name=shown)
         else:
-            embed.description = t("stats.nothing_game", locale, name=name, game=t(f"game.{game}", locale))
+            embed.description = t("stats.nothing_game", locale, name=shown, game=t(f"game.{game}", locale))
     for entry in stats:
         last = datetime.fromtimestamp(entry.last_at, tz=UTC)
         lines = [

@@ -19,6 +19,8 @@ from typing import Any, Generic, Literal, NamedTuple, Protocol, TypeVar
 
 import discord
 
+from bot.ui.common import shorten
+
 PREFIX = "g"
 CUSTOM_ID = re.compile(rf"{PREFIX}:(?P<game>\d+):(?P<action>[a-z_]+):(?P<arg>[A-Za-z0-9_.\-]*):(?P<stamp>\d+)")
 MAX_CUSTOM_ID = 100
@@ -261,7 +263,19 @@ class SeatView:
     @property
     def mention(self) -> str:
         """A ping for a person; a computer player is never mentioned, only named."""
-        return f"<@{self.player}>" if self.kind == "user" else f"**{self.name}**"
+        return f"<@{self.player}>" if self.kind == "user" else f"**{in_markdown(self.name)}**"
+
+
+@lru_cache(maxsize=4096)
+def in_markdown(text: str) -> str:
+    """``text`` (a display name) shown as typed where Discord reads markdown: content, embed titles, descriptions,
+    field names and values. A name like ``**Bob**``, ``_x_`` or ``~~Al~~`` would otherwise bold, slant or strike
+    the board's text after it, and a stray ``*`` pair up with the board's own bold.
+
+    Not for code blocks (which show a backslash as one) nor labels (which read no markdown): those take the name
+    as typed. Remembered, as a board names the same players click after click.
+    """
+    return discord.utils.escape_markdown(text)
 
 
 @dataclass(frozen=True)
@@ -283,7 +297,14 @@ class Seating:
     def seat(self, player: str) -> SeatView | None:
         return self._by_player.get(player)
 
-    def name(self, player: str) -> str:
+    def name(self, player: str, limit: int | None = None) -> str:
+        """The player's name for text Discord reads as markdown (escaped, see :func:`in_markdown`), cut to
+        ``limit`` characters of the name as typed first, so the cut never splits an escape."""
+        name = self.plain_name(player)
+        return in_markdown(name if limit is None else shorten(name, limit))
+
+    def plain_name(self, player: str) -> str:
+        """The player's name as typed: for code blocks and labels, which read no markdown."""
         seat = self.seat(player)
         return seat.name if seat else player
 

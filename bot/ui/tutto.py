@@ -66,7 +66,7 @@ def _names(table: Table, players: Sequence[str]) -> str:
 
 def _board_name(table: Table, player: str) -> str:
     """A display name cut for the scoreboard's column (``monospace_table`` takes out its backticks)."""
-    return table.name(player)[:NAME_WIDTH]
+    return table.plain_name(player)[:NAME_WIDTH]
 
 
 def buys_round_line(table: Table, winners: Sequence[str], buyers: Sequence[str]) -> str | None:

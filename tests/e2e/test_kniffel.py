@@ -6,6 +6,7 @@ import discord
 import pytest
 
 from bot.engine import kniffel
+from tests.discord_limits import assert_pings_only_people
 from tests.e2e.conftest import Harness
 from tests.e2e.dice import best_option, forge, play_to_end, play_turn
 
@@ -266,3 +267,18 @@ async def test_forged_box_in_the_select_is_refused_without_effect(running: Harne
         assert (await reply.message()).ephemeral
     assert await h.state() == before
     assert (await h.record()).version == version
+
+
+async def test_a_name_with_markdown_and_everyone_is_shown_as_typed_and_pings_nobody(running: Harness) -> None:
+    h = running
+    prankster = h.server.add_user("@everyone **Bo** _x_ ~~s~~")
+    h.users.append(prankster)
+    message = await h.start_game("kniffel", [prankster, h.bob])
+    await play_turn(h, message)
+    await play_turn(h, message)
+    escaped = discord.utils.escape_markdown(prankster.name)
+    assert escaped == r"@everyone \*\*Bo\*\* \_x\_ \~\~s\~\~"
+    said = h.said()
+    assert any(escaped in text for text in said)  # the roll-off and the scored box name the player
+    assert not [text for text in said if prankster.name in text]
+    assert_pings_only_people(h.server)

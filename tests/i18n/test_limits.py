@@ -38,7 +38,8 @@ from cogs.knister import SPEC as KNISTER
 from cogs.tutto import SPEC as TUTTO
 from tests.discord_limits import assert_fits, limit_errors
 
-LONG_NAME = "W" * 32
+#: Discord's longest display name, every character one that is escaped in markdown (so it is shown twice as long).
+LONG_NAME = "*" * 32
 MAX_STEPS = 5000
 SPECS: dict[str, AnySpec] = {spec.kind: spec for spec in (KNIFFEL, DICEPOKER, KNISTER, TUTTO)}
 VARIANTS = {"kniffel": "kniffel", "dicepoker": "russian", "knister": "standard", "tutto": "standard"}

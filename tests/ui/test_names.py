@@ -1,0 +1,94 @@
+"""Display names are shown as typed: escaped where Discord reads markdown, as they are in code blocks and labels.
+
+A name like ``**Bo**`` or ``~~Al~~`` put into a board's text unescaped would bold or strike the text around it.
+Every game is played to its end with such a name at the table, and every board, announcement and private view is
+searched for the name as typed outside code blocks.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from bot.i18n import languages
+from bot.play.service import notice_line, table
+from bot.play.spec import AnySpec
+from bot.play.transitions import Game, Notice
+from bot.storage import Seat
+from bot.ui.leaderboard import render_stats
+from bot.ui.render import Rendered, SeatView, Table
+from cogs.dicepoker import SPEC as DICEPOKER
+from cogs.kniffel import SPEC as KNIFFEL
+from cogs.knister import SPEC as KNISTER
+from cogs.tutto import SPEC as TUTTO
+from tests.i18n.test_limits import VARIANTS, record
+
+#: Bold, italics, underline, strike-through, a spoiler and inline code: each would change the board around it.
+MARKDOWN_NAME = "**Bo** _x_ __u__ ~~s~~ ||p|| `c`"
+ESCAPED_NAME = r"\*\*Bo\*\* \_x\_ \_\_u\_\_ \~\~s\~\~ \|\|p\|\| \`c\`"
+CODE_BLOCK = re.compile(r"```.*?```", re.DOTALL)
+
+
+def prose(rendered: Rendered) -> list[str]:
+    """Every text of a message Discord reads as markdown, its code blocks taken out."""
+    texts = [rendered.content or ""]
+    for embed in rendered.embeds:
+        texts += [embed.title or "", embed.description or ""]
+        texts += [text for field in embed.fields for text in (field.name, field.value)]
+    return [CODE_BLOCK.sub("", text) for text in texts]
+
+
+def shown(spec: AnySpec, language: str) -> list[str]:
+    """The prose of every board, announcement and private view of a game whose first player has the name."""
+    players = ["101", "102"]
+    rng = random.Random(3)
+    engine = spec.engine
+    state = engine.new_game(players, rng, **spec.engine_options({"target": 1000}, VARIANTS[spec.kind]))
+    base = record(spec, players, language, "running")
+    running = Game(replace(base, seats=(Seat("101", MARKDOWN_NAME), *base.seats[1:])), state)
+    texts: list[str] = []
+
+    def look(current: Table[Any]) -> None:
+        texts.extend(prose(spec.ui.render(current)))
+        texts.extend(spec.ui.announce(current))
+        for view in spec.private_views.values():
+            for player in players:
+                texts.extend(prose(view.render(current, player)))
+
+    look(table(running))
+    while not engine.is_over(state):
+        player = engine.to_act(state)[0]
+        state = engine.apply(state, player, engine.timeout_action(state, player), rng)
+        look(table(Game(running.record, state)))
+    return texts
+
+
+@pytest.mark.parametrize("language", languages())
+@pytest.mark.parametrize("spec", [KNIFFEL, DICEPOKER, KNISTER, TUTTO], ids=lambda spec: spec.kind)
+def test_a_name_with_markdown_is_escaped_wherever_discord_reads_markdown(spec: AnySpec, language: str) -> None:
+    texts = shown(spec, language)
+    assert not [text for text in texts if MARKDOWN_NAME in text]
+    assert any(ESCAPED_NAME in text for text in texts)
+
+
+def test_a_name_is_cut_before_it_is_escaped_so_no_escape_is_split() -> None:
+    seats = Table((SeatView("1", "_" * 40),), 1, 1, "en", None)
+    assert seats.name("1", 32) == "\\_" * 31 + "…"
+    assert seats.plain_name("1") == "_" * 40
+
+
+def test_statistics_escape_the_name_they_are_about() -> None:
+    for game in (None, "kniffel"):
+        embed = render_stats(MARKDOWN_NAME, [], game, "de")
+        for text in (embed.title or "", embed.description or ""):
+            assert ESCAPED_NAME in text and MARKDOWN_NAME not in text
+
+
+def test_a_computer_players_bold_name_and_the_plumbings_notices_are_escaped() -> None:
+    assert SeatView("cpu-normal-1", "*Bot*", kind="computer").mention == r"**\*Bot\***"
+    line = notice_line(Notice("play.timed_out", {"name": MARKDOWN_NAME}), "en", "Kniffel")
+    assert ESCAPED_NAME in line and MARKDOWN_NAME not in line
