@@ -22,7 +22,7 @@ from bot.play.lateness import Lateness
 from bot.play.ports import ResponseFailed
 from bot.play.transitions import Actor
 from bot.storage import GameRecord
-from bot.ui.render import Rendered
+from bot.ui.render import Rendered, name_in_markdown
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +70,7 @@ class InteractionRequest:
         return LATENESS.too_late(self.interaction.id)
 
     async def refuse(self, key: str, **params: Any) -> None:
-        await self._private_text(t(key, self.locale, **params))
+        await self._private_text(t(key, self.locale, **name_in_markdown(params)))
 
     async def confirm(self, key: str) -> None:
         await self._private_text(t(key, self.locale))

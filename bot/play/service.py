@@ -44,7 +44,7 @@ from bot.storage import (
 from bot.ui import board as board_ui
 from bot.ui import hint as hint_ui
 from bot.ui import lobby as lobby_ui
-from bot.ui.render import Click, Lobby, Rendered, SeatView, Table, custom_id, in_markdown
+from bot.ui.render import Click, Lobby, Rendered, SeatView, Table, custom_id, name_in_markdown
 
 log = logging.getLogger(__name__)
 
@@ -113,10 +113,7 @@ def table(game: Game, locale: str | None = None) -> Table[Any]:
 
 def notice_line(notice: Notice, locale: str, game: str) -> str:
     """A notice in the game's language, the player it names escaped for the board's markdown."""
-    params = dict(notice.params)
-    if "name" in params:
-        params["name"] = in_markdown(str(params["name"]))
-    return t(notice.key, locale, game=game, **params)
+    return t(notice.key, locale, game=game, **name_in_markdown(notice.params))
 
 
 def lobby(spec: AnySpec, record: GameRecord) -> Lobby:

@@ -278,6 +278,14 @@ def in_markdown(text: str) -> str:
     return discord.utils.escape_markdown(text)
 
 
+def name_in_markdown(params: Mapping[str, Any]) -> dict[str, Any]:
+    """A message's parameters with its ``{name}`` escaped (:func:`in_markdown`): the plumbing's notices and
+    refusals name a player (or an option) by ``name``, as typed, and their text is read as markdown."""
+    if "name" not in params:
+        return dict(params)
+    return {**params, "name": in_markdown(str(params["name"]))}
+
+
 @dataclass(frozen=True)
 class Seating:
     """Names and mentions of the seated players, shared by the lobby and the running game."""

@@ -273,10 +273,16 @@ async def test_a_name_with_markdown_and_everyone_is_shown_as_typed_and_pings_nob
     h = running
     prankster = h.server.add_user("@everyone **Bo** _x_ ~~s~~")
     h.users.append(prankster)
-    message = await h.start_game("kniffel", [prankster, h.bob])
-    await play_turn(h, message)
-    await play_turn(h, message)
+    message = await h.open_lobby("kniffel", prankster)
+    await h.click(h.bob, message, "Join")
+    refused = await h.click(h.bob, message, "Start")
     escaped = discord.utils.escape_markdown(prankster.name)
+    assert refused.ephemeral_messages[0].text == f"Only the host ({escaped}) can do that."
+    await h.click(prankster, message, "Start")
+    assert h.bot is not None
+    await h.bot.service.drain(10)
+    await play_turn(h, message)
+    await play_turn(h, message)
     assert escaped == r"@everyone \*\*Bo\*\* \_x\_ \~\~s\~\~"
     said = h.said()
     assert any(escaped in text for text in said)  # the roll-off and the scored box name the player
