@@ -219,18 +219,21 @@ class KnisterUI:
     # ------------------------------------------------------------------ announcements
 
     def announce(self, table: Table) -> list[str]:
-        """The roll, each new round's roller and the end; quiet about placements, whose grids are secret.
+        """The roll, the new round's roller and the end; quiet about placements, whose grids are secret.
 
         A solo player is looking at the message they just clicked, so only the end is announced then.
         """
         state, locale = table.state, table.locale
         together = len(state.active) > 1
+        # A timeout that ends the round and then removes its next roller gives the round a second event naming
+        # another roller: only the last one is who rolls.
+        rounds = [event for event in state.events if event.key == "knister.round"]
         lines = []
         for event in state.events:
             params = event.params
             if event.key == "game.order" and together:
                 lines.append(t("knister.order", locale, players=self._names(table, params["order"])))
-            elif event.key == "knister.round" and together:
+            elif event.key == "knister.round" and together and event is rounds[-1]:
                 lines.append(
                     t(
                         "knister.round",

@@ -351,11 +351,13 @@ async def test_a_full_german_table_timing_out_keeps_whole_news_lines_and_the_pin
 
     lines = (await live_board(h)).content.split("\n")
     ping = t("knister.content_roll", "de", player=f"<@{state.roller}>")
+    next_round = t("knister.round", "de", round=state.round, rounds=kn.ROUNDS, player=f"<@{state.roller}>")
     whole = {
-        *(t("knister.round", "de", round=state.round, rounds=kn.ROUNDS, player=player.mention) for player in players),
+        next_round,
         *(t("play.timed_out", "de", name=name) for name in LONG_NAMES),
         *(t("play.removed", "de", name=name, count=3) for name in LONG_NAMES),
     }
+    assert lines[0] == next_round  # the game's own news first, then the notices of the timeout
     assert lines[-1] == ping
     assert lines[-2] == "…"
     assert set(lines[:-2]) <= whole and len(lines) > 3

@@ -238,6 +238,21 @@ def test_announcements_multiplayer(rng: random.Random) -> None:
     assert UI.announce(table(next_round, names)) == [f"Round 2/25: <@{next_round.roller}> rolls."]
 
 
+def test_a_new_rounds_roller_removed_by_the_same_timeout_is_not_announced(rng: random.Random) -> None:
+    """One timeout places for everybody (the round ends: its event names the next roller) and then removes the
+    players out of time, that roller among them (the engine names another): only the roller who will roll is told."""
+    carol = "103"
+    names = {ALICE: "Alice", BOB: "Bob", carol: "Carol"}
+    state = kn.new_game([ALICE, BOB, carol], rng)
+    state = kn.apply(state, state.roller, kn.Roll(), rng)
+    for player in kn.to_act(state):
+        state = kn.apply(state, player, kn.legal_actions(state, player)[0], rng)
+    removed = kn.leave(state, state.roller)
+    removed.events = [*state.events, *removed.events]  # what the one timeout's outcome carries
+    assert removed.roller != state.roller
+    assert UI.announce(table(removed, names)) == [f"Round 2/25: <@{removed.roller}> rolls."]
+
+
 def test_announcements_solo_only_at_the_end() -> None:
     rng = random.Random(5)
     state = kn.new_game([ALICE], rng)
