@@ -2,7 +2,8 @@
 
 Kniffel on a Hungarian server, Knister with a Polish player on a server set to Polish, dice poker and Tutto on a
 German server. Everything the players are shown (messages, embeds, buttons, menus, private replies, each state
-of every edited message) is collected and searched for text that only the English catalogue has.
+of every edited message) is collected and searched for text that only the English catalogue has, and every
+message the bot sent is checked against Discord's limits and for pings of anyone but users.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from bot.engine import knister as kn
 from bot.i18n import FALLBACK, Message, catalogue, t
 from fakediscord import Message as ChatMessage
 from fakediscord import User
+from tests.discord_limits import assert_every_message_fits, assert_pings_only_people
 from tests.e2e.conftest import Harness, ScriptedRandom
 from tests.e2e.dice import best_option
 
@@ -140,6 +142,8 @@ async def test_a_whole_kniffel_game_on_a_hungarian_server(harness: Harness) -> N
     assert t("dice.final_title", "hu", game="Kniffel") in game.text
     assert {"Dobás", "Játszom", "Beírás…"} <= seen.texts
     assert seen.english("hu") == []
+    assert_every_message_fits(h.server)
+    assert_pings_only_people(h.server)
 
 
 async def test_knister_with_a_polish_player_on_a_server_set_to_polish(harness: Harness) -> None:
@@ -167,6 +171,8 @@ async def test_knister_with_a_polish_player_on_a_server_set_to_polish(harness: H
     await h.wait_post(f"🏁 Alice kończy z wynikiem {total} pkt.")
     assert {"Rzuć", "Moja tabela"} <= seen.texts
     assert seen.english("pl") == []
+    assert_every_message_fits(h.server)
+    assert_pings_only_people(h.server)
 
 
 async def test_a_whole_dice_poker_game_on_a_german_server(harness: Harness) -> None:
@@ -182,6 +188,8 @@ async def test_a_whole_dice_poker_game_on_a_german_server(harness: Harness) -> N
     assert t("dice.final_title", "de", game="Würfelpoker") in game.text
     assert {"Würfeln", "Block", "Eintragen…"} <= seen.texts
     assert seen.english("de") == []
+    assert_every_message_fits(h.server)
+    assert_pings_only_people(h.server)
 
 
 class Deck(ScriptedRandom):
@@ -224,6 +232,8 @@ async def test_a_whole_tutto_game_on_a_german_server(harness: Harness) -> None:
     assert t("tutto.final_title", "de", game="Tutto") in game.text
     assert {"Karte ziehen", "Stopp", "Weiter"} <= seen.texts
     assert seen.english("de") == []
+    assert_every_message_fits(h.server)
+    assert_pings_only_people(h.server)
 
 
 def test_the_english_check_finds_english() -> None:
