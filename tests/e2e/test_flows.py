@@ -1,0 +1,51 @@
+"""Lobby and host flows as people really use them: the host walks away, the server's language changes between
+games, a lobby button is pressed after the start, a private view is asked for while the database is away."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.i18n import t
+from fakediscord import User
+from tests.e2e.board import live_board
+from tests.e2e.conftest import Harness
+from tests.e2e.dice import play_turn
+
+pytestmark = pytest.mark.timeout(180)
+
+
+async def host(h: Harness) -> User:
+    record = await h.record()
+    assert record is not None
+    return h.user(record.host)
+
+
+async def test_the_host_role_passes_to_the_earliest_joined_player_still_seated(running: Harness) -> None:
+    h = running
+    dan = h.server.add_user("Dan")
+    h.users.append(dan)
+    lobby = await h.open_lobby("kniffel", h.alice, turn_timeout=1)
+    for player in (h.bob, h.carol, dan):
+        await h.click(player, lobby, "Join")
+
+    await h.click(h.alice, lobby, "Leave")
+    assert await host(h) == h.bob  # the lobby can still be started
+    await h.click(h.bob, lobby, "Start")
+    assert (await h.record()).status == "running"  # type: ignore[union-attr]
+
+    left = await h.command(h.bob, "kniffel leave")
+    assert (await left.message()).text == t("play.you_left", "en")
+    assert await host(h) == h.carol  # the running game still has a host who may end it
+
+    while (await h.record()).seat(str(h.carol.id)).status == "active":  # type: ignore[union-attr]
+        if (await h.state()).current_player == str(h.carol.id):
+            await h.advance(61)  # Carol is away: three timeouts in a row remove her
+        else:
+            await play_turn(h, await live_board(h), chase=False)
+    assert await host(h) == dan
+
+    refused = await h.command(h.alice, "kniffel end")
+    assert (await refused.message()).text == t("play.end_not_allowed", "en")
+    ended = await h.command(dan, "kniffel end")
+    assert (await ended.message()).text == t("play.you_ended", "en")
+    assert (await h.record()).status == "abandoned"  # type: ignore[union-attr]
