@@ -9,12 +9,12 @@ of these applies is decided here, without Discord or the database, so it can be 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from bot.play.game import AnyRules
-from bot.play.transitions import HINTED, Game, Origin
-from bot.storage.games import GameRecord
+from bot.play.transitions import HINTED, Game, NameComputer, Origin
+from bot.storage.games import GameRecord, Seat
 
 #: How many of the channel's latest messages the service looks at below the board (one is enough to move it).
 LOOK_BELOW = 3
@@ -99,6 +99,15 @@ def pointer(clicked: GameRecord | None, current: GameRecord | None) -> Pointer:
 def rematch_options(record: GameRecord) -> dict[str, Any]:
     """The options a rematch lobby starts with: the old game's, without what only that game's play recorded."""
     return {name: value for name, value in record.options.items() if name not in (HINTED, NEXT_GAME, INVITED, NEWS)}
+
+
+def rematch_computers(record: GameRecord, locale: str, name: NameComputer) -> tuple[Seat, ...]:
+    """The computer players a rematch seats again: playing, without timeouts, named in the new lobby's language."""
+    return tuple(
+        replace(seat, display_name=name(seat.player, locale), status="active", timeouts=0)
+        for seat in record.seats
+        if seat.kind == "computer"
+    )
 
 
 def invited(record: GameRecord, host: str) -> list[str]:

@@ -200,8 +200,7 @@ class GameService(LiveBoards):
         if request.channel_id is None:
             await request.refuse("play.no_channel")
             return
-        chosen = await self.guild_language(request.guild_id) if request.guild_id is not None else None
-        locale = game_locale(chosen, request.guild_locale, request.locale)
+        locale = await self._language(request)
         try:
             options = transitions.check_options(spec, variant, options)
             computers = transitions.computer_seats(spec, opponents, level, locale, computer_name)
@@ -213,6 +212,15 @@ class GameService(LiveBoards):
         )
         if record is not None and await self._post_lobby(request, spec, record):
             await self._close_previous(record)
+
+    async def _language(self, request: Request) -> str:
+        """The language of a game opened now: the server's ``/settings language`` choice, else its own locale.
+
+        Asked at every opening, a rematch's too: a server that changed its setting since the last game reads the
+        new language from the next lobby on.
+        """
+        chosen = await self.guild_language(request.guild_id) if request.guild_id is not None else None
+        return game_locale(chosen, request.guild_locale, request.locale)
 
     async def _open_lobby(
         self,
@@ -691,7 +699,10 @@ class GameService(LiveBoards):
 
     async def _rematch(self, request: Request, spec: AnySpec, record: GameRecord) -> None:
         """**Rematch** on a finished game's board: a new lobby here with the same game, rules, options and
-        computer players, the clicker as host and the other people invited; the old board loses the button."""
+        computer players, the clicker as host and the other people invited; the old board loses the button.
+
+        The lobby speaks the server's language as it is set now, not the one the old game was played in.
+        """
         if board.NEXT_GAME in record.options:
             await self._point(request, record)
             return
@@ -705,9 +716,10 @@ class GameService(LiveBoards):
             await request.refuse("play.rematch_players_only")
             return
         options = {**board.rematch_options(record), board.INVITED: board.invited(record, request.actor.player)}
-        computers = tuple(replace(s, status="active", timeouts=0) for s in record.seats if s.kind == "computer")
+        locale = await self._language(request)
+        computers = board.rematch_computers(record, locale, computer_name)
         created = await self._open_lobby(
-            request, spec, record.variant, record.guild_id, record.channel_id, record.locale, options, computers
+            request, spec, record.variant, record.guild_id, record.channel_id, locale, options, computers
         )
         if created is not None and await self._post_lobby(request, spec, created):
             await self._supersede(spec, record, created.id)

@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import pytest
 
+from bot.engine import kniffel
 from bot.i18n import t
 from fakediscord import User
 from tests.e2e.board import live_board
 from tests.e2e.conftest import Harness
-from tests.e2e.dice import play_turn
+from tests.e2e.dice import play_to_end, play_turn
 
 pytestmark = pytest.mark.timeout(180)
+
+MANAGE_GUILD = 1 << 5
 
 
 async def host(h: Harness) -> User:
@@ -49,3 +52,21 @@ async def test_the_host_role_passes_to_the_earliest_joined_player_still_seated(r
     ended = await h.command(dan, "kniffel end")
     assert (await ended.message()).text == t("play.you_ended", "en")
     assert (await h.record()).status == "abandoned"  # type: ignore[union-attr]
+
+
+async def test_a_rematch_lobby_speaks_the_servers_current_language(running: Harness) -> None:
+    h = running
+    dora = h.server.add_user("Dora", permissions=MANAGE_GUILD)
+    final = await h.start_game("kniffel", [h.alice])
+    await play_to_end(h, final, kniffel, chase=False)
+    await live_board(h)
+    assert (await h.record()).locale == "en-US"  # type: ignore[union-attr]
+
+    chosen = await h.command(dora, "settings language", language="de")
+    assert (await chosen.message()).text == t("settings.set", "en", language="Deutsch")
+    handle = await h.click(h.alice, final, "Rematch")
+    lobby = await handle.message()
+    assert lobby.embeds[0]["title"] == t("lobby.title", "de", game="Kniffel")
+    assert [button.label for button in lobby.buttons][:2] == [t("lobby.join", "de"), t("lobby.leave", "de")]
+    record = await h.record()
+    assert record is not None and record.status == "lobby" and record.locale == "de"

@@ -80,6 +80,14 @@ def test_a_rematch_copies_the_options_but_not_what_the_old_game_recorded_and_inv
     assert board.invited(left, ALICE.player) == [BOB.player, "104"]  # who left a game may want the next one
 
 
+def test_a_rematch_seats_the_computers_again_named_in_the_new_lobbys_language() -> None:
+    record = started(ALICE, COMPUTER, BOB).record
+    removed = replace(record.seats[1], status="removed", timeouts=3)
+    record = replace(record, seats=(record.seats[0], removed, record.seats[2]))
+    seats = board.rematch_computers(record, "de", lambda player, locale: f"{player} ({locale})")
+    assert seats == (Seat(COMPUTER.player, f"{COMPUTER.player} (de)", "computer"),)
+
+
 def test_news_goes_above_the_boards_own_content_and_never_pushes_it_out() -> None:
     ping = "<@102>, your turn."
     assert board_ui.with_news(Rendered(content=ping), []).content == ping
