@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from bot.play.game import AnyRules
-from bot.play.transitions import HINTED, Game, NameComputer, Origin
+from bot.play.transitions import HINTED, Game, NameComputer, Origin, lobby_closed
 from bot.storage.games import GameRecord, Seat
 
 #: How many of the channel's latest messages the service looks at below the board (one is enough to move it).
@@ -84,12 +84,15 @@ class Pointer:
     params: dict[str, Any]
 
 
-def pointer(clicked: GameRecord | None, current: GameRecord | None) -> Pointer:
+def pointer(clicked: GameRecord | None, current: GameRecord | None, action: str = "") -> Pointer:
     """Where a click on an old message should send the player.
 
-    ``clicked`` is the game the message belonged to (None: deleted), ``current`` the channel's active game.
+    ``clicked`` is the game the message belonged to (None: deleted), ``current`` the channel's active game,
+    ``action`` the control clicked: a lobby's on a game that has started since says so.
     """
     if current is not None and clicked is not None and current.id == clicked.id:
+        if lobby_closed(current, action):
+            return Pointer("lobby.already_started", {"link": jump_url(current)})
         return Pointer("play.board_moved", {"link": jump_url(current)})
     if current is not None:
         return Pointer("play.old_game", {"link": jump_url(current)})

@@ -363,7 +363,7 @@ class GameService(LiveBoards):
                 return
             where = origin(request)
             if not record.active or board.from_old_board(record, where):
-                await self._point(request, record)
+                await self._point(request, record, click.action)
                 return
             try:
                 adopt = transitions.check_origin(record, request.actor, where, click.action in spec.private_refresh)
@@ -450,6 +450,8 @@ class GameService(LiveBoards):
         if not record.active:
             self._locks.forget(record.id)
             raise Refusal("play.game_over")
+        if transitions.lobby_closed(record, click.action):
+            raise Refusal("lobby.already_started", link=jump_url(record))
         timeless = record.status == "lobby" and click.action in transitions.TIMELESS_LOBBY_ACTIONS
         if click.stamp != self._stamp(spec, game, click) and not timeless:
             raise Refusal("play.outdated")
@@ -680,14 +682,15 @@ class GameService(LiveBoards):
         name = t(f"game.{spec.kind}", locale)
         return lines + [t(notice.key, locale, game=name, **notice.params) for notice in outcome.notices]
 
-    async def _point(self, request: Request, record: GameRecord | None) -> None:
-        """A click on a message that is not the live board of an active game: say where the game is now.
+    async def _point(self, request: Request, record: GameRecord | None, action: str = "") -> None:
+        """A click (of ``action``) on a message that is not the live board of an active game: say where the game
+        is now.
 
         The clicked message is repaired on the way: an earlier board loses its controls, a finished or abandoned
         game's board is shown as it stands.
         """
         current = await self._games.active_in_channel(request.channel_id or 0)
-        pointer = board.pointer(record, current)
+        pointer = board.pointer(record, current, action)
         await request.refuse(pointer.key, **pointer.params)
         if record is None or request.message_is_private or request.message_id is None or record.kind not in self.specs:
             return

@@ -178,9 +178,19 @@ def check_origin(record: GameRecord, actor: Actor, origin: Origin, from_private_
 HINTED = "hinted"
 
 TIMELESS_LOBBY_ACTIONS = frozenset({"join", "leave"})
+#: Every control of a lobby (its buttons and the computer select): they mean nothing once the game has started.
+LOBBY_ACTIONS = frozenset({"join", "leave", "start", "cancel", "add_computer", "remove_computer", "hints"})
 
 
 # ---------------------------------------------------------------------------------------------- the lobby
+
+
+def lobby_closed(record: GameRecord, action: str) -> bool:
+    """A lobby control clicked once its game has started: a click that raced the Start, or an old lobby message.
+
+    Refused as such (the lobby is closed), rather than as an outdated message or an illegal move.
+    """
+    return record.status == "running" and action in LOBBY_ACTIONS
 
 
 def open_deadline(now: float) -> float:

@@ -8,9 +8,10 @@ import pytest
 from bot.engine import kniffel
 from bot.i18n import t
 from fakediscord import User
-from tests.e2e.board import live_board
+from tests.e2e.board import live_board, settle
 from tests.e2e.conftest import Harness
 from tests.e2e.dice import play_to_end, play_turn
+from tests.e2e.test_board import chat
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -70,3 +71,35 @@ async def test_a_rematch_lobby_speaks_the_servers_current_language(running: Harn
     assert [button.label for button in lobby.buttons][:2] == [t("lobby.join", "de"), t("lobby.leave", "de")]
     record = await h.record()
     assert record is not None and record.status == "lobby" and record.locale == "de"
+
+
+async def test_join_or_start_after_the_start_is_refused_and_changes_nothing(running: Harness) -> None:
+    h = running
+    lobby = await h.open_lobby("kniffel", h.alice)
+    await h.click(h.bob, lobby, "Join")
+    raced = h.snapshot(lobby)  # what a client still shows when its click races the Start
+    await h.click(h.alice, lobby, "Start")
+    await settle(h)
+    before = await h.record()
+    assert before is not None and before.status == "running"
+    link = f"https://discord.com/channels/{h.guild.id}/{h.channel.id}/{before.message_id}"
+    started = t("lobby.already_started", "en", link=link)
+
+    for user, label in ((h.carol, "Join"), (h.alice, "Start"), (h.bob, "Join")):
+        handle = await h.click(user, raced, label)
+        assert [message.text for message in handle.ephemeral_messages] == [started]
+    await settle(h)
+    assert await h.record() == before
+
+    # The lobby message left behind once the game's board moved down the channel.
+    await chat(h, 2)
+    await play_turn(h, lobby, chase=False)
+    board = await live_board(h)
+    assert board.id != lobby.id
+    before = await h.record()
+    assert before is not None
+    link = f"https://discord.com/channels/{h.guild.id}/{h.channel.id}/{board.id}"
+    handle = await h.click(h.carol, raced, "Join")
+    assert [message.text for message in handle.ephemeral_messages] == [t("lobby.already_started", "en", link=link)]
+    await settle(h)
+    assert await h.record() == before
