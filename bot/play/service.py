@@ -286,11 +286,14 @@ class GameService(LiveBoards):
         """``/<game> end``: the host or a moderator stops the game; it is not counted anywhere."""
         await self._command(request, spec, lambda game: transitions.end(game, request.actor, self._clock()))
 
+    @tracked
     async def private(self, request: Request, spec: AnySpec, view: str, target: Actor | None = None) -> None:
         """A read-only ephemeral view of the channel's game (``/kniffel scorecard``, ``/knister grid``).
 
         Read again under the game's lock: a move saved between the channel's lookup and the answer has already
-        refreshed the views that follow the game, so a view read before it would stay a step behind.
+        refreshed the views that follow the game, so a view read before it would stay a step behind. Tracked like
+        every other entry point: a database that does not answer is told as "try again in a moment", not as an
+        error of ours.
         """
         found = await self._games.active_in_channel(request.channel_id or 0)
         if found is None or found.kind != spec.kind:

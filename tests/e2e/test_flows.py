@@ -3,15 +3,19 @@ games, a lobby button is pressed after the start, a private view is asked for wh
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from bot.engine import kniffel
 from bot.i18n import t
 from fakediscord import User
 from tests.e2e.board import live_board, settle
-from tests.e2e.conftest import Harness
+from tests.e2e.conftest import Harness, world
 from tests.e2e.dice import play_to_end, play_turn
 from tests.e2e.test_board import chat
+from tests.postgres import fresh_schema, server_url
+from tests.tcp_proxy import Relay
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -103,3 +107,31 @@ async def test_join_or_start_after_the_start_is_refused_and_changes_nothing(runn
     assert [message.text for message in handle.ephemeral_messages] == [t("lobby.already_started", "en", link=link)]
     await settle(h)
     assert await h.record() == before
+
+
+async def test_private_views_during_a_database_outage_say_try_again(tmp_path: Path) -> None:
+    async with fresh_schema(server_url()) as url, Relay.to(url) as relay, world(tmp_path, relay.url(url)) as h:
+        await h.start_bot()
+        knister_channel = h.server.add_channel(h.guild, "knister")
+        opened = await h.server.slash(h.bob, knister_channel, "knister start")
+        await h.click(h.bob, await opened.message(), "Start")
+        board = await h.start_game("kniffel", [h.alice])
+        await h.click(h.alice, board, "Roll")
+        await settle(h)
+        before = await h.record()
+
+        await relay.down()
+        try_again = t("play.storage_unavailable", "en")
+        for user, channel, command in (
+            (h.alice, h.channel, "kniffel scorecard"),
+            (h.bob, knister_channel, "knister grid"),
+            (h.alice, h.channel, "kniffel review"),
+        ):
+            handle = await h.server.slash(user, channel, command)
+            reply = await handle.message()
+            assert reply.ephemeral and reply.text == try_again, command
+
+        relay.up()
+        assert await h.record() == before
+        card = await (await h.command(h.alice, "kniffel scorecard")).message()
+        assert card.ephemeral and "Alice" in card.text
