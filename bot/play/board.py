@@ -9,12 +9,12 @@ of these applies is decided here, without Discord or the database, so it can be 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from bot.play.game import AnyRules
-from bot.play.transitions import HINTED, Game, Origin
-from bot.storage.games import GameRecord
+from bot.play.transitions import HINTED, Game, NameComputer, Origin, lobby_closed
+from bot.storage.games import GameRecord, Seat
 
 #: How many of the channel's latest messages the service looks at below the board (one is enough to move it).
 LOOK_BELOW = 3
@@ -84,12 +84,15 @@ class Pointer:
     params: dict[str, Any]
 
 
-def pointer(clicked: GameRecord | None, current: GameRecord | None) -> Pointer:
+def pointer(clicked: GameRecord | None, current: GameRecord | None, action: str = "") -> Pointer:
     """Where a click on an old message should send the player.
 
-    ``clicked`` is the game the message belonged to (None: deleted), ``current`` the channel's active game.
+    ``clicked`` is the game the message belonged to (None: deleted), ``current`` the channel's active game,
+    ``action`` the control clicked: a lobby's on a game that has started since says so.
     """
     if current is not None and clicked is not None and current.id == clicked.id:
+        if lobby_closed(current, action):
+            return Pointer("lobby.already_started", {"link": jump_url(current)})
         return Pointer("play.board_moved", {"link": jump_url(current)})
     if current is not None:
         return Pointer("play.old_game", {"link": jump_url(current)})
@@ -99,6 +102,15 @@ def pointer(clicked: GameRecord | None, current: GameRecord | None) -> Pointer:
 def rematch_options(record: GameRecord) -> dict[str, Any]:
     """The options a rematch lobby starts with: the old game's, without what only that game's play recorded."""
     return {name: value for name, value in record.options.items() if name not in (HINTED, NEXT_GAME, INVITED, NEWS)}
+
+
+def rematch_computers(record: GameRecord, locale: str, name: NameComputer) -> tuple[Seat, ...]:
+    """The computer players a rematch seats again: playing, without timeouts, named in the new lobby's language."""
+    return tuple(
+        replace(seat, display_name=name(seat.player, locale), status="active", timeouts=0)
+        for seat in record.seats
+        if seat.kind == "computer"
+    )
 
 
 def invited(record: GameRecord, host: str) -> list[str]:

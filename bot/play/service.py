@@ -205,8 +205,7 @@ class GameService(LiveBoards):
         if request.channel_id is None:
             await request.refuse("play.no_channel")
             return
-        chosen = await self.guild_language(request.guild_id) if request.guild_id is not None else None
-        locale = game_locale(chosen, request.guild_locale, request.locale)
+        locale = await self._language(request)
         try:
             options = transitions.check_options(spec, variant, options)
             computers = transitions.computer_seats(spec, opponents, level, locale, computer_name)
@@ -218,6 +217,15 @@ class GameService(LiveBoards):
         )
         if record is not None and await self._post_lobby(request, spec, record):
             await self._close_previous(record)
+
+    async def _language(self, request: Request) -> str:
+        """The language of a game opened now: the server's ``/settings language`` choice, else its own locale.
+
+        Asked at every opening, a rematch's too: a server that changed its setting since the last game reads the
+        new language from the next lobby on.
+        """
+        chosen = await self.guild_language(request.guild_id) if request.guild_id is not None else None
+        return game_locale(chosen, request.guild_locale, request.locale)
 
     async def _open_lobby(
         self,
@@ -283,11 +291,14 @@ class GameService(LiveBoards):
         """``/<game> end``: the host or a moderator stops the game; it is not counted anywhere."""
         await self._command(request, spec, lambda game: transitions.end(game, request.actor, self._clock()))
 
+    @tracked
     async def private(self, request: Request, spec: AnySpec, view: str, target: Actor | None = None) -> None:
         """A read-only ephemeral view of the channel's game (``/kniffel scorecard``, ``/knister grid``).
 
         Read again under the game's lock: a move saved between the channel's lookup and the answer has already
-        refreshed the views that follow the game, so a view read before it would stay a step behind.
+        refreshed the views that follow the game, so a view read before it would stay a step behind. Tracked like
+        every other entry point: a database that does not answer is told as "try again in a moment", not as an
+        error of ours.
         """
         found = await self._games.active_in_channel(request.channel_id or 0)
         if found is None or found.kind != spec.kind:
@@ -360,7 +371,7 @@ class GameService(LiveBoards):
                 return
             where = origin(request)
             if not record.active or board.from_old_board(record, where):
-                await self._point(request, record)
+                await self._point(request, record, click.action)
                 return
             try:
                 adopt = transitions.check_origin(record, request.actor, where, click.action in spec.private_refresh)
@@ -447,6 +458,8 @@ class GameService(LiveBoards):
         if not record.active:
             self._locks.forget(record.id)
             raise Refusal("play.game_over")
+        if transitions.lobby_closed(record, click.action):
+            raise Refusal("lobby.already_started", link=jump_url(record))
         timeless = record.status == "lobby" and click.action in transitions.TIMELESS_LOBBY_ACTIONS
         if click.stamp != self._stamp(spec, game, click) and not timeless:
             raise Refusal("play.outdated")
@@ -677,14 +690,15 @@ class GameService(LiveBoards):
         name = t(f"game.{spec.kind}", locale)
         return lines + [notice_line(notice, locale, name) for notice in outcome.notices]
 
-    async def _point(self, request: Request, record: GameRecord | None) -> None:
-        """A click on a message that is not the live board of an active game: say where the game is now.
+    async def _point(self, request: Request, record: GameRecord | None, action: str = "") -> None:
+        """A click (of ``action``) on a message that is not the live board of an active game: say where the game
+        is now.
 
         The clicked message is repaired on the way: an earlier board loses its controls, a finished or abandoned
         game's board is shown as it stands.
         """
         current = await self._games.active_in_channel(request.channel_id or 0)
-        pointer = board.pointer(record, current)
+        pointer = board.pointer(record, current, action)
         await request.refuse(pointer.key, **pointer.params)
         if record is None or request.message_is_private or request.message_id is None or record.kind not in self.specs:
             return
@@ -696,7 +710,10 @@ class GameService(LiveBoards):
 
     async def _rematch(self, request: Request, spec: AnySpec, record: GameRecord) -> None:
         """**Rematch** on a finished game's board: a new lobby here with the same game, rules, options and
-        computer players, the clicker as host and the other people invited; the old board loses the button."""
+        computer players, the clicker as host and the other people invited; the old board loses the button.
+
+        The lobby speaks the server's language as it is set now, not the one the old game was played in.
+        """
         if board.NEXT_GAME in record.options:
             await self._point(request, record)
             return
@@ -710,9 +727,10 @@ class GameService(LiveBoards):
             await request.refuse("play.rematch_players_only")
             return
         options = {**board.rematch_options(record), board.INVITED: board.invited(record, request.actor.player)}
-        computers = tuple(replace(s, status="active", timeouts=0) for s in record.seats if s.kind == "computer")
+        locale = await self._language(request)
+        computers = board.rematch_computers(record, locale, computer_name)
         created = await self._open_lobby(
-            request, spec, record.variant, record.guild_id, record.channel_id, record.locale, options, computers
+            request, spec, record.variant, record.guild_id, record.channel_id, locale, options, computers
         )
         if created is not None and await self._post_lobby(request, spec, created):
             await self._supersede(spec, record, created.id)

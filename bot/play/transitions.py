@@ -179,9 +179,19 @@ def check_origin(record: GameRecord, actor: Actor, origin: Origin, from_private_
 HINTED = "hinted"
 
 TIMELESS_LOBBY_ACTIONS = frozenset({"join", "leave"})
+#: Every control of a lobby (its buttons and the computer select): they mean nothing once the game has started.
+LOBBY_ACTIONS = frozenset({"join", "leave", "start", "cancel", "add_computer", "remove_computer", "hints"})
 
 
 # ---------------------------------------------------------------------------------------------- the lobby
+
+
+def lobby_closed(record: GameRecord, action: str) -> bool:
+    """A lobby control clicked once its game has started: a click that raced the Start, or an old lobby message.
+
+    Refused as such (the lobby is closed), rather than as an outdated message or an illegal move.
+    """
+    return record.status == "running" and action in LOBBY_ACTIONS
 
 
 def open_deadline(now: float) -> float:
@@ -206,10 +216,21 @@ def leave_lobby(game: Game, actor: Actor, now: float, reply_key: str = "play.don
     seats = tuple(seat for seat in record.seats if seat.player != actor.player)
     if not any(seat.kind == "user" for seat in seats):
         return _closed(game, now, seats=seats, reply_key=reply_key)
-    host = record.host
-    if host == actor.player:
-        host = next(seat.player for seat in seats if seat.kind == "user")
-    return Outcome(game, Game(replace(record, seats=seats, host=host), None), reply_key=reply_key)
+    return Outcome(game, Game(hosted(replace(record, seats=seats)), None), reply_key=reply_key)
+
+
+def hosted(record: GameRecord) -> GameRecord:
+    """The record with a host who is still seated: a host who left or was removed hands the role on.
+
+    The role goes to the person who joined earliest among those still playing, so the lobby can still be started
+    and the game still ended (``/<game> end``) without a moderator. Unchanged when nobody is left to take it: the
+    game closes then.
+    """
+    seat = record.seat(record.host)
+    if seat is not None and seat.status == "active":
+        return record
+    heir = next((seat.player for seat in record.seats if seat.kind == "user" and seat.status == "active"), None)
+    return record if heir is None else replace(record, host=heir)
 
 
 def _require_host(game: Game, actor: Actor) -> None:
@@ -372,9 +393,8 @@ def leave(rules: AnyRules, game: Game, actor: Actor, now: float) -> Outcome:
     key = rules.turn_key(game.state)
     state = rules.engine.leave(game.state, actor.player)
     seats = tuple(replace(s, status="left") if s.player == actor.player else s for s in record.seats)
-    outcome = _after_move(
-        rules, game, replace(record, seats=seats), key, state, (Notice("play.left", {"name": seat.display_name}),), now
-    )
+    notices = (Notice("play.left", {"name": seat.display_name}),)
+    outcome = _after_move(rules, game, hosted(replace(record, seats=seats)), key, state, notices, now)
     return replace(outcome, reply_key="play.you_left")
 
 
@@ -494,7 +514,7 @@ def timeout(rules: AnyRules, game: Game, choose: Choose, rng: random.Random, now
             notices.append(Notice("play.removed", {"name": seat.display_name, "count": MAX_TIMEOUTS}))
         seats[player] = seat
     state.events = events
-    record = replace(game.record, seats=tuple(seats[seat.player] for seat in game.record.seats))
+    record = hosted(replace(game.record, seats=tuple(seats[seat.player] for seat in game.record.seats)))
     return _after_move(rules, game, record, key, state, tuple(notices), now, tuple(moves))
 
 

@@ -64,6 +64,9 @@ def test_an_old_click_points_to_the_live_board_the_channels_current_game_or_nowh
     assert board.pointer(game, other) == board.Pointer("play.old_game", {"link": other_link})
     assert board.pointer(None, other) == board.Pointer("play.old_game", {"link": other_link})
     assert board.pointer(game, None) == board.Pointer("play.old_game_none", {})
+    for action in tr.LOBBY_ACTIONS:  # an old lobby message of the game: the lobby is closed, the game is here
+        assert board.pointer(game, game, action) == board.Pointer("lobby.already_started", {"link": link})
+    assert board.pointer(game, game, "roll") == board.Pointer("play.board_moved", {"link": link})
 
 
 def test_a_rematch_copies_the_options_but_not_what_the_old_game_recorded_and_invites_the_other_people() -> None:
@@ -76,6 +79,14 @@ def test_a_rematch_copies_the_options_but_not_what_the_old_game_recorded_and_inv
     assert board.invited(record, ALICE.player) == [BOB.player]
     left = replace(record, seats=(*record.seats, Seat("104", "Dan", status="left")))
     assert board.invited(left, ALICE.player) == [BOB.player, "104"]  # who left a game may want the next one
+
+
+def test_a_rematch_seats_the_computers_again_named_in_the_new_lobbys_language() -> None:
+    record = started(ALICE, COMPUTER, BOB).record
+    removed = replace(record.seats[1], status="removed", timeouts=3)
+    record = replace(record, seats=(record.seats[0], removed, record.seats[2]))
+    seats = board.rematch_computers(record, "de", lambda player, locale: f"{player} ({locale})")
+    assert seats == (Seat(COMPUTER.player, f"{COMPUTER.player} (de)", "computer"),)
 
 
 @given(st.lists(st.tuples(st.integers(1, 3), st.integers(1, 10**6)), max_size=60), st.integers(1, 10**6))
