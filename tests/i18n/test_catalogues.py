@@ -115,3 +115,11 @@ def test_the_check_wants_the_english_games_in_order_under_their_translated_names
         "(English's games, named as game.<kind>)"
     ]
     assert check.rules_problems("hu") == ["missing: bot/i18n/hu/rules.md"]
+
+
+@pytest.mark.parametrize("language", languages())
+@pytest.mark.parametrize("key", ["lobby.description", "lobby.rematch_invite", "help.description"])
+def test_a_text_that_names_a_lobby_button_names_it_as_labelled(language: str, key: str) -> None:
+    labels = {t("lobby.join", language), t("lobby.start", language)}
+    text = t(key, language, min=1, max=8, players="<@1>")
+    assert set(re.findall(r"\*\*(.+?)\*\*", text)) <= labels
