@@ -102,7 +102,7 @@ class GameCog(commands.GroupCog):
     @review.autocomplete("game")
     async def review_games(self, interaction: discord.Interaction[Any], current: str) -> list[app_commands.Choice[int]]:
         """The caller's last finished games of this kind (game number and when it ended, UTC)."""
-        games = await self.bot.service.reviews.choices(str(interaction.user.id), self.spec)
+        games = await self.bot.service.reviews.menu(str(interaction.user.id), self.spec)
         locale = str(interaction.locale)
         choices = []
         for game in games:

@@ -16,7 +16,7 @@ from bot.play import computer, review, transitions
 from bot.play.ports import Request, origin
 from bot.play.spec import AnySpec
 from bot.play.transitions import Game, Refusal
-from bot.storage import FinishedGame, GameRecord, GamesRepository, HistoryRepository
+from bot.storage import FinishedGame, GameRecord, GamesRepository, HistoryRepository, StorageUnavailable
 from bot.ui import review as review_ui
 from bot.ui.render import Click, Rendered
 
@@ -53,6 +53,18 @@ class Reviews:
         if self._history is None:
             return []
         return await self._history.finished_games(player, [spec.kind], limit)
+
+    async def menu(self, player: str, spec: AnySpec) -> list[FinishedGame]:
+        """The ``game`` option's suggestions: none while the database is out of reach.
+
+        Discord shows an autocomplete that raised as "loading options failed"; an empty list lets the player send
+        the command anyway, which then says to try again in a moment.
+        """
+        try:
+            return await self.choices(player, spec)
+        except StorageUnavailable as error:
+            log.warning("no review suggestions for %s: storage unavailable (%s)", player, error)
+            return []
 
     async def command(self, request: Request, spec: AnySpec, game_id: int | None = None) -> None:
         """``/<game> review [game]``: the player's review of one finished game (default: their latest)."""

@@ -5,7 +5,8 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
-from bot.storage import FinishedGame
+from bot.play.reviewing import Reviews
+from bot.storage import FinishedGame, StorageUnavailable
 from cogs.kniffel import SPEC, KniffelCog
 
 
@@ -14,7 +15,7 @@ class FakeReviews:
         self.games = games
         self.asked: list[tuple[str, str]] = []
 
-    async def choices(self, player: str, spec: Any, limit: int = 25) -> list[FinishedGame]:
+    async def menu(self, player: str, spec: Any) -> list[FinishedGame]:
         self.asked.append((player, spec.kind))
         return self.games
 
@@ -47,3 +48,14 @@ async def test_a_game_number_from_1000_up_is_written_and_found_as_typed() -> Non
         interaction: Any = SimpleNamespace(user=SimpleNamespace(id=101), locale=locale)
         found = await KniffelCog.review_games(cog, interaction, "1234")
         assert [(c.name.split(" ")[0], c.value) for c in found] == [("#1234", 1234)], locale
+
+
+class UnreachableHistory:
+    async def finished_games(self, player: str, kinds: list[str], limit: int) -> list[FinishedGame]:
+        raise StorageUnavailable("the database server is gone")
+
+
+async def test_the_suggestions_are_empty_while_the_database_is_out_of_reach() -> None:
+    """Raising there shows the player "loading options failed"; the command itself then says try again."""
+    reviews = Reviews(games=None, history=UnreachableHistory(), specs={}, brain=None)  # type: ignore[arg-type]
+    assert await reviews.menu("101", SPEC) == []
