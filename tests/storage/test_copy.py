@@ -97,6 +97,41 @@ async def test_a_copy_answers_like_the_source_and_continues_its_games(
     assert path.read_bytes() == before  # the source is never written
 
 
+async def test_names_postgresql_cannot_hold_are_copied_without_their_control_characters(tmp_path: Path) -> None:
+    """SQLite kept a NUL in a name (before ``actor_of`` cleaned names); PostgreSQL's text cannot hold one, so the
+    copy stores such a name as ``actor_of`` would now (a name of control characters alone: the user's id)."""
+    path = tmp_path / "old.sqlite3"
+    old = await Database.open(path)
+    try:
+        games = GamesRepository(old)
+        names = {10: "A\x00nn\n", 11: "\x00"}
+        await store_finished_game(
+            games, {10: 250, 11: 200}, kind="kniffel", variant="kniffel", guild_id=1, channel_id=100,
+            finished_at=NOW, names=names,
+        )  # fmt: skip
+        lobby = await games.create(
+            kind="kniffel", variant="kniffel", guild_id=1, channel_id=300, host=Seat.user(11, names[11]),
+            locale="en-US", options={}, deadline_at=None,
+        )  # fmt: skip
+    finally:
+        await old.close()
+    async with fresh_schema(server_url()) as url:
+        copied = await migrate(f"sqlite:///{path}", url)
+        assert (copied.counts["game_seats"], copied.counts["results"]) == (2, 2)
+        new = await Database.open(url)
+        try:
+            seats = await new.fetch_all("SELECT game_id, player, display_name FROM game_seats ORDER BY game_id, seat")
+            assert [tuple(row) for row in seats] == [(1, "10", "Ann"), (lobby.id, "11", "11")]
+            results = await new.fetch_all("SELECT user_id, display_name FROM results ORDER BY user_id")
+            assert [tuple(row) for row in results] == [(10, "Ann"), (11, "11")]
+            board = await StatsRepository(new).leaderboard(
+                "kniffel", "best", "all", 1, page=0, caller_id=10, now=NOW + 1
+            )
+            assert [line.display_name for line in board.rows] == ["Ann", "11"]
+        finally:
+            await new.close()
+
+
 async def run_cli(*args: str) -> tuple[int, str, str]:
     """``python -m bot ARGS``: its exit code, standard output and standard error."""
     process = await asyncio.create_subprocess_exec(
