@@ -47,6 +47,8 @@ COPIED: tuple[tuple[str, tuple[str, ...]], ...] = (
     ),
     ("result_counters", ("result_id", "name", "value")),
     ("game_moves", ("game_id", "version", "step", "player", "source", "action", "state")),
+    # After the results: a result is skipped as it is inserted while its seat is noted here.
+    ("forgotten_seats", ("game_id", "player")),
     ("guild_settings", ("guild_id", "language")),
     ("bot_meta", ("key", "value")),
 )  # fmt: skip

@@ -4,7 +4,8 @@ no server is configured).
 
 The tests are the game files' own, imported here so they run against this module's ``harness``: complete games
 of every kind, restarts mid-turn, a deadline after a restart, a double click, the one game per channel, the
-leaderboards, /stats and /forget-me. And a player whose display name PostgreSQL could not store as it is.
+leaderboards, /stats and /forget-me (also during a game). And a player whose display name PostgreSQL could not
+store as it is.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from tests.e2e.test_leaderboard import (
     test_leaderboard_ranks_in_each_scope_and_period,
     test_stats_show_every_game_and_its_counters,
 )
+from tests.e2e.test_review import test_forget_me_during_a_game_with_another_person_leaves_them_its_review
 from tests.e2e.test_tutto import Script, play, test_a_game_to_a_low_target
 
 pytestmark = pytest.mark.timeout(120)
@@ -41,6 +43,7 @@ __all__ = [
     "test_complete_two_player_game",
     "test_dicepoker_complete_two_player_game",
     "test_double_click_on_roll_rolls_once",
+    "test_forget_me_during_a_game_with_another_person_leaves_them_its_review",
     "test_forget_me_removes_exactly_the_callers_results",
     "test_leaderboard_ranks_in_each_scope_and_period",
     "test_pending_timeout_fires_after_a_restart",
