@@ -55,10 +55,10 @@ UNAVAILABLE: tuple[type[BaseException], ...] = (
     # ("another operation is in progress"): a broken connection, replaced like the others.
     asyncpg.exceptions.InternalClientError,
 )
-#: A value the server cannot hold or the driver cannot send (a NUL or a lone surrogate in a text, a number out of
-#: range): refused before anything changed, answered like an unavailable server but never retried (it would fail
-#: again) nor a reason to replace the pool's connections.
-REFUSED_VALUES: tuple[type[BaseException], ...] = (asyncpg.exceptions.DataError, UnicodeError)
+#: A value the server cannot hold (a NUL in a text, a number out of range) or asyncpg cannot encode (a lone
+#: surrogate, which it reports as a DataError too): refused before anything changed, answered like an unavailable
+#: server but never retried (it would fail again) nor a reason to replace the pool's connections.
+REFUSED_VALUES: tuple[type[BaseException], ...] = (asyncpg.exceptions.DataError,)
 #: Anything a write can fail with: the server's refusals and the connection's failures.
 FAILED_WRITES: tuple[type[BaseException], ...] = (asyncpg.PostgresError, *UNAVAILABLE)
 #: What cannot connect or use the server, for the messages at start-up.

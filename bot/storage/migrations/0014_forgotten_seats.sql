@@ -4,8 +4,8 @@
 -- store a result under their id again. The game's row and seats are the game service's (kept in its memory,
 -- written under the game's lock), so forget-me leaves them alone and notes the seat here instead: a result of a
 -- noted seat is skipped as it is inserted (the trigger below), and the save that ends the game replaces the
--- seat's name and drops its notes (bot/storage/games.py). The game's move history stays for the other people's
--- reviews.
+-- seat's name, drops the move history if no other person sat in the game (else it stays for their reviews) and
+-- drops the notes (bot/storage/forgotten.py).
 
 CREATE TABLE forgotten_seats (
     game_id  INTEGER NOT NULL REFERENCES games (id) ON DELETE CASCADE,
