@@ -40,6 +40,14 @@ _SEATS_IN_PROGRESS = (
 )
 
 
+@dataclass(frozen=True)
+class Forgotten:
+    """What one forget-me did: the results it deleted, the games in progress whose seat it noted."""
+
+    results: int
+    games: int
+
+
 def _order(metric: str) -> str:
     """The order a board lists players in: figure, then more games, then user id; as the metric's index."""
     return "games DESC, user_id" if metric == "games" else f"{metric} DESC, games DESC, user_id"
@@ -101,8 +109,15 @@ class StatsRepository:
         assert row is not None  # COUNT(*) always answers
         return row[0]
 
-    async def forget(self, user_id: int) -> int:
-        """Delete every stored result of the user and what was derived from them; the number of results.
+    async def count_games_in_progress(self, user_id: int) -> int:
+        """In how many games that have not ended the user sits: forget-me keeps each from storing their result."""
+        row = await self._db.fetch_one(f"SELECT COUNT(*) FROM ({_SEATS_IN_PROGRESS}) AS seats", (str(user_id),))
+        assert row is not None
+        return row[0]
+
+    async def forget(self, user_id: int) -> Forgotten:
+        """Delete every stored result of the user and what was derived from them; how many results went, and in
+        how many games in progress the user's seat was noted (none the second time).
 
         The delete triggers would take each result out of the standings one by one, moving the user's entry
         in every metric index per row. Removing the user's standings, counter totals and name first leaves the
@@ -118,7 +133,7 @@ class StatsRepository:
             tx.execute(
                 PerDialect(_SEATS_IN_PROGRESS, f"{_SEATS_IN_PROGRESS} ORDER BY s.game_id FOR UPDATE OF g"), (player,)
             )
-            tx.execute(
+            noted = tx.execute(
                 f"INSERT INTO forgotten_seats (game_id, player) {_SEATS_IN_PROGRESS} "
                 "ON CONFLICT (game_id, player) DO NOTHING",
                 (player,),
@@ -148,7 +163,7 @@ class StatsRepository:
                 "AND status IN ('finished', 'abandoned'))",
                 (FORGOTTEN_NAME, player),
             )
-        return deleted.rowcount
+        return Forgotten(deleted.rowcount, noted.rowcount)
 
 
 #: An average's floor in SQL: SQLite without its optional math functions (the truncated value, one less when

@@ -135,12 +135,14 @@ async def test_a_game_played_alone_and_forgotten_while_it_ran_keeps_neither_resu
     """forget-me leaves a game in progress to the game: its end stores no result for the person and, with
     nobody else to review it, drops its history."""
     h = bot
-    await finished_game(h)  # a result, so forget-me has something to delete
     message = await h.start_game("kniffel", [h.alice], rules="classic")
     await h.click(h.alice, message, "Roll")
     await (await h.server.select(h.alice, message, message.select().custom_id, ["chance"])).response()
+    # No stored result yet: forget-me still has the game's result to refuse.
     prompt = await (await h.command(h.alice, "forget-me")).message()
+    assert prompt.text.startswith("You have no stored game results. Confirm, and the game you are playing now")
     await h.click(h.alice, prompt, "Delete my results")
+    assert prompt.text == "Done: the game you are playing now stores no result of yours."
     assert len(await stored_moves(h)) == 2, "the game in progress keeps its history"
     await play_to_end(h, message, kniffel)
     record = await h.record()

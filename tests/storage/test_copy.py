@@ -115,7 +115,7 @@ async def test_a_copy_answers_like_the_source_and_continues_its_games(
                 locale="en-US", options={}, deadline_at=None,
             )  # fmt: skip
             assert fresh.id > running
-            assert await StatsRepository(new).forget(10) == 3
+            assert (await StatsRepository(new).forget(10)).results == 3
         finally:
             await new.close()
     assert path.read_bytes() == before  # the source is never written

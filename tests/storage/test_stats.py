@@ -24,6 +24,7 @@ from bot.rankings import METRICS, MIN_AVERAGE_GAMES, PERIOD_DAYS, LeaderboardPag
 from bot.storage import (
     CounterTotal,
     Database,
+    Forgotten,
     GamesRepository,
     HistoryRepository,
     MoveRow,
@@ -344,9 +345,9 @@ async def test_forget_me_removes_exactly_the_callers_rows(
     before_others = {user: await stats.user_stats(user, KINDS) for user in (2, 3)}
 
     assert await stats.count_results(1) == 3
-    assert await stats.forget(1) == 3
+    assert (await stats.forget(1)).results == 3
     assert await stats.count_results(1) == 0
-    assert await stats.forget(1) == 0
+    assert (await stats.forget(1)).results == 0
 
     assert await stats.user_stats(1, KINDS) == []
     assert {user: await stats.user_stats(user, KINDS) for user in (2, 3)} == before_others
@@ -393,7 +394,7 @@ async def test_forget_me_deletes_the_counters_and_the_name_in_old_games_seats(
     )
     bob = await stats.user_stats(2, KINDS)
 
-    assert await stats.forget(1) == 2
+    assert (await stats.forget(1)).results == 2
     for table in ("result_counters AS c JOIN results AS r ON r.id = c.result_id", "standing_counters"):
         row = await db.fetch_one(f"SELECT COUNT(*) FROM {table} WHERE user_id = 1")
         assert row is not None
@@ -431,8 +432,9 @@ async def test_forget_me_during_a_game_leaves_no_result_and_no_name_when_it_ends
     move = MoveRow("1", "player", '{"kind": "roll"}', '{"move": 0}')
     running = await games.save(running, before=running, moves=[move])
 
-    assert await stats.forget(1) == 1
-    assert await stats.forget(1) == 0  # a second forget-me notes the seats once
+    assert await stats.count_games_in_progress(1) == 2
+    assert await stats.forget(1) == Forgotten(results=1, games=2)
+    assert await stats.forget(1) == Forgotten(results=0, games=0)  # a second forget-me notes the seats once
 
     ended = replace(running, status="finished", finished_at=NOW)
     results = [
@@ -860,7 +862,7 @@ async def test_migration_takes_classic_games_out_of_the_upper_bonus_rate(tmp_pat
             CounterTotal(2, 3),
             2 / 3,
         )
-        assert await stats.forget(1) == 8
+        assert (await stats.forget(1)).results == 8
         assert await stats.user_stats(1, KINDS) == []
     finally:
         await db.close()
