@@ -7,6 +7,7 @@ plain-Python reference, before and after deletions and after migrating a databas
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import itertools
 import math
@@ -17,6 +18,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+import asyncpg
 import pytest
 
 from bot.engine.core import competition_ranks
@@ -38,6 +40,7 @@ from bot.storage.backend import postgres_url
 from bot.storage.database import bundled_migrations
 from bot.storage.forgotten import FORGOTTEN_NAME
 from bot.storage.games import GameStatus
+from tests.postgres import migrated_schema
 from tests.results import store_finished_game
 from tests.storage.legacy import store_legacy_game
 
@@ -455,6 +458,48 @@ async def test_forget_me_during_a_game_leaves_no_result_and_no_name_when_it_ends
     # The next game is not touched by the earlier request.
     await play(games, {1: 90})
     assert await stats.count_results(1) == 1
+
+
+async def blocks(db: Database, pid: int) -> bool:
+    """Whether the PostgreSQL session ``pid`` holds a lock another session waits for."""
+    row = await db.fetch_one(
+        "SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE ?1 = ANY(pg_blocking_pids(pid)))", (pid,)
+    )
+    return bool(row and row[0])
+
+
+async def test_forget_me_waits_for_a_save_ending_one_of_its_games_on_postgresql() -> None:
+    """A save that ended a game the user sits in and has not committed yet: forget-me, which locks the user's games
+    in progress first, waits for it and then deletes the result, instead of missing it and noting a seat whose game
+    has already ended (SQLite runs one write at a time)."""
+    async with migrated_schema() as url:
+        db = await Database.open(url)
+        holder = await asyncpg.connect(url)
+        try:
+            games, stats = GamesRepository(db), StatsRepository(db)
+            lobby = await games.create(
+                kind="kniffel", variant="kniffel", guild_id=GUILD, channel_id=50, host=Seat.user(1, "Alice"),
+                locale="en-US", options={}, deadline_at=None,
+            )  # fmt: skip
+            await games.save(replace(lobby, status="running", seats=(*lobby.seats, Seat.user(2, "Bob"))))
+            async with holder.transaction():
+                await holder.execute("UPDATE games SET status = 'finished' WHERE id = $1", lobby.id)
+                await holder.execute(
+                    "INSERT INTO results (game_id, kind, variant, guild_id, channel_id, user_id, display_name, score, "
+                    "rank, won, finished_at) VALUES ($1, 'kniffel', 'kniffel', $2, 50, 2, 'Bob', 5, 1, 1, $3)",
+                    *(lobby.id, GUILD, NOW),
+                )
+                forgetting = asyncio.create_task(stats.forget(2))
+                # Until forget-me waits for the holder's lock (or, without the lock, has already finished); each
+                # look is a query, which lets forget-me's task run meanwhile.
+                while not forgetting.done() and not await blocks(db, holder.get_server_pid()):
+                    pass
+            assert await forgetting == Forgotten(results=1, games=0)
+            assert await stats.count_results(2) == 0
+            assert await db.fetch_all("SELECT game_id FROM forgotten_seats") == []
+        finally:
+            await holder.close()
+            await db.close()
 
 
 # ---------------------------------------------------------------------- cross-check against a reference
