@@ -268,7 +268,7 @@ async def time_queries(
         if not forget:
             return figures
         start = time.perf_counter()
-        deleted = await stats.forget(heavy)
+        deleted = (await stats.forget(heavy)).results
         forget_ms = (time.perf_counter() - start) * 1000
         figures.append((f"forget-me heaviest user ({deleted} rows), once", forget_ms, forget_ms))
         print(f"forget-me of the heaviest user ({deleted} rows): {forget_ms:.1f} ms")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import astuple
 from typing import TYPE_CHECKING, Any, cast
 
 import discord
@@ -221,8 +222,9 @@ class Leaderboard(commands.Cog):
         description=_("Delete all your stored game results (leaderboards and stats)", key="cmd.forget_me.description"),
     )
     async def forget_me(self, interaction: discord.Interaction[Any]) -> None:
-        count = await self.stats.count_results(interaction.user.id)
-        text, view = ui.render_forget_prompt(count, interaction.user.id, _locale(interaction))
+        user_id = interaction.user.id
+        count, games = await self.stats.count_results(user_id), await self.stats.count_games_in_progress(user_id)
+        text, view = ui.render_forget_prompt(count, games, user_id, _locale(interaction))
         await interaction.response.send_message(text, view=view, ephemeral=True)
 
     async def forget(self, interaction: discord.Interaction[Any], action: str, user_id: int) -> None:
@@ -234,14 +236,15 @@ class Leaderboard(commands.Cog):
         if action == "cancel":
             await interaction.response.edit_message(content=t("forget.cancelled", locale), view=None)
             return
-        deleted = await self.stats.forget(user_id)
-        log.info("forget-me deleted %d results of a user", deleted)
-        if not deleted:
-            # The second click of a double click (the prompt only offers Confirm with results to delete): the first
+        forgotten = await self.stats.forget(user_id)
+        log.info("forget-me deleted %d results of a user, noted %d games in progress", *astuple(forgotten))
+        if not forgotten.results and not forgotten.games:
+            # The second click of a double click (the prompt only offers Confirm with something to do): the first
             # one's "N deleted" stays, not overwritten with a "0 deleted" that would say nothing was.
             await interaction.response.send_message(t("forget.nothing", locale), ephemeral=True)
             return
-        await interaction.response.edit_message(content=ui.render_forgotten(deleted, locale), view=None)
+        done = ui.render_forgotten(forgotten.results, forgotten.games, locale)
+        await interaction.response.edit_message(content=done, view=None)
 
 
 async def setup(bot: DiceBot) -> None:

@@ -22,6 +22,7 @@ from bot.play.lateness import Lateness
 from bot.play.ports import ResponseFailed
 from bot.play.transitions import Actor
 from bot.storage import GameRecord
+from bot.storage.names import storable_name
 from bot.ui.render import Rendered, name_in_markdown
 
 log = logging.getLogger(__name__)
@@ -43,8 +44,9 @@ MESSAGE_GAMES = "dicebot_message_games"
 
 
 def actor_of(user: discord.abc.User, *, moderator: bool = False) -> Actor:
-    """A Discord user as the service sees one: their id as the seat's player id, and their display name."""
-    return Actor(str(user.id), user.display_name, moderator=moderator)
+    """A Discord user as the service sees one: their id as the seat's player id, and their display name as the
+    databases can store it (else the user's id: a name of control characters alone)."""
+    return Actor(str(user.id), storable_name(user.display_name, str(user.id)), moderator=moderator)
 
 
 class InteractionRequest:

@@ -114,8 +114,8 @@ def complete(rules: AnyRules, moves: Sequence[MoveRow]) -> bool:
 
     Every change of a state counts in its ``move``, and the only change stored without a move is a player leaving
     (who is then in ``left``); so the first stored state shows as many changes as players who left. A history cut
-    by ``/forget-me`` while the game ran goes on from the cut, and a review of its rest would present part of a
-    game as the whole.
+    by an older dicebot's ``/forget-me`` while the game ran goes on from the cut, and a review of its rest would
+    present part of a game as the whole.
     """
     if not moves:
         return False

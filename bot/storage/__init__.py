@@ -7,7 +7,7 @@ from bot.storage.history import FinishedGame, HistoryRepository, MoveRow, MoveSo
 from bot.storage.meta import MetaRepository
 from bot.storage.results import ResultRow, ResultsRepository
 from bot.storage.settings import GuildSettingsRepository
-from bot.storage.stats import StatsRepository
+from bot.storage.stats import Forgotten, StatsRepository
 
 __all__ = [
     "ChannelBusy",
@@ -16,6 +16,7 @@ __all__ = [
     "Database",
     "DatabaseError",
     "FinishedGame",
+    "Forgotten",
     "GameRecord",
     "GameStats",
     "GamesRepository",

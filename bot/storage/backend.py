@@ -38,7 +38,8 @@ class DatabaseError(Exception):
 
 class StorageUnavailable(sqlite3.OperationalError):
     """A write or read failed for a reason outside the program (disk full, I/O error, read-only file, the database
-    server gone or too slow): nothing was changed.
+    server gone or too slow), or on a value the database cannot hold (a NUL in PostgreSQL's text, a lone
+    surrogate): nothing was changed.
 
     It is an ``OperationalError`` so existing handlers still match; the game service answers it with "could not
     save, try again" instead of a traceback, and the next request succeeds once the disk or server is back.

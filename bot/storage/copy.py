@@ -4,8 +4,9 @@ The source file is never changed: it is copied with SQLite's backup API into a t
 to this dicebot's schema like any database at start-up. The target is migrated to the same version and must hold
 no row at all. Every stored table is copied in one PostgreSQL transaction (so a failed copy leaves the target
 empty), streamed in batches rather than held whole, games in progress included: their state, seats, deadlines and
-message ids. The standings, counter totals and latest names are rebuilt by the target's own triggers from the
-copied results, then every table's count is compared with the source's. The boards' figures (``board_figures``)
+message ids. Display names are copied as ``actor_of`` makes them now (an older dicebot stored a NUL, which
+PostgreSQL cannot hold). The standings, counter totals and latest names are rebuilt by the target's own triggers
+from the copied results, then every table's count is compared with the source's. The boards' figures (``board_figures``)
 follow the rebuilt standings through their own triggers but are not compared: a source keeps rows for figures no
 player has any more, and the week and month windows are built again by the target's first such board.
 """
@@ -16,9 +17,10 @@ import sqlite3
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from bot.storage.backend import Database, DatabaseError, postgres_url, sqlite_path
+from bot.storage.backend import Database, DatabaseError, Row, postgres_url, sqlite_path
+from bot.storage.names import storable_name
 from bot.storage.postgres import PostgresDatabase, describe_url
 from bot.storage.sqlite import SqliteDatabase
 
@@ -45,9 +47,15 @@ COPIED: tuple[tuple[str, tuple[str, ...]], ...] = (
     ),
     ("result_counters", ("result_id", "name", "value")),
     ("game_moves", ("game_id", "version", "step", "player", "source", "action", "state")),
+    # After the results: a result is skipped as it is inserted while its seat is noted here.
+    ("forgotten_seats", ("game_id", "player")),
     ("guild_settings", ("guild_id", "language")),
     ("bot_meta", ("key", "value")),
 )  # fmt: skip
+#: Per table, its display name column and the column naming the player, whose id stands in for a name with
+#: nothing storable (as ``actor_of`` does): an older dicebot wrote names as Discord gave them, and SQLite keeps a
+#: NUL that PostgreSQL's text refuses.
+NAMES = {"game_seats": ("display_name", "player"), "results": ("display_name", "user_id")}
 #: Filled by the target's triggers from the copied results; counted like the copied tables.
 DERIVED = ("standings", "standing_counters", "player_names")
 #: Identity columns whose sequences must continue after the copied ids.
@@ -117,6 +125,15 @@ def _snapshot(path: Path, into: Path) -> None:
         source.close()
 
 
+def _storable(table: str, columns: tuple[str, ...], row: Row) -> tuple[Any, ...]:
+    """A source row as the target can hold it: its display name made storable (see :data:`NAMES`)."""
+    values = list(row)
+    if table in NAMES:
+        name, owner = (columns.index(column) for column in NAMES[table])
+        values[name] = storable_name(values[name], str(values[owner]))
+    return tuple(values)
+
+
 async def _counts(db: Database) -> dict[str, int]:
     tables = [table for table, _ in COPIED] + list(DERIVED)
     row = await db.fetch_one("SELECT " + ", ".join(f"(SELECT COUNT(*) FROM {table})" for table in tables))
@@ -144,7 +161,7 @@ async def _copy(old: SqliteDatabase, new: PostgresDatabase, target: str) -> Copi
             marks = ", ".join(f"${number}" for number in range(1, len(columns) + 1))
             insert = f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})"
             async for rows in old.batches(f"SELECT {', '.join(columns)} FROM {table} ORDER BY 1", BATCH):
-                await conn.executemany(insert, [tuple(row) for row in rows])
+                await conn.executemany(insert, [_storable(table, columns, row) for row in rows])
         for table in IDENTITIES:
             await conn.execute(
                 f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), COALESCE(MAX(id), 0) + 1, false) FROM {table}"

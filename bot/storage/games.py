@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from bot.sharding import SNOWFLAKE_SHIFT, ShardScope
-from bot.storage import history
+from bot.storage import forgotten, history
 from bot.storage.backend import Conflict, Database, Returned, Row, Transaction
 from bot.storage.history import MoveRow
 from bot.storage.results import ResultRow, ResultsRepository
@@ -266,6 +266,8 @@ class GamesRepository:
                 history.delete(tx, game.id)
             if results:
                 ResultsRepository.insert(tx, results)
+            if "status" in columns and not saved.active:
+                forgotten.settle(tx, game.id)
         return saved
 
     async def attach_message(self, game_id: int, message_id: int, shown_version: int | None = None) -> None:

@@ -161,9 +161,18 @@ def apply(conn: sqlite3.Connection, batch: Transaction) -> None:
         statement.check()
 
 
+#: A value SQLite cannot take (a lone surrogate in a text, which the driver cannot encode): refused before anything
+#: changed, answered like a failing disk rather than as an unexpected error.
+REFUSED_VALUES: tuple[type[BaseException], ...] = (UnicodeError,)
+
+
 def translated(error: BaseException) -> BaseException:
     """The error a caller sees, as the backend's API promises: a refused constraint is :class:`Conflict`, a failing
-    disk :class:`StorageUnavailable`; anything else (a version check's own error) as raised."""
+    disk or a refused value :class:`StorageUnavailable`; anything else (a version check's own error) as raised."""
+    if isinstance(error, REFUSED_VALUES):
+        refused = StorageUnavailable(f"{type(error).__name__}: {error}")
+        refused.__cause__ = error
+        return refused
     if isinstance(error, sqlite3.IntegrityError):
         conflict = Conflict(str(error))
         conflict.__cause__ = error

@@ -55,6 +55,10 @@ UNAVAILABLE: tuple[type[BaseException], ...] = (
     # ("another operation is in progress"): a broken connection, replaced like the others.
     asyncpg.exceptions.InternalClientError,
 )
+#: A value the server cannot hold (a NUL in a text, a number out of range) or asyncpg cannot encode (a lone
+#: surrogate, which it reports as a DataError too): refused before anything changed, answered like an unavailable
+#: server but never retried (it would fail again) nor a reason to replace the pool's connections.
+REFUSED_VALUES: tuple[type[BaseException], ...] = (asyncpg.exceptions.DataError,)
 #: Anything a write can fail with: the server's refusals and the connection's failures.
 FAILED_WRITES: tuple[type[BaseException], ...] = (asyncpg.PostgresError, *UNAVAILABLE)
 #: What cannot connect or use the server, for the messages at start-up.
@@ -136,6 +140,8 @@ class PostgresDatabase(Database):
                 return
             except asyncpg.exceptions.IntegrityConstraintViolationError as exc:
                 raise Conflict(str(exc)) from exc
+            except REFUSED_VALUES as exc:
+                raise StorageUnavailable(f"{type(exc).__name__}: {exc}") from exc
             except UNAVAILABLE as exc:
                 await self._pool.expire_connections()
                 if begun or attempt == 2:
@@ -148,6 +154,8 @@ class PostgresDatabase(Database):
             try:
                 async with self._pool.acquire() as conn:
                     return list(await conn.fetch(text, *params))
+            except REFUSED_VALUES as exc:
+                raise StorageUnavailable(f"{type(exc).__name__}: {exc}") from exc
             except UNAVAILABLE as exc:
                 if not isinstance(exc, asyncpg.exceptions.QueryCanceledError):
                     # The server may have restarted: every idle connection is replaced on its next acquire.

@@ -33,7 +33,7 @@ from bot.storage.backend import (
     bundled_migrations,
     refuse_newer,
 )
-from bot.storage.group_commit import GroupCommit, Member, WriterBusy, run_group, translated
+from bot.storage.group_commit import REFUSED_VALUES, GroupCommit, Member, WriterBusy, run_group, translated
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -174,7 +174,10 @@ class SqliteDatabase(Database):
         made since; fetching all in one call finishes the statement before any other read can start.
         """
         text = sql if isinstance(sql, str) else sql.sqlite
-        return await self._reader.call(lambda conn: conn.execute(text, tuple(params)).fetchall())
+        try:
+            return await self._reader.call(lambda conn: conn.execute(text, tuple(params)).fetchall())
+        except REFUSED_VALUES as error:
+            raise translated(error) from error
 
     async def batches(self, sql: str, size: int) -> AsyncIterator[list[Row]]:
         """The rows of a read in batches of ``size``, for a table too large to hold at once (``migrate-db``).

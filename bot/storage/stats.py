@@ -27,12 +27,25 @@ from bot.rankings import (
     Period,
     Standing,
 )
-from bot.storage.backend import Conflict, Database, Row, Transaction, counter_value
+from bot.storage.backend import Conflict, Database, PerDialect, Row, Transaction, counter_value
+from bot.storage.forgotten import FORGOTTEN_NAME
 
 #: The standings scope of boards over every server (guild ids are snowflakes, never 0).
 GLOBAL_SCOPE = 0
-#: What a seat of an old game shows instead of the name of a user who asked to be forgotten (no language).
-FORGOTTEN_NAME = "—"
+#: The user's seats in games that have not ended (parameter 1: the player id), locked on PostgreSQL, so that a save
+#: ending one of them either commits first (and forget-me then deletes its result) or waits for forget-me's note.
+_SEATS_IN_PROGRESS = (
+    "SELECT s.game_id, s.player FROM game_seats AS s JOIN games AS g ON g.id = s.game_id "
+    "WHERE s.player = ?1 AND s.kind = 'user' AND g.status IN ('lobby', 'running')"
+)
+
+
+@dataclass(frozen=True)
+class Forgotten:
+    """What one forget-me did: the results it deleted, the games in progress whose seat it noted."""
+
+    results: int
+    games: int
 
 
 def _order(metric: str) -> str:
@@ -96,18 +109,35 @@ class StatsRepository:
         assert row is not None  # COUNT(*) always answers
         return row[0]
 
-    async def forget(self, user_id: int) -> int:
-        """Delete every stored result of the user and what was derived from them; the number of results.
+    async def count_games_in_progress(self, user_id: int) -> int:
+        """In how many games that have not ended the user sits: forget-me keeps each from storing their result."""
+        row = await self._db.fetch_one(f"SELECT COUNT(*) FROM ({_SEATS_IN_PROGRESS}) AS seats", (str(user_id),))
+        assert row is not None
+        return row[0]
+
+    async def forget(self, user_id: int) -> Forgotten:
+        """Delete every stored result of the user and what was derived from them; how many results went, and in
+        how many games in progress the user's seat was noted (none the second time).
 
         The delete triggers would take each result out of the standings one by one, moving the user's entry
         in every metric index per row. Removing the user's standings, counter totals and name first leaves the
         triggers only lookups that find nothing: about a third less time for a heavy player, with the write
         lock held (docs/benchmarks.md). The seats of finished and abandoned games stay (the other players'
-        games keep their shape) but lose the user's display name; games in progress are not touched, except that
-        the move history of every game the user sat in is deleted (its states show their dice and card, so the
-        other players of those games lose their review of them too).
+        games keep their shape) but lose the user's display name. The move history of an ended game goes when no
+        other person sat in it; with other people it stays, for their reviews (docs/RULES.md, privacy). Games in
+        progress are the game service's: forget-me notes the user's seats (:mod:`bot.storage.forgotten`), and
+        the save that ends such a game stores no result for them and replaces their name.
         """
         async with self._db.transaction() as tx:
+            player = str(user_id)
+            tx.execute(
+                PerDialect(_SEATS_IN_PROGRESS, f"{_SEATS_IN_PROGRESS} ORDER BY s.game_id FOR UPDATE OF g"), (player,)
+            )
+            noted = tx.execute(
+                f"INSERT INTO forgotten_seats (game_id, player) {_SEATS_IN_PROGRESS} "
+                "ON CONFLICT (game_id, player) DO NOTHING",
+                (player,),
+            )
             derived = (
                 "WHERE user_id = ?1 AND kind IN (SELECT DISTINCT kind FROM results WHERE user_id = ?1) "
                 "AND scope IN (SELECT 0 UNION SELECT guild_id FROM results WHERE user_id = ?1)"
@@ -118,20 +148,22 @@ class StatsRepository:
             )
             tx.execute(f"DELETE FROM standing_counters {derived}", (user_id,))
             tx.execute("DELETE FROM player_names WHERE user_id = ?", (user_id,))
-            # The move history of every game they sat in: each stored state holds their dice and card.
+            # The move history of their ended games that nobody else reviews: each stored state holds their card.
             tx.execute(
-                "DELETE FROM game_moves WHERE game_id IN "
-                "(SELECT game_id FROM game_seats WHERE player = ? AND kind = 'user')",
-                (str(user_id),),
+                "DELETE FROM game_moves WHERE game_id IN (SELECT s.game_id FROM game_seats AS s "
+                "JOIN games AS g ON g.id = s.game_id WHERE s.player = ?1 AND s.kind = 'user' "
+                "AND g.status IN ('finished', 'abandoned') AND NOT EXISTS (SELECT 1 FROM game_seats AS o "
+                "WHERE o.game_id = s.game_id AND o.kind = 'user' AND o.player != ?1))",
+                (player,),
             )
             deleted = tx.execute("DELETE FROM results WHERE user_id = ?", (user_id,))
             tx.execute(
                 "UPDATE game_seats SET display_name = ?1 WHERE player = ?2 AND kind = 'user' AND display_name != ?1 "
                 "AND EXISTS (SELECT 1 FROM games WHERE games.id = game_seats.game_id "
                 "AND status IN ('finished', 'abandoned'))",
-                (FORGOTTEN_NAME, str(user_id)),
+                (FORGOTTEN_NAME, player),
             )
-        return deleted.rowcount
+        return Forgotten(deleted.rowcount, noted.rowcount)
 
 
 #: An average's floor in SQL: SQLite without its optional math functions (the truncated value, one less when

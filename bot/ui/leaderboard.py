@@ -263,11 +263,12 @@ def render_stats(name: str, stats: Sequence[GameStats], game: str | None, locale
     return embed
 
 
-def render_forget_prompt(count: int, user_id: int, locale: str | None) -> tuple[str, discord.ui.View]:
-    """The private question before deleting: how many results go, a red Confirm and a Cancel."""
-    if count == 0:
+def render_forget_prompt(count: int, games: int, user_id: int, locale: str | None) -> tuple[str, discord.ui.View]:
+    """The private question before deleting: how many results go (else in how many games in progress no result
+    will be stored), a red Confirm and a Cancel."""
+    if count == 0 and games == 0:
         return t("forget.nothing", locale), _stopped([])
-    text = t("forget.prompt", locale, count=count)
+    text = t("forget.prompt", locale, count=count) if count else t("forget.prompt_games", locale, count=games)
     confirm: discord.ui.Button[discord.ui.View] = discord.ui.Button(
         label=t("forget.confirm", locale), style=discord.ButtonStyle.danger, custom_id=forget_id("confirm", user_id)
     )
@@ -277,5 +278,6 @@ def render_forget_prompt(count: int, user_id: int, locale: str | None) -> tuple[
     return text, _stopped([confirm, cancel])
 
 
-def render_forgotten(count: int, locale: str | None) -> str:
-    return t("forget.done", locale, count=count)
+def render_forgotten(count: int, games: int, locale: str | None) -> str:
+    """What forget-me did: the results deleted, else the games in progress that will store none."""
+    return t("forget.done", locale, count=count) if count else t("forget.done_games", locale, count=games)

@@ -1,4 +1,5 @@
-"""Post-game reviews end to end: the Review button and ``/kniffel review`` after a restart, and forget-me.
+"""Post-game reviews end to end: the Review button and ``/kniffel review`` after a restart, and forget-me (also
+during a game).
 
 A solo classic Kniffel game is played through the buttons with scripted dice: the first turn writes five sixes as
 Chance (a costly decision whose loss the test computes from the strategy's values), the rest is played by the
@@ -15,11 +16,13 @@ import pytest
 from bot import strategy
 from bot.engine import kniffel
 from bot.engine import tutto as tutto_engine
+from bot.storage.forgotten import FORGOTTEN_NAME
 from bot.strategy import tutto as tutto_strategy
 from fakediscord import Message
 from tests.e2e.conftest import Harness
 from tests.e2e.dice import play_to_end
 from tests.e2e.test_tutto import Script, play
+from tests.results import store_finished_game
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -128,20 +131,65 @@ async def test_forget_me_deletes_the_move_history(bot: Harness) -> None:
     assert "No moves of this game are stored" in answer.text
 
 
-async def test_a_game_whose_history_was_forgotten_while_it_ran_is_not_reviewed(bot: Harness) -> None:
-    """forget-me in the middle of a game deletes its history so far; the moves after it alone are not the game."""
+async def test_a_game_played_alone_and_forgotten_while_it_ran_keeps_neither_result_nor_history(bot: Harness) -> None:
+    """forget-me leaves a game in progress to the game: its end stores no result for the person and, with
+    nobody else to review it, drops its history."""
     h = bot
-    await finished_game(h)  # a result, so forget-me has something to delete
     message = await h.start_game("kniffel", [h.alice], rules="classic")
     await h.click(h.alice, message, "Roll")
     await (await h.server.select(h.alice, message, message.select().custom_id, ["chance"])).response()
+    # No stored result yet: forget-me still has the game's result to refuse.
     prompt = await (await h.command(h.alice, "forget-me")).message()
+    assert prompt.text.startswith("You have no stored game results. Confirm, and the game you are playing now")
     await h.click(h.alice, prompt, "Delete my results")
-    assert await stored_moves(h) == []
+    assert prompt.text == "Done: the game you are playing now stores no result of yours."
+    assert len(await stored_moves(h)) == 2, "the game in progress keeps its history"
     await play_to_end(h, message, kniffel)
-    assert await stored_moves(h), "the moves after forget-me are stored"
+    record = await h.record()
+    assert record is not None and record.status == "finished" and h.bot is not None
+    assert await h.bot.results.for_game(record.id) == []
+    assert await stored_moves(h) == []
     answer = await (await h.server.click_button(h.alice, message, label=REVIEW)).message(timeout=10)
     assert "No moves of this game are stored" in answer.text
+
+
+async def test_forget_me_during_a_game_with_another_person_leaves_them_its_review(harness: Harness) -> None:
+    """Bob asks to be forgotten in the middle of a game with Alice: its end stores Alice's result alone and
+    Bob's seat without his name, and Alice reviews the whole game."""
+    h = harness
+    await h.start_bot(("cogs.help", "cogs.tutto", "cogs.leaderboard"))
+    assert h.bot is not None
+    await store_finished_game(
+        h.bot.games, {h.bob.id: 300}, kind="tutto", variant="standard", guild_id=h.guild.id, channel_id=1,
+        finished_at=h.clock.now,
+    )  # fmt: skip
+    script = Script(["bonus_200", "stop", "bonus_400"], [5, 2, 3, 4, 6, 6, 1, 1, 1, 2, 3, 4])
+    game = await play(h, script, [h.alice, h.bob], target=1000)
+    await game.press(h.alice, "draw")
+    await game.press(h.alice, "roll")
+    await game.pick(h.alice, 5)
+    await game.press(h.alice, "stop")
+    prompt = await (await h.command(h.bob, "forget-me")).message()
+    await h.click(h.bob, prompt, "Delete my results")
+    assert prompt.text == "Done: 1 stored game result was deleted."
+    await game.press(h.bob, "draw")
+    await h.wait_post("🛑 Bob drew Stop — turn over.")
+    await game.press(h.alice, "draw")
+    await game.press(h.alice, "roll")
+    await game.pick(h.alice, 1, 1, 1)
+    await game.press(h.alice, "stop")
+    await h.wait_post("🏆 Winner: Alice!")
+
+    record = await h.record()
+    assert record is not None and record.status == "finished"
+    assert [(row.user_id, row.display_name) for row in await h.bot.results.for_game(record.id)] == [
+        (h.alice.id, "Alice")
+    ]
+    assert await h.bot.db.fetch_all("SELECT * FROM results WHERE user_id = ?", (h.bob.id,)) == []
+    assert await h.bot.db.fetch_all("SELECT * FROM player_names WHERE user_id = ?", (h.bob.id,)) == []
+    assert [seat.display_name for seat in record.seats] == ["Alice", FORGOTTEN_NAME]
+    review = await review_message(h, await h.server.click_button(h.alice, game.message, label=REVIEW))
+    assert "Decisions: **2**" in review.text
 
 
 async def test_a_tutto_review_values_each_selection_and_stop_as_one_plan(harness: Harness) -> None:

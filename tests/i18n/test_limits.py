@@ -183,6 +183,7 @@ def test_statistics_and_forget_me_fit_discord_in_every_language(language: str) -
     embed_fits(render_stats(LONG_NAME, stats, None, language))
     embed_fits(render_stats(LONG_NAME, [], "tutto", language))
     for count in (0, 1, 3, 22, 12345):
-        text, _ = render_forget_prompt(count, 10**17, language)
-        assert 1 <= len(text) <= 2000
-        assert 1 <= len(render_forgotten(count, language)) <= 2000
+        for games in (0, 1, 3, 22):
+            text, _ = render_forget_prompt(count, games, 10**17, language)
+            assert 1 <= len(text) <= 2000
+            assert 1 <= len(render_forgotten(count, games, language)) <= 2000

@@ -10,7 +10,17 @@ from pathlib import Path
 
 import pytest
 
-from bot.storage import Database, GamesRepository, GuildSettingsRepository, MetaRepository, Seat, StatsRepository, copy
+from bot.storage import (
+    Database,
+    GamesRepository,
+    GuildSettingsRepository,
+    MetaRepository,
+    ResultRow,
+    ResultsRepository,
+    Seat,
+    StatsRepository,
+    copy,
+)
 from bot.storage.copy import migrate
 from tests.postgres import fresh_schema, server_url
 from tests.results import store_finished_game
@@ -36,7 +46,13 @@ async def fill(db: Database) -> int:
         kind="kniffel", variant="kniffel", guild_id=1, channel_id=300, host=Seat.user(10, "Ann"), locale="de",
         options={"timeout": 120}, deadline_at=NOW + 60, others=(Seat("cpu-easy-1", "🤖 Easy", kind="computer"),),
     )  # fmt: skip
-    running = await games.save(replace(lobby, status="running", state='{"move": 3}', message_id=555), before=lobby)
+    running = await games.save(
+        replace(
+            lobby, status="running", state='{"move": 3}', message_id=555, seats=(*lobby.seats, Seat.user(12, "Cy"))
+        ),
+        before=lobby,
+    )
+    await StatsRepository(db).forget(12)  # while the game runs: its seat is noted for the game's end
     await GuildSettingsRepository(db).set_language(1, "hu")
     await MetaRepository(db).set("commands", "abc")
     return running.id
@@ -77,7 +93,8 @@ async def test_a_copy_answers_like_the_source_and_continues_its_games(
     before = path.read_bytes()
     async with fresh_schema(server_url()) as url:
         copied = await migrate(f"sqlite:///{path}", url)
-        assert copied.counts["games"] == 4 and copied.counts["results"] == 5 and copied.counts["standings"] > 0
+        assert copied.counts["games"] == 4 and copied.counts["results"] == 4 and copied.counts["standings"] > 0
+        assert copied.counts["forgotten_seats"] == 1
         new = await Database.open(url)
         try:
             assert await answers(new, running) == expected
@@ -85,16 +102,58 @@ async def test_a_copy_answers_like_the_source_and_continues_its_games(
             # The game in progress goes on with the version check, and new ids follow the copied ones.
             record = await games.get(running)
             assert record is not None
-            await games.save(replace(record, state='{"move": 4}'), before=record)
+            moved = await games.save(replace(record, state='{"move": 4}'), before=record)
+            # Its end skips the result of the seat noted before the copy.
+            results = [
+                ResultRow(running, "kniffel", "kniffel", 1, 300, user, name, 10, rank, rank == 1, NOW)
+                for user, name, rank in ((10, "Ann", 1), (12, "Cy", 2))
+            ]
+            await games.save(replace(moved, status="finished", finished_at=NOW), results, before=moved)
+            assert [row.user_id for row in await ResultsRepository(new).for_game(running)] == [10]
             fresh = await games.create(
                 kind="tutto", variant="standard", guild_id=2, channel_id=900, host=Seat.user(12, "Cy"),
                 locale="en-US", options={}, deadline_at=None,
             )  # fmt: skip
             assert fresh.id > running
-            assert await StatsRepository(new).forget(10) == 2
+            assert (await StatsRepository(new).forget(10)).results == 3
         finally:
             await new.close()
     assert path.read_bytes() == before  # the source is never written
+
+
+async def test_names_postgresql_cannot_hold_are_copied_without_their_control_characters(tmp_path: Path) -> None:
+    """SQLite kept a NUL in a name (before ``actor_of`` cleaned names); PostgreSQL's text cannot hold one, so the
+    copy stores such a name as ``actor_of`` would now (a name of control characters alone: the user's id)."""
+    path = tmp_path / "old.sqlite3"
+    old = await Database.open(path)
+    try:
+        games = GamesRepository(old)
+        names = {10: "A\x00nn\n", 11: "\x00"}
+        await store_finished_game(
+            games, {10: 250, 11: 200}, kind="kniffel", variant="kniffel", guild_id=1, channel_id=100,
+            finished_at=NOW, names=names,
+        )  # fmt: skip
+        lobby = await games.create(
+            kind="kniffel", variant="kniffel", guild_id=1, channel_id=300, host=Seat.user(11, names[11]),
+            locale="en-US", options={}, deadline_at=None,
+        )  # fmt: skip
+    finally:
+        await old.close()
+    async with fresh_schema(server_url()) as url:
+        copied = await migrate(f"sqlite:///{path}", url)
+        assert (copied.counts["game_seats"], copied.counts["results"]) == (2, 2)
+        new = await Database.open(url)
+        try:
+            seats = await new.fetch_all("SELECT game_id, player, display_name FROM game_seats ORDER BY game_id, seat")
+            assert [tuple(row) for row in seats] == [(1, "10", "Ann"), (lobby.id, "11", "11")]
+            results = await new.fetch_all("SELECT user_id, display_name FROM results ORDER BY user_id")
+            assert [tuple(row) for row in results] == [(10, "Ann"), (11, "11")]
+            board = await StatsRepository(new).leaderboard(
+                "kniffel", "best", "all", 1, page=0, caller_id=10, now=NOW + 1
+            )
+            assert [line.display_name for line in board.rows] == ["Ann", "11"]
+        finally:
+            await new.close()
 
 
 async def run_cli(*args: str) -> tuple[int, str, str]:

@@ -353,7 +353,7 @@ async def test_the_counter_triggers_keep_step_after_the_migration(tmp_path: Path
         for game_id in [*rng.sample(range(1, 61), 15), *rng.sample(new_ids, 15)]:
             await games.delete(game_id)
         await assert_derived_tables_match_results(db)
-        assert await stats.forget(3) > 0
+        assert (await stats.forget(3)).results > 0
         await assert_derived_tables_match_results(db)
         row = await db.fetch_one("SELECT COUNT(*) FROM standing_counters WHERE user_id = 3")
         assert row is not None

@@ -94,18 +94,25 @@ async def test_finished_games_lists_a_players_reviewable_games_newest_first(db: 
     assert await history.finished_games("200", ["dice"]) == []
 
 
-async def test_forget_me_deletes_the_history_of_every_game_the_player_sat_in(db: Database) -> None:
+async def test_forget_me_deletes_the_history_of_the_ended_games_nobody_else_reviews(db: Database) -> None:
     games, history, stats = GamesRepository(db), HistoryRepository(db), StatsRepository(db)
-    mine = await new_game(games, channel_id=10, host=100)
-    mine = replace(mine, seats=(*mine.seats, Seat.user(200, "Bob")))
-    await games.save(replace(mine, status="finished", finished_at=1.0), moves=[move("100", 0), move("200", 1)])
-    theirs = await new_game(games, channel_id=11, host=200)
-    await games.save(replace(theirs, status="finished", finished_at=2.0), moves=[move("200", 0)])
+    shared = await new_game(games, channel_id=10, host=100)
+    shared = replace(shared, seats=(*shared.seats, Seat.user(200, "Bob")))
+    await games.save(replace(shared, status="finished", finished_at=1.0), moves=[move("100", 0), move("200", 1)])
+    solo = await new_game(games, channel_id=11, host=100)
+    solo = replace(solo, seats=(*solo.seats, Seat("cpu-easy-1", "🤖 Easy", kind="computer")))
+    await games.save(replace(solo, status="finished", finished_at=2.0), moves=[move("100", 0), move("cpu-easy-1", 1)])
+    theirs = await new_game(games, channel_id=12, host=200)
+    await games.save(replace(theirs, status="finished", finished_at=3.0), moves=[move("200", 0)])
+    running = await new_game(games, channel_id=13, host=100)
+    await games.save(replace(running, status="running"), moves=[move("100", 0)])
 
     await stats.forget(100)
 
-    assert await history.moves(mine.id) == []  # Bob's moves too: the states show Alice's card
+    assert len(await history.moves(shared.id)) == 2  # Bob reviews it still
+    assert await history.moves(solo.id) == []  # only computers sat with Alice
     assert len(await history.moves(theirs.id)) == 1
+    assert len(await history.moves(running.id)) == 1  # a game in progress is the game service's
 
 
 async def test_an_abandoned_game_loses_its_history_with_the_abandonment(db: Database) -> None:
