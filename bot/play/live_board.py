@@ -46,6 +46,30 @@ class LiveBoards:
             self.shown.missed(game.record)
         return edited
 
+    async def _repost(self, spec: AnySpec, game: Game) -> Game | None:
+        """The live board is gone (a moderator deleted it): post it anew at the bottom of the channel, where its
+        content pings the player to act, and store it as the live board; the game with its new board, None if not.
+
+        A post that fails is noted as a missed edit: the repair edits the board, finds it gone and posts it again.
+        """
+        record = game.record
+        new_id = await self._channels.send(record, self.render(spec, game))
+        if new_id is None:
+            self.shown.missed(record)
+            return None
+        try:
+            await self._games.attach_message(record.id, new_id, shown_version=record.version)
+        except StorageUnavailable as error:
+            # The deleted board stays the stored one (the repair tries again); this message must not carry controls.
+            log.warning("game %s: could not store its board posted anew: %s", record.id, error)
+            await self._channels.edit(record, board_ui.retired(spec.kind, record.locale), message_id=new_id)
+            self.shown.missed(record)
+            return None
+        reposted = Game(replace(record, message_id=new_id), game.state)
+        self.cache.put(reposted)  # the next click must know the new board
+        self.shown.note(reposted.record)
+        return reposted
+
     async def _keep_at_bottom(self, spec: AnySpec, before: Game, saved: Game) -> None:
         """Post the board anew at the bottom when a new turn began and other messages were posted below it, or
         when chatter pushed it out of the channel's last three messages.

@@ -588,6 +588,28 @@ class GameService(LiveBoards):
             await self.show(spec, saved)
             await self._keep_at_bottom(spec, decided.before, saved)
 
+    # ---------------------------------------------------------------- lost boards
+
+    @tracked
+    async def on_messages_deleted(self, message_ids: Collection[int]) -> None:
+        """Messages were deleted (a moderator, a purge): an active game whose live board was one of them posts it
+        anew at the bottom of the channel, else nobody could click and the game would wait out its timeouts.
+
+        One read of an index that holds only the active games' boards, whatever was deleted.
+        """
+        try:
+            found = await self._games.active_with_board(message_ids)
+        except StorageUnavailable as error:
+            log.warning("could not look up deleted messages %s: %s", sorted(message_ids), error)
+            return
+        for record in found:
+            async with self._locks.hold(record.id), self.cache.dropped_on_failure(record.id):
+                # A kept copy naming another board is read again; if the database names another too, a move of
+                # the board in the meantime already replaced the deleted one.
+                game = await self._load(record.id, stale=lambda kept: kept.record.message_id not in message_ids)
+                if game is not None and game.record.active and game.record.message_id in message_ids:
+                    await self._repost(self.specs[game.record.kind], game)
+
     # ---------------------------------------------------------------- start-up
 
     async def catch_up(self) -> int:

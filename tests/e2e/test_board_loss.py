@@ -1,0 +1,48 @@
+"""The live board when Discord loses or refuses it: a moderator deletes it, an edit finds it gone or is refused for
+good, the channel itself is deleted. Each test reproduces one defect once."""
+
+from __future__ import annotations
+
+import discord
+import pytest
+
+from fakediscord import Message, User
+from tests.e2e.board import controlled, live_board
+from tests.e2e.conftest import Harness
+
+pytestmark = pytest.mark.timeout(120)
+
+MANAGE_MESSAGES = int(discord.Permissions(manage_messages=True).value)
+
+
+def moderator(h: Harness) -> User:
+    return h.server.add_user("Mod", permissions=MANAGE_MESSAGES)
+
+
+async def reposted(h: Harness, game_id: int, gone: Message) -> Message:
+    """Wait for the game's board to be posted anew (the deleted one stays gone) and check the invariant."""
+    await h.server.wait_for(
+        lambda: [m for m in controlled(h, game_id) if m.id != gone.id], what="the board posted anew"
+    )
+    board = await live_board(h)
+    assert board.id > gone.id and h.server.channel_messages(h.channel)[-1] is board
+    return board
+
+
+@pytest.mark.parametrize("purge", [False, True], ids=["deleted", "purged"])
+async def test_a_board_a_moderator_deletes_is_posted_anew(running: Harness, purge: bool) -> None:
+    """Nobody could click any more: the game waited for a board that was gone until its timeouts ended it."""
+    h = running
+    board = await h.start_game("kniffel", [h.alice, h.bob])
+    record = await h.record()
+    assert record is not None
+    chatter = await h.server.post_message(h.carol, h.channel, "spam")
+    if purge:
+        h.server.bulk_delete(moderator(h), [board, chatter])
+    else:
+        h.server.delete_message(moderator(h), board)
+    board = await reposted(h, record.id, board)
+    player = h.user((await h.state()).current_player)
+    assert f"<@{player.id}>" in (board.content or "")
+    await h.click(player, board, "Roll")
+    assert (await h.state()).rolls == 1
