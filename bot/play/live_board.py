@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from bot.play import board
 from bot.play.cache import GameCache
-from bot.play.ports import Channels
+from bot.play.ports import Channels, Edit
 from bot.play.shown import ShownVersions
 from bot.play.spec import AnySpec
 from bot.play.tail import ChannelTail
@@ -37,14 +37,24 @@ class LiveBoards:
     #: The game's board as it stands (the service's: lobby, running, finished or abandoned, with its news).
     render: Callable[[AnySpec, Game], Rendered]
 
-    async def show(self, spec: AnySpec, game: Game) -> bool:
-        """Edit the game's live board to show ``game``, noting the version shown; False if that failed."""
-        edited = await self._channels.edit(game.record, self.render(spec, game))
-        if edited:
-            self.shown.note(game.record)
-        elif game.record.message_id is not None:
-            self.shown.missed(game.record)
-        return edited
+    async def show(self, spec: AnySpec, game: Game) -> Game | None:
+        """Edit the game's live board to show ``game``, noting the version shown; the game as its board now stands
+        (with a new board when the old one was found deleted), None if it could not be shown.
+
+        A failure worth retrying is shown again soon (``ShownVersions``); an active game's board that is gone is
+        posted anew, since otherwise nobody could click until the timeouts ended the game.
+        """
+        record = game.record
+        if record.message_id is None:
+            return None
+        edit = await self._channels.edit(record, self.render(spec, game))
+        if edit is Edit.DONE:
+            self.shown.note(record)
+            return game
+        if edit is Edit.RETRY:
+            self.shown.missed(record)
+            return None
+        return await self._repost(spec, game) if record.active else None
 
     async def _repost(self, spec: AnySpec, game: Game) -> Game | None:
         """The live board is gone (a moderator deleted it): post it anew at the bottom of the channel, where its
@@ -115,7 +125,8 @@ class LiveBoards:
         """Turn an earlier board of the game into a short record without controls (and forget it as retired);
         whether the edit went through."""
         retired = board_ui.retired(spec.kind, record.locale, board.news_of(record))
-        edited = await self._channels.edit(record, retired, message_id)
+        # A board that is gone has no controls left either.
+        edited = await self._channels.edit(record, retired, message_id) is not Edit.RETRY
         if edited and message_id == record.retired_message_id:
             try:
                 await self._games.board_retired(record.id, message_id)

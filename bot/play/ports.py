@@ -6,11 +6,23 @@ player, a test) implements the same two protocols, so the service never needs a 
 
 from __future__ import annotations
 
+import enum
 from typing import Any, Protocol
 
 from bot.play.transitions import Actor, Origin
 from bot.storage import GameRecord
 from bot.ui.render import Rendered
+
+
+class Edit(enum.Enum):
+    """How an edit of a game's message went: the caller decides what follows (try again, post the board anew)."""
+
+    #: The message shows it (or can never be made to: a retry would not change that).
+    DONE = "done"
+    #: Worth trying again: a server error, a rate limit, no answer.
+    RETRY = "retry"
+    #: The message was deleted (404 Unknown Message).
+    GONE = "gone"
 
 
 class ResponseFailed(Exception):
@@ -84,12 +96,9 @@ class Request(Protocol):
 class Channels(Protocol):
     """Writing to a game's channel outside of any request (after a deadline, or besides the answer)."""
 
-    async def edit(self, record: GameRecord, rendered: Rendered, message_id: int | None = None) -> bool:
-        """Show ``rendered`` on the game's live board (or on its message ``message_id``), logging any failure.
-
-        False only for a failure worth retrying (a server error, a rate limit); a message that is gone or may not
-        be edited counts as done, since no retry can show it.
-        """
+    async def edit(self, record: GameRecord, rendered: Rendered, message_id: int | None = None) -> Edit:
+        """Show ``rendered`` on the game's live board (or on its message ``message_id``), logging any failure; how
+        it went (a message that may not be edited counts as done, since no retry can show it)."""
 
     async def send(self, record: GameRecord, rendered: Rendered) -> int | None:
         """Post ``rendered`` as a new message in the game's channel (its mentions ping); its id, None on failure."""

@@ -327,8 +327,7 @@ class GameService(LiveBoards):
                 await request.confirm(outcome.reply_key)
             except ResponseFailed as failed:
                 log.warning("game %s: %s was saved but not confirmed (%s)", saved.record.id, outcome.reply_key, failed)
-            await self.show(spec, saved)
-            await self._keep_at_bottom(spec, outcome.before, saved)
+            await self._keep_at_bottom(spec, outcome.before, await self.show(spec, saved) or saved)
 
     # ---------------------------------------------------------------- clicks
 
@@ -384,16 +383,15 @@ class GameService(LiveBoards):
             )
             if outcome is None:
                 return
-            saved = outcome.after
-            await self._answer_click(request, spec, saved, click)
-            await self._keep_at_bottom(spec, outcome.before, saved)
+            shown = await self._answer_click(request, spec, outcome.after, click)
+            await self._keep_at_bottom(spec, outcome.before, shown)
 
-    async def _answer_click(self, request: Request, spec: AnySpec, saved: Game, click: Click) -> None:
+    async def _answer_click(self, request: Request, spec: AnySpec, saved: Game, click: Click) -> Game:
         """Answer a saved click by editing the clicked message; when that fails, edit the game message directly.
 
         The move is saved whatever happens here, so the channel must come to show it: an interaction that
         expired or a callback Discord refused is logged in one line and the game message is edited through the
-        channel instead.
+        channel instead. The game as its board now stands (posted anew if the edit found it deleted).
         """
         rendered = self.render(spec, saved)
         on_public = not request.message_is_private and request.message_id == saved.record.message_id
@@ -401,7 +399,7 @@ class GameService(LiveBoards):
             if on_public:
                 await request.update(rendered)
                 self.shown.note(saved.record)
-                return
+                return saved
             view = spec.private_refresh.get(click.action, "")
             private = spec.private_views.get(view)
             if private is not None:
@@ -412,7 +410,7 @@ class GameService(LiveBoards):
                 await request.acknowledge()
         except ResponseFailed as failed:
             log.warning("game %s: click %s saved but not answered (%s)", saved.record.id, click.action, failed)
-        await self.show(spec, saved)
+        return await self.show(spec, saved) or saved
 
     def _behind(self, game: Game, request: Request, click: Click) -> bool:
         """Whether a click may come from a newer game than this kept copy: it names a stamp the copy would not give,
@@ -585,8 +583,7 @@ class GameService(LiveBoards):
                 # the deadline from being played twice. Whoever saved shows and announces it.
                 log.info("deadline of game %s already handled (version %s moved on)", game_id, record.version)
                 return
-            await self.show(spec, saved)
-            await self._keep_at_bottom(spec, decided.before, saved)
+            await self._keep_at_bottom(spec, decided.before, await self.show(spec, saved) or saved)
 
     # ---------------------------------------------------------------- lost boards
 
@@ -639,7 +636,7 @@ class GameService(LiveBoards):
                 record = await self._games.get(game_id)
                 if record is not None and record.kind in self.specs:
                     spec = self.specs[record.kind]
-                    shown += await self.show(spec, Game.load(spec, record))
+                    shown += await self.show(spec, Game.load(spec, record)) is not None
             if record is None or not record.active:
                 self._locks.forget(game_id)
         return shown

@@ -46,3 +46,21 @@ async def test_a_board_a_moderator_deletes_is_posted_anew(running: Harness, purg
     assert f"<@{player.id}>" in (board.content or "")
     await h.click(player, board, "Roll")
     assert (await h.state()).rolls == 1
+
+
+async def test_an_edit_that_finds_the_board_gone_posts_it_anew(running: Harness) -> None:
+    """The board was deleted while the bot was away (it never heard of it): the timeout's edit answered 404 Unknown
+    Message, was counted as done, and the game went on with no board to click until its timeouts ended it."""
+    h = running
+    board = await h.start_game("kniffel", [h.alice, h.bob])
+    record = await h.record()
+    assert record is not None and record.deadline_at is not None
+    timed_out = (await h.state()).current_player
+    await h.stop_bot()
+    h.server.delete_message(moderator(h), board)
+    await h.start_bot()
+    await h.advance(record.deadline_at - h.clock.now + 1)
+    board = await reposted(h, record.id, board)
+    state = await h.state()
+    assert state.current_player != timed_out and f"<@{state.current_player}>" in (board.content or "")
+    assert len(h.server.find_requests("PATCH", rf"/messages/{record.message_id}$")) == 1  # no edit retried

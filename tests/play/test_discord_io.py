@@ -14,7 +14,7 @@ import discord
 import pytest
 
 from bot.play.discord_io import DiscordChannels, InteractionRequest
-from bot.play.ports import ResponseFailed
+from bot.play.ports import Edit, ResponseFailed
 from bot.storage import GameRecord
 from bot.ui.render import Rendered
 
@@ -72,6 +72,6 @@ async def test_a_board_write_whose_connection_breaks_is_retried_later(error: Bas
         id=3, kind="kniffel", variant="kniffel", guild_id=5, channel_id=6, host="7", status="running", version=4,
         created_at=0.0, updated_at=0.0, message_id=99,
     )  # fmt: skip
-    assert await channels.edit(record, Rendered(content="board")) is False, "a missed edit, shown again later"
+    assert await channels.edit(record, Rendered(content="board")) is Edit.RETRY, "a missed edit, shown again later"
     assert await channels.send(record, Rendered(content="board")) is None
     assert await channels.below(record) is None
