@@ -200,12 +200,14 @@ def described(error: BaseException) -> str:
 
 
 def failed_edit(error: BaseException) -> Edit:
-    """What a failed edit of a message calls for: the message is gone, or a retry could still show it."""
+    """What a failed edit of a message calls for: only a rate limit, a server error or no answer is worth another
+    try; a message that is gone is posted anew; any other refusal (400 invalid payload, 403 not allowed) would be
+    refused again, for ever."""
+    if not isinstance(error, discord.HTTPException) or error.status == 429 or error.status >= 500:
+        return Edit.RETRY
     if isinstance(error, discord.NotFound) and error.code == UNKNOWN_MESSAGE:
         return Edit.GONE
-    if isinstance(error, discord.NotFound | discord.Forbidden):
-        return Edit.DONE
-    return Edit.RETRY
+    return Edit.REFUSED
 
 
 class DiscordChannels:
@@ -222,8 +224,10 @@ class DiscordChannels:
         try:
             await channel.get_partial_message(target).edit(**rendered.kwargs())
         except REQUEST_FAILED as error:
-            log.warning("could not edit message %s of game %s: %s", target, record.id, described(error))
-            return failed_edit(error)
+            edit = failed_edit(error)
+            again = "; not retried" if edit is Edit.REFUSED else ""
+            log.warning("could not edit message %s of game %s: %s%s", target, record.id, described(error), again)
+            return edit
         return Edit.DONE
 
     async def send(self, record: GameRecord, rendered: Rendered) -> int | None:

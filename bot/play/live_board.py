@@ -41,8 +41,9 @@ class LiveBoards:
         """Edit the game's live board to show ``game``, noting the version shown; the game as its board now stands
         (with a new board when the old one was found deleted), None if it could not be shown.
 
-        A failure worth retrying is shown again soon (``ShownVersions``); an active game's board that is gone is
-        posted anew, since otherwise nobody could click until the timeouts ended the game.
+        A failure worth retrying is shown again soon (``ShownVersions``), an edit Discord refuses for good is not
+        (it was logged); an active game's board that is gone is posted anew, since otherwise nobody could click
+        until the timeouts ended the game.
         """
         record = game.record
         if record.message_id is None:
@@ -53,8 +54,9 @@ class LiveBoards:
             return game
         if edit is Edit.RETRY:
             self.shown.missed(record)
-            return None
-        return await self._repost(spec, game) if record.active else None
+        if edit is Edit.GONE and record.active:
+            return await self._repost(spec, game)
+        return None
 
     async def _repost(self, spec: AnySpec, game: Game) -> Game | None:
         """The live board is gone (a moderator deleted it): post it anew at the bottom of the channel, where its
@@ -125,7 +127,7 @@ class LiveBoards:
         """Turn an earlier board of the game into a short record without controls (and forget it as retired);
         whether the edit went through."""
         retired = board_ui.retired(spec.kind, record.locale, board.news_of(record))
-        # A board that is gone has no controls left either.
+        # A board that is gone has no controls left either, and one Discord refuses to edit never will have fewer.
         edited = await self._channels.edit(record, retired, message_id) is not Edit.RETRY
         if edited and message_id == record.retired_message_id:
             try:

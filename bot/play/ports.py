@@ -17,12 +17,14 @@ from bot.ui.render import Rendered
 class Edit(enum.Enum):
     """How an edit of a game's message went: the caller decides what follows (try again, post the board anew)."""
 
-    #: The message shows it (or can never be made to: a retry would not change that).
+    #: The message shows it.
     DONE = "done"
     #: Worth trying again: a server error, a rate limit, no answer.
     RETRY = "retry"
     #: The message was deleted (404 Unknown Message).
     GONE = "gone"
+    #: Discord will never take this edit (400: an invalid payload; 403: not allowed): logged once, not retried.
+    REFUSED = "refused"
 
 
 class ResponseFailed(Exception):
@@ -98,7 +100,7 @@ class Channels(Protocol):
 
     async def edit(self, record: GameRecord, rendered: Rendered, message_id: int | None = None) -> Edit:
         """Show ``rendered`` on the game's live board (or on its message ``message_id``), logging any failure; how
-        it went (a message that may not be edited counts as done, since no retry can show it)."""
+        it went."""
 
     async def send(self, record: GameRecord, rendered: Rendered) -> int | None:
         """Post ``rendered`` as a new message in the game's channel (its mentions ping); its id, None on failure."""

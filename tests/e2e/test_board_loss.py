@@ -3,6 +3,8 @@ good, the channel itself is deleted. Each test reproduces one defect once."""
 
 from __future__ import annotations
 
+import logging
+
 import discord
 import pytest
 
@@ -64,3 +66,21 @@ async def test_an_edit_that_finds_the_board_gone_posts_it_anew(running: Harness)
     state = await h.state()
     assert state.current_player != timed_out and f"<@{state.current_player}>" in (board.content or "")
     assert len(h.server.find_requests("PATCH", rf"/messages/{record.message_id}$")) == 1  # no edit retried
+
+
+async def test_an_edit_discord_refuses_for_good_is_not_retried(
+    running: Harness, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A 400 (the payload is invalid: Discord will never take it) was retried every few seconds, for ever."""
+    h = running
+    board = await h.start_game("kniffel", [h.alice, h.bob])
+    record = await h.record()
+    assert record is not None and record.deadline_at is not None and h.bot is not None
+    refused = h.server.inject_rest_error("PATCH", rf"/messages/{board.id}$", 400, code=50035, times=5)
+    caplog.set_level(logging.WARNING)
+    await h.advance(record.deadline_at - h.clock.now + 1)  # the timeout's edit goes through the channel
+    assert refused.hits == 1
+    await h.bot.service.shown.repair()  # what the background task does every few seconds
+    assert refused.hits == 1, "a refused edit was retried"
+    logged = [r.getMessage() for r in caplog.records if str(board.id) in r.getMessage()]
+    assert len(logged) == 1 and f"game {record.id}" in logged[0] and "50035" in logged[0], logged

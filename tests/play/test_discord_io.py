@@ -13,7 +13,7 @@ import aiohttp
 import discord
 import pytest
 
-from bot.play.discord_io import DiscordChannels, InteractionRequest
+from bot.play.discord_io import DiscordChannels, InteractionRequest, failed_edit
 from bot.play.ports import Edit, ResponseFailed
 from bot.storage import GameRecord
 from bot.ui.render import Rendered
@@ -75,3 +75,23 @@ async def test_a_board_write_whose_connection_breaks_is_retried_later(error: Bas
     assert await channels.edit(record, Rendered(content="board")) is Edit.RETRY, "a missed edit, shown again later"
     assert await channels.send(record, Rendered(content="board")) is None
     assert await channels.below(record) is None
+
+
+def refusal(kind: type[discord.HTTPException], status: int, code: int) -> discord.HTTPException:
+    return kind(SimpleNamespace(status=status, reason="refused"), {"code": code, "message": "refused"})  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("error", "edit"),
+    [
+        (refusal(discord.NotFound, 404, 10008), Edit.GONE),
+        (refusal(discord.HTTPException, 400, 50035), Edit.REFUSED),
+        (refusal(discord.Forbidden, 403, 50013), Edit.REFUSED),
+        (refusal(discord.HTTPException, 429, 0), Edit.RETRY),
+        (refusal(discord.DiscordServerError, 503, 0), Edit.RETRY),
+        *((error, Edit.RETRY) for error in BROKEN),
+    ],
+    ids=str,
+)
+def test_only_an_edit_that_may_still_go_through_is_retried(error: BaseException, edit: Edit) -> None:
+    assert failed_edit(error) is edit
