@@ -331,6 +331,11 @@ class DiceBot(commands.AutoShardedBot):
         if hasattr(self, "service"):
             await self.service.on_messages_deleted(payload.message_ids)
 
+    async def on_guild_channel_delete(self, channel: discord.abc.GuildChannel) -> None:
+        """A channel was deleted: a game in it is over (abandoned), instead of timing out for ever."""
+        if hasattr(self, "service"):
+            await self.service.on_channel_deleted(channel.id)
+
     async def _on_app_command_error(
         self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError
     ) -> None:

@@ -32,6 +32,8 @@ log = logging.getLogger(__name__)
 REQUEST_FAILED = (discord.HTTPException, aiohttp.ClientError, TimeoutError)
 #: Discord's error code for a message that does not exist (any more): a board deleted by a moderator.
 UNKNOWN_MESSAGE = 10008
+#: And for a channel that does not exist (any more): the game's channel was deleted.
+UNKNOWN_CHANNEL = 10003
 #: A board posted anew pings the people it mentions (the player to act), never a role or everyone.
 PING_PEOPLE = discord.AllowedMentions(everyone=False, roles=False, users=True)
 #: How late interactions reach the service, against the quickest recent one (one per process: one clock).
@@ -201,12 +203,14 @@ def described(error: BaseException) -> str:
 
 def failed_edit(error: BaseException) -> Edit:
     """What a failed edit of a message calls for: only a rate limit, a server error or no answer is worth another
-    try; a message that is gone is posted anew; any other refusal (400 invalid payload, 403 not allowed) would be
-    refused again, for ever."""
+    try; a message that is gone is posted anew, a game whose channel is gone ends; any other refusal (400 invalid
+    payload, 403 not allowed) would be refused again, for ever."""
     if not isinstance(error, discord.HTTPException) or error.status == 429 or error.status >= 500:
         return Edit.RETRY
     if isinstance(error, discord.NotFound) and error.code == UNKNOWN_MESSAGE:
         return Edit.GONE
+    if isinstance(error, discord.NotFound) and error.code == UNKNOWN_CHANNEL:
+        return Edit.NO_CHANNEL
     return Edit.REFUSED
 
 

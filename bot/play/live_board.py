@@ -8,17 +8,17 @@ respond. Everything here runs under the game's lock, held by the service.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
-from bot.play import board
+from bot.play import board, transitions
 from bot.play.cache import GameCache
 from bot.play.ports import Channels, Edit
 from bot.play.shown import ShownVersions
 from bot.play.spec import AnySpec
 from bot.play.tail import ChannelTail
-from bot.play.transitions import Game
-from bot.storage import GameRecord, GamesRepository, StorageUnavailable
+from bot.play.transitions import Game, Outcome
+from bot.storage import GameRecord, GamesRepository, StaleVersion, StorageUnavailable
 from bot.ui import board as board_ui
 from bot.ui.render import Rendered
 
@@ -36,14 +36,18 @@ class LiveBoards:
     tail: ChannelTail
     #: The game's board as it stands (the service's: lobby, running, finished or abandoned, with its news).
     render: Callable[[AnySpec, Game], Rendered]
+    #: The service's save (kept in memory, followers told) and clock.
+    _save: Callable[[Outcome], Awaitable[Game]]
+    _clock: Callable[[], float]
 
     async def show(self, spec: AnySpec, game: Game) -> Game | None:
-        """Edit the game's live board to show ``game``, noting the version shown; the game as its board now stands
-        (with a new board when the old one was found deleted), None if it could not be shown.
+        """Edit the game's live board to show ``game``, noting the version shown; the game as it now stands (with
+        a new board when the old one was found deleted, abandoned when its channel was), None if it could not be
+        shown.
 
         A failure worth retrying is shown again soon (``ShownVersions``), an edit Discord refuses for good is not
         (it was logged); an active game's board that is gone is posted anew, since otherwise nobody could click
-        until the timeouts ended the game.
+        until the timeouts ended the game, and an active game whose channel is gone is abandoned.
         """
         record = game.record
         if record.message_id is None:
@@ -56,7 +60,22 @@ class LiveBoards:
             self.shown.missed(record)
         if edit is Edit.GONE and record.active:
             return await self._repost(spec, game)
+        if edit is Edit.NO_CHANNEL and record.active:
+            return await self._abandon_lost(game)
         return None
+
+    async def _abandon_lost(self, game: Game) -> Game:
+        """The game's channel was deleted: abandon it (no result), so its timeouts stop firing for a channel nobody
+        can see; the game as it now stands. A save that fails leaves it to the next deadline, whose edit finds the
+        channel gone again."""
+        record = game.record
+        try:
+            abandoned = await self._save(transitions.channel_gone(game, self._clock()))
+        except (StaleVersion, StorageUnavailable) as error:
+            log.warning("game %s: its channel is gone, but it could not be abandoned: %s", record.id, error)
+            return game
+        log.info("game %s: its channel %s was deleted; abandoned", record.id, record.channel_id)
+        return abandoned
 
     async def _repost(self, spec: AnySpec, game: Game) -> Game | None:
         """The live board is gone (a moderator deleted it): post it anew at the bottom of the channel, where its

@@ -23,6 +23,8 @@ class Edit(enum.Enum):
     RETRY = "retry"
     #: The message was deleted (404 Unknown Message).
     GONE = "gone"
+    #: The channel was deleted (404 Unknown Channel): the game cannot go on.
+    NO_CHANNEL = "no_channel"
     #: Discord will never take this edit (400: an invalid payload; 403: not allowed): logged once, not retried.
     REFUSED = "refused"
 

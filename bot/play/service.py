@@ -607,6 +607,22 @@ class GameService(LiveBoards):
                 if game is not None and game.record.active and game.record.message_id in message_ids:
                     await self._repost(self.specs[game.record.kind], game)
 
+    @tracked
+    async def on_channel_deleted(self, channel_id: int) -> None:
+        """A channel was deleted: its active game is abandoned (no result), since nobody can play it any more and
+        its timeouts would fire for ever. One read of the index of the channels' active games."""
+        try:
+            found = await self._games.active_in_channel(channel_id)
+        except StorageUnavailable as error:
+            log.warning("could not look up the game of deleted channel %s: %s", channel_id, error)
+            return
+        if found is None or found.kind not in self.specs:
+            return
+        async with self._locks.hold(found.id), self.cache.dropped_on_failure(found.id):
+            game = await self._load(found.id, stale=lambda kept: kept.record.version < found.version)
+            if game is not None and game.record.active:
+                await self._abandon_lost(game)
+
     # ---------------------------------------------------------------- start-up
 
     async def catch_up(self) -> int:
@@ -629,7 +645,8 @@ class GameService(LiveBoards):
             return shown
 
     async def show_again(self, game_ids: Collection[int]) -> int:
-        """Edit each game's message to show its stored state (under its lock); how many edits succeeded."""
+        """Edit each game's message to show its stored state (under its lock); how many boards are up to date now
+        (posted anew when deleted; a game whose channel was deleted is abandoned and counted too)."""
         shown = 0
         for game_id in game_ids:
             async with self._locks.hold(game_id):

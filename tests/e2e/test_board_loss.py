@@ -8,8 +8,9 @@ import logging
 import discord
 import pytest
 
+from bot.storage import ResultsRepository
 from fakediscord import Message, User
-from tests.e2e.board import controlled, live_board
+from tests.e2e.board import controlled, live_board, settle
 from tests.e2e.conftest import Harness
 
 pytestmark = pytest.mark.timeout(120)
@@ -84,3 +85,29 @@ async def test_an_edit_discord_refuses_for_good_is_not_retried(
     assert refused.hits == 1, "a refused edit was retried"
     logged = [r.getMessage() for r in caplog.records if str(board.id) in r.getMessage()]
     assert len(logged) == 1 and f"game {record.id}" in logged[0] and "50035" in logged[0], logged
+
+
+@pytest.mark.parametrize("heard", [True, False], ids=["channel_delete", "unknown_channel"])
+async def test_a_game_whose_channel_is_deleted_is_abandoned(running: Harness, heard: bool) -> None:
+    """Nobody can play in a channel that is gone, yet the game went on timing out turn after turn for ever (each
+    timeout a save and an edit Discord refused): it ends abandoned, with no result, whether the bot heard of the
+    deletion (CHANNEL_DELETE) or finds out from an edit (404 Unknown Channel, the deletion missed while away)."""
+    h = running
+    await h.start_game("kniffel", [h.alice, h.bob])
+    record = await h.record()
+    assert record is not None and record.deadline_at is not None and h.bot is not None
+    if heard:
+        h.server.delete_channel(h.channel)
+        service = h.bot.service
+        await h.server.wait_for(lambda: service.cache.get(record.id) is None, what="the game to be over")
+        await settle(h)
+    else:
+        await h.stop_bot()
+        h.server.delete_channel(h.channel)
+        await h.start_bot()
+        await h.advance(record.deadline_at - h.clock.now + 1)  # its edit answers 404 Unknown Channel
+    assert h.bot is not None
+    ended = await h.record()
+    assert ended is not None and (ended.status, ended.deadline_at) == ("abandoned", None)
+    assert await ResultsRepository(h.bot.db).for_game(record.id) == []
+    assert await h.bot.games.due(h.clock.now + 10**9) == []  # no timeout left to fire

@@ -85,6 +85,7 @@ def refusal(kind: type[discord.HTTPException], status: int, code: int) -> discor
     ("error", "edit"),
     [
         (refusal(discord.NotFound, 404, 10008), Edit.GONE),
+        (refusal(discord.NotFound, 404, 10003), Edit.NO_CHANNEL),
         (refusal(discord.HTTPException, 400, 50035), Edit.REFUSED),
         (refusal(discord.Forbidden, 403, 50013), Edit.REFUSED),
         (refusal(discord.HTTPException, 429, 0), Edit.RETRY),
