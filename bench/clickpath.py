@@ -42,7 +42,7 @@ class Channels:
     async def edit(self, record: GameRecord, rendered: Rendered, message_id: int | None = None) -> Edit:
         return Edit.DONE
 
-    async def send(self, record: GameRecord, rendered: Rendered) -> int | None:
+    async def send(self, record: GameRecord, rendered: Rendered) -> int | Edit:
         return next(MESSAGE_IDS)
 
     async def below(self, record: GameRecord) -> int | None:

@@ -201,10 +201,10 @@ def described(error: BaseException) -> str:
     return f"no answer from Discord: {error!r}"
 
 
-def failed_edit(error: BaseException) -> Edit:
-    """What a failed edit of a message calls for: only a rate limit, a server error or no answer is worth another
-    try; a message that is gone is posted anew, a game whose channel is gone ends; any other refusal (400 invalid
-    payload, 403 not allowed) would be refused again, for ever."""
+def failed_write(error: BaseException) -> Edit:
+    """What a failed edit (or post) of a message calls for: only a rate limit, a server error or no answer is worth
+    another try; a message that is gone is posted anew, a game whose channel is gone ends; any other refusal (400
+    invalid payload, 403 not allowed) would be refused again, for ever."""
     if not isinstance(error, discord.HTTPException) or error.status == 429 or error.status >= 500:
         return Edit.RETRY
     if isinstance(error, discord.NotFound) and error.code == UNKNOWN_MESSAGE:
@@ -228,19 +228,19 @@ class DiscordChannels:
         try:
             await channel.get_partial_message(target).edit(**rendered.kwargs())
         except REQUEST_FAILED as error:
-            edit = failed_edit(error)
+            edit = failed_write(error)
             again = "; not retried" if edit is Edit.REFUSED else ""
             log.warning("could not edit message %s of game %s: %s%s", target, record.id, described(error), again)
             return edit
         return Edit.DONE
 
-    async def send(self, record: GameRecord, rendered: Rendered) -> int | None:
+    async def send(self, record: GameRecord, rendered: Rendered) -> int | Edit:
         channel = self._client.get_partial_messageable(record.channel_id, guild_id=record.guild_id)
         try:
             message = await channel.send(**rendered.kwargs(), allowed_mentions=PING_PEOPLE)
         except REQUEST_FAILED as error:
             log.warning("could not post the board of game %s: %s", record.id, described(error))
-            return None
+            return failed_write(error)
         return message.id
 
     async def below(self, record: GameRecord) -> int | None:

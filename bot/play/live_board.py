@@ -81,12 +81,16 @@ class LiveBoards:
         """The live board is gone (a moderator deleted it): post it anew at the bottom of the channel, where its
         content pings the player to act, and store it as the live board; the game with its new board, None if not.
 
-        A post that fails is noted as a missed edit: the repair edits the board, finds it gone and posts it again.
+        A post worth retrying is noted as a missed edit: the repair edits the board, finds it gone and posts it
+        again. A post Discord refuses for good is not (logged once); a channel that is gone ends the game.
         """
         record = game.record
         new_id = await self._channels.send(record, self.render(spec, game))
-        if new_id is None:
+        if new_id is Edit.NO_CHANNEL:
+            return await self._abandon_lost(game)
+        if new_id is Edit.RETRY:
             self.shown.missed(record)
+        if isinstance(new_id, Edit):
             return None
         try:
             await self._games.attach_message(record.id, new_id, shown_version=record.version)
@@ -127,7 +131,7 @@ class LiveBoards:
         if not board.should_move(started, below):
             return
         new_id = await self._channels.send(record, self.render(spec, saved))
-        if new_id is None:
+        if isinstance(new_id, Edit):
             return
         old = record.message_id
         try:

@@ -15,7 +15,8 @@ from bot.ui.render import Rendered
 
 
 class Edit(enum.Enum):
-    """How an edit of a game's message went: the caller decides what follows (try again, post the board anew)."""
+    """How an edit of a game's message went (or how a post failed): the caller decides what follows (try again,
+    post the board anew, end the game)."""
 
     #: The message shows it.
     DONE = "done"
@@ -104,8 +105,9 @@ class Channels(Protocol):
         """Show ``rendered`` on the game's live board (or on its message ``message_id``), logging any failure; how
         it went."""
 
-    async def send(self, record: GameRecord, rendered: Rendered) -> int | None:
-        """Post ``rendered`` as a new message in the game's channel (its mentions ping); its id, None on failure."""
+    async def send(self, record: GameRecord, rendered: Rendered) -> int | Edit:
+        """Post ``rendered`` as a new message in the game's channel (its mentions ping); its id, else how the post
+        failed (``RETRY``, ``REFUSED``, ``NO_CHANNEL``), logged."""
 
     async def below(self, record: GameRecord) -> int | None:
         """How many messages (at most ``board.LOOK_BELOW``) were posted below the live board; None if unknown."""

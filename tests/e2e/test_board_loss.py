@@ -87,6 +87,21 @@ async def test_an_edit_discord_refuses_for_good_is_not_retried(
     assert len(logged) == 1 and f"game {record.id}" in logged[0] and "50035" in logged[0], logged
 
 
+async def test_a_board_discord_refuses_to_post_anew_is_not_tried_again(running: Harness) -> None:
+    """The bot may no longer post in the channel (403): posting the deleted board anew is not retried for ever."""
+    h = running
+    board = await h.start_game("kniffel", [h.alice, h.bob])
+    assert h.bot is not None
+    refused = h.server.inject_rest_error("POST", r"^/channels/\d+/messages$", 403, code=50013, times=5)
+    h.server.delete_message(moderator(h), board)
+    await h.server.wait_for(lambda: refused.hits == 1, what="the refused post")
+    await settle(h)
+    await h.bot.service.shown.repair()  # what the background task does every few seconds
+    assert refused.hits == 1, "a refused post was retried"
+    record = await h.record()
+    assert record is not None and (record.status, record.message_id) == ("running", board.id)
+
+
 @pytest.mark.parametrize("heard", [True, False], ids=["channel_delete", "unknown_channel"])
 async def test_a_game_whose_channel_is_deleted_is_abandoned(running: Harness, heard: bool) -> None:
     """Nobody can play in a channel that is gone, yet the game went on timing out turn after turn for ever (each

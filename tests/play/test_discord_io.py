@@ -13,7 +13,7 @@ import aiohttp
 import discord
 import pytest
 
-from bot.play.discord_io import DiscordChannels, InteractionRequest, failed_edit
+from bot.play.discord_io import DiscordChannels, InteractionRequest, failed_write
 from bot.play.ports import Edit, ResponseFailed
 from bot.storage import GameRecord
 from bot.ui.render import Rendered
@@ -73,7 +73,7 @@ async def test_a_board_write_whose_connection_breaks_is_retried_later(error: Bas
         created_at=0.0, updated_at=0.0, message_id=99,
     )  # fmt: skip
     assert await channels.edit(record, Rendered(content="board")) is Edit.RETRY, "a missed edit, shown again later"
-    assert await channels.send(record, Rendered(content="board")) is None
+    assert await channels.send(record, Rendered(content="board")) is Edit.RETRY
     assert await channels.below(record) is None
 
 
@@ -95,4 +95,4 @@ def refusal(kind: type[discord.HTTPException], status: int, code: int) -> discor
     ids=str,
 )
 def test_only_an_edit_that_may_still_go_through_is_retried(error: BaseException, edit: Edit) -> None:
-    assert failed_edit(error) is edit
+    assert failed_write(error) is edit

@@ -37,8 +37,8 @@ class Recorder:
         self.shown.append(rendered.content or "")
         return Edit.DONE
 
-    async def send(self, record: GameRecord, rendered: Rendered) -> int | None:
-        return None
+    async def send(self, record: GameRecord, rendered: Rendered) -> int | Edit:
+        return Edit.RETRY
 
     async def below(self, record: GameRecord) -> int | None:
         return 0
