@@ -599,7 +599,7 @@ class GameService(LiveBoards):
         except StorageUnavailable as error:
             log.warning("could not look up deleted messages %s: %s", sorted(message_ids), error)
             return
-        for record in found:
+        for record in (record for record in found if record.kind in self.specs):
             async with self._locks.hold(record.id), self.cache.dropped_on_failure(record.id):
                 # A kept copy naming another board is read again; if the database names another too, a move of
                 # the board in the meantime already replaced the deleted one.
