@@ -12,6 +12,7 @@ from bot.storage import ResultsRepository
 from fakediscord import Message, User
 from tests.e2e.board import controlled, live_board, settle
 from tests.e2e.conftest import Harness
+from tests.reliability.conftest import lobby as lobby_stored
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -49,6 +50,21 @@ async def test_a_board_a_moderator_deletes_is_posted_anew(running: Harness, purg
     assert f"<@{player.id}>" in (board.content or "")
     await h.click(player, board, "Roll")
     assert (await h.state()).rolls == 1
+
+
+async def test_a_lobby_a_moderator_deletes_is_posted_anew(running: Harness) -> None:
+    """The lobby is the board before the start: nobody could join or start until it expired."""
+    h = running
+    lobby = await lobby_stored(h, "kniffel", h.alice)
+    record = await h.record()
+    assert record is not None
+    h.server.delete_message(moderator(h), lobby)
+    lobby = await reposted(h, record.id, lobby)
+    await h.click(h.bob, lobby, "Join")
+    await h.click(h.alice, lobby, "Start")
+    started = await h.record()
+    assert started is not None and started.status == "running"
+    await live_board(h)
 
 
 async def test_an_edit_that_finds_the_board_gone_posts_it_anew(running: Harness) -> None:
