@@ -26,6 +26,7 @@ from typing import Any
 import discord
 
 from bot.play.discord_io import update_payload
+from bot.play.ports import Edit
 from bot.play.service import GameService
 from bot.play.transitions import Actor
 from bot.storage import Database, GameRecord, GamesRepository, HistoryRepository
@@ -38,10 +39,10 @@ MESSAGE_IDS = count(10**6)
 class Channels:
     """Writing to channels succeeds at once (the bench's boards never move: nobody posts below them)."""
 
-    async def edit(self, record: GameRecord, rendered: Rendered, message_id: int | None = None) -> bool:
-        return True
+    async def edit(self, record: GameRecord, rendered: Rendered, message_id: int | None = None) -> Edit:
+        return Edit.DONE
 
-    async def send(self, record: GameRecord, rendered: Rendered) -> int | None:
+    async def send(self, record: GameRecord, rendered: Rendered) -> int | Edit:
         return next(MESSAGE_IDS)
 
     async def below(self, record: GameRecord) -> int | None:

@@ -320,6 +320,22 @@ class DiceBot(commands.AutoShardedBot):
         if hasattr(self, "service"):
             self.service.tail.seen(message.channel.id, message.id)
 
+    async def on_raw_message_delete(self, payload: discord.RawMessageDeleteEvent) -> None:
+        """A message was deleted: if it was a game's live board, the board is posted anew (no message cache needed:
+        the raw event carries the id, which is all the lookup reads)."""
+        if hasattr(self, "service"):
+            await self.service.on_messages_deleted({payload.message_id})
+
+    async def on_raw_bulk_message_delete(self, payload: discord.RawBulkMessageDeleteEvent) -> None:
+        """A purge: as :meth:`on_raw_message_delete`, with one lookup for all its messages."""
+        if hasattr(self, "service"):
+            await self.service.on_messages_deleted(payload.message_ids)
+
+    async def on_guild_channel_delete(self, channel: discord.abc.GuildChannel) -> None:
+        """A channel was deleted: a game in it is over (abandoned), instead of timing out for ever."""
+        if hasattr(self, "service"):
+            await self.service.on_channel_deleted(channel.id)
+
     async def _on_app_command_error(
         self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError
     ) -> None:

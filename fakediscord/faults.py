@@ -1,4 +1,4 @@
-"""Fault injection for REST calls: rate limits (429) and server errors (5xx) on chosen routes.
+"""Fault injection for REST calls: rate limits (429), server errors (5xx) and Discord's refusals (4xx with a code).
 
 A 429 carries what discord.py reads to decide how to retry: ``retry_after`` and ``global`` in the JSON body, the
 ``X-RateLimit-*`` headers and a ``Via`` header (without ``Via`` discord.py assumes a Cloudflare ban and gives up).
@@ -11,6 +11,15 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+#: Discord's text for the error codes a test is likely to inject (any other code gets a generic text).
+MESSAGES = {
+    10003: "Unknown Channel",
+    10008: "Unknown Message",
+    50001: "Missing Access",
+    50013: "Missing Permissions",
+    50035: "Invalid Form Body",
+}
+
 
 @dataclass(eq=False)
 class Fault:
@@ -22,6 +31,8 @@ class Fault:
     retry_after: float | None = None
     remaining: int = 1
     global_: bool = False
+    #: Discord's error code in the body (a 4xx needs one: 10008 Unknown Message, 50035 Invalid Form Body, ...).
+    code: int = 0
     hits: int = 0
     bucket: str = field(default="fakediscord-bucket")
 
@@ -33,7 +44,8 @@ class Fault:
         self.remaining -= 1
         self.hits += 1
         if self.status != 429:
-            return {"code": 0, "message": f"{self.status}: fakediscord injected error"}, {}
+            message = MESSAGES.get(self.code, f"{self.status}: fakediscord injected error")
+            return {"code": self.code, "message": message}, {}
         retry_after = self.retry_after if self.retry_after is not None else 1.0
         headers = {
             "Via": "1.1 google",
@@ -63,13 +75,14 @@ class Faults:
         path_regex: str,
         status: int,
         *,
+        code: int = 0,
         retry_after: float | None = None,
         times: int = 1,
         global_: bool = False,
     ) -> Fault:
-        if status != 429 and not 500 <= status <= 599:
-            raise ValueError("inject 429 (rate limit) or a 5xx status")
-        fault = Fault(method.upper(), re.compile(path_regex), status, retry_after, times, global_)
+        if status != 429 and not 500 <= status <= 599 and not (400 <= status <= 499 and code):
+            raise ValueError("inject 429 (rate limit), a 5xx status, or a 4xx status with Discord's error code")
+        fault = Fault(method.upper(), re.compile(path_regex), status, retry_after, times, global_, code)
         self.rules.append(fault)
         return fault
 

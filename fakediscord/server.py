@@ -14,12 +14,12 @@ from typing import Any, Self, TypeVar
 from aiohttp import web
 from aiohttp.web import AppRunner
 
-from fakediscord.errors import FakeDiscordError
+from fakediscord.errors import FakeDiscordError, InvalidInput
 from fakediscord.faults import Fault, Faults
 from fakediscord.gateway import PRIVILEGED_INTENTS, Gateway, GatewayFrame
 from fakediscord.interactions import InteractionHandle
 from fakediscord.messages import Message
-from fakediscord.models import DEFAULT_BOT_PERMISSIONS, Channel, Guild, User
+from fakediscord.models import DEFAULT_BOT_PERMISSIONS, MANAGE_MESSAGES, Channel, Guild, User
 from fakediscord.rest import API_PREFIX, RecordedRequest, RestAPI
 from fakediscord.state import World
 from fakediscord.waiting import POLL_INTERVAL
@@ -328,6 +328,33 @@ class FakeDiscord:
         await self._require_bot(channel)
         return self.world.post_user_message(user, channel, content)
 
+    def delete_message(self, user: User, message: Message) -> None:
+        """``user`` deletes ``message`` (their own, or any with Manage Messages): MESSAGE_DELETE, if a session gets it.
+
+        No bot session is needed: a message deleted while the bot is away is an event it never gets, as on Discord.
+        """
+        self._check_can_delete(user, [message])
+        self.world.delete_message(message)
+
+    def bulk_delete(self, user: User, messages: list[Message]) -> None:
+        """``user`` (with Manage Messages) purges 2-100 messages of one channel: one MESSAGE_DELETE_BULK."""
+        channels = {message.channel.id for message in messages}
+        if not 2 <= len(messages) <= 100 or len(channels) != 1:
+            raise InvalidInput("a bulk delete takes 2 to 100 messages of one channel")
+        self._check_can_delete(user, messages, moderator=True)
+        self.world.bulk_delete(messages[0].channel, messages)
+
+    def delete_channel(self, channel: Channel) -> None:
+        """A server admin deletes a text channel: CHANNEL_DELETE; its messages and routes are gone (10003)."""
+        self.world.delete_channel(channel)
+
+    def _check_can_delete(self, user: User, messages: list[Message], *, moderator: bool = False) -> None:
+        for message in messages:
+            guild = message.channel.guild
+            allowed = guild is not None and bool(guild.permissions_of(user) & MANAGE_MESSAGES)
+            if message.deleted or message.ephemeral or not (allowed or (message.author is user and not moderator)):
+                raise InvalidInput(f"{user.name} cannot delete message {message.id}")
+
     async def _require_bot(self, channel: Channel, timeout: float = 5.0) -> None:
         """Events need a session on the channel's shard; while one resumes they are buffered and replayed, as on
         Discord (a shard whose process died without closing keeps its session: the events are lost with it)."""
@@ -344,15 +371,19 @@ class FakeDiscord:
         path_regex: str,
         status: int,
         *,
+        code: int = 0,
         retry_after: float | None = None,
         times: int = 1,
         global_: bool = False,
     ) -> Fault:
-        """Answer the next ``times`` matching requests with ``status`` (429 with ``retry_after``, or 5xx).
+        """Answer the next ``times`` matching requests with ``status`` (429 with ``retry_after``, a 5xx, or a 4xx with
+        Discord's error ``code``, e.g. ``400, code=50035`` Invalid Form Body, ``404, code=10008`` Unknown Message).
 
         ``path_regex`` is searched in the path relative to :attr:`api_base`, e.g. ``r"/callback$"``.
         """
-        return self.faults.add(method, path_regex, status, retry_after=retry_after, times=times, global_=global_)
+        return self.faults.add(
+            method, path_regex, status, code=code, retry_after=retry_after, times=times, global_=global_
+        )
 
     def clear_faults(self) -> None:
         self.faults.clear()

@@ -276,6 +276,28 @@ class World:
             self.emit("MESSAGE_DELETE", payload, _message_intent(message.channel))
         self.changes.notify()
 
+    def bulk_delete(self, channel: Channel, messages: list[Message]) -> None:
+        """Delete several messages of one channel at once: one MESSAGE_DELETE_BULK, as Discord sends for a purge."""
+        for message in messages:
+            message.deleted = True
+        payload: dict[str, Any] = {"ids": [str(m.id) for m in messages], "channel_id": str(channel.id)}
+        if channel.guild_id is not None:
+            payload["guild_id"] = str(channel.guild_id)
+        self.emit("MESSAGE_DELETE_BULK", payload, _message_intent(channel))
+        self.changes.notify()
+
+    def delete_channel(self, channel: Channel) -> None:
+        """Delete a guild channel with its messages: CHANNEL_DELETE only (Discord sends no event per message), and
+        from then on every route naming it answers ``404 10003 Unknown Channel``."""
+        assert channel.guild is not None, "only guild channels can be deleted"
+        channel.guild.channels.remove(channel)
+        del self.channels[channel.id]
+        for message in self.messages.values():
+            if message.channel is channel:
+                message.deleted = True
+        self.emit("CHANNEL_DELETE", channel.payload(), GUILDS)
+        self.changes.notify()
+
     def post_user_message(self, user: User, channel: Channel, content: str) -> Message:
         """A message typed by a user (for bots that also read chat)."""
         check_message({"content": content})

@@ -19,7 +19,7 @@ from discord.webhook.async_ import async_context, interaction_message_response_p
 from bot.i18n import t
 from bot.play.board import LOOK_BELOW
 from bot.play.lateness import Lateness
-from bot.play.ports import ResponseFailed
+from bot.play.ports import Edit, ResponseFailed
 from bot.play.transitions import Actor
 from bot.storage import GameRecord
 from bot.storage.names import storable_name
@@ -31,6 +31,10 @@ log = logging.getLogger(__name__)
 #: having broken or timed out (discord.py passes aiohttp's errors on, bar a retry of a reset connection); whether
 #: Discord acted on a request without an answer is unknown, as with a 5xx.
 REQUEST_FAILED = (discord.HTTPException, aiohttp.ClientError, TimeoutError)
+#: Discord's error code for a message that does not exist (any more): a board deleted by a moderator.
+UNKNOWN_MESSAGE = 10008
+#: And for a channel that does not exist (any more): the game's channel was deleted.
+UNKNOWN_CHANNEL = 10003
 #: A board posted anew pings the people it mentions (the player to act), never a role or everyone.
 PING_PEOPLE = discord.AllowedMentions(everyone=False, roles=False, users=True)
 #: How late interactions reach the service, against the quickest recent one (one per process: one clock).
@@ -199,31 +203,46 @@ def described(error: BaseException) -> str:
     return f"no answer from Discord: {error!r}"
 
 
+def failed_write(error: BaseException) -> Edit:
+    """What a failed edit (or post) of a message calls for: only a rate limit, a server error or no answer is worth
+    another try; a message that is gone is posted anew, a game whose channel is gone ends; any other refusal (400
+    invalid payload, 403 not allowed) would be refused again, for ever."""
+    if not isinstance(error, discord.HTTPException) or error.status == 429 or error.status >= 500:
+        return Edit.RETRY
+    if isinstance(error, discord.NotFound) and error.code == UNKNOWN_MESSAGE:
+        return Edit.GONE
+    if isinstance(error, discord.NotFound) and error.code == UNKNOWN_CHANNEL:
+        return Edit.NO_CHANNEL
+    return Edit.REFUSED
+
+
 class DiscordChannels:
     """Edits and posts a game's boards and reads what is below them, through the bot's REST client."""
 
     def __init__(self, client: discord.Client) -> None:
         self._client = client
 
-    async def edit(self, record: GameRecord, rendered: Rendered, message_id: int | None = None) -> bool:
+    async def edit(self, record: GameRecord, rendered: Rendered, message_id: int | None = None) -> Edit:
         target = message_id if message_id is not None else record.message_id
         if target is None:
-            return False
+            return Edit.GONE
         channel = self._client.get_partial_messageable(record.channel_id, guild_id=record.guild_id)
         try:
             await channel.get_partial_message(target).edit(**rendered.kwargs())
         except REQUEST_FAILED as error:
-            log.warning("could not edit message %s of game %s: %s", target, record.id, described(error))
-            return isinstance(error, discord.NotFound | discord.Forbidden)
-        return True
+            edit = failed_write(error)
+            again = "; not retried" if edit is Edit.REFUSED else ""
+            log.warning("could not edit message %s of game %s: %s%s", target, record.id, described(error), again)
+            return edit
+        return Edit.DONE
 
-    async def send(self, record: GameRecord, rendered: Rendered) -> int | None:
+    async def send(self, record: GameRecord, rendered: Rendered) -> int | Edit:
         channel = self._client.get_partial_messageable(record.channel_id, guild_id=record.guild_id)
         try:
             message = await channel.send(**rendered.kwargs(), allowed_mentions=PING_PEOPLE)
         except REQUEST_FAILED as error:
             log.warning("could not post the board of game %s: %s", record.id, described(error))
-            return None
+            return failed_write(error)
         return message.id
 
     async def below(self, record: GameRecord) -> int | None:

@@ -8,17 +8,17 @@ respond. Everything here runs under the game's lock, held by the service.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
-from bot.play import board
+from bot.play import board, transitions
 from bot.play.cache import GameCache
-from bot.play.ports import Channels
+from bot.play.ports import Channels, Edit
 from bot.play.shown import ShownVersions
 from bot.play.spec import AnySpec
 from bot.play.tail import ChannelTail
-from bot.play.transitions import Game
-from bot.storage import GameRecord, GamesRepository, StorageUnavailable
+from bot.play.transitions import Game, Outcome
+from bot.storage import GameRecord, GamesRepository, StaleVersion, StorageUnavailable
 from bot.ui import board as board_ui
 from bot.ui.render import Rendered
 
@@ -36,15 +36,74 @@ class LiveBoards:
     tail: ChannelTail
     #: The game's board as it stands (the service's: lobby, running, finished or abandoned, with its news).
     render: Callable[[AnySpec, Game], Rendered]
+    #: The service's save (kept in memory, followers told) and clock.
+    _save: Callable[[Outcome], Awaitable[Game]]
+    _clock: Callable[[], float]
 
-    async def show(self, spec: AnySpec, game: Game) -> bool:
-        """Edit the game's live board to show ``game``, noting the version shown; False if that failed."""
-        edited = await self._channels.edit(game.record, self.render(spec, game))
-        if edited:
-            self.shown.note(game.record)
-        elif game.record.message_id is not None:
-            self.shown.missed(game.record)
-        return edited
+    async def show(self, spec: AnySpec, game: Game) -> Game | None:
+        """Edit the game's live board to show ``game``, noting the version shown; the game as it now stands (with
+        a new board when the old one was found deleted, abandoned when its channel was), None if it could not be
+        shown.
+
+        A failure worth retrying is shown again soon (``ShownVersions``), an edit Discord refuses for good is not
+        (it was logged); an active game's board that is gone is posted anew, since otherwise nobody could click
+        until the timeouts ended the game, and an active game whose channel is gone is abandoned.
+        """
+        record = game.record
+        if record.message_id is None:
+            return None
+        edit = await self._channels.edit(record, self.render(spec, game))
+        if edit is Edit.DONE:
+            self.shown.note(record)
+            return game
+        if edit is Edit.RETRY:
+            self.shown.missed(record)
+        if edit is Edit.GONE and record.active:
+            return await self._repost(spec, game)
+        if edit is Edit.NO_CHANNEL and record.active:
+            return await self._abandon_lost(game)
+        return None
+
+    async def _abandon_lost(self, game: Game) -> Game:
+        """The game's channel was deleted: abandon it (no result), so its timeouts stop firing for a channel nobody
+        can see; the game as it now stands. A save that fails leaves it to the next deadline, whose edit finds the
+        channel gone again."""
+        record = game.record
+        try:
+            abandoned = await self._save(transitions.channel_gone(game, self._clock()))
+        except (StaleVersion, StorageUnavailable) as error:
+            log.warning("game %s: its channel is gone, but it could not be abandoned: %s", record.id, error)
+            return game
+        log.info("game %s: its channel %s was deleted; abandoned", record.id, record.channel_id)
+        return abandoned
+
+    async def _repost(self, spec: AnySpec, game: Game) -> Game | None:
+        """The live board is gone (a moderator deleted it): post it anew at the bottom of the channel, where its
+        content pings the player to act, and store it as the live board; the game with its new board, None if not.
+
+        A post worth retrying is noted as a missed edit: the repair edits the board, finds it gone and posts it
+        again. A post Discord refuses for good is not (logged once); a channel that is gone ends the game.
+        """
+        record = game.record
+        new_id = await self._channels.send(record, self.render(spec, game))
+        if new_id is Edit.NO_CHANNEL:
+            return await self._abandon_lost(game)
+        if new_id is Edit.RETRY:
+            self.shown.missed(record)
+        if isinstance(new_id, Edit):
+            return None
+        try:
+            await self._games.attach_message(record.id, new_id, shown_version=record.version)
+        except StorageUnavailable as error:
+            # The deleted board stays the stored one (the repair tries again); this message must not carry controls.
+            log.warning("game %s: could not store its board posted anew: %s", record.id, error)
+            await self._channels.edit(record, board_ui.retired(spec.kind, record.locale), message_id=new_id)
+            self.shown.missed(record)
+            return None
+        reposted = Game(replace(record, message_id=new_id), game.state)
+        self.cache.put(reposted)  # the next click must know the new board
+        self.shown.note(reposted.record)
+        return reposted
 
     async def _keep_at_bottom(self, spec: AnySpec, before: Game, saved: Game) -> None:
         """Post the board anew at the bottom when a new turn began and other messages were posted below it, or
@@ -72,7 +131,7 @@ class LiveBoards:
         if not board.should_move(started, below):
             return
         new_id = await self._channels.send(record, self.render(spec, saved))
-        if new_id is None:
+        if isinstance(new_id, Edit):
             return
         old = record.message_id
         try:
@@ -91,7 +150,8 @@ class LiveBoards:
         """Turn an earlier board of the game into a short record without controls (and forget it as retired);
         whether the edit went through."""
         retired = board_ui.retired(spec.kind, record.locale, board.news_of(record))
-        edited = await self._channels.edit(record, retired, message_id)
+        # A board that is gone has no controls left either, and one Discord refuses to edit never will have fewer.
+        edited = await self._channels.edit(record, retired, message_id) is not Edit.RETRY
         if edited and message_id == record.retired_message_id:
             try:
                 await self._games.board_retired(record.id, message_id)

@@ -6,11 +6,28 @@ player, a test) implements the same two protocols, so the service never needs a 
 
 from __future__ import annotations
 
+import enum
 from typing import Any, Protocol
 
 from bot.play.transitions import Actor, Origin
 from bot.storage import GameRecord
 from bot.ui.render import Rendered
+
+
+class Edit(enum.Enum):
+    """How an edit of a game's message went (or how a post failed): the caller decides what follows (try again,
+    post the board anew, end the game)."""
+
+    #: The message shows it.
+    DONE = "done"
+    #: Worth trying again: a server error, a rate limit, no answer.
+    RETRY = "retry"
+    #: The message was deleted (404 Unknown Message).
+    GONE = "gone"
+    #: The channel was deleted (404 Unknown Channel): the game cannot go on.
+    NO_CHANNEL = "no_channel"
+    #: Discord will never take this edit (400: an invalid payload; 403: not allowed): logged once, not retried.
+    REFUSED = "refused"
 
 
 class ResponseFailed(Exception):
@@ -84,15 +101,13 @@ class Request(Protocol):
 class Channels(Protocol):
     """Writing to a game's channel outside of any request (after a deadline, or besides the answer)."""
 
-    async def edit(self, record: GameRecord, rendered: Rendered, message_id: int | None = None) -> bool:
-        """Show ``rendered`` on the game's live board (or on its message ``message_id``), logging any failure.
+    async def edit(self, record: GameRecord, rendered: Rendered, message_id: int | None = None) -> Edit:
+        """Show ``rendered`` on the game's live board (or on its message ``message_id``), logging any failure; how
+        it went."""
 
-        False only for a failure worth retrying (a server error, a rate limit); a message that is gone or may not
-        be edited counts as done, since no retry can show it.
-        """
-
-    async def send(self, record: GameRecord, rendered: Rendered) -> int | None:
-        """Post ``rendered`` as a new message in the game's channel (its mentions ping); its id, None on failure."""
+    async def send(self, record: GameRecord, rendered: Rendered) -> int | Edit:
+        """Post ``rendered`` as a new message in the game's channel (its mentions ping); its id, else how the post
+        failed (``RETRY``, ``REFUSED``, ``NO_CHANNEL``), logged."""
 
     async def below(self, record: GameRecord) -> int | None:
         """How many messages (at most ``board.LOOK_BELOW``) were posted below the live board; None if unknown."""

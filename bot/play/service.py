@@ -343,8 +343,7 @@ class GameService(LiveBoards):
                 await request.confirm(outcome.reply_key)
             except ResponseFailed as failed:
                 log.warning("game %s: %s was saved but not confirmed (%s)", saved.record.id, outcome.reply_key, failed)
-            await self.show(spec, saved)
-            await self._keep_at_bottom(spec, outcome.before, saved)
+            await self._keep_at_bottom(spec, outcome.before, await self.show(spec, saved) or saved)
 
     # ---------------------------------------------------------------- clicks
 
@@ -400,16 +399,15 @@ class GameService(LiveBoards):
             )
             if outcome is None:
                 return
-            saved = outcome.after
-            await self._answer_click(request, spec, saved, click)
-            await self._keep_at_bottom(spec, outcome.before, saved)
+            shown = await self._answer_click(request, spec, outcome.after, click)
+            await self._keep_at_bottom(spec, outcome.before, shown)
 
-    async def _answer_click(self, request: Request, spec: AnySpec, saved: Game, click: Click) -> None:
+    async def _answer_click(self, request: Request, spec: AnySpec, saved: Game, click: Click) -> Game:
         """Answer a saved click by editing the clicked message; when that fails, edit the game message directly.
 
         The move is saved whatever happens here, so the channel must come to show it: an interaction that
         expired or a callback Discord refused is logged in one line and the game message is edited through the
-        channel instead.
+        channel instead. The game as its board now stands (posted anew if the edit found it deleted).
         """
         rendered = self.render(spec, saved)
         on_public = not request.message_is_private and request.message_id == saved.record.message_id
@@ -417,7 +415,7 @@ class GameService(LiveBoards):
             if on_public:
                 await request.update(rendered)
                 self.shown.note(saved.record)
-                return
+                return saved
             view = spec.private_refresh.get(click.action, "")
             private = spec.private_views.get(view)
             if private is not None:
@@ -428,7 +426,7 @@ class GameService(LiveBoards):
                 await request.acknowledge()
         except ResponseFailed as failed:
             log.warning("game %s: click %s saved but not answered (%s)", saved.record.id, click.action, failed)
-        await self.show(spec, saved)
+        return await self.show(spec, saved) or saved
 
     def _behind(self, game: Game, request: Request, click: Click) -> bool:
         """Whether a click may come from a newer game than this kept copy: it names a stamp the copy would not give,
@@ -603,8 +601,45 @@ class GameService(LiveBoards):
                 # the deadline from being played twice. Whoever saved shows and announces it.
                 log.info("deadline of game %s already handled (version %s moved on)", game_id, record.version)
                 return
-            await self.show(spec, saved)
-            await self._keep_at_bottom(spec, decided.before, saved)
+            await self._keep_at_bottom(spec, decided.before, await self.show(spec, saved) or saved)
+
+    # ---------------------------------------------------------------- lost boards
+
+    @tracked
+    async def on_messages_deleted(self, message_ids: Collection[int]) -> None:
+        """Messages were deleted (a moderator, a purge): an active game whose live board was one of them posts it
+        anew at the bottom of the channel, else nobody could click and the game would wait out its timeouts.
+
+        One read of an index that holds only the active games' boards, whatever was deleted.
+        """
+        try:
+            found = await self._games.active_with_board(message_ids)
+        except StorageUnavailable as error:
+            log.warning("could not look up deleted messages %s: %s", sorted(message_ids), error)
+            return
+        for record in (record for record in found if record.kind in self.specs):
+            async with self._locks.hold(record.id), self.cache.dropped_on_failure(record.id):
+                # A kept copy naming another board is read again; if the database names another too, a move of
+                # the board in the meantime already replaced the deleted one.
+                game = await self._load(record.id, stale=lambda kept: kept.record.message_id not in message_ids)
+                if game is not None and game.record.active and game.record.message_id in message_ids:
+                    await self._repost(self.specs[game.record.kind], game)
+
+    @tracked
+    async def on_channel_deleted(self, channel_id: int) -> None:
+        """A channel was deleted: its active game is abandoned (no result), since nobody can play it any more and
+        its timeouts would fire for ever. One read of the index of the channels' active games."""
+        try:
+            found = await self._games.active_in_channel(channel_id)
+        except StorageUnavailable as error:
+            log.warning("could not look up the game of deleted channel %s: %s", channel_id, error)
+            return
+        if found is None or found.kind not in self.specs:
+            return
+        async with self._locks.hold(found.id), self.cache.dropped_on_failure(found.id):
+            game = await self._load(found.id, stale=lambda kept: kept.record.version < found.version)
+            if game is not None and game.record.active:
+                await self._abandon_lost(game)
 
     # ---------------------------------------------------------------- start-up
 
@@ -628,14 +663,15 @@ class GameService(LiveBoards):
             return shown
 
     async def show_again(self, game_ids: Collection[int]) -> int:
-        """Edit each game's message to show its stored state (under its lock); how many edits succeeded."""
+        """Edit each game's message to show its stored state (under its lock); how many boards are up to date now
+        (posted anew when deleted; a game whose channel was deleted is abandoned and counted too)."""
         shown = 0
         for game_id in game_ids:
             async with self._locks.hold(game_id):
                 record = await self._games.get(game_id)
                 if record is not None and record.kind in self.specs:
                     spec = self.specs[record.kind]
-                    shown += await self.show(spec, Game.load(spec, record))
+                    shown += await self.show(spec, Game.load(spec, record)) is not None
             if record is None or not record.active:
                 self._locks.forget(game_id)
         return shown

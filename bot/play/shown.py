@@ -75,13 +75,18 @@ class ShownVersions:
             for game_id, version in batch.items():
                 self._pending[game_id] = max(version, self._pending.get(game_id, -1))
 
+    async def repair(self) -> None:
+        """Show again the games whose edit failed since the last repair (one pass of the background task)."""
+        if not self._missed:
+            return
+        missed, self._missed = self._missed, set()
+        try:
+            await self._repair(sorted(missed))
+        except Exception:
+            log.exception("could not show games %s again", sorted(missed))
+
     async def _run(self) -> None:
         while True:
             await asyncio.sleep(self._every)
-            if self._missed:
-                missed, self._missed = self._missed, set()
-                try:
-                    await self._repair(sorted(missed))
-                except Exception:
-                    log.exception("could not show games %s again", sorted(missed))
+            await self.repair()
             await self.flush()

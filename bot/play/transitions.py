@@ -405,6 +405,12 @@ def end(game: Game, actor: Actor, now: float) -> Outcome:
     return _closed(game, now, Notice("play.ended", {"name": actor.name}), reply_key="play.you_ended")
 
 
+def channel_gone(game: Game, now: float) -> Outcome:
+    """The game's channel was deleted: nobody can play there any more, so the game is abandoned (nothing is counted)
+    rather than timing out turn after turn for ever. No notice: no channel is left to show it."""
+    return _closed(game, now)
+
+
 def timeout_minutes(rules: AnyRules, record: GameRecord) -> int:
     return int(record.options.get("timeout", rules.timeout_minutes[0]))
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -230,6 +231,19 @@ class GamesRepository:
             (channel_id,),
         )
         return _record(rows) if rows else None
+
+    async def active_with_board(self, message_ids: Collection[int]) -> list[GameRecord]:
+        """The active games whose live board is one of ``message_ids`` (messages just deleted), in one read of the
+        partial index ``games_active_board``; none for messages that are no game's board."""
+        if not message_ids:
+            return []
+        marks = ", ".join("?" * len(message_ids))
+        rows = await self._db.fetch_all(
+            f"{_SELECT_GAME} WHERE g.message_id IN ({marks}) AND g.status IN ('lobby', 'running') "
+            "ORDER BY g.id, s.seat",
+            tuple(message_ids),
+        )
+        return [_record(list(group)) for _, group in itertools.groupby(rows, key=lambda row: row[0])]
 
     async def save(
         self,

@@ -9,6 +9,7 @@ import pytest
 
 from bot.engine import kniffel
 from bot.engine import knister as kn
+from bot.play.ports import Edit
 from bot.storage import StorageUnavailable
 from fakediscord import Message, User
 from tests.e2e.board import controlled, has_controls, live_board, no_controls_left, settle
@@ -308,9 +309,9 @@ async def test_a_board_whose_old_copy_cannot_be_stripped_stays_put(running: Harn
     channels = h.bot.service._channels
     real_edit = channels.edit
 
-    async def refused_for_old_boards(record: Any, rendered: Any, message_id: int | None = None) -> bool:
+    async def refused_for_old_boards(record: Any, rendered: Any, message_id: int | None = None) -> Edit:
         if message_id is not None and message_id != record.message_id:
-            return False  # Discord refuses every edit of an earlier board
+            return Edit.RETRY  # every edit of an earlier board fails (a server error each time)
         return await real_edit(record, rendered, message_id)
 
     channels.edit = refused_for_old_boards  # type: ignore[method-assign]

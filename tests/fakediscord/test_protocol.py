@@ -11,7 +11,7 @@ from typing import Any
 import aiohttp
 import pytest
 
-from fakediscord import FakeDiscord, Guild
+from fakediscord import FakeDiscord, Guild, InvalidInput
 
 from .conftest import TOKEN
 
@@ -242,3 +242,44 @@ async def test_member_chunks_and_message_content_intent(
     assert created["t"] == "MESSAGE_CREATE"
     assert created["d"]["content"] == ""
     assert created["d"]["author"]["id"] == str(alice.id)
+
+
+async def test_deleted_messages_and_channels_reach_the_gateway(
+    world: tuple[FakeDiscord, Guild], http: aiohttp.ClientSession
+) -> None:
+    server, guild = world
+    channel = guild.channels[0]
+    alice, moderator = server.add_user("Alice"), server.add_user("Mod", permissions=1 << 13)
+    client = await connect(http, server)
+    await client.recv()
+    await client.identify(intents=1 | 1 << 9)  # GUILDS | GUILD_MESSAGES
+    await client.recv()  # GUILD_CREATE
+    posted = [await server.post_message(alice, channel, text) for text in ("one", "two", "three")]
+    assert [(await client.recv())["t"] for _ in posted] == ["MESSAGE_CREATE"] * 3
+    with pytest.raises(InvalidInput):
+        server.delete_message(server.add_user("Bob"), posted[0])  # neither the author nor a moderator
+    server.delete_message(moderator, posted[0])
+    deleted = await client.recv()
+    assert (deleted["t"], deleted["d"]["id"], deleted["d"]["channel_id"]) == (
+        "MESSAGE_DELETE",
+        str(posted[0].id),
+        str(channel.id),
+    )
+    server.bulk_delete(moderator, posted[1:])
+    bulk = await client.recv()
+    assert (bulk["t"], bulk["d"]["ids"]) == ("MESSAGE_DELETE_BULK", [str(m.id) for m in posted[1:]])
+    server.delete_channel(channel)
+    gone = await client.recv()
+    assert (gone["t"], gone["d"]["id"]) == ("CHANNEL_DELETE", str(channel.id))
+    auth = {"Authorization": f"Bot {TOKEN}"}
+    async with http.get(f"{server.api_base}/channels/{channel.id}/messages", headers=auth) as r:
+        assert (r.status, (await r.json())["code"]) == (404, 10003)
+
+
+async def test_an_injected_refusal_carries_discords_code(world: tuple[FakeDiscord, Guild], http: aiohttp.ClientSession):
+    server, _ = world
+    with pytest.raises(ValueError, match="error code"):
+        server.inject_rest_error("GET", r"^/users/@me$", 400)  # a 4xx needs Discord's code
+    server.inject_rest_error("GET", r"^/users/@me$", 400, code=50035)
+    async with http.get(f"{server.api_base}/users/@me", headers={"Authorization": f"Bot {TOKEN}"}) as r:
+        assert (r.status, await r.json()) == (400, {"code": 50035, "message": "Invalid Form Body"})

@@ -13,8 +13,8 @@ import aiohttp
 import discord
 import pytest
 
-from bot.play.discord_io import DiscordChannels, InteractionRequest
-from bot.play.ports import ResponseFailed
+from bot.play.discord_io import DiscordChannels, InteractionRequest, failed_write
+from bot.play.ports import Edit, ResponseFailed
 from bot.storage import GameRecord
 from bot.ui.render import Rendered
 
@@ -72,6 +72,27 @@ async def test_a_board_write_whose_connection_breaks_is_retried_later(error: Bas
         id=3, kind="kniffel", variant="kniffel", guild_id=5, channel_id=6, host="7", status="running", version=4,
         created_at=0.0, updated_at=0.0, message_id=99,
     )  # fmt: skip
-    assert await channels.edit(record, Rendered(content="board")) is False, "a missed edit, shown again later"
-    assert await channels.send(record, Rendered(content="board")) is None
+    assert await channels.edit(record, Rendered(content="board")) is Edit.RETRY, "a missed edit, shown again later"
+    assert await channels.send(record, Rendered(content="board")) is Edit.RETRY
     assert await channels.below(record) is None
+
+
+def refusal(kind: type[discord.HTTPException], status: int, code: int) -> discord.HTTPException:
+    return kind(SimpleNamespace(status=status, reason="refused"), {"code": code, "message": "refused"})  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("error", "edit"),
+    [
+        (refusal(discord.NotFound, 404, 10008), Edit.GONE),
+        (refusal(discord.NotFound, 404, 10003), Edit.NO_CHANNEL),
+        (refusal(discord.HTTPException, 400, 50035), Edit.REFUSED),
+        (refusal(discord.Forbidden, 403, 50013), Edit.REFUSED),
+        (refusal(discord.HTTPException, 429, 0), Edit.RETRY),
+        (refusal(discord.DiscordServerError, 503, 0), Edit.RETRY),
+        *((error, Edit.RETRY) for error in BROKEN),
+    ],
+    ids=str,
+)
+def test_only_an_edit_that_may_still_go_through_is_retried(error: BaseException, edit: Edit) -> None:
+    assert failed_write(error) is edit

@@ -6,6 +6,7 @@ import asyncio
 from pathlib import Path
 
 from bot.play.locks import GameLocks
+from bot.play.ports import Edit
 from bot.storage import Database, GameRecord, GamesRepository, Seat
 from bot.ui.render import Rendered
 from tests.play.test_sharded_race import GUILD_ON_0, NOW, Recorder, service
@@ -84,7 +85,7 @@ class SlowBoard(Recorder):
         super().__init__()
         self.editing, self.release = asyncio.Event(), asyncio.Event()
 
-    async def edit(self, record: GameRecord, rendered: Rendered, message_id: int | None = None) -> bool:
+    async def edit(self, record: GameRecord, rendered: Rendered, message_id: int | None = None) -> Edit:
         self.editing.set()
         await self.release.wait()
         return await super().edit(record, rendered, message_id)

@@ -12,6 +12,7 @@ import random
 from dataclasses import replace
 from pathlib import Path
 
+from bot.play.ports import Edit
 from bot.play.service import GameService
 from bot.sharding import ShardScope, shard_of
 from bot.storage import Database, GameRecord, GamesRepository, Seat
@@ -31,13 +32,13 @@ class Recorder:
         self.edits: list[int] = []
         self.shown: list[str] = []
 
-    async def edit(self, record: GameRecord, rendered: Rendered, message_id: int | None = None) -> bool:
+    async def edit(self, record: GameRecord, rendered: Rendered, message_id: int | None = None) -> Edit:
         self.edits.append(record.version)
         self.shown.append(rendered.content or "")
-        return True
+        return Edit.DONE
 
-    async def send(self, record: GameRecord, rendered: Rendered) -> int | None:
-        return None
+    async def send(self, record: GameRecord, rendered: Rendered) -> int | Edit:
+        return Edit.RETRY
 
     async def below(self, record: GameRecord) -> int | None:
         return 0

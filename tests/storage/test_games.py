@@ -198,3 +198,21 @@ async def test_migration_moves_seats_of_running_games_to_player_ids(tmp_path: Pa
         Seat("100", "Alice", "user", "active", 2),
         Seat("200", "Bob", "user", "left", 0),
     )
+
+
+async def test_the_active_games_whose_board_was_deleted(db: Database) -> None:
+    games = GamesRepository(db)
+    running = await new_game(games, channel_id=10)
+    await games.attach_message(running.id, 500)
+    finished = await new_game(games, channel_id=11)
+    await games.attach_message(finished.id, 600)
+    await games.save(replace(finished, status="finished", message_id=600), before=finished)
+    lobby = await new_game(games, channel_id=12)
+    await games.attach_message(lobby.id, 700)
+    found = await games.active_with_board({500, 600, 700, 800})
+    assert [(game.id, game.message_id, game.seats) for game in found] == [
+        (running.id, 500, running.seats),
+        (lobby.id, 700, lobby.seats),
+    ]
+    assert await games.active_with_board({800}) == []
+    assert await games.active_with_board(set()) == []

@@ -1,0 +1,144 @@
+"""The live board when Discord loses or refuses it: a moderator deletes it, an edit finds it gone or is refused for
+good, the channel itself is deleted. Each test reproduces one defect once."""
+
+from __future__ import annotations
+
+import logging
+
+import discord
+import pytest
+
+from bot.storage import ResultsRepository
+from fakediscord import Message, User
+from tests.e2e.board import controlled, live_board, settle
+from tests.e2e.conftest import Harness
+from tests.reliability.conftest import lobby as lobby_stored
+
+pytestmark = pytest.mark.timeout(120)
+
+MANAGE_MESSAGES = int(discord.Permissions(manage_messages=True).value)
+
+
+def moderator(h: Harness) -> User:
+    return h.server.add_user("Mod", permissions=MANAGE_MESSAGES)
+
+
+async def reposted(h: Harness, game_id: int, gone: Message) -> Message:
+    """Wait for the game's board to be posted anew (the deleted one stays gone) and check the invariant."""
+    await h.server.wait_for(
+        lambda: [m for m in controlled(h, game_id) if m.id != gone.id], what="the board posted anew"
+    )
+    board = await live_board(h)
+    assert board.id > gone.id and h.server.channel_messages(h.channel)[-1] is board
+    return board
+
+
+@pytest.mark.parametrize("purge", [False, True], ids=["deleted", "purged"])
+async def test_a_board_a_moderator_deletes_is_posted_anew(running: Harness, purge: bool) -> None:
+    """Nobody could click any more: the game waited for a board that was gone until its timeouts ended it."""
+    h = running
+    board = await h.start_game("kniffel", [h.alice, h.bob])
+    record = await h.record()
+    assert record is not None
+    chatter = await h.server.post_message(h.carol, h.channel, "spam")
+    if purge:
+        h.server.bulk_delete(moderator(h), [board, chatter])
+    else:
+        h.server.delete_message(moderator(h), board)
+    board = await reposted(h, record.id, board)
+    player = h.user((await h.state()).current_player)
+    assert f"<@{player.id}>" in (board.content or "")
+    await h.click(player, board, "Roll")
+    assert (await h.state()).rolls == 1
+
+
+async def test_a_lobby_a_moderator_deletes_is_posted_anew(running: Harness) -> None:
+    """The lobby is the board before the start: nobody could join or start until it expired."""
+    h = running
+    lobby = await lobby_stored(h, "kniffel", h.alice)
+    record = await h.record()
+    assert record is not None
+    h.server.delete_message(moderator(h), lobby)
+    lobby = await reposted(h, record.id, lobby)
+    await h.click(h.bob, lobby, "Join")
+    await h.click(h.alice, lobby, "Start")
+    started = await h.record()
+    assert started is not None and started.status == "running"
+    await live_board(h)
+
+
+async def test_an_edit_that_finds_the_board_gone_posts_it_anew(running: Harness) -> None:
+    """The board was deleted while the bot was away (it never heard of it): the timeout's edit answered 404 Unknown
+    Message, was counted as done, and the game went on with no board to click until its timeouts ended it."""
+    h = running
+    board = await h.start_game("kniffel", [h.alice, h.bob])
+    record = await h.record()
+    assert record is not None and record.deadline_at is not None
+    timed_out = (await h.state()).current_player
+    await h.stop_bot()
+    h.server.delete_message(moderator(h), board)
+    await h.start_bot()
+    await h.advance(record.deadline_at - h.clock.now + 1)
+    board = await reposted(h, record.id, board)
+    state = await h.state()
+    assert state.current_player != timed_out and f"<@{state.current_player}>" in (board.content or "")
+    assert len(h.server.find_requests("PATCH", rf"/messages/{record.message_id}$")) == 1  # no edit retried
+
+
+async def test_an_edit_discord_refuses_for_good_is_not_retried(
+    running: Harness, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A 400 (the payload is invalid: Discord will never take it) was retried every few seconds, for ever."""
+    h = running
+    board = await h.start_game("kniffel", [h.alice, h.bob])
+    record = await h.record()
+    assert record is not None and record.deadline_at is not None and h.bot is not None
+    refused = h.server.inject_rest_error("PATCH", rf"/messages/{board.id}$", 400, code=50035, times=5)
+    caplog.set_level(logging.WARNING)
+    await h.advance(record.deadline_at - h.clock.now + 1)  # the timeout's edit goes through the channel
+    assert refused.hits == 1
+    await h.bot.service.shown.repair()  # what the background task does every few seconds
+    assert refused.hits == 1, "a refused edit was retried"
+    logged = [r.getMessage() for r in caplog.records if str(board.id) in r.getMessage()]
+    assert len(logged) == 1 and f"game {record.id}" in logged[0] and "50035" in logged[0], logged
+
+
+async def test_a_board_discord_refuses_to_post_anew_is_not_tried_again(running: Harness) -> None:
+    """The bot may no longer post in the channel (403): posting the deleted board anew is not retried for ever."""
+    h = running
+    board = await h.start_game("kniffel", [h.alice, h.bob])
+    assert h.bot is not None
+    refused = h.server.inject_rest_error("POST", r"^/channels/\d+/messages$", 403, code=50013, times=5)
+    h.server.delete_message(moderator(h), board)
+    await h.server.wait_for(lambda: refused.hits == 1, what="the refused post")
+    await settle(h)
+    await h.bot.service.shown.repair()  # what the background task does every few seconds
+    assert refused.hits == 1, "a refused post was retried"
+    record = await h.record()
+    assert record is not None and (record.status, record.message_id) == ("running", board.id)
+
+
+@pytest.mark.parametrize("heard", [True, False], ids=["channel_delete", "unknown_channel"])
+async def test_a_game_whose_channel_is_deleted_is_abandoned(running: Harness, heard: bool) -> None:
+    """Nobody can play in a channel that is gone, yet the game went on timing out turn after turn for ever (each
+    timeout a save and an edit Discord refused): it ends abandoned, with no result, whether the bot heard of the
+    deletion (CHANNEL_DELETE) or finds out from an edit (404 Unknown Channel, the deletion missed while away)."""
+    h = running
+    await h.start_game("kniffel", [h.alice, h.bob])
+    record = await h.record()
+    assert record is not None and record.deadline_at is not None and h.bot is not None
+    if heard:
+        h.server.delete_channel(h.channel)
+        service = h.bot.service
+        await h.server.wait_for(lambda: service.cache.get(record.id) is None, what="the game to be over")
+        await settle(h)
+    else:
+        await h.stop_bot()
+        h.server.delete_channel(h.channel)
+        await h.start_bot()
+        await h.advance(record.deadline_at - h.clock.now + 1)  # its edit answers 404 Unknown Channel
+    assert h.bot is not None
+    ended = await h.record()
+    assert ended is not None and (ended.status, ended.deadline_at) == ("abandoned", None)
+    assert await ResultsRepository(h.bot.db).for_game(record.id) == []
+    assert await h.bot.games.due(h.clock.now + 10**9) == []  # no timeout left to fire
