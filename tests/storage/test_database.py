@@ -91,3 +91,11 @@ async def test_transaction_rolls_back_on_error(tmp_path: Path) -> None:
         assert row[0] == 0
     finally:
         await db.close()
+
+
+@pytest.mark.parametrize(("dialect", "first"), [("sqlite", 1), ("postgres", 8)])
+def test_the_bundled_migrations_are_numbered_one_after_another(dialect: str, first: int) -> None:
+    """Two branches that each add "the next" migration would both ship 0014: a database one of them migrated would
+    count as up to date and never get the other's change."""
+    versions = [migration.version for migration in bundled_migrations(dialect)]  # type: ignore[arg-type]
+    assert versions == list(range(first, first + len(versions)))
