@@ -8,6 +8,7 @@ respond. Everything here runs under the game's lock, held by the service.
 from __future__ import annotations
 
 import logging
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
@@ -25,6 +26,31 @@ from bot.ui.render import Rendered
 log = logging.getLogger(__name__)
 
 
+class RepostBudget:
+    """How often a game's board is posted anew after deletions, per version of the game: a few times at most.
+
+    Each repost pings the player to act; a bot or rule that deletes the board as it appears would otherwise have
+    the board posted, and the player pinged, as often as Discord lets it. Past the budget the board stays gone
+    until the game moves on: the next deadline's edit finds it gone and posts it (a new version, a new budget).
+    Only the latest games are remembered, so the budget costs a bounded few bytes.
+    """
+
+    def __init__(self, per_version: int = 3, remembered: int = 1024) -> None:
+        self.per_version = per_version
+        self._remembered = remembered
+        #: game id → (version, reposts of that version)
+        self._spent: OrderedDict[int, tuple[int, int]] = OrderedDict()
+
+    def take(self, game_id: int, version: int) -> bool:
+        """Whether the game's board at ``version`` may be posted anew once more (counted if so)."""
+        seen, count = self._spent.pop(game_id, (version, 0))
+        count = count if seen == version else 0
+        self._spent[game_id] = (version, count + 1)
+        while len(self._spent) > self._remembered:
+            self._spent.popitem(last=False)
+        return count < self.per_version
+
+
 class LiveBoards:
     """The board half of :class:`~bot.play.service.GameService`, which inherits it (its tests replace these methods
     on the service): edits, posts and strips the games' boards, noting what each board shows."""
@@ -34,6 +60,7 @@ class LiveBoards:
     cache: GameCache
     shown: ShownVersions
     tail: ChannelTail
+    reposts: RepostBudget
     #: The game's board as it stands (the service's: lobby, running, finished or abandoned, with its news).
     render: Callable[[AnySpec, Game], Rendered]
     #: The service's save (kept in memory, followers told) and clock.

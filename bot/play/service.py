@@ -24,7 +24,7 @@ from bot.play import board, computer, transitions
 from bot.play.cache import GameCache
 from bot.play.following import Followers
 from bot.play.inflight import InFlight
-from bot.play.live_board import LiveBoards
+from bot.play.live_board import LiveBoards, RepostBudget
 from bot.play.locks import GameLocks
 from bot.play.ports import Channels, Request, ResponseFailed, origin
 from bot.play.reviewing import REVIEW, Reviews
@@ -178,6 +178,8 @@ class GameService(LiveBoards):
         self.shown = ShownVersions(games, self.show_again)
         #: The latest message ids per channel, fed by the gateway (``DiceBot.on_message``).
         self.tail = ChannelTail()
+        #: How often a deleted board is posted anew (and the player pinged) per version of its game.
+        self.reposts = RepostBudget()
         #: Post-game reviews (the Review button and ``/<game> review``).
         self.reviews = Reviews(games, history, self.specs, brain)
         #: Each player's latest following private view (a Knister grid), edited when its game changes.
@@ -622,8 +624,16 @@ class GameService(LiveBoards):
                 # A kept copy naming another board is read again; if the database names another too, a move of
                 # the board in the meantime already replaced the deleted one.
                 game = await self._load(record.id, stale=lambda kept: kept.record.message_id not in message_ids)
-                if game is not None and game.record.active and game.record.message_id in message_ids:
+                if game is None or not game.record.active or game.record.message_id not in message_ids:
+                    continue
+                if self.reposts.take(game.record.id, game.record.version):
                     await self._repost(self.specs[game.record.kind], game)
+                else:
+                    log.warning(
+                        "game %s: board deleted again at version %s; not posted anew until the game moves on",
+                        game.record.id,
+                        game.record.version,
+                    )
 
     @tracked
     async def on_channel_deleted(self, channel_id: int) -> None:

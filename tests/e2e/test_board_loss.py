@@ -142,3 +142,26 @@ async def test_a_game_whose_channel_is_deleted_is_abandoned(running: Harness, he
     assert ended is not None and (ended.status, ended.deadline_at) == ("abandoned", None)
     assert await ResultsRepository(h.bot.db).for_game(record.id) == []
     assert await h.bot.games.due(h.clock.now + 10**9) == []  # no timeout left to fire
+
+
+async def test_a_board_deleted_as_often_as_it_appears_is_posted_anew_only_a_few_times(
+    running: Harness, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A bot or rule deleting each board as it appears had it posted anew, and the player pinged, every time."""
+    h = running
+    caplog.set_level(logging.WARNING, logger="bot.play.service")
+    board = await h.start_game("kniffel", [h.alice, h.bob])
+    record = await h.record()
+    assert record is not None and record.deadline_at is not None and h.bot is not None
+    budget = h.bot.service.reposts.per_version
+    for _ in range(budget):
+        h.server.delete_message(moderator(h), board)
+        board = await reposted(h, record.id, board)
+    h.server.delete_message(moderator(h), board)
+    await h.server.wait_for(
+        lambda: any("deleted again" in r.getMessage() for r in caplog.records), what="the spent budget"
+    )
+    await settle(h)
+    assert controlled(h, record.id) == []
+    await h.advance(record.deadline_at - h.clock.now + 1)  # the timeout moves the game on; its edit finds no board
+    await reposted(h, record.id, board)
