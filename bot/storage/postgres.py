@@ -55,10 +55,12 @@ UNAVAILABLE: tuple[type[BaseException], ...] = (
     # ("another operation is in progress"): a broken connection, replaced like the others.
     asyncpg.exceptions.InternalClientError,
 )
-#: A value the server cannot hold (a NUL in a text, a number out of range) or asyncpg cannot encode (a lone
-#: surrogate, which it reports as a DataError too): refused before anything changed, answered like an unavailable
-#: server but never retried (it would fail again) nor a reason to replace the pool's connections.
-REFUSED_VALUES: tuple[type[BaseException], ...] = (asyncpg.exceptions.DataError,)
+#: Refused before anything changed, the connection fine: a value the server cannot hold (a NUL in a text, a number
+#: out of range) or asyncpg cannot encode (a lone surrogate, which it reports as a DataError too), or a transaction
+#: the server rolled back to break a deadlock or a serialization conflict (two saves locking the same games in
+#: different orders). Answered like an unavailable server, "try again", but no reason to replace the pool's
+#: connections.
+REFUSED: tuple[type[BaseException], ...] = (asyncpg.exceptions.DataError, asyncpg.exceptions.TransactionRollbackError)
 #: Anything a write can fail with: the server's refusals and the connection's failures.
 FAILED_WRITES: tuple[type[BaseException], ...] = (asyncpg.PostgresError, *UNAVAILABLE)
 #: What cannot connect or use the server, for the messages at start-up.
@@ -140,7 +142,7 @@ class PostgresDatabase(Database):
                 return
             except asyncpg.exceptions.IntegrityConstraintViolationError as exc:
                 raise Conflict(str(exc)) from exc
-            except REFUSED_VALUES as exc:
+            except REFUSED as exc:
                 raise StorageUnavailable(f"{type(exc).__name__}: {exc}") from exc
             except UNAVAILABLE as exc:
                 await self._pool.expire_connections()
@@ -154,7 +156,7 @@ class PostgresDatabase(Database):
             try:
                 async with self._pool.acquire() as conn:
                     return list(await conn.fetch(text, *params))
-            except REFUSED_VALUES as exc:
+            except REFUSED as exc:
                 raise StorageUnavailable(f"{type(exc).__name__}: {exc}") from exc
             except UNAVAILABLE as exc:
                 if not isinstance(exc, asyncpg.exceptions.QueryCanceledError):

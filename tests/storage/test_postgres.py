@@ -159,3 +159,17 @@ async def test_an_unreachable_server_is_one_clear_error() -> None:
 def test_a_statement_returns_rows_whatever_its_spacing(sql: str, returns: bool) -> None:
     """A RETURNING after a newline must be fetched too, or a later ``Returned`` finds no row."""
     assert postgres._returns_rows(sql) is returns
+
+
+async def test_a_transaction_the_server_rolls_back_for_a_deadlock_is_unavailable_and_changes_nothing() -> None:
+    """Two saves locking the same games in different orders: the loser's deadlock was an unexpected error."""
+    async with fresh_schema(server_url()) as url:
+        db = await Database.open(url)
+        try:
+            with pytest.raises(StorageUnavailable, match="DeadlockDetected"):
+                async with db.transaction() as tx:
+                    tx.execute("UPDATE games SET shown_version = 1")
+                    tx.execute("DO $$ BEGIN RAISE EXCEPTION 'deadlock' USING ERRCODE = '40P01'; END $$")
+            assert await GamesRepository(db).next_deadline() is None
+        finally:
+            await db.close()
