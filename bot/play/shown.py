@@ -66,12 +66,19 @@ class ShownVersions:
         await self.flush()
 
     async def flush(self) -> None:
-        """Write the pending notes in one transaction (kept for the next try if the disk refuses)."""
+        """Write the pending notes in one transaction (kept for the next try if the write fails).
+
+        Never raises: an error escaping here would end the background task, and with it every repair of a board
+        until a restart.
+        """
         batch, self._pending = self._pending, {}
         try:
             await self._games.mark_shown(batch)
-        except StorageUnavailable as error:
-            log.warning("could not record shown versions: %s", error)
+        except Exception as error:
+            if isinstance(error, StorageUnavailable):
+                log.warning("could not record shown versions: %s", error)
+            else:
+                log.exception("could not record shown versions")
             for game_id, version in batch.items():
                 self._pending[game_id] = max(version, self._pending.get(game_id, -1))
 

@@ -43,3 +43,27 @@ async def test_only_games_whose_message_is_behind_are_shown_again(games: GamesRe
     shown.note(finished)
     await shown.flush()
     assert await games.behind() == []
+
+
+async def test_an_unforeseen_error_writing_the_notes_keeps_them_and_the_task_going(games: GamesRepository) -> None:
+    """A deadlock on PostgreSQL escaped ``flush`` and ended the background task: no failed edit was retried again
+    until a restart."""
+    lobby = await games.create(
+        kind="kniffel", variant="kniffel", guild_id=1, channel_id=2, host=Seat.user(7, "Alice"), locale="en-US",
+        options={}, deadline_at=None,
+    )  # fmt: skip
+    await games.attach_message(lobby.id, 99, shown_version=lobby.version)
+    moved = await games.save(replace(lobby, message_id=99), before=lobby)
+    writes = games.mark_shown
+
+    async def fails_once(versions: dict[int, int]) -> None:
+        games.mark_shown = writes  # type: ignore[method-assign]
+        raise RuntimeError("deadlock detected")
+
+    games.mark_shown = fails_once  # type: ignore[method-assign]
+    shown = ShownVersions(games, repair=lambda ids: asyncio.sleep(0))
+    shown.note(moved)
+    await shown.flush()
+    assert await games.behind() == [lobby.id]
+    await shown.flush()
+    assert await games.behind() == []
