@@ -620,20 +620,29 @@ class GameService(LiveBoards):
             log.warning("could not look up deleted messages %s: %s", sorted(message_ids), error)
             return
         for record in (record for record in found if record.kind in self.specs):
-            async with self._locks.hold(record.id), self.cache.dropped_on_failure(record.id):
-                # A kept copy naming another board is read again; if the database names another too, a move of
-                # the board in the meantime already replaced the deleted one.
-                game = await self._load(record.id, stale=lambda kept: kept.record.message_id not in message_ids)
-                if game is None or not game.record.active or game.record.message_id not in message_ids:
-                    continue
-                if self.reposts.take(game.record.id, game.record.version):
-                    await self._repost(self.specs[game.record.kind], game)
-                else:
-                    log.warning(
-                        "game %s: board deleted again at version %s; not posted anew until the game moves on",
-                        game.record.id,
-                        game.record.version,
-                    )
+            try:
+                await self._board_deleted(record.id, message_ids)
+            except StorageUnavailable as error:
+                # The repair edits the board soon, finds it gone and posts it then.
+                log.warning("game %s: its deleted board is posted anew later: %s", record.id, error)
+                self.shown.missed(record)
+
+    async def _board_deleted(self, game_id: int, message_ids: Collection[int]) -> None:
+        """Post the game's board anew if one of ``message_ids`` still is its live board (under the game's lock)."""
+        async with self._locks.hold(game_id), self.cache.dropped_on_failure(game_id):
+            # A kept copy naming another board is read again; if the database names another too, a move of the
+            # board in the meantime already replaced the deleted one.
+            game = await self._load(game_id, stale=lambda kept: kept.record.message_id not in message_ids)
+            if game is None or not game.record.active or game.record.message_id not in message_ids:
+                return
+            if self.reposts.take(game_id, game.record.version):
+                await self._repost(self.specs[game.record.kind], game)
+            else:
+                log.warning(
+                    "game %s: board deleted again at version %s; not posted anew until the game moves on",
+                    game_id,
+                    game.record.version,
+                )
 
     @tracked
     async def on_channel_deleted(self, channel_id: int) -> None:

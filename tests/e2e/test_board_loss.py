@@ -8,7 +8,7 @@ import logging
 import discord
 import pytest
 
-from bot.storage import ResultsRepository
+from bot.storage import ResultsRepository, StorageUnavailable
 from fakediscord import Message, User
 from tests.e2e.board import controlled, live_board, settle
 from tests.e2e.conftest import Harness
@@ -164,4 +164,32 @@ async def test_a_board_deleted_as_often_as_it_appears_is_posted_anew_only_a_few_
     await settle(h)
     assert controlled(h, record.id) == []
     await h.advance(record.deadline_at - h.clock.now + 1)  # the timeout moves the game on; its edit finds no board
+    await reposted(h, record.id, board)
+
+
+async def test_a_deleted_board_the_database_could_not_load_is_posted_anew_by_the_repair(
+    running: Harness, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The game's row could not be read after the deletion (the database out of reach): the error escaped as a
+    traceback and the board stayed gone until the next deadline."""
+    h = running
+    caplog.set_level(logging.WARNING, logger="bot.play.service")
+    board = await h.start_game("kniffel", [h.alice, h.bob])
+    record = await h.record()
+    assert record is not None and h.bot is not None
+    service = h.bot.service
+    service.cache.drop(record.id)  # read from the database, as after a restart
+    reads = service._games.get
+
+    async def unreachable(game_id: int) -> None:
+        service._games.get = reads  # type: ignore[method-assign]
+        raise StorageUnavailable("the database server is gone")
+
+    service._games.get = unreachable  # type: ignore[method-assign]
+    h.server.delete_message(moderator(h), board)
+    await h.server.wait_for(
+        lambda: any("posted anew later" in r.getMessage() for r in caplog.records), what="the failed read"
+    )
+    await settle(h)
+    await service.shown.repair()  # what the background task does every few seconds
     await reposted(h, record.id, board)
