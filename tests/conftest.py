@@ -68,7 +68,7 @@ def shared_tables(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempP
 #: Tests that mostly wait (on child processes, a browser, the bot's own timers) rather than compute, slowest first.
 #: They start the run, so their waits overlap other workers' computing instead of trailing alone at its end.
 WAITING_FIRST = (
-    "tests/e2e/test_shards.py",  # two bot processes, a SIGKILL and a restart; computer moves 1 s apart
+    "tests/e2e/test_shards.py",  # two bot processes, a SIGKILL and a restart, discord.py's 2 s to get ready
     "tests/play/test_computer.py",  # builds every strategy table in a child process
     "tests/playground/",  # Chromium renders while the test waits
     "tests/reliability/test_failed_answers.py",  # discord.py's retry after a 503, the shown-versions flusher
