@@ -20,14 +20,17 @@ BACKENDS = ("sqlite", "postgres")
 
 def pytest_configure(config: pytest.Config) -> None:
     """Let the run keep Python's bytecode (``__pycache__``, which git ignores), even where the environment says
-    ``PYTHONDONTWRITEBYTECODE``.
+    ``PYTHONDONTWRITEBYTECODE``; and let the processes the tests start import this tree first.
 
-    Without it every xdist worker compiled the bot and rewrote the asserts of every test module again, on every
-    run: about 10 s of CPU per worker to collect the suite instead of 4 s, and every ``python -m bot`` a test
-    starts compiled the bot anew. The workers and those child processes are started after this and inherit it.
+    Without the bytecode every xdist worker compiled the bot and rewrote the asserts of every test module again, on
+    every run: about 10 s of CPU per worker to collect the suite instead of 4 s, and every ``python -m bot`` a test
+    starts compiled the bot anew. Without ``PYTHONPATH`` such a child, started in a test's own folder, imported the
+    environment's install, which can be another checkout (``tests/test_child_processes.py``). The workers and those
+    child processes are started after this and inherit both.
     """
     sys.dont_write_bytecode = False
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, (str(config.rootpath), os.environ.get("PYTHONPATH"))))
 
 
 @pytest.fixture(params=BACKENDS)

@@ -7,10 +7,10 @@ the dead shard's guild goes unanswered, and once the dead shard's deadline is ov
 are untouched and keep playing, without it ever firing that deadline. Restarted, the process resumes its games
 and fires that deadline once.
 
-The processes run this tree's code (``PYTHONPATH``, not whatever the environment's install points at), through
-:mod:`tests.e2e.paced_bot`: computers move at once (``COMPUTER_DELAY=0``, below what an admin may set) except in
-the first run of the process that is killed, whose computer waits the admins' shortest delay (1 s), so the kill
-lands while its first step is pending and the lost click's second makes that step overdue.
+The processes run :mod:`tests.e2e.paced_bot` (every child of the suite imports this tree first): computers move
+at once (``COMPUTER_DELAY=0``, below what an admin may set) except in the first run of the process that is
+killed, whose computer waits the admins' shortest delay (1 s), so the kill lands while its first step is pending
+and the lost click's second makes that step overdue.
 
 The database is a parameter (``database_url``): a shared SQLite file here, the PostgreSQL server where one is
 configured (the storage backend decides; the test only reads games through :class:`Games`). ``DATA_DIR`` is a
@@ -49,8 +49,6 @@ TOKEN = "shards-token"
 SHARDS = 2
 #: The settings a developer's own environment could leak into the processes.
 SETTINGS = environment_names()
-#: The folder the processes import the bot from: this tree.
-ROOT = Path(__file__).resolve().parents[2]
 #: The admins' shortest pace: the killed process's pending computer step outlives the kill by this much.
 KILL_MARGIN = 1.0
 #: A start includes opening the database, loading the cogs and the command check on a loaded machine.
@@ -134,7 +132,7 @@ class ShardProcess:
 
     def healthy(self) -> bool:
         """What the container's health check (``python -m bot health``) answers."""
-        env = {**os.environ, "HEALTH_FILE": str(self.health_file), "PYTHONPATH": str(ROOT)}
+        env = {**os.environ, "HEALTH_FILE": str(self.health_file)}
         checked = subprocess.run([sys.executable, "-m", "bot", "health"], env=env, cwd=self.folder, capture_output=True)
         return checked.returncode == 0
 
@@ -157,7 +155,6 @@ class ShardProcess:
         """Start the process with its computers ``computer_delay`` seconds apart; return once its shard connected."""
         env = {key: value for key, value in os.environ.items() if key not in SETTINGS}
         env.update(
-            PYTHONPATH=str(ROOT),
             DISCORD_TOKEN=TOKEN,
             DATABASE_URL=self.url,
             DISCORD_API_BASE=self.server.api_base,
