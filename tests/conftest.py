@@ -20,14 +20,17 @@ BACKENDS = ("sqlite", "postgres")
 
 def pytest_configure(config: pytest.Config) -> None:
     """Let the run keep Python's bytecode (``__pycache__``, which git ignores), even where the environment says
-    ``PYTHONDONTWRITEBYTECODE``.
+    ``PYTHONDONTWRITEBYTECODE``; and let the processes the tests start import this tree first.
 
-    Without it every xdist worker compiled the bot and rewrote the asserts of every test module again, on every
-    run: about 10 s of CPU per worker to collect the suite instead of 4 s, and every ``python -m bot`` a test
-    starts compiled the bot anew. The workers and those child processes are started after this and inherit it.
+    Without the bytecode every xdist worker compiled the bot and rewrote the asserts of every test module again, on
+    every run: about 10 s of CPU per worker to collect the suite instead of 4 s, and every ``python -m bot`` a test
+    starts compiled the bot anew. Without ``PYTHONPATH`` such a child, started in a test's own folder, imported the
+    environment's install, which can be another checkout (``tests/test_child_processes.py``). The workers and those
+    child processes are started after this and inherit both.
     """
     sys.dont_write_bytecode = False
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, (str(config.rootpath), os.environ.get("PYTHONPATH"))))
 
 
 @pytest.fixture(params=BACKENDS)
@@ -65,13 +68,16 @@ def shared_tables(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempP
     return folder
 
 
-#: Tests that mostly wait (on child processes, a browser, the bot's own timers) rather than compute, slowest first.
-#: They start the run, so their waits overlap other workers' computing instead of trailing alone at its end.
+#: Tests that mostly wait (on child processes, a browser) rather than compute, longest first. They start the run, so
+#: their waits overlap other workers' computing instead of trailing alone at its end. The shard test's two variants
+#: and the browser tests are a group each (:func:`shared_group`): one worker each, one test after the other, so the
+#: third worker computes meanwhile. Waits of a second or three (discord.py's retry after a 503, the shown-versions
+#: flusher in ``tests/reliability/test_failed_answers.py``) stay where they are collected, among computing tests:
+#: at the front they waited on every worker at once, next to the long groups.
 WAITING_FIRST = (
-    "tests/e2e/test_shards.py",  # two bot processes, a SIGKILL and a restart; computer moves 1 s apart
-    "tests/play/test_computer.py",  # builds every strategy table in a child process
+    "tests/e2e/test_shards.py",  # bot processes, a SIGKILL and a restart, discord.py's 2 s to get ready, twice
     "tests/playground/",  # Chromium renders while the test waits
-    "tests/reliability/test_failed_answers.py",  # discord.py's retry after a 503, the shown-versions flusher
+    "tests/play/test_computer.py",  # builds a strategy table in a child process
 )
 
 
@@ -101,9 +107,12 @@ RENDERED_CASE = re.compile(
 def shared_group(nodeid: str) -> str | None:
     """The tests that share what a worker keeps, run on one worker: the browser tests one Chromium (each
     worker that ran one started its own: about 6 s of CPU and a Node.js driver), the two rendering tests of a
-    game case one rendering of its thousands of messages."""
+    game case one rendering of its thousands of messages. And the shard test's variants, which share nothing but
+    mostly wait on their bot processes: one worker waits for both while the others compute, instead of two."""
     if nodeid.startswith("tests/playground/"):
         return "browser"
+    if nodeid.startswith("tests/e2e/test_shards.py"):
+        return "bot-processes"
     case = RENDERED_CASE.match(nodeid)
     return f"renders{case['case']}" if case else None
 

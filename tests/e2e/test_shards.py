@@ -2,9 +2,15 @@
 
 Each process is ``python -m bot`` with ``SHARD_COUNT=2`` and its own ``SHARD_IDS``, against one fakediscord that
 routes every guild's events to its shard's connection. One process is killed with SIGKILL (its whole process
-group, as a container runtime does) in the middle of a game whose computer player is about to move: the other
-process's games are untouched and keep playing, it never fires the dead shard's overdue deadline, and a click
-in the dead shard's guild goes unanswered. Restarted, the process resumes its games and fires that deadline once.
+group, as a container runtime does) in the middle of a game whose computer player is about to move: a click in
+the dead shard's guild goes unanswered, and once the dead shard's deadline is overdue the other process's games
+are untouched and keep playing, without it ever firing that deadline. Restarted, the process resumes its games
+and fires that deadline once.
+
+The processes run :mod:`tests.e2e.paced_bot` (every child of the suite imports this tree first): computers move
+at once (``COMPUTER_DELAY=0``, below what an admin may set) except in the first run of the process that is
+killed, whose computer waits the admins' shortest delay (1 s), so the kill lands while its first step is pending
+and the lost click's second makes that step overdue.
 
 The database is a parameter (``database_url``): a shared SQLite file here, the PostgreSQL server where one is
 configured (the storage backend decides; the test only reads games through :class:`Games`). ``DATA_DIR`` is a
@@ -23,6 +29,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import time
 from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -42,15 +49,18 @@ TOKEN = "shards-token"
 SHARDS = 2
 #: The settings a developer's own environment could leak into the processes.
 SETTINGS = environment_names()
+#: The admins' shortest pace: the killed process's pending computer step outlives the kill by this much.
+KILL_MARGIN = 1.0
 #: A start includes opening the database, loading the cogs and the command check on a loaded machine.
 START_TIMEOUT = 90.0
-#: How long a player waits for the bot to answer or for a computer player's move (a few COMPUTER_DELAYs).
+#: How long a player waits for the bot to answer or for a computer player's turn (a few seconds under load).
 WAIT = 30.0
 #: How often a wait on the database re-reads it besides after every change in the fake world. A process saves a
 #: game before it edits the message that shows it, so the edit's change re-reads in time; the poll only backs that
-#: up. At fakediscord's 20 ms every poll opened the database (on PostgreSQL in a thread with a loop of its own)
-#: while the computers' moves came a second apart.
+#: up. At fakediscord's 20 ms every poll opened the database (on PostgreSQL in a thread with a loop of its own).
 DATABASE_POLL = 0.25
+#: How often a wait for a heartbeat looks at the health file, which no change in the fake world announces.
+HEARTBEAT_POLL = 0.1
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -114,6 +124,7 @@ class ShardProcess:
         self.data_dir = data_dir
         self.process: asyncio.subprocess.Process | None = None
         self.runs = 0
+        self.started_at = 0.0
 
     @property
     def health_file(self) -> Path:
@@ -125,11 +136,23 @@ class ShardProcess:
         checked = subprocess.run([sys.executable, "-m", "bot", "health"], env=env, cwd=self.folder, capture_output=True)
         return checked.returncode == 0
 
+    async def wait_for_heartbeat(self) -> None:
+        """Wait until this run touched its health file: once it is ready, about 2 s after it connected (discord.py's
+        ``guild_ready_timeout``). A killed run's file stays behind, so only a touch since this run's start counts."""
+
+        def touched() -> bool:
+            with contextlib.suppress(FileNotFoundError):
+                return self.health_file.stat().st_mtime >= self.started_at
+            return False
+
+        await self.server.wait_for(touched, WAIT, f"shard {self.shard}'s heartbeat", poll=HEARTBEAT_POLL)
+
     @property
     def logs(self) -> list[Path]:
         return sorted(self.folder.glob(f"shard-{self.shard}-*.log"))
 
-    async def start(self) -> None:
+    async def start(self, computer_delay: float = 0.0) -> None:
+        """Start the process with its computers ``computer_delay`` seconds apart; return once its shard connected."""
         env = {key: value for key, value in os.environ.items() if key not in SETTINGS}
         env.update(
             DISCORD_TOKEN=TOKEN,
@@ -137,18 +160,25 @@ class ShardProcess:
             DISCORD_API_BASE=self.server.api_base,
             DISCORD_GATEWAY_URL=self.server.gateway_url,
             LOG_LEVEL="INFO",
-            # The fastest pace an admin may set: the test waits for each of the computers' moves in real time.
-            COMPUTER_DELAY="1",
+            COMPUTER_DELAY=str(computer_delay),
             SHARD_COUNT=str(SHARDS),
             SHARD_IDS=str(self.shard),
             HEALTH_FILE=str(self.health_file),
             DATA_DIR=str(self.data_dir),
         )
         self.runs += 1
+        self.started_at = time.time()
         identifies = self.server.gateway.identifies
         with (self.folder / f"shard-{self.shard}-{self.runs}.log").open("wb") as log:
             self.process = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "bot", env=env, cwd=self.folder, stdout=log, stderr=log, start_new_session=True
+                sys.executable,
+                "-m",
+                "tests.e2e.paced_bot",
+                env=env,
+                cwd=self.folder,
+                stdout=log,
+                stderr=log,
+                start_new_session=True,
             )
 
         def connected() -> bool:
@@ -190,14 +220,13 @@ async def processes(server: FakeDiscord, url: str, folder: Path, tables: Path) -
     (data_dir / "strategy").symlink_to(tables, target_is_directory=True)
     bots = [ShardProcess(server, url, shard, folder, data_dir) for shard in range(SHARDS)]
     try:
-        # One after the other: the first creates the schema, the second finds it current.
-        for bot in bots:
-            await bot.start()
+        # One after the other: the first creates the schema, the second finds it current. Shard 1 is killed later.
+        await bots[0].start()
+        await bots[1].start(computer_delay=KILL_MARGIN)
         yield bots
     finally:
-        for bot in bots:
-            if bot.process is not None and bot.process.returncode is None:
-                await bot.stop()
+        # Both at once, as ``docker compose stop`` stops its services.
+        await asyncio.gather(*(bot.stop() for bot in bots))
 
 
 async def answered(action: Any) -> None:
@@ -260,24 +289,31 @@ async def test_a_killed_shard_leaves_the_other_playing_and_resumes_its_games_onc
             await server.wait_for_commands(names=["kniffel"], timeout=START_TIMEOUT)
             # Games on both shards: Alice against Bob, and a person against an easy computer player.
             duels = [await open_game(server, table, alice, bob) for table in tables]
-            solos = [
-                await open_game(server, robot, person, opponents=1, level="easy")
-                for robot, person in zip(robots, (alice, bob), strict=True)
-            ]
+            solos = [await open_game(server, robots[0], alice, opponents=1, level="easy")]
             for table, duel in zip(tables, duels, strict=True):
                 await play_turn(server, duel, alice if turn_of(games.latest(table)) == str(alice.id) else bob)
-            # Bob's solo game on shard 1: wait for his turn (the computer may have rolled first), play it, and kill
-            # shard 1 at once, while its computer's first step is a pending deadline.
-            await until(server, games, robots[1], lambda s: turn_of(s) == str(bob.id), "Bob's turn")
-            await play_turn(server, solos[1], bob)
+            # Bob's solo game on shard 1, started last: kill shard 1 while its computer's first step is a pending
+            # deadline, at once if the computer won the roll-off, else right after Bob's first turn.
+            solos.append(await open_game(server, robots[1], bob, opponents=1, level="easy"))
+            if turn_of(games.latest(robots[1])) == str(bob.id):
+                await play_turn(server, solos[1], bob)
             await one.kill()
             frozen = games.latest(robots[1])
             computer = turn_of(frozen)
             assert frozen.status == "running" and computer.startswith("cpu-")
             assert frozen.deadline_at is not None
 
+            # A click in shard 1's guild reaches nobody while shard 1 is down (Discord shows "interaction failed").
+            waiting = alice if turn_of(games.latest(tables[1])) == str(alice.id) else bob
+            server.interaction_timeout = KILL_MARGIN
+            lost = await server.click_button(waiting, duels[1], label="Roll")
+            with pytest.raises(FakeDiscordError):
+                await lost.response(timeout=5)
+            server.interaction_timeout = 3.0
+            assert frozen.deadline_at < time.time(), "shard 1's computer step is overdue by now"
+
             # Shard 0 plays on: Alice's solo turn, then its computer's whole turn, fired by shard 0's deadlines
-            # after shard 1's overdue one; shard 0 must leave that one alone.
+            # while shard 1's is overdue; shard 0 must leave that one alone.
             await until(server, games, robots[0], lambda s: turn_of(s) == str(alice.id), "Alice's turn")
             await play_turn(server, solos[0], alice)
             await until(server, games, robots[0], lambda s: turn_of(s) == str(alice.id), "shard 0's computer turn")
@@ -285,13 +321,6 @@ async def test_a_killed_shard_leaves_the_other_playing_and_resumes_its_games_onc
             await play_turn(server, duels[0], alice if turn_of(duel_0) == str(alice.id) else bob)
             assert games.latest(tables[0]).version > duel_0.version
             assert games.latest(robots[1]) == frozen, "shard 0 touched a game of shard 1"
-            # A click in shard 1's guild reaches nobody while shard 1 is down (Discord shows "interaction failed").
-            waiting = alice if turn_of(games.latest(tables[1])) == str(alice.id) else bob
-            server.interaction_timeout = 1.0
-            lost = await server.click_button(waiting, duels[1], label="Roll")
-            with pytest.raises(FakeDiscordError):
-                await lost.response(timeout=5)
-            server.interaction_timeout = 3.0
 
             # Shard 1 restarts: its computer's overdue step fires (once), the rest of its turn follows.
             await one.start()
@@ -306,6 +335,8 @@ async def test_a_killed_shard_leaves_the_other_playing_and_resumes_its_games_onc
             await until(server, games, robots[1], lambda s: turn_of(s) == str(bob.id), "the computer's second turn")
             assert games.latest(robots[1]).state["turns"][computer] == frozen.state["turns"][computer] + 2
             assert all(bot.process and bot.process.returncode is None for bot in (zero, one))
+            for bot in (zero, one):
+                await bot.wait_for_heartbeat()
             assert zero.healthy() and one.healthy()
         assert zero.process is not None and zero.process.returncode == 0
         assert one.process is not None and one.process.returncode == 0
