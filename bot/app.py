@@ -336,6 +336,13 @@ class DiceBot(commands.AutoShardedBot):
         if hasattr(self, "service"):
             await self.service.on_channel_deleted(channel.id)
 
+    async def on_raw_thread_delete(self, payload: discord.RawThreadDeleteEvent) -> None:
+        """A thread was deleted, or the channel holding it (discord.py reports each thread it knew of then, as
+        Discord sends no THREAD_DELETE for those): a game in it is over, as in a deleted channel. The raw event,
+        since the thread need not be in discord.py's cache."""
+        if hasattr(self, "service"):
+            await self.service.on_channel_deleted(payload.thread_id)
+
     async def _on_app_command_error(
         self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError
     ) -> None:

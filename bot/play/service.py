@@ -627,8 +627,9 @@ class GameService(LiveBoards):
 
     @tracked
     async def on_channel_deleted(self, channel_id: int) -> None:
-        """A channel was deleted: its active game is abandoned (no result), since nobody can play it any more and
-        its timeouts would fire for ever. One read of the index of the channels' active games."""
+        """A channel or thread was deleted: its active game is abandoned (no result), since nobody can play it any
+        more and its timeouts would fire for ever. One read of the index of the channels' active games (a thread's
+        game is stored under the thread's id, its channel as Discord names it)."""
         try:
             found = await self._games.active_in_channel(channel_id)
         except StorageUnavailable as error:

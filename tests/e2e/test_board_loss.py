@@ -8,7 +8,7 @@ import logging
 import discord
 import pytest
 
-from bot.storage import ResultsRepository
+from bot.storage import GameRecord, ResultsRepository
 from fakediscord import Message, User
 from tests.e2e.board import controlled, live_board, settle
 from tests.e2e.conftest import Harness
@@ -129,16 +129,46 @@ async def test_a_game_whose_channel_is_deleted_is_abandoned(running: Harness, he
     assert record is not None and record.deadline_at is not None and h.bot is not None
     if heard:
         h.server.delete_channel(h.channel)
-        service = h.bot.service
-        await h.server.wait_for(lambda: service.cache.get(record.id) is None, what="the game to be over")
-        await settle(h)
+        await over(h, record)
     else:
         await h.stop_bot()
         h.server.delete_channel(h.channel)
         await h.start_bot()
         await h.advance(record.deadline_at - h.clock.now + 1)  # its edit answers 404 Unknown Channel
+    await abandoned(h, record)
+
+
+@pytest.mark.parametrize("deleted", ["thread", "parent"])
+async def test_a_game_whose_thread_is_deleted_is_abandoned(running: Harness, deleted: str) -> None:
+    """A game played in a thread went on timing out for ever once a moderator deleted the thread (THREAD_DELETE,
+    which discord.py reports as a raw thread deletion, not as a channel's) or the channel holding it (only a
+    CHANNEL_DELETE of the parent, for which discord.py reports the threads it knew as deleted)."""
+    h = running
+    parent = h.channel
+    h.channel = h.server.add_thread(parent, "dice night")
+    await h.start_game("kniffel", [h.alice, h.bob])
+    record = await h.record()
+    assert record is not None and record.channel_id == h.channel.id
+    if deleted == "thread":
+        h.server.delete_thread(h.channel)
+    else:
+        h.server.delete_channel(parent)
+    await over(h, record)
+    await abandoned(h, record)
+
+
+async def over(h: Harness, record: GameRecord) -> None:
+    """Wait until the bot no longer keeps the game in progress (it ended), and for it to be idle."""
     assert h.bot is not None
-    ended = await h.record()
+    service = h.bot.service
+    await h.server.wait_for(lambda: service.cache.get(record.id) is None, what=f"game {record.id} to be over")
+    await settle(h)
+
+
+async def abandoned(h: Harness, record: GameRecord) -> None:
+    """The game ended abandoned: no result counted, no deadline left to fire."""
+    assert h.bot is not None
+    ended = await h.bot.games.get(record.id)
     assert ended is not None and (ended.status, ended.deadline_at) == ("abandoned", None)
     assert await ResultsRepository(h.bot.db).for_game(record.id) == []
-    assert await h.bot.games.due(h.clock.now + 10**9) == []  # no timeout left to fire
+    assert record.id not in await h.bot.games.due(h.clock.now + 10**9)  # no timeout left to fire
