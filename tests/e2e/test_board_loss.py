@@ -172,3 +172,71 @@ async def abandoned(h: Harness, record: GameRecord) -> None:
     assert ended is not None and (ended.status, ended.deadline_at) == ("abandoned", None)
     assert await ResultsRepository(h.bot.db).for_game(record.id) == []
     assert record.id not in await h.bot.games.due(h.clock.now + 10**9)  # no timeout left to fire
+
+
+async def test_the_games_of_a_server_that_removes_the_bot_are_abandoned(running: Harness) -> None:
+    """Kicked from a server (GUILD_DELETE), the bot went on timing out its lobbies and games there for ever, each
+    timeout a save and an edit Discord refused (403 Missing Access): they end abandoned with no result, nothing is
+    tried there again, and another server's game goes on."""
+    h = running
+    first = h.channel
+    await h.start_game("kniffel", [h.alice, h.bob])
+    game = await h.record()
+    second = h.channel = h.server.add_channel(h.guild, "more dice")
+    await h.open_lobby("kniffel", h.carol)
+    lobby = await h.record()
+    h.channel = h.server.add_channel(h.server.add_guild("Elsewhere"), "games")
+    await h.start_game("kniffel", [h.alice, h.bob])
+    kept = await h.record()
+    assert game is not None and lobby is not None and kept is not None and kept.deadline_at is not None
+    sent = len(h.server.requests)
+    h.server.remove_bot(h.guild)
+    await over(h, game)  # the lobby is abandoned by the same event, which settling waits for
+    for record in (game, lobby):
+        await abandoned(h, record)
+    assert h.bot is not None
+    await h.advance(kept.deadline_at - h.clock.now + 1)  # the other server's timeout, and any left here
+    await h.bot.service.shown.repair()  # what the background task does every few seconds
+    there = [r.path for r in h.server.requests[sent:] if str(first.id) in r.path or str(second.id) in r.path]
+    assert there == [], "the bot still wrote to a server it was removed from"
+    going_on = await h.record()
+    assert going_on is not None and (going_on.status, going_on.version > kept.version) == ("running", True)
+
+
+async def test_a_server_outage_leaves_its_games_alone(running: Harness) -> None:
+    """A GUILD_DELETE marked unavailable is Discord losing the server for a while, not the bot's removal: its games
+    neither end nor change, and go on at their next deadline."""
+    h = running
+    await h.start_game("kniffel", [h.alice, h.bob])
+    record = await h.record()
+    assert record is not None and record.deadline_at is not None and h.bot is not None
+    timed_out = (await h.state()).current_player
+    bot = h.bot
+    h.server.guild_outage(h.guild)
+    await h.server.wait_for(lambda: getattr(bot.get_guild(h.guild.id), "unavailable", False), what="the outage")
+    await settle(h)
+    assert await h.record() == record
+    await h.advance(record.deadline_at - h.clock.now + 1)
+    going_on = await h.record()
+    assert going_on is not None and going_on.status == "running"
+    assert (await h.state(going_on)).current_player != timed_out
+
+
+async def test_a_server_that_removed_the_bot_while_it_was_away(running: Harness) -> None:
+    """Kicked while the bot was down, no GUILD_DELETE ever comes: the new session's READY simply no longer lists the
+    server. Its game is abandoned at once rather than timing out for ever against 403 Missing Access; the game of a
+    server that still lists the bot is kept."""
+    h = running
+    await h.start_game("kniffel", [h.alice, h.bob])
+    game = await h.record()
+    h.channel = h.server.add_channel(h.server.add_guild("Elsewhere"), "games")
+    await h.start_game("kniffel", [h.alice, h.bob])
+    kept = await h.record()
+    assert game is not None and kept is not None
+    await h.stop_bot()
+    h.server.remove_bot(h.guild)
+    await h.start_bot()
+    await settle(h)  # the session's start (READY) already reached the service, which settling waits for
+    await abandoned(h, game)
+    assert h.bot is not None
+    assert await h.bot.games.get(kept.id) == kept
