@@ -85,22 +85,27 @@ async def test_an_edit_that_finds_the_board_gone_posts_it_anew(running: Harness)
     assert len(h.server.find_requests("PATCH", rf"/messages/{record.message_id}$")) == 1  # no edit retried
 
 
+@pytest.mark.parametrize(("status", "code"), [(400, 50035), (403, 50001)], ids=["invalid", "missing_access"])
 async def test_an_edit_discord_refuses_for_good_is_not_retried(
-    running: Harness, caplog: pytest.LogCaptureFixture
+    running: Harness, caplog: pytest.LogCaptureFixture, status: int, code: int
 ) -> None:
-    """A 400 (the payload is invalid: Discord will never take it) was retried every few seconds, for ever."""
+    """A 400 (the payload is invalid: Discord will never take it) was retried every few seconds, for ever. A 403
+    Missing Access is refused alike and ends no game: it may be an admin hiding the channel from the bot, which
+    they can undo (a server that removed the bot is told by the gateway)."""
     h = running
     board = await h.start_game("kniffel", [h.alice, h.bob])
     record = await h.record()
     assert record is not None and record.deadline_at is not None and h.bot is not None
-    refused = h.server.inject_rest_error("PATCH", rf"/messages/{board.id}$", 400, code=50035, times=5)
+    refused = h.server.inject_rest_error("PATCH", rf"/messages/{board.id}$", status, code=code, times=5)
     caplog.set_level(logging.WARNING)
     await h.advance(record.deadline_at - h.clock.now + 1)  # the timeout's edit goes through the channel
     assert refused.hits == 1
     await h.bot.service.shown.repair()  # what the background task does every few seconds
     assert refused.hits == 1, "a refused edit was retried"
     logged = [r.getMessage() for r in caplog.records if str(board.id) in r.getMessage()]
-    assert len(logged) == 1 and f"game {record.id}" in logged[0] and "50035" in logged[0], logged
+    assert len(logged) == 1 and f"game {record.id}" in logged[0] and str(code) in logged[0], logged
+    going_on = await h.record()
+    assert going_on is not None and going_on.status == "running"
 
 
 async def test_a_board_discord_refuses_to_post_anew_is_not_tried_again(running: Harness) -> None:
