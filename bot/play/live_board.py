@@ -47,7 +47,8 @@ class LiveBoards:
 
         A failure worth retrying is shown again soon (``ShownVersions``), an edit Discord refuses for good is not
         (it was logged); an active game's board that is gone is posted anew, since otherwise nobody could click
-        until the timeouts ended the game, and an active game whose channel is gone is abandoned.
+        until the timeouts ended the game, and so is a finished game's final board that never showed
+        (``board.post_anew_when_gone``); an active game whose channel is gone is abandoned.
         """
         record = game.record
         if record.message_id is None:
@@ -58,7 +59,7 @@ class LiveBoards:
             return game
         if edit is Edit.RETRY:
             self.shown.missed(record)
-        if edit is Edit.GONE and record.active:
+        if edit is Edit.GONE and board.post_anew_when_gone(record):
             return await self._repost(spec, game)
         if edit is Edit.NO_CHANNEL and record.active:
             return await self._abandon_lost(game, f"its channel {record.channel_id} is gone")

@@ -12,6 +12,7 @@ from bot.storage import GameRecord, ResultsRepository
 from fakediscord import Message, User
 from tests.e2e.board import controlled, live_board, settle
 from tests.e2e.conftest import Harness
+from tests.e2e.dice import play_turn
 from tests.reliability.conftest import lobby as lobby_stored
 
 pytestmark = pytest.mark.timeout(120)
@@ -245,3 +246,29 @@ async def test_a_server_that_removed_the_bot_while_it_was_away(running: Harness)
     await abandoned(h, game)
     assert h.bot is not None
     assert await h.bot.games.get(kept.id) == kept
+
+
+async def test_final_scores_whose_board_is_gone_are_posted_anew_once(running: Harness) -> None:
+    """The board was deleted while the bot was away and the last turn then timed out: the final edit answered 404
+    Unknown Message and the final scores were never shown anywhere. They are posted anew, once: a moderator who
+    deletes the final scores after they were shown has the last word."""
+    h = running
+    board = await h.start_game("kniffel", [h.alice], rules="classic")
+    for _ in range(12):
+        await play_turn(h, board, chase=False)
+    record = await h.record()
+    assert record is not None and record.deadline_at is not None
+    await h.stop_bot()
+    h.server.delete_message(moderator(h), board)
+    await h.start_bot()
+    await h.advance(record.deadline_at - h.clock.now + 1)  # the last turn times out: the game is over
+    final = await reposted(h, record.id, board)
+    ended = await h.record()
+    assert ended is not None and (ended.status, ended.message_id) == ("finished", final.id)
+    assert final.button(label="Rematch") is not None and "Alice" in final.text
+    posts = len(h.server.find_requests("POST", r"^/channels/\d+/messages$"))
+    h.server.delete_message(moderator(h), final)
+    await settle(h)
+    assert h.bot is not None
+    await h.bot.service.shown.repair()  # what the background task does every few seconds
+    assert len(h.server.find_requests("POST", r"^/channels/\d+/messages$")) == posts, "posted again"
