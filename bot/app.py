@@ -336,6 +336,27 @@ class DiceBot(commands.AutoShardedBot):
         if hasattr(self, "service"):
             await self.service.on_channel_deleted(channel.id)
 
+    async def on_raw_thread_delete(self, payload: discord.RawThreadDeleteEvent) -> None:
+        """A thread was deleted, or the channel holding it (discord.py reports each thread it knew of then, as
+        Discord sends no THREAD_DELETE for those): a game in it is over, as in a deleted channel. The raw event,
+        since the thread need not be in discord.py's cache."""
+        if hasattr(self, "service"):
+            await self.service.on_channel_deleted(payload.thread_id)
+
+    async def on_guild_remove(self, guild: discord.Guild) -> None:
+        """The bot was removed from a server (kicked or banned, or the server deleted): its games are over. An outage
+        (a GUILD_DELETE marked unavailable) is reported by discord.py as ``on_guild_unavailable`` instead, and
+        changes no game."""
+        if hasattr(self, "service"):
+            await self.service.on_guild_removed(guild.id)
+
+    async def on_shard_ready(self, shard_id: int) -> None:
+        """A gateway session's READY listed every server of the shard: the games of a server missing from the list
+        are over, as it removed the bot while the bot was away (no GUILD_DELETE will come)."""
+        if hasattr(self, "service") and self.shard_count is not None:
+            listed = [guild.id for guild in self.guilds if guild.shard_id == shard_id]
+            await self.service.on_guilds_listed(shard_id, self.shard_count, listed)
+
     async def _on_app_command_error(
         self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError
     ) -> None:

@@ -47,6 +47,7 @@ DEFAULT_BOT_PERMISSIONS = DEFAULT_PERMISSIONS | MANAGE_MESSAGES
 # Channel types.
 GUILD_TEXT = 0
 DM = 1
+PUBLIC_THREAD = 11
 
 
 class Snowflakes:
@@ -142,7 +143,8 @@ class Role:
 
 @dataclass(eq=False)
 class Channel:
-    """A guild text channel, or a DM channel (``guild is None``, ``recipient`` set)."""
+    """A guild text channel, a public thread in one (``parent`` set), or a DM channel (``guild is None``,
+    ``recipient`` set)."""
 
     id: int
     name: str
@@ -152,6 +154,7 @@ class Channel:
     topic: str | None = None
     recipient: User | None = None
     last_message_id: int | None = None
+    parent: Channel | None = None
 
     @property
     def guild_id(self) -> int | None:
@@ -170,7 +173,7 @@ class Channel:
                 "recipients": [self.recipient.payload()] if self.recipient else [],
                 "flags": 0,
             }
-        return {
+        payload: dict[str, Any] = {
             "id": str(self.id),
             "type": self.type,
             "guild_id": str(self.guild_id),
@@ -178,17 +181,27 @@ class Channel:
             "position": self.position,
             "topic": self.topic,
             "nsfw": False,
-            "parent_id": None,
+            "parent_id": _opt_str(self.parent.id if self.parent is not None else None),
             "rate_limit_per_user": 0,
             "last_message_id": _opt_str(self.last_message_id),
             "permission_overwrites": [],
             "flags": 0,
         }
+        if self.type == PUBLIC_THREAD and self.guild is not None:
+            payload["owner_id"] = str(self.guild.owner_id)
+            payload["message_count"] = payload["member_count"] = 0
+            payload["thread_metadata"] = {
+                "archived": False,
+                "auto_archive_duration": 1440,
+                "archive_timestamp": iso_now(),
+                "locked": False,
+            }
+        return payload
 
 
 @dataclass(eq=False)
 class Guild:
-    """A guild with its roles, channels and members (member ids map to their extra role ids)."""
+    """A guild with its roles, channels, active threads and members (member ids map to their extra role ids)."""
 
     id: int
     name: str
@@ -196,6 +209,7 @@ class Guild:
     locale: str = "en-US"
     roles: list[Role] = field(default_factory=list)
     channels: list[Channel] = field(default_factory=list)
+    threads: list[Channel] = field(default_factory=list)
     members: dict[int, User] = field(default_factory=dict)
     member_roles: dict[int, list[int]] = field(default_factory=dict)
     joined_at: str = field(default_factory=iso_now)
@@ -272,7 +286,7 @@ class Guild:
             "member_count": len(self.members),
             "members": [self.member_payload(u) for u in self.members.values()],
             "channels": [c.payload() for c in self.channels],
-            "threads": [],
+            "threads": [t.payload() for t in self.threads],
             "presences": [],
             "voice_states": [],
             "stage_instances": [],

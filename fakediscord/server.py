@@ -176,6 +176,10 @@ class FakeDiscord:
         """A person, member of every guild; ``permissions`` (a bit set) are granted through a personal role."""
         return self.world.add_user(name, permissions=permissions, locale=locale)
 
+    def add_thread(self, channel: Channel, name: str) -> Channel:
+        """A public thread in the text channel ``channel`` (THREAD_CREATE); commands and messages work in it."""
+        return self.world.add_thread(channel, name)
+
     def dm_channel(self, user: User) -> Channel:
         """The DM channel between the bot and ``user``; slash commands can be invoked there too."""
         return self.world.dm_channel(user)
@@ -345,8 +349,20 @@ class FakeDiscord:
         self.world.bulk_delete(messages[0].channel, messages)
 
     def delete_channel(self, channel: Channel) -> None:
-        """A server admin deletes a text channel: CHANNEL_DELETE; its messages and routes are gone (10003)."""
+        """A server admin deletes a text channel: CHANNEL_DELETE; its messages, threads and routes are gone (10003)."""
         self.world.delete_channel(channel)
+
+    def delete_thread(self, thread: Channel) -> None:
+        """A moderator deletes a thread: THREAD_DELETE; its messages and routes are gone (10003)."""
+        self.world.delete_thread(thread)
+
+    def remove_bot(self, guild: Guild) -> None:
+        """An admin kicks the bot from ``guild``: GUILD_DELETE (no ``unavailable``), then 403 50001 on its channels."""
+        self.world.remove_bot(guild)
+
+    def guild_outage(self, guild: Guild) -> None:
+        """Discord's outage of ``guild``: GUILD_DELETE with ``unavailable: true``; nothing else changes."""
+        self.world.guild_outage(guild)
 
     def _check_can_delete(self, user: User, messages: list[Message], *, moderator: bool = False) -> None:
         for message in messages:

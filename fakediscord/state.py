@@ -26,6 +26,7 @@ from fakediscord.models import (
     DEFAULT_BOT_PERMISSIONS,
     DEFAULT_PERMISSIONS,
     DM,
+    PUBLIC_THREAD,
     Channel,
     Guild,
     Role,
@@ -185,6 +186,17 @@ class World:
         self.changes.notify()
         return channel
 
+    def add_thread(self, channel: Channel, name: str) -> Channel:
+        """A public thread in a guild text channel: a channel with a parent, announced as THREAD_CREATE."""
+        assert channel.guild is not None, "threads start in guild text channels"
+        assert channel.parent is None, "threads start in guild text channels, not in threads"
+        thread = Channel(self.snowflakes.next(), name, guild=channel.guild, type=PUBLIC_THREAD, parent=channel)
+        channel.guild.threads.append(thread)
+        self.channels[thread.id] = thread
+        self.emit("THREAD_CREATE", {**thread.payload(), "newly_created": True}, GUILDS)
+        self.changes.notify()
+        return thread
+
     def dm_channel(self, user: User) -> Channel:
         """The DM channel between the bot and ``user`` (created on first use, as Discord does)."""
         if user.id not in self._dms:
@@ -206,10 +218,15 @@ class World:
     # -- lookups for the REST layer -----------------------------------------------------------------------
 
     def channel(self, channel_id: int) -> Channel:
+        """A channel the bot may reach: one that is gone is Unknown Channel, one of a guild the bot left (kicked)
+        is Missing Access, as on Discord."""
         try:
-            return self.channels[channel_id]
+            channel = self.channels[channel_id]
         except KeyError:
             raise APIError.unknown_channel() from None
+        if channel.guild is not None and channel.guild.id not in self.guilds:
+            raise APIError.missing_access()
+        return channel
 
     def guild(self, guild_id: int) -> Guild:
         try:
@@ -287,15 +304,47 @@ class World:
         self.changes.notify()
 
     def delete_channel(self, channel: Channel) -> None:
-        """Delete a guild channel with its messages: CHANNEL_DELETE only (Discord sends no event per message), and
+        """Delete a guild channel with its threads and their messages: CHANNEL_DELETE only (Discord sends no event
+        per message or thread), and from then on every route naming any of them answers ``404 10003 Unknown
+        Channel``."""
+        guild = channel.guild
+        assert guild is not None, "only guild channels can be deleted"
+        assert channel.parent is None, "a thread is deleted with delete_thread"
+        guild.channels.remove(channel)
+        for thread in [t for t in guild.threads if t.parent is channel]:
+            self._forget_channel(thread)
+        self._forget_channel(channel)
+        self.emit("CHANNEL_DELETE", channel.payload(), GUILDS)
+        self.changes.notify()
+
+    def delete_thread(self, thread: Channel) -> None:
+        """Delete a thread with its messages: THREAD_DELETE (its id, guild, parent and type, as Discord sends it), and
         from then on every route naming it answers ``404 10003 Unknown Channel``."""
-        assert channel.guild is not None, "only guild channels can be deleted"
-        channel.guild.channels.remove(channel)
+        assert thread.guild is not None, "not a thread"
+        assert thread.parent is not None, "not a thread"
+        self._forget_channel(thread)
+        payload = {"id": str(thread.id), "guild_id": str(thread.guild.id), "parent_id": str(thread.parent.id)}
+        self.emit("THREAD_DELETE", {**payload, "type": thread.type}, GUILDS)
+        self.changes.notify()
+
+    def _forget_channel(self, channel: Channel) -> None:
+        if channel.guild is not None and channel in channel.guild.threads:
+            channel.guild.threads.remove(channel)
         del self.channels[channel.id]
         for message in self.messages.values():
             if message.channel is channel:
                 message.deleted = True
-        self.emit("CHANNEL_DELETE", channel.payload(), GUILDS)
+
+    def remove_bot(self, guild: Guild) -> None:
+        """The bot is kicked from ``guild``: GUILD_DELETE without ``unavailable``; from then on its channels answer
+        ``403 50001 Missing Access`` and a new session's READY no longer lists it."""
+        del self.guilds[guild.id]
+        self.emit("GUILD_DELETE", {"id": str(guild.id)}, GUILDS)
+        self.changes.notify()
+
+    def guild_outage(self, guild: Guild) -> None:
+        """Discord loses ``guild`` for a while: GUILD_DELETE with ``unavailable: true``; the bot is still in it."""
+        self.emit("GUILD_DELETE", {"id": str(guild.id), "unavailable": True}, GUILDS)
         self.changes.notify()
 
     def post_user_message(self, user: User, channel: Channel, content: str) -> Message:

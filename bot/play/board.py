@@ -62,6 +62,18 @@ def should_move(turn_started: bool, below: int | None) -> bool:
     return below >= (1 if turn_started else LOOK_BELOW)
 
 
+def post_anew_when_gone(record: GameRecord) -> bool:
+    """Whether a board an edit found deleted is posted anew: an active game's, since nobody could click otherwise,
+    and a finished game's that no next game has followed, since that edit was to show the final scores, which
+    nobody would ever see.
+
+    A finished board shown and then deleted stays deleted: nothing edits it again but a next game (which marks
+    ``NEXT_GAME`` first), and its deletion is not looked up (``active_with_board``), so a moderator who removes the
+    final scores has the last word.
+    """
+    return record.active or (record.status == "finished" and NEXT_GAME not in record.options)
+
+
 def from_old_board(record: GameRecord, origin: Origin) -> bool:
     """A public click in the game's own channel on one of its messages that is not the live board.
 

@@ -74,7 +74,8 @@ class LiveBoards:
 
         A failure worth retrying is shown again soon (``ShownVersions``), an edit Discord refuses for good is not
         (it was logged); an active game's board that is gone is posted anew, since otherwise nobody could click
-        until the timeouts ended the game, and an active game whose channel is gone is abandoned.
+        until the timeouts ended the game, and so is a finished game's final board that never showed
+        (``board.post_anew_when_gone``); an active game whose channel is gone is abandoned.
         """
         record = game.record
         if record.message_id is None:
@@ -85,23 +86,24 @@ class LiveBoards:
             return game
         if edit is Edit.RETRY:
             self.shown.missed(record)
-        if edit is Edit.GONE and record.active:
+        if edit is Edit.GONE and board.post_anew_when_gone(record):
             return await self._repost(spec, game)
         if edit is Edit.NO_CHANNEL and record.active:
-            return await self._abandon_lost(game)
+            return await self._abandon_lost(game, f"its channel {record.channel_id} is gone")
         return None
 
-    async def _abandon_lost(self, game: Game) -> Game:
-        """The game's channel was deleted: abandon it (no result), so its timeouts stop firing for a channel nobody
-        can see; the game as it now stands. A save that fails leaves it to the next deadline, whose edit finds the
-        channel gone again."""
+    async def _abandon_lost(self, game: Game, why: str) -> Game:
+        """The game's place in Discord is gone (``why``: its channel or thread deleted, the bot removed from the
+        server): abandon it (no result), so its timeouts stop firing where nobody can see them; the game as it now
+        stands. A save that fails leaves it to the next deadline, whose edit Discord refuses again (a channel that
+        is gone is found again; a server's removal is found again at the next gateway session's start)."""
         record = game.record
         try:
             abandoned = await self._save(transitions.channel_gone(game, self._clock()))
         except (StaleVersion, StorageUnavailable) as error:
-            log.warning("game %s: its channel is gone, but it could not be abandoned: %s", record.id, error)
+            log.warning("game %s: %s, but it could not be abandoned: %s", record.id, why, error)
             return game
-        log.info("game %s: its channel %s was deleted; abandoned", record.id, record.channel_id)
+        log.info("game %s: %s; abandoned", record.id, why)
         return abandoned
 
     async def _repost(self, spec: AnySpec, game: Game) -> Game | None:
@@ -114,7 +116,7 @@ class LiveBoards:
         record = game.record
         new_id = await self._channels.send(record, self.render(spec, game))
         if new_id is Edit.NO_CHANNEL:
-            return await self._abandon_lost(game)
+            return await self._abandon_lost(game, f"its channel {record.channel_id} is gone")
         if new_id is Edit.RETRY:
             self.shown.missed(record)
         if isinstance(new_id, Edit):

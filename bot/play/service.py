@@ -32,6 +32,7 @@ from bot.play.shown import ShownVersions
 from bot.play.spec import AnySpec
 from bot.play.tail import ChannelTail
 from bot.play.transitions import Actor, Game, Notice, Outcome, Refusal
+from bot.sharding import shard_of
 from bot.storage import (
     ChannelBusy,
     GameRecord,
@@ -646,19 +647,63 @@ class GameService(LiveBoards):
 
     @tracked
     async def on_channel_deleted(self, channel_id: int) -> None:
-        """A channel was deleted: its active game is abandoned (no result), since nobody can play it any more and
-        its timeouts would fire for ever. One read of the index of the channels' active games."""
+        """A channel or thread was deleted: its active game is abandoned (no result), since nobody can play it any
+        more and its timeouts would fire for ever. One read of the index of the channels' active games (a thread's
+        game is stored under the thread's id, its channel as Discord names it)."""
         try:
             found = await self._games.active_in_channel(channel_id)
         except StorageUnavailable as error:
             log.warning("could not look up the game of deleted channel %s: %s", channel_id, error)
             return
-        if found is None or found.kind not in self.specs:
+        if found is not None:
+            await self._abandon(found, f"its channel {channel_id} was deleted")
+
+    @tracked
+    async def on_guild_removed(self, guild_id: int) -> None:
+        """The bot was removed from a server (kicked, banned, the server deleted): every lobby and game there is
+        abandoned (no result), since the bot can neither show nor hear them any more and their timeouts would fire
+        for ever against Discord's refusals. Not for an outage (a GUILD_DELETE marked unavailable), after which the
+        games go on."""
+        await self._abandon_guild(guild_id)
+
+    @tracked
+    async def on_guilds_listed(self, shard_id: int, shard_count: int, guild_ids: Collection[int]) -> None:
+        """A gateway session of ``shard_id`` started and Discord listed every server of the shard (also those it
+        cannot reach now): a server with active games that is missing removed the bot while it was away, and no
+        GUILD_DELETE will ever tell, so its games are abandoned as in :meth:`on_guild_removed`.
+
+        Only the list tells a removal for sure: an edit refused with 403 Missing Access may as well be an admin
+        hiding the channel from the bot, which they can undo, so such a game keeps its state (``Edit.REFUSED``).
+        """
+        try:
+            found = await self._games.guilds_with_active_games()
+        except StorageUnavailable as error:
+            log.warning("could not look up the servers with active games of shard %s: %s", shard_id, error)
+            return
+        listed = set(guild_ids)
+        for guild_id in found:
+            if shard_of(guild_id, shard_count) == shard_id and guild_id not in listed:
+                await self._abandon_guild(guild_id)
+
+    async def _abandon_guild(self, guild_id: int) -> None:
+        """Abandon every active game of a server that removed the bot: one read of the index of their guilds."""
+        try:
+            found = await self._games.active_in_guild(guild_id)
+        except StorageUnavailable as error:
+            log.warning("could not look up the games of server %s, which removed the bot: %s", guild_id, error)
+            return
+        for record in found:
+            await self._abandon(record, f"the bot was removed from server {guild_id}")
+
+    async def _abandon(self, found: GameRecord, why: str) -> None:
+        """Abandon a game found active whose place in Discord is gone, under its lock (a kept copy older than what
+        was found is read again; a game that ended meanwhile is left as it is)."""
+        if found.kind not in self.specs:
             return
         async with self._locks.hold(found.id), self.cache.dropped_on_failure(found.id):
             game = await self._load(found.id, stale=lambda kept: kept.record.version < found.version)
             if game is not None and game.record.active:
-                await self._abandon_lost(game)
+                await self._abandon_lost(game, why)
 
     # ---------------------------------------------------------------- start-up
 

@@ -406,8 +406,9 @@ def end(game: Game, actor: Actor, now: float) -> Outcome:
 
 
 def channel_gone(game: Game, now: float) -> Outcome:
-    """The game's channel was deleted: nobody can play there any more, so the game is abandoned (nothing is counted)
-    rather than timing out turn after turn for ever. No notice: no channel is left to show it."""
+    """The game's place in Discord is gone (its channel or thread deleted, the bot removed from the server): nobody
+    can play there any more, so the game is abandoned (nothing is counted) rather than timing out turn after turn for
+    ever. No notice: no channel is left to show it."""
     return _closed(game, now)
 
 

@@ -245,6 +245,27 @@ class GamesRepository:
         )
         return [_record(list(group)) for _, group in itertools.groupby(rows, key=lambda row: row[0])]
 
+    async def active_in_guild(self, guild_id: int) -> list[GameRecord]:
+        """The lobbies and running games of a guild (the bot was removed from it), in one read of the partial index
+        ``games_active_guild``."""
+        rows = await self._db.fetch_all(
+            f"{_SELECT_GAME} WHERE g.guild_id = ? AND g.status IN ('lobby', 'running') ORDER BY g.id, s.seat",
+            (guild_id,),
+        )
+        return [_record(list(group)) for _, group in itertools.groupby(rows, key=lambda row: row[0])]
+
+    async def guilds_with_active_games(self) -> list[int]:
+        """The guilds (of this process's shards) with a lobby or a running game, from the partial index
+        ``games_active_guild`` alone: compared at each gateway session's start with the guilds Discord lists, it
+        finds the servers that removed the bot while it was away."""
+        owned, params = self._owned()
+        rows = await self._db.fetch_all(
+            "SELECT DISTINCT guild_id FROM games WHERE guild_id IS NOT NULL AND status IN ('lobby', 'running')"
+            f"{owned} ORDER BY guild_id",
+            params,
+        )
+        return [row[0] for row in rows]
+
     async def save(
         self,
         game: GameRecord,

@@ -8,10 +8,11 @@ import logging
 import discord
 import pytest
 
-from bot.storage import ResultsRepository, StorageUnavailable
+from bot.storage import GameRecord, ResultsRepository, StorageUnavailable
 from fakediscord import Message, User
 from tests.e2e.board import controlled, live_board, settle
 from tests.e2e.conftest import Harness
+from tests.e2e.dice import play_turn
 from tests.reliability.conftest import lobby as lobby_stored
 
 pytestmark = pytest.mark.timeout(120)
@@ -85,22 +86,27 @@ async def test_an_edit_that_finds_the_board_gone_posts_it_anew(running: Harness)
     assert len(h.server.find_requests("PATCH", rf"/messages/{record.message_id}$")) == 1  # no edit retried
 
 
+@pytest.mark.parametrize(("status", "code"), [(400, 50035), (403, 50001)], ids=["invalid", "missing_access"])
 async def test_an_edit_discord_refuses_for_good_is_not_retried(
-    running: Harness, caplog: pytest.LogCaptureFixture
+    running: Harness, caplog: pytest.LogCaptureFixture, status: int, code: int
 ) -> None:
-    """A 400 (the payload is invalid: Discord will never take it) was retried every few seconds, for ever."""
+    """A 400 (the payload is invalid: Discord will never take it) was retried every few seconds, for ever. A 403
+    Missing Access is refused alike and ends no game: it may be an admin hiding the channel from the bot, which
+    they can undo (a server that removed the bot is told by the gateway)."""
     h = running
     board = await h.start_game("kniffel", [h.alice, h.bob])
     record = await h.record()
     assert record is not None and record.deadline_at is not None and h.bot is not None
-    refused = h.server.inject_rest_error("PATCH", rf"/messages/{board.id}$", 400, code=50035, times=5)
+    refused = h.server.inject_rest_error("PATCH", rf"/messages/{board.id}$", status, code=code, times=5)
     caplog.set_level(logging.WARNING)
     await h.advance(record.deadline_at - h.clock.now + 1)  # the timeout's edit goes through the channel
     assert refused.hits == 1
     await h.bot.service.shown.repair()  # what the background task does every few seconds
     assert refused.hits == 1, "a refused edit was retried"
     logged = [r.getMessage() for r in caplog.records if str(board.id) in r.getMessage()]
-    assert len(logged) == 1 and f"game {record.id}" in logged[0] and "50035" in logged[0], logged
+    assert len(logged) == 1 and f"game {record.id}" in logged[0] and str(code) in logged[0], logged
+    going_on = await h.record()
+    assert going_on is not None and going_on.status == "running"
 
 
 async def test_a_board_discord_refuses_to_post_anew_is_not_tried_again(running: Harness) -> None:
@@ -129,16 +135,46 @@ async def test_a_game_whose_channel_is_deleted_is_abandoned(running: Harness, he
     assert record is not None and record.deadline_at is not None and h.bot is not None
     if heard:
         h.server.delete_channel(h.channel)
-        service = h.bot.service
-        await h.server.wait_for(lambda: service.cache.get(record.id) is None, what="the game to be over")
-        await settle(h)
+        await over(h, record)
     else:
         await h.stop_bot()
         h.server.delete_channel(h.channel)
         await h.start_bot()
         await h.advance(record.deadline_at - h.clock.now + 1)  # its edit answers 404 Unknown Channel
+    await abandoned(h, record)
+
+
+@pytest.mark.parametrize("deleted", ["thread", "parent"])
+async def test_a_game_whose_thread_is_deleted_is_abandoned(running: Harness, deleted: str) -> None:
+    """A game played in a thread went on timing out for ever once a moderator deleted the thread (THREAD_DELETE,
+    which discord.py reports as a raw thread deletion, not as a channel's) or the channel holding it (only a
+    CHANNEL_DELETE of the parent, for which discord.py reports the threads it knew as deleted)."""
+    h = running
+    parent = h.channel
+    h.channel = h.server.add_thread(parent, "dice night")
+    await h.start_game("kniffel", [h.alice, h.bob])
+    record = await h.record()
+    assert record is not None and record.channel_id == h.channel.id
+    if deleted == "thread":
+        h.server.delete_thread(h.channel)
+    else:
+        h.server.delete_channel(parent)
+    await over(h, record)
+    await abandoned(h, record)
+
+
+async def over(h: Harness, record: GameRecord) -> None:
+    """Wait until the bot no longer keeps the game in progress (it ended), and for it to be idle."""
     assert h.bot is not None
-    ended = await h.record()
+    service = h.bot.service
+    await h.server.wait_for(lambda: service.cache.get(record.id) is None, what=f"game {record.id} to be over")
+    await settle(h)
+
+
+async def abandoned(h: Harness, record: GameRecord) -> None:
+    """The game ended abandoned: no result counted, no deadline left to fire."""
+    assert h.bot is not None
+    ended = await h.bot.games.get(record.id)
     assert ended is not None and (ended.status, ended.deadline_at) == ("abandoned", None)
     assert await ResultsRepository(h.bot.db).for_game(record.id) == []
     assert await h.bot.games.due(h.clock.now + 10**9) == []  # no timeout left to fire
@@ -193,3 +229,99 @@ async def test_a_deleted_board_the_database_could_not_load_is_posted_anew_by_the
     await settle(h)
     await service.shown.repair()  # what the background task does every few seconds
     await reposted(h, record.id, board)
+
+    assert record.id not in await h.bot.games.due(h.clock.now + 10**9)  # no timeout left to fire
+
+
+async def test_the_games_of_a_server_that_removes_the_bot_are_abandoned(running: Harness) -> None:
+    """Kicked from a server (GUILD_DELETE), the bot went on timing out its lobbies and games there for ever, each
+    timeout a save and an edit Discord refused (403 Missing Access): they end abandoned with no result, nothing is
+    tried there again, and another server's game goes on."""
+    h = running
+    first = h.channel
+    await h.start_game("kniffel", [h.alice, h.bob])
+    game = await h.record()
+    second = h.channel = h.server.add_channel(h.guild, "more dice")
+    await h.open_lobby("kniffel", h.carol)
+    lobby = await h.record()
+    h.channel = h.server.add_channel(h.server.add_guild("Elsewhere"), "games")
+    await h.start_game("kniffel", [h.alice, h.bob])
+    kept = await h.record()
+    assert game is not None and lobby is not None and kept is not None and kept.deadline_at is not None
+    sent = len(h.server.requests)
+    h.server.remove_bot(h.guild)
+    await over(h, game)  # the lobby is abandoned by the same event, which settling waits for
+    for record in (game, lobby):
+        await abandoned(h, record)
+    assert h.bot is not None
+    await h.advance(kept.deadline_at - h.clock.now + 1)  # the other server's timeout, and any left here
+    await h.bot.service.shown.repair()  # what the background task does every few seconds
+    there = [r.path for r in h.server.requests[sent:] if str(first.id) in r.path or str(second.id) in r.path]
+    assert there == [], "the bot still wrote to a server it was removed from"
+    going_on = await h.record()
+    assert going_on is not None and (going_on.status, going_on.version > kept.version) == ("running", True)
+
+
+async def test_a_server_outage_leaves_its_games_alone(running: Harness) -> None:
+    """A GUILD_DELETE marked unavailable is Discord losing the server for a while, not the bot's removal: its games
+    neither end nor change, and go on at their next deadline."""
+    h = running
+    await h.start_game("kniffel", [h.alice, h.bob])
+    record = await h.record()
+    assert record is not None and record.deadline_at is not None and h.bot is not None
+    timed_out = (await h.state()).current_player
+    bot = h.bot
+    h.server.guild_outage(h.guild)
+    await h.server.wait_for(lambda: getattr(bot.get_guild(h.guild.id), "unavailable", False), what="the outage")
+    await settle(h)
+    assert await h.record() == record
+    await h.advance(record.deadline_at - h.clock.now + 1)
+    going_on = await h.record()
+    assert going_on is not None and going_on.status == "running"
+    assert (await h.state(going_on)).current_player != timed_out
+
+
+async def test_a_server_that_removed_the_bot_while_it_was_away(running: Harness) -> None:
+    """Kicked while the bot was down, no GUILD_DELETE ever comes: the new session's READY simply no longer lists the
+    server. Its game is abandoned at once rather than timing out for ever against 403 Missing Access; the game of a
+    server that still lists the bot is kept."""
+    h = running
+    await h.start_game("kniffel", [h.alice, h.bob])
+    game = await h.record()
+    h.channel = h.server.add_channel(h.server.add_guild("Elsewhere"), "games")
+    await h.start_game("kniffel", [h.alice, h.bob])
+    kept = await h.record()
+    assert game is not None and kept is not None
+    await h.stop_bot()
+    h.server.remove_bot(h.guild)
+    await h.start_bot()
+    await settle(h)  # the session's start (READY) already reached the service, which settling waits for
+    await abandoned(h, game)
+    assert h.bot is not None
+    assert await h.bot.games.get(kept.id) == kept
+
+
+async def test_final_scores_whose_board_is_gone_are_posted_anew_once(running: Harness) -> None:
+    """The board was deleted while the bot was away and the last turn then timed out: the final edit answered 404
+    Unknown Message and the final scores were never shown anywhere. They are posted anew, once: a moderator who
+    deletes the final scores after they were shown has the last word."""
+    h = running
+    board = await h.start_game("kniffel", [h.alice], rules="classic")
+    for _ in range(12):
+        await play_turn(h, board, chase=False)
+    record = await h.record()
+    assert record is not None and record.deadline_at is not None
+    await h.stop_bot()
+    h.server.delete_message(moderator(h), board)
+    await h.start_bot()
+    await h.advance(record.deadline_at - h.clock.now + 1)  # the last turn times out: the game is over
+    final = await reposted(h, record.id, board)
+    ended = await h.record()
+    assert ended is not None and (ended.status, ended.message_id) == ("finished", final.id)
+    assert final.button(label="Rematch") is not None and "Alice" in final.text
+    posts = len(h.server.find_requests("POST", r"^/channels/\d+/messages$"))
+    h.server.delete_message(moderator(h), final)
+    await settle(h)
+    assert h.bot is not None
+    await h.bot.service.shown.repair()  # what the background task does every few seconds
+    assert len(h.server.find_requests("POST", r"^/channels/\d+/messages$")) == posts, "posted again"

@@ -276,6 +276,43 @@ async def test_deleted_messages_and_channels_reach_the_gateway(
         assert (r.status, (await r.json())["code"]) == (404, 10003)
 
 
+async def test_threads_and_a_kick_reach_the_gateway(
+    world: tuple[FakeDiscord, Guild], http: aiohttp.ClientSession
+) -> None:
+    server, guild = world
+    channel = guild.channels[0]
+    kept, doomed = server.add_thread(channel, "kept"), server.add_thread(channel, "doomed")
+    client = await connect(http, server)
+    await client.recv()
+    await client.identify(intents=1)  # GUILDS
+    created = await client.recv()
+    threads = created["d"]["threads"]
+    assert [(t["id"], t["parent_id"], t["type"]) for t in threads] == [
+        (str(kept.id), str(channel.id), 11),
+        (str(doomed.id), str(channel.id), 11),
+    ]
+    server.delete_thread(doomed)
+    gone = await client.recv()
+    assert (gone["t"], gone["d"]) == (
+        "THREAD_DELETE",
+        {"id": str(doomed.id), "guild_id": str(guild.id), "parent_id": str(channel.id), "type": 11},
+    )
+    auth = {"Authorization": f"Bot {TOKEN}"}
+    async with http.get(f"{server.api_base}/channels/{doomed.id}/messages", headers=auth) as r:
+        assert (r.status, (await r.json())["code"]) == (404, 10003)
+    server.guild_outage(guild)
+    outage = await client.recv()
+    assert (outage["t"], outage["d"]) == ("GUILD_DELETE", {"id": str(guild.id), "unavailable": True})
+    async with http.get(f"{server.api_base}/channels/{kept.id}/messages", headers=auth) as r:
+        assert r.status == 200
+    server.remove_bot(guild)
+    kicked = await client.recv()
+    assert (kicked["t"], kicked["d"]) == ("GUILD_DELETE", {"id": str(guild.id)})
+    for place in (channel, kept):
+        async with http.get(f"{server.api_base}/channels/{place.id}/messages", headers=auth) as r:
+            assert (r.status, (await r.json())["code"]) == (403, 50001)
+
+
 async def test_an_injected_refusal_carries_discords_code(world: tuple[FakeDiscord, Guild], http: aiohttp.ClientSession):
     server, _ = world
     with pytest.raises(ValueError, match="error code"):

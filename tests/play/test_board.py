@@ -69,6 +69,16 @@ def test_an_old_click_points_to_the_live_board_the_channels_current_game_or_nowh
     assert board.pointer(game, game, "roll") == board.Pointer("play.board_moved", {"link": link})
 
 
+def test_a_gone_board_is_posted_anew_while_the_game_is_active_and_once_with_final_scores_nobody_saw() -> None:
+    running = started(ALICE, BOB).record
+    assert board.post_anew_when_gone(lobby(ALICE).record) and board.post_anew_when_gone(running)
+    finished = replace(running, status="finished")
+    assert board.post_anew_when_gone(finished)
+    followed = replace(finished, options={**finished.options, board.NEXT_GAME: 2})
+    assert not board.post_anew_when_gone(followed)  # a next game is on: its old scores stay where they were
+    assert not board.post_anew_when_gone(replace(running, status="abandoned"))
+
+
 def test_a_rematch_copies_the_options_but_not_what_the_old_game_recorded_and_invites_the_other_people() -> None:
     record = started(ALICE, COMPUTER, BOB).record
     record = replace(

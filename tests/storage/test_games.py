@@ -7,15 +7,18 @@ from pathlib import Path
 
 import pytest
 
+from bot.sharding import ShardScope
 from bot.storage import ChannelBusy, Database, GamesRepository, ResultRow, ResultsRepository, Seat, StaleVersion
 from bot.storage.database import bundled_migrations
 
 
-async def new_game(games: GamesRepository, channel_id: int = 10, deadline_at: float | None = None):
+async def new_game(
+    games: GamesRepository, channel_id: int = 10, deadline_at: float | None = None, guild_id: int | None = 1
+):
     return await games.create(
         kind="kniffel",
         variant="classic",
-        guild_id=1,
+        guild_id=guild_id,
         channel_id=channel_id,
         host=Seat.user(100, "Alice"),
         locale="en-US",
@@ -216,3 +219,27 @@ async def test_the_active_games_whose_board_was_deleted(db: Database) -> None:
     ]
     assert await games.active_with_board({800}) == []
     assert await games.active_with_board(set()) == []
+
+
+async def test_the_active_games_of_a_guild(db: Database) -> None:
+    games = GamesRepository(db)
+    running = await new_game(games, channel_id=10, guild_id=7)
+    finished = await new_game(games, channel_id=11, guild_id=7)
+    await games.save(replace(finished, status="finished"), before=finished)
+    lobby = await new_game(games, channel_id=12, guild_id=7)
+    elsewhere = await new_game(games, channel_id=13, guild_id=8)
+    await new_game(games, channel_id=14, guild_id=None)  # a direct message
+    found = await games.active_in_guild(7)
+    assert [(game.id, game.seats) for game in found] == [(running.id, running.seats), (lobby.id, lobby.seats)]
+    assert [game.id for game in await games.active_in_guild(8)] == [elsewhere.id]
+    assert await games.active_in_guild(9) == []
+    assert await games.guilds_with_active_games() == [7, 8]
+    await games.save(replace(elsewhere, status="abandoned"), before=elsewhere)
+    assert await games.guilds_with_active_games() == [7]
+
+
+async def test_the_guilds_with_active_games_of_a_shard(db: Database) -> None:
+    on_shard = {shard: (shard + 2) << 22 for shard in range(2)}  # guild ids Discord routes to shard 0 and 1 of 2
+    for shard, guild_id in on_shard.items():
+        await new_game(GamesRepository(db), channel_id=20 + shard, guild_id=guild_id)
+    assert await GamesRepository(db, ShardScope.of(2, [1])).guilds_with_active_games() == [on_shard[1]]
