@@ -177,59 +177,6 @@ async def abandoned(h: Harness, record: GameRecord) -> None:
     ended = await h.bot.games.get(record.id)
     assert ended is not None and (ended.status, ended.deadline_at) == ("abandoned", None)
     assert await ResultsRepository(h.bot.db).for_game(record.id) == []
-    assert await h.bot.games.due(h.clock.now + 10**9) == []  # no timeout left to fire
-
-
-async def test_a_board_deleted_as_often_as_it_appears_is_posted_anew_only_a_few_times(
-    running: Harness, caplog: pytest.LogCaptureFixture
-) -> None:
-    """A bot or rule deleting each board as it appears had it posted anew, and the player pinged, every time."""
-    h = running
-    caplog.set_level(logging.WARNING, logger="bot.play.service")
-    board = await h.start_game("kniffel", [h.alice, h.bob])
-    record = await h.record()
-    assert record is not None and record.deadline_at is not None and h.bot is not None
-    budget = h.bot.service.reposts.per_version
-    for _ in range(budget):
-        h.server.delete_message(moderator(h), board)
-        board = await reposted(h, record.id, board)
-    h.server.delete_message(moderator(h), board)
-    await h.server.wait_for(
-        lambda: any("deleted again" in r.getMessage() for r in caplog.records), what="the spent budget"
-    )
-    await settle(h)
-    assert controlled(h, record.id) == []
-    await h.advance(record.deadline_at - h.clock.now + 1)  # the timeout moves the game on; its edit finds no board
-    await reposted(h, record.id, board)
-
-
-async def test_a_deleted_board_the_database_could_not_load_is_posted_anew_by_the_repair(
-    running: Harness, caplog: pytest.LogCaptureFixture
-) -> None:
-    """The game's row could not be read after the deletion (the database out of reach): the error escaped as a
-    traceback and the board stayed gone until the next deadline."""
-    h = running
-    caplog.set_level(logging.WARNING, logger="bot.play.service")
-    board = await h.start_game("kniffel", [h.alice, h.bob])
-    record = await h.record()
-    assert record is not None and h.bot is not None
-    service = h.bot.service
-    service.cache.drop(record.id)  # read from the database, as after a restart
-    reads = service._games.get
-
-    async def unreachable(game_id: int) -> None:
-        service._games.get = reads  # type: ignore[method-assign]
-        raise StorageUnavailable("the database server is gone")
-
-    service._games.get = unreachable  # type: ignore[method-assign]
-    h.server.delete_message(moderator(h), board)
-    await h.server.wait_for(
-        lambda: any("posted anew later" in r.getMessage() for r in caplog.records), what="the failed read"
-    )
-    await settle(h)
-    await service.shown.repair()  # what the background task does every few seconds
-    await reposted(h, record.id, board)
-
     assert record.id not in await h.bot.games.due(h.clock.now + 10**9)  # no timeout left to fire
 
 
@@ -325,3 +272,54 @@ async def test_final_scores_whose_board_is_gone_are_posted_anew_once(running: Ha
     assert h.bot is not None
     await h.bot.service.shown.repair()  # what the background task does every few seconds
     assert len(h.server.find_requests("POST", r"^/channels/\d+/messages$")) == posts, "posted again"
+
+
+async def test_a_board_deleted_as_often_as_it_appears_is_posted_anew_only_a_few_times(
+    running: Harness, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A bot or rule deleting each board as it appears had it posted anew, and the player pinged, every time."""
+    h = running
+    caplog.set_level(logging.WARNING, logger="bot.play.service")
+    board = await h.start_game("kniffel", [h.alice, h.bob])
+    record = await h.record()
+    assert record is not None and record.deadline_at is not None and h.bot is not None
+    budget = h.bot.service.reposts.per_version
+    for _ in range(budget):
+        h.server.delete_message(moderator(h), board)
+        board = await reposted(h, record.id, board)
+    h.server.delete_message(moderator(h), board)
+    await h.server.wait_for(
+        lambda: any("deleted again" in r.getMessage() for r in caplog.records), what="the spent budget"
+    )
+    await settle(h)
+    assert controlled(h, record.id) == []
+    await h.advance(record.deadline_at - h.clock.now + 1)  # the timeout moves the game on; its edit finds no board
+    await reposted(h, record.id, board)
+
+
+async def test_a_deleted_board_the_database_could_not_load_is_posted_anew_by_the_repair(
+    running: Harness, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The game's row could not be read after the deletion (the database out of reach): the error escaped as a
+    traceback and the board stayed gone until the next deadline."""
+    h = running
+    caplog.set_level(logging.WARNING, logger="bot.play.service")
+    board = await h.start_game("kniffel", [h.alice, h.bob])
+    record = await h.record()
+    assert record is not None and h.bot is not None
+    service = h.bot.service
+    service.cache.drop(record.id)  # read from the database, as after a restart
+    reads = service._games.get
+
+    async def unreachable(game_id: int) -> None:
+        service._games.get = reads  # type: ignore[method-assign]
+        raise StorageUnavailable("the database server is gone")
+
+    service._games.get = unreachable  # type: ignore[method-assign]
+    h.server.delete_message(moderator(h), board)
+    await h.server.wait_for(
+        lambda: any("posted anew later" in r.getMessage() for r in caplog.records), what="the failed read"
+    )
+    await settle(h)
+    await service.shown.repair()  # what the background task does every few seconds
+    await reposted(h, record.id, board)
