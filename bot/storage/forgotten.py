@@ -3,16 +3,40 @@
 Forget-me cannot change such a game: its row and seats are the game service's, kept in its memory and written
 under the game's lock (in another process, with shards). It notes the seat in ``forgotten_seats`` instead
 (migration 0014), and the game's own save carries the request out when the game ends: a noted seat's result is
-skipped as it is inserted (a trigger), and :func:`settle` replaces the seat's name, drops the move history when
-no other person sat in the game (nobody else reviews it), and drops the notes.
+skipped as it is inserted (a trigger), and :func:`settle` replaces the seat's name, drops the game's stored news
+(its lines name the players), drops the move history when nobody is left to review it, and drops the notes.
 """
 
 from __future__ import annotations
 
-from bot.storage.backend import Transaction
+from bot.storage.backend import PerDialect, Transaction
 
 #: What a seat of an ended game shows instead of the name of a user who asked to be forgotten (no language).
 FORGOTTEN_NAME = "—"
+
+
+def nobody_reviews(game: str) -> str:
+    """SQL: the ended game ``game`` (a column or a parameter) has no seated person left who may review it, once
+    the forgotten seats' names are replaced.
+
+    The one rule for forget-me and for :func:`settle`, so the history's fate does not depend on whether the people
+    asked before or after the game ended: a person who asked to be forgotten reviews nothing.
+    """
+    return (
+        f"NOT EXISTS (SELECT 1 FROM game_seats AS reviewer WHERE reviewer.game_id = {game} "
+        f"AND reviewer.kind = 'user' AND reviewer.display_name != '{FORGOTTEN_NAME}')"
+    )
+
+
+def without_news(games: str) -> PerDialect:
+    """The statement dropping the stored news (``options.news``) of the games ``games`` selects: its lines name
+    the players, forgotten ones too, and a finished board is drawn again from it when the next game supersedes it.
+    """
+    where = f"WHERE id IN ({games})"
+    return PerDialect(
+        f"UPDATE games SET options = json_remove(options, '$.news') {where}",
+        f"UPDATE games SET options = (options::jsonb - 'news')::text {where}",
+    )
 
 
 def settle(tx: Transaction, game_id: int) -> None:
@@ -23,11 +47,10 @@ def settle(tx: Transaction, game_id: int) -> None:
         "AND player IN (SELECT player FROM forgotten_seats WHERE game_id = ?2)",
         (FORGOTTEN_NAME, game_id),
     )
+    tx.execute(without_news("SELECT game_id FROM forgotten_seats WHERE game_id = ?1"), (game_id,))
     tx.execute(
         "DELETE FROM game_moves WHERE game_id = ?1 "
-        "AND EXISTS (SELECT 1 FROM forgotten_seats WHERE game_id = ?1) "
-        "AND NOT EXISTS (SELECT 1 FROM game_seats AS s WHERE s.game_id = ?1 AND s.kind = 'user' "
-        "AND s.player NOT IN (SELECT player FROM forgotten_seats WHERE game_id = ?1))",
+        f"AND EXISTS (SELECT 1 FROM forgotten_seats WHERE game_id = ?1) AND {nobody_reviews('?1')}",
         (game_id,),
     )
     tx.execute("DELETE FROM forgotten_seats WHERE game_id = ?", (game_id,))

@@ -28,7 +28,7 @@ from bot.rankings import (
     Standing,
 )
 from bot.storage.backend import Conflict, Database, PerDialect, Row, Transaction, counter_value
-from bot.storage.forgotten import FORGOTTEN_NAME
+from bot.storage.forgotten import FORGOTTEN_NAME, nobody_reviews, without_news
 
 #: The standings scope of boards over every server (guild ids are snowflakes, never 0).
 GLOBAL_SCOPE = 0
@@ -37,6 +37,11 @@ GLOBAL_SCOPE = 0
 _SEATS_IN_PROGRESS = (
     "SELECT s.game_id, s.player FROM game_seats AS s JOIN games AS g ON g.id = s.game_id "
     "WHERE s.player = ?1 AND s.kind = 'user' AND g.status IN ('lobby', 'running')"
+)
+#: The ended games the user sat in (parameter 1: the player id).
+_ENDED_GAMES = (
+    "SELECT s.game_id FROM game_seats AS s JOIN games AS g ON g.id = s.game_id "
+    "WHERE s.player = ?1 AND s.kind = 'user' AND g.status IN ('finished', 'abandoned')"
 )
 
 
@@ -123,8 +128,9 @@ class StatsRepository:
         in every metric index per row. Removing the user's standings, counter totals and name first leaves the
         triggers only lookups that find nothing: about a third less time for a heavy player, with the write
         lock held (docs/benchmarks.md). The seats of finished and abandoned games stay (the other players'
-        games keep their shape) but lose the user's display name. The move history of an ended game goes when no
-        other person sat in it; with other people it stays, for their reviews (docs/RULES.md, privacy). Games in
+        games keep their shape) but lose the user's display name, and those games their stored news. The move
+        history of an ended game goes when no person who may review it is left (:func:`forgotten.nobody_reviews`);
+        with other people it stays, for their reviews (docs/RULES.md, privacy). Games in
         progress are the game service's: forget-me notes the user's seats (:mod:`bot.storage.forgotten`), and
         the save that ends such a game stores no result for them and replaces their name.
         """
@@ -148,20 +154,18 @@ class StatsRepository:
             )
             tx.execute(f"DELETE FROM standing_counters {derived}", (user_id,))
             tx.execute("DELETE FROM player_names WHERE user_id = ?", (user_id,))
-            # The move history of their ended games that nobody else reviews: each stored state holds their card.
-            tx.execute(
-                "DELETE FROM game_moves WHERE game_id IN (SELECT s.game_id FROM game_seats AS s "
-                "JOIN games AS g ON g.id = s.game_id WHERE s.player = ?1 AND s.kind = 'user' "
-                "AND g.status IN ('finished', 'abandoned') AND NOT EXISTS (SELECT 1 FROM game_seats AS o "
-                "WHERE o.game_id = s.game_id AND o.kind = 'user' AND o.player != ?1))",
-                (player,),
-            )
             deleted = tx.execute("DELETE FROM results WHERE user_id = ?", (user_id,))
             tx.execute(
                 "UPDATE game_seats SET display_name = ?1 WHERE player = ?2 AND kind = 'user' AND display_name != ?1 "
                 "AND EXISTS (SELECT 1 FROM games WHERE games.id = game_seats.game_id "
                 "AND status IN ('finished', 'abandoned'))",
                 (FORGOTTEN_NAME, player),
+            )
+            tx.execute(without_news(_ENDED_GAMES), (player,))
+            # The move history of their ended games that nobody else reviews: each stored state holds their card.
+            tx.execute(
+                f"DELETE FROM game_moves WHERE game_id IN ({_ENDED_GAMES}) AND {nobody_reviews('game_moves.game_id')}",
+                (player,),
             )
         return Forgotten(deleted.rowcount, noted.rowcount)
 

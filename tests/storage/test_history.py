@@ -143,3 +143,44 @@ async def test_moves_stored_before_the_history_became_a_rowid_table_are_kept(tmp
         assert await HistoryRepository(db).moves(game.id) == []
     finally:
         await db.close()
+
+
+@pytest.mark.parametrize("asked", ["after the end", "during the game"])
+async def test_the_history_goes_once_everyone_who_sat_asked_to_be_forgotten_whenever_they_asked(
+    db: Database, asked: str
+) -> None:
+    """Asked after the end, the first one's request kept the history for the other, who was forgotten too by then;
+    asked during the game, the end deleted it: the same people asked the same thing."""
+    games, history, stats = GamesRepository(db), HistoryRepository(db), StatsRepository(db)
+    game = await new_game(games, host=100)
+    game = replace(game, seats=(*game.seats, Seat.user(200, "Bob")))
+    running = await games.save(replace(game, status="running"), moves=[move("100", 0), move("200", 1)])
+    if asked == "during the game":
+        await stats.forget(100)
+        await stats.forget(200)
+        await games.save(replace(running, status="finished", finished_at=1.0), before=running)
+    else:
+        await games.save(replace(running, status="finished", finished_at=1.0), before=running)
+        await stats.forget(100)
+        assert len(await history.moves(game.id)) == 2  # Bob reviews it still
+        await stats.forget(200)
+    assert await history.moves(game.id) == []
+
+
+@pytest.mark.parametrize("asked", ["after the end", "during the game"])
+async def test_forget_me_drops_the_stored_news_that_names_the_players(db: Database, asked: str) -> None:
+    """The news of a game's last move ("Alice: 25 in Chance") is drawn again when the next game supersedes its
+    board: it showed the name the seat no longer has."""
+    games, stats = GamesRepository(db), StatsRepository(db)
+    game = await new_game(games, host=100)
+    game = replace(game, seats=(*game.seats, Seat.user(200, "Bob")))
+    running = await games.save(replace(game, status="running"))
+    news = {"target": 3, "news": ["Alice: 25 in Chance", "Alice wins"]}
+    if asked == "during the game":
+        await stats.forget(100)
+    await games.save(replace(running, status="finished", finished_at=1.0, options=news), before=running)
+    if asked == "after the end":
+        await stats.forget(100)
+    stored = await games.get(game.id)
+    assert stored is not None and stored.options == {"target": 3}
+    assert [seat.display_name for seat in stored.seats] == ["—", "Bob"]
