@@ -697,13 +697,20 @@ class GameService(LiveBoards):
 
     async def _abandon(self, found: GameRecord, why: str) -> None:
         """Abandon a game found active whose place in Discord is gone, under its lock (a kept copy older than what
-        was found is read again; a game that ended meanwhile is left as it is)."""
+        was found is read again; a game that ended meanwhile is left as it is).
+
+        A game the database could not read is left as it is, as when its abandoning save fails (``_abandon_lost``):
+        its next deadline's edit finds its channel gone, or the next gateway session the server missing.
+        """
         if found.kind not in self.specs:
             return
-        async with self._locks.hold(found.id), self.cache.dropped_on_failure(found.id):
-            game = await self._load(found.id, stale=lambda kept: kept.record.version < found.version)
-            if game is not None and game.record.active:
-                await self._abandon_lost(game, why)
+        try:
+            async with self._locks.hold(found.id), self.cache.dropped_on_failure(found.id):
+                game = await self._load(found.id, stale=lambda kept: kept.record.version < found.version)
+                if game is not None and game.record.active:
+                    await self._abandon_lost(game, why)
+        except StorageUnavailable as error:
+            log.warning("game %s: %s, but it could not be read to abandon it: %s", found.id, why, error)
 
     # ---------------------------------------------------------------- start-up
 

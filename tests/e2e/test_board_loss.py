@@ -8,6 +8,7 @@ import logging
 import discord
 import pytest
 
+from bot.play.service import GameService
 from bot.storage import GameRecord, ResultsRepository, StorageUnavailable
 from fakediscord import Message, User
 from tests.e2e.board import controlled, live_board, settle
@@ -22,6 +23,18 @@ MANAGE_MESSAGES = int(discord.Permissions(manage_messages=True).value)
 
 def moderator(h: Harness) -> User:
     return h.server.add_user("Mod", permissions=MANAGE_MESSAGES)
+
+
+def next_read_fails(service: GameService, game_id: int) -> None:
+    """The game is read from the database next (as after a restart), and that read finds the database out of reach."""
+    service.cache.drop(game_id)
+    reads = service._games.get
+
+    async def unreachable(game_id: int) -> None:
+        service._games.get = reads  # type: ignore[method-assign]
+        raise StorageUnavailable("the database server is gone")
+
+    service._games.get = unreachable  # type: ignore[method-assign]
 
 
 async def reposted(h: Harness, game_id: int, gone: Message) -> Message:
@@ -308,14 +321,7 @@ async def test_a_deleted_board_the_database_could_not_load_is_posted_anew_by_the
     record = await h.record()
     assert record is not None and h.bot is not None
     service = h.bot.service
-    service.cache.drop(record.id)  # read from the database, as after a restart
-    reads = service._games.get
-
-    async def unreachable(game_id: int) -> None:
-        service._games.get = reads  # type: ignore[method-assign]
-        raise StorageUnavailable("the database server is gone")
-
-    service._games.get = unreachable  # type: ignore[method-assign]
+    next_read_fails(service, record.id)
     h.server.delete_message(moderator(h), board)
     await h.server.wait_for(
         lambda: any("posted anew later" in r.getMessage() for r in caplog.records), what="the failed read"
@@ -323,3 +329,25 @@ async def test_a_deleted_board_the_database_could_not_load_is_posted_anew_by_the
     await settle(h)
     await service.shown.repair()  # what the background task does every few seconds
     await reposted(h, record.id, board)
+
+
+async def test_a_deleted_channels_game_the_database_could_not_read_ends_at_its_next_deadline(
+    running: Harness, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The game's row could not be read when the channel's deletion came (the database out of reach): the error
+    escaped the event handler as a traceback. It is logged, and the game's next deadline finds the channel gone."""
+    h = running
+    caplog.set_level(logging.WARNING, logger="bot.play.service")
+    await h.start_game("kniffel", [h.alice, h.bob])
+    record = await h.record()
+    assert record is not None and record.deadline_at is not None and h.bot is not None
+    next_read_fails(h.bot.service, record.id)
+    h.server.delete_channel(h.channel)
+    await h.server.wait_for(
+        lambda: any("could not be read to abandon it" in r.getMessage() for r in caplog.records),
+        what="the failed read",
+    )
+    await settle(h)
+    assert not [r for r in caplog.records if r.exc_info], "a traceback was logged"
+    await h.advance(record.deadline_at - h.clock.now + 1)  # its edit answers 404 Unknown Channel
+    await abandoned(h, record)
