@@ -243,7 +243,7 @@ class GamesRepository:
             "ORDER BY g.id, s.seat",
             tuple(message_ids),
         )
-        return [_record(list(group)) for _, group in itertools.groupby(rows, key=lambda row: row[0])]
+        return _records(rows)
 
     async def active_in_guild(self, guild_id: int) -> list[GameRecord]:
         """The lobbies and running games of a guild (the bot was removed from it), in one read of the partial index
@@ -252,7 +252,7 @@ class GamesRepository:
             f"{_SELECT_GAME} WHERE g.guild_id = ? AND g.status IN ('lobby', 'running') ORDER BY g.id, s.seat",
             (guild_id,),
         )
-        return [_record(list(group)) for _, group in itertools.groupby(rows, key=lambda row: row[0])]
+        return _records(rows)
 
     async def guilds_with_active_games(self) -> list[int]:
         """The guilds (of this process's shards) with a lobby or a running game, from the partial index
@@ -400,6 +400,11 @@ class GamesRepository:
             (now, *params),
         )
         return [row[0] for row in rows]
+
+
+def _records(rows: Sequence[Row]) -> list[GameRecord]:
+    """Several games from one read of ``_SELECT_GAME`` ordered by game id: one record per run of its rows."""
+    return [_record(list(group)) for _, group in itertools.groupby(rows, key=lambda row: row[0])]
 
 
 def _record(rows: Sequence[Row]) -> GameRecord:
