@@ -162,8 +162,6 @@ def run_playground(args: argparse.Namespace) -> int:
 
     # One line on the terminal, the URL: discord.py's connection chatter only when LOG_LEVEL asks for it.
     discord.utils.setup_logging(level=getattr(logging, launch.log_level or "WARNING"))
-    if launch.log_level is None:
-        logging.getLogger("discord.client").setLevel(logging.ERROR)  # "PyNaCl is not installed": no voice here
     playground = Playground(host=args.host, port=args.port)
     try:
         asyncio.run(serve_playground(playground))

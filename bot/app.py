@@ -74,6 +74,9 @@ class DiceBot(commands.AutoShardedBot):
         warm_strategy: bool = False,
         settle_heap: bool = False,
     ) -> None:
+        # The bot joins no voice channel: discord.py's one-time warnings that its voice libraries are missing
+        # would only tell an admin, at every start, of something the bot never uses.
+        discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False
         intents = discord.Intents.none()
         intents.guilds = True
         # New messages (never their content, a privileged intent) tell the service when the board scrolled away.
