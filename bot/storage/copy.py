@@ -37,7 +37,7 @@ COPIED: tuple[tuple[str, tuple[str, ...]], ...] = (
             "retired_message_id",
         ),
     ),
-    ("game_seats", ("game_id", "player", "kind", "seat", "display_name", "status", "timeouts")),
+    ("game_seats", ("game_id", "player", "kind", "seat", "display_name", "status", "timeouts", "forgotten")),
     (
         "results",
         (

@@ -28,7 +28,7 @@ from bot.rankings import (
     Standing,
 )
 from bot.storage.backend import Conflict, Database, PerDialect, Row, Transaction, counter_value
-from bot.storage.forgotten import FORGOTTEN_NAME, nobody_reviews, without_news
+from bot.storage.forgotten import FORGET_SEAT, FORGOTTEN_NAME, nobody_reviews, without_news
 
 #: The standings scope of boards over every server (guild ids are snowflakes, never 0).
 GLOBAL_SCOPE = 0
@@ -128,10 +128,10 @@ class StatsRepository:
         in every metric index per row. Removing the user's standings, counter totals and name first leaves the
         triggers only lookups that find nothing: about a third less time for a heavy player, with the write
         lock held (docs/benchmarks.md). The seats of finished and abandoned games stay (the other players'
-        games keep their shape) but lose the user's display name, and those games their stored news. The move
-        history of an ended game goes when no person who may review it is left (:func:`forgotten.nobody_reviews`);
-        with other people it stays, for their reviews (docs/RULES.md, privacy). Games in
-        progress are the game service's: forget-me notes the user's seats (:mod:`bot.storage.forgotten`), and
+        games keep their shape) but are marked forgotten and lose the user's display name, and those games their
+        stored news. The move history of an ended game goes when no person who may review it is left
+        (:func:`forgotten.nobody_reviews`); with other people it stays, for their reviews (docs/RULES.md, privacy).
+        Games in progress are the game service's: forget-me notes the user's seats (:mod:`bot.storage.forgotten`), and
         the save that ends such a game stores no result for them and replaces their name.
         """
         async with self._db.transaction() as tx:
@@ -156,7 +156,7 @@ class StatsRepository:
             tx.execute("DELETE FROM player_names WHERE user_id = ?", (user_id,))
             deleted = tx.execute("DELETE FROM results WHERE user_id = ?", (user_id,))
             tx.execute(
-                "UPDATE game_seats SET display_name = ?1 WHERE player = ?2 AND kind = 'user' AND display_name != ?1 "
+                f"UPDATE game_seats SET {FORGET_SEAT} WHERE player = ?2 AND kind = 'user' AND forgotten = 0 "
                 "AND EXISTS (SELECT 1 FROM games WHERE games.id = game_seats.game_id "
                 "AND status IN ('finished', 'abandoned'))",
                 (FORGOTTEN_NAME, player),

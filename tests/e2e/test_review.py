@@ -153,42 +153,43 @@ async def test_a_game_played_alone_and_forgotten_while_it_ran_keeps_neither_resu
     assert "No moves of this game are stored" in answer.text
 
 
-async def test_forget_me_during_a_game_with_another_person_leaves_them_its_review(harness: Harness) -> None:
+@pytest.mark.parametrize("name", ["Alice", FORGOTTEN_NAME])
+async def test_forget_me_during_a_game_with_another_person_leaves_them_its_review(harness: Harness, name: str) -> None:
     """Bob asks to be forgotten in the middle of a game with Alice: its end stores Alice's result alone and
-    Bob's seat without his name, and Alice reviews the whole game."""
+    Bob's seat without his name, and Alice reviews the whole game. Also when she calls herself "—", the name a
+    forgotten seat shows: a seat is forgotten by a mark of its own, not by its name."""
     h = harness
     await h.start_bot(("cogs.help", "cogs.tutto", "cogs.leaderboard"))
     assert h.bot is not None
+    alice = h.alice if name == h.alice.name else h.server.add_user(name)
     await store_finished_game(
         h.bot.games, {h.bob.id: 300}, kind="tutto", variant="standard", guild_id=h.guild.id, channel_id=1,
         finished_at=h.clock.now,
     )  # fmt: skip
     script = Script(["bonus_200", "stop", "bonus_400"], [5, 2, 3, 4, 6, 6, 1, 1, 1, 2, 3, 4])
-    game = await play(h, script, [h.alice, h.bob], target=1000)
-    await game.press(h.alice, "draw")
-    await game.press(h.alice, "roll")
-    await game.pick(h.alice, 5)
-    await game.press(h.alice, "stop")
+    game = await play(h, script, [alice, h.bob], target=1000)
+    await game.press(alice, "draw")
+    await game.press(alice, "roll")
+    await game.pick(alice, 5)
+    await game.press(alice, "stop")
     prompt = await (await h.command(h.bob, "forget-me")).message()
     await h.click(h.bob, prompt, "Delete my results")
     assert prompt.text == "Done: 1 stored game result was deleted."
     await game.press(h.bob, "draw")
     await h.wait_post("🛑 Bob drew Stop — turn over.")
-    await game.press(h.alice, "draw")
-    await game.press(h.alice, "roll")
-    await game.pick(h.alice, 1, 1, 1)
-    await game.press(h.alice, "stop")
-    await h.wait_post("🏆 Winner: Alice!")
+    await game.press(alice, "draw")
+    await game.press(alice, "roll")
+    await game.pick(alice, 1, 1, 1)
+    await game.press(alice, "stop")
+    await h.wait_post(f"🏆 Winner: {name}!")
 
     record = await h.record()
     assert record is not None and record.status == "finished"
-    assert [(row.user_id, row.display_name) for row in await h.bot.results.for_game(record.id)] == [
-        (h.alice.id, "Alice")
-    ]
+    assert [(row.user_id, row.display_name) for row in await h.bot.results.for_game(record.id)] == [(alice.id, name)]
     assert await h.bot.db.fetch_all("SELECT * FROM results WHERE user_id = ?", (h.bob.id,)) == []
     assert await h.bot.db.fetch_all("SELECT * FROM player_names WHERE user_id = ?", (h.bob.id,)) == []
-    assert [seat.display_name for seat in record.seats] == ["Alice", FORGOTTEN_NAME]
-    review = await review_message(h, await h.server.click_button(h.alice, game.message, label=REVIEW))
+    assert [seat.display_name for seat in record.seats] == [name, FORGOTTEN_NAME]
+    review = await review_message(h, await h.server.click_button(alice, game.message, label=REVIEW))
     assert "Decisions: **2**" in review.text
 
 

@@ -14,7 +14,9 @@ from bot.storage import (
     Database,
     GamesRepository,
     GuildSettingsRepository,
+    HistoryRepository,
     MetaRepository,
+    MoveRow,
     ResultRow,
     ResultsRepository,
     Seat,
@@ -22,6 +24,7 @@ from bot.storage import (
     copy,
 )
 from bot.storage.copy import migrate
+from bot.storage.forgotten import FORGOTTEN_NAME
 from tests.postgres import fresh_schema, server_url
 from tests.results import store_finished_game
 
@@ -152,6 +155,36 @@ async def test_names_postgresql_cannot_hold_are_copied_without_their_control_cha
                 "kniffel", "best", "all", 1, page=0, caller_id=10, now=NOW + 1
             )
             assert [line.display_name for line in board.rows] == ["Ann", "11"]
+        finally:
+            await new.close()
+
+
+async def test_a_forgotten_seat_stays_marked_and_a_person_named_like_one_keeps_the_history(tmp_path: Path) -> None:
+    """A seat is forgotten by its mark (migration 0017), not by its name: the copy keeps the marks, so Ben, who
+    calls himself "—", still has the game's history after Ann was forgotten, until he asks too."""
+    path = tmp_path / "old.sqlite3"
+    old = await Database.open(path)
+    try:
+        games = GamesRepository(old)
+        lobby = await games.create(
+            kind="kniffel", variant="kniffel", guild_id=1, channel_id=100, host=Seat.user(10, "Ann"),
+            locale="en-US", options={}, deadline_at=None, others=(Seat.user(11, FORGOTTEN_NAME),),
+        )  # fmt: skip
+        moves = [MoveRow(player, "player", "{}", "{}") for player in ("10", "11")]
+        await games.save(replace(lobby, status="finished", finished_at=NOW), before=lobby, moves=moves)
+        await StatsRepository(old).forget(10)
+    finally:
+        await old.close()
+    async with fresh_schema(server_url()) as url:
+        await migrate(f"sqlite:///{path}", url)
+        new = await Database.open(url)
+        try:
+            seats = await new.fetch_all("SELECT player, display_name, forgotten FROM game_seats ORDER BY seat")
+            assert [tuple(row) for row in seats] == [("10", FORGOTTEN_NAME, 1), ("11", FORGOTTEN_NAME, 0)]
+            history = HistoryRepository(new)
+            assert len(await history.moves(lobby.id)) == 2
+            await StatsRepository(new).forget(11)
+            assert await history.moves(lobby.id) == []
         finally:
             await new.close()
 

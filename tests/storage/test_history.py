@@ -16,9 +16,11 @@ from bot.storage import (
     Seat,
     StaleVersion,
     StatsRepository,
+    forgotten,
 )
-from bot.storage.backend import Conflict
+from bot.storage.backend import Conflict, postgres_url
 from bot.storage.database import bundled_migrations
+from bot.storage.forgotten import FORGOTTEN_NAME
 
 
 async def new_game(games: GamesRepository, channel_id: int = 10, host: int = 100):
@@ -184,3 +186,58 @@ async def test_forget_me_drops_the_stored_news_that_names_the_players(db: Databa
     stored = await games.get(game.id)
     assert stored is not None and stored.options == {"target": 3}
     assert [seat.display_name for seat in stored.seats] == ["—", "Bob"]
+
+
+@pytest.mark.parametrize("asked", ["after the end", "during the game"])
+async def test_a_person_named_like_a_forgotten_seat_keeps_the_history_and_review_when_the_other_is_forgotten(
+    db: Database, asked: str
+) -> None:
+    """A person may call themselves "—", the name a forgotten seat shows: forget-me tells a forgotten seat by a
+    mark of its own, so Bob (named "—") still reviews the game after Alice asked to be forgotten, and the game's
+    history goes only once he asks too."""
+    games, history, stats = GamesRepository(db), HistoryRepository(db), StatsRepository(db)
+    game = await new_game(games, host=100)
+    game = replace(game, seats=(*game.seats, Seat.user(200, FORGOTTEN_NAME)))
+    running = await games.save(replace(game, status="running"), moves=[move("100", 0), move("200", 1)])
+    if asked == "during the game":
+        await stats.forget(100)
+    await games.save(replace(running, status="finished", finished_at=1.0), before=running)
+    if asked == "after the end":
+        await stats.forget(100)
+    assert len(await history.moves(game.id)) == 2
+    assert [found.game_id for found in await history.finished_games("200", ["dice"])] == [game.id]
+    stored = await games.get(game.id)
+    assert stored is not None and [seat.display_name for seat in stored.seats] == [FORGOTTEN_NAME, FORGOTTEN_NAME]
+    await stats.forget(200)
+    assert await history.moves(game.id) == []
+
+
+async def test_the_migration_marks_the_seats_forget_me_blanked_before_it(
+    database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before migration 0017 a forgotten seat was told by its name alone: the people's seats named "—" of ended
+    games are marked (a person really named so then cannot be told apart); a game in progress and a computer are
+    left unmarked."""
+    dialect = "postgres" if postgres_url(database_url) else "sqlite"
+    monkeypatch.setattr(forgotten, "settle", lambda tx, game_id: None)  # today's game end writes the mark
+    old = await Database.open(database_url, [m for m in bundled_migrations(dialect) if m.version < 17])
+    try:
+        games = GamesRepository(old)
+        ended = await new_game(games, channel_id=10, host=100)
+        seats = (Seat.user(100, FORGOTTEN_NAME), Seat.user(200, "Bob"), Seat("cpu-easy-1", "—", kind="computer"))
+        await games.save(replace(ended, status="finished", finished_at=1.0, seats=seats))
+        running = await new_game(games, channel_id=11, host=300)
+        await games.save(replace(running, status="running", seats=(Seat.user(300, FORGOTTEN_NAME),)))
+    finally:
+        await old.close()
+    db = await Database.open(database_url)
+    try:
+        rows = await db.fetch_all("SELECT game_id, player, forgotten FROM game_seats ORDER BY game_id, seat")
+        assert [tuple(row) for row in rows] == [
+            (ended.id, "100", 1),
+            (ended.id, "200", 0),
+            (ended.id, "cpu-easy-1", 0),
+            (running.id, "300", 0),
+        ]
+    finally:
+        await db.close()
