@@ -1,5 +1,5 @@
-"""Post-game reviews end to end: the Review button and ``/kniffel review`` after a restart, and forget-me (also
-during a game).
+"""Post-game reviews end to end: the Review button and ``/kniffel review`` after a restart, the suggestions for its
+``game`` option, and forget-me (also during a game).
 
 A solo classic Kniffel game is played through the buttons with scripted dice: the first turn writes five sixes as
 Chance (a costly decision whose loss the test computes from the strategy's values), the rest is played by the
@@ -8,6 +8,7 @@ harness's simple chase. The bot is restarted before the review, so the review re
 
 from __future__ import annotations
 
+import datetime
 import json
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -149,6 +150,21 @@ async def test_the_review_button_after_a_restart_lists_the_scripted_games_regret
     assert other.ephemeral and "That is not a finished Kniffel game of yours." in other.text
     none = await (await h.command(h.alice, "dicepoker review")).message()
     assert "You have no finished games of Dice poker to review yet." in none.text
+
+
+async def test_typing_into_the_review_command_s_game_option_suggests_one_s_finished_games(bot: Harness) -> None:
+    """Discord asks the bot for the ``game`` option's choices as the person types (an autocomplete interaction)."""
+    h = bot
+    await finished_game(h)
+    record = await h.record()
+    assert record is not None and record.finished_at is not None
+    ended = datetime.datetime.fromtimestamp(record.finished_at, datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    game = {"name": f"#{record.id} · {ended}", "value": record.id}
+    for typed in ("", str(record.id)):
+        typing = await h.server.autocomplete(h.alice, h.channel, "kniffel review", "game", typed)
+        assert game in await typing.suggestions()
+    nothing_played = await h.server.autocomplete(h.bob, h.channel, "kniffel review", "game", "")
+    assert await nothing_played.suggestions() == []
 
 
 async def test_forget_me_deletes_the_move_history(bot: Harness) -> None:
