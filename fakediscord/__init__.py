@@ -26,12 +26,12 @@ Quick start::
 Main pieces (see README.md beside this file for the full API):
 
 - :class:`FakeDiscord` -- the server: world building (``add_guild``, ``add_channel``, ``add_user``), user
-  actions (``slash``, ``click``, ``click_button``, ``select``, ``submit_modal``, ``post_message``), reading
-  (``channel_messages``, ``visible_messages``, ``requests``), waiting (``wait_until_ready``,
-  ``wait_for_commands``, ``wait_for``) and disturbances (``inject_rest_error``, ``reconnect_gateway``,
-  ``invalidate_session``, ``drop_gateway``, ``advance_time``).
+  actions (``slash``, ``autocomplete``, ``click``, ``click_button``, ``select``, ``submit_modal``,
+  ``post_message``), reading (``channel_messages``, ``visible_messages``, ``requests``), waiting
+  (``wait_until_ready``, ``wait_for_commands``, ``wait_for``) and disturbances (``inject_rest_error``,
+  ``reconnect_gateway``, ``invalidate_session``, ``drop_gateway``, ``advance_time``).
 - :class:`InteractionHandle` -- one user action and the bot's answer: ``response()``, ``message()``,
-  ``followup()``, ``wait_failed()``, ``failed``, ``ephemeral_messages``, ``api_errors``.
+  ``followup()``, ``suggestions()``, ``wait_failed()``, ``failed``, ``ephemeral_messages``, ``api_errors``.
 - :class:`Message` -- a live message (edits apply in place) with ``content``, ``embeds``, ``components``,
   ``flags``, ``ephemeral``, ``text`` and ``button()`` / ``select()`` finders.
 """

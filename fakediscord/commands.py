@@ -3,7 +3,9 @@
 Commands exist for the fake users only once the bot has synced them, as on Discord. ``server.slash(...)`` goes
 through :meth:`CommandStore.build_invocation`, which refuses (in the test, with :class:`UnknownCommand` or
 :class:`InvalidInput`) anything the Discord client would not let a user send, so a bot is never handed an
-interaction for a command it did not register.
+interaction for a command it did not register. ``server.autocomplete(...)`` goes through
+:meth:`CommandStore.build_autocomplete`: the same command data while the user is still typing, with the option
+typed into marked ``focused``.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ MENTIONABLE = 9
 NUMBER = 10
 ATTACHMENT = 11
 CHAT_INPUT = 1
+#: The option types Discord lets a command ask autocomplete suggestions for.
+AUTOCOMPLETE_TYPES = (STRING, INTEGER, NUMBER)
 
 
 @dataclass
@@ -37,6 +41,14 @@ class Invocation:
     command: dict[str, Any]
     data: dict[str, Any]
     referenced: list[User | Role | Channel] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Focus:
+    """The option a user is typing into, and what they typed so far (always text, whatever the option's type)."""
+
+    option: str
+    typed: str
 
 
 class CommandStore:
@@ -113,6 +125,26 @@ class CommandStore:
 
         ``forged`` skips the checks of choices and ranges, as a hand-made request to the API would.
         """
+        return self._invocation(guild_id, path, values, forged=forged)
+
+    def build_autocomplete(self, guild_id: int | None, path: str, focus: Focus, values: dict[str, Any]) -> Invocation:
+        """APPLICATION_COMMAND_AUTOCOMPLETE interaction data: the user types ``focus.typed`` into ``focus.option``.
+
+        As Discord sends it: the options filled so far (``values``, type-checked; required ones may still be
+        missing) and the focused one with the raw text typed, a string even for a number. Only an option declared
+        with ``autocomplete`` asks the bot.
+        """
+        return self._invocation(guild_id, path, values, focus=focus)
+
+    def _invocation(
+        self,
+        guild_id: int | None,
+        path: str,
+        values: dict[str, Any],
+        *,
+        forged: bool = False,
+        focus: Focus | None = None,
+    ) -> Invocation:
         names = path.split()
         if not names:
             raise UnknownCommand("empty command path")
@@ -120,7 +152,7 @@ class CommandStore:
         if command is None:
             raise UnknownCommand(f"/{names[0]} is not synced; available: {self.names(guild_id)}")
         referenced: list[User | Role | Channel] = []
-        options = _build_options(command, names, 1, values, referenced, forged)
+        options = _build_options(command, names, 1, values, referenced, forged, focus)
         data: dict[str, Any] = {"id": command["id"], "name": command["name"], "type": CHAT_INPUT}
         if options:
             data["options"] = options
@@ -177,6 +209,7 @@ def _build_options(
     values: dict[str, Any],
     referenced: list[User | Role | Channel],
     forged: bool = False,
+    focus: Focus | None = None,
 ) -> list[dict[str, Any]]:
     declared: list[dict[str, Any]] = node.get("options") or []
     nested = [o for o in declared if o.get("type") in (SUB_COMMAND, SUB_COMMAND_GROUP)]
@@ -191,7 +224,7 @@ def _build_options(
             {
                 "name": child["name"],
                 "type": child["type"],
-                "options": _build_options(child, names, depth + 1, values, referenced, forged),
+                "options": _build_options(child, names, depth + 1, values, referenced, forged, focus),
             }
         ]
     if depth < len(names):
@@ -201,9 +234,9 @@ def _build_options(
     if unknown:
         raise InvalidInput(f"/{qualified} has no option(s) {unknown}; declared: {sorted(by_name)}")
     missing = [o["name"] for o in declared if o.get("required") and o["name"] not in values]
-    if missing:
+    if missing and focus is None:
         raise InvalidInput(f"/{qualified} is missing required option(s) {missing}")
-    return [
+    options = [
         {
             "name": name,
             "type": by_name[name]["type"],
@@ -211,6 +244,25 @@ def _build_options(
         }
         for name, value in values.items()
     ]
+    if focus is not None:
+        options.append(_focused(qualified, by_name, focus, values))
+    return options
+
+
+def _focused(
+    qualified: str, by_name: dict[str, dict[str, Any]], focus: Focus, values: dict[str, Any]
+) -> dict[str, Any]:
+    """The option being typed into, as an autocomplete interaction carries it; refused if it would not ask the bot."""
+    option = by_name.get(focus.option)
+    if option is None:
+        raise InvalidInput(f"/{qualified} has no option {focus.option!r}; declared: {sorted(by_name)}")
+    if focus.option in values:
+        raise InvalidInput(f"option {focus.option!r} is being typed into: give its text as typed, not as a value")
+    if option["type"] not in AUTOCOMPLETE_TYPES or not option.get("autocomplete"):
+        raise InvalidInput(f"option {focus.option!r} of /{qualified} has no autocomplete")
+    if not isinstance(focus.typed, str):
+        raise InvalidInput(f"option {focus.option!r} is typed into as text, got {focus.typed!r}")
+    return {"name": focus.option, "type": option["type"], "value": focus.typed, "focused": True}
 
 
 def _option_value(option: dict[str, Any], value: Any, referenced: list[User | Role | Channel]) -> Any:

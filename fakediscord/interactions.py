@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 # Interaction types.
 APPLICATION_COMMAND = 2
 MESSAGE_COMPONENT = 3
+APPLICATION_COMMAND_AUTOCOMPLETE = 4
 MODAL_SUBMIT = 5
 
 # Interaction callback types.
@@ -29,6 +30,7 @@ CHANNEL_MESSAGE_WITH_SOURCE = 4
 DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE = 5
 DEFERRED_UPDATE_MESSAGE = 6
 UPDATE_MESSAGE = 7
+APPLICATION_COMMAND_AUTOCOMPLETE_RESULT = 8
 MODAL = 9
 CALLBACK_NAMES = {
     PONG: "PONG",
@@ -36,6 +38,7 @@ CALLBACK_NAMES = {
     DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE: "DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE",
     DEFERRED_UPDATE_MESSAGE: "DEFERRED_UPDATE_MESSAGE",
     UPDATE_MESSAGE: "UPDATE_MESSAGE",
+    APPLICATION_COMMAND_AUTOCOMPLETE_RESULT: "APPLICATION_COMMAND_AUTOCOMPLETE_RESULT",
     MODAL: "MODAL",
 }
 
@@ -44,11 +47,11 @@ ATTACHMENT_SIZE_LIMIT = 10 * 1024 * 1024
 
 @dataclass(eq=False)
 class InteractionHandle:
-    """One user action (slash command, click, select, modal submit) and everything the bot did about it.
+    """One user action (slash command, autocomplete, click, select, modal submit) and everything the bot did about it.
 
     Read-only for tests: ``failed``, ``response_type``, ``original``, ``followups``, ``ephemeral_messages``,
-    ``modal`` and ``api_errors``; await :meth:`response`, :meth:`message`, :meth:`followup` or
-    :meth:`wait_failed` to synchronise with the bot without sleeping.
+    ``modal``, ``choices`` and ``api_errors``; await :meth:`response`, :meth:`message`, :meth:`followup`,
+    :meth:`suggestions` or :meth:`wait_failed` to synchronise with the bot without sleeping.
     """
 
     id: int
@@ -66,6 +69,8 @@ class InteractionHandle:
     original: Message | None = None
     followups: list[Message] = field(default_factory=list)
     modal: dict[str, Any] | None = None
+    #: The choices an autocomplete was answered with (callback type 8), as the bot sent them.
+    choices: list[dict[str, Any]] | None = None
     failure: str | None = None
     requests: list[RecordedRequest] = field(default_factory=list, repr=False)
     _edits_at_ack: int = 0
@@ -151,6 +156,18 @@ class InteractionHandle:
         self._raise_if_failed()
         return self.followups[index]
 
+    async def suggestions(self, timeout: float = 5.0) -> list[dict[str, Any]]:
+        """The choices the user sees under the option they type into, once the bot answered the autocomplete.
+
+        Raises :class:`InteractionFailed` if it was not answered in time (Discord shows "Loading options failed")
+        and :class:`FakeDiscordError` if it was answered with anything but choices.
+        """
+        await self.response(timeout)
+        if self.choices is None:
+            name = CALLBACK_NAMES.get(self.response_type or 0, self.response_type)
+            raise FakeDiscordError(f"{self.description} was answered with {name}, not with choices")
+        return self.choices
+
     async def wait_failed(self, timeout: float = 5.0) -> str:
         """Wait until the interaction fails and return why; ``TimeoutError`` if it does not."""
         await self.changes.wait_for(lambda: self.failed, timeout, f"{self.description} to fail", self.summary)
@@ -168,7 +185,7 @@ class InteractionHandle:
         return "\n".join(lines)
 
     def _final_message(self) -> Message | None:
-        if self.response_type in (MODAL, PONG):
+        if self.response_type in (MODAL, PONG, APPLICATION_COMMAND_AUTOCOMPLETE_RESULT):
             raise FakeDiscordError(f"{self.description} was answered with {CALLBACK_NAMES[self.response_type]}")
         original = self.original
         if original is None:

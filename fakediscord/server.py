@@ -14,6 +14,7 @@ from typing import Any, Self, TypeVar
 from aiohttp import web
 from aiohttp.web import AppRunner
 
+from fakediscord.commands import Focus
 from fakediscord.errors import FakeDiscordError, InvalidInput
 from fakediscord.faults import Fault, Faults
 from fakediscord.gateway import PRIVILEGED_INTENTS, Gateway, GatewayFrame
@@ -294,6 +295,18 @@ class FakeDiscord:
         """
         await self._require_bot(channel)
         return self.world.invoke_command(user, channel, command, options, forged=True)
+
+    async def autocomplete(
+        self, user: User, channel: Channel, command: str, option: str, typed: str, /, **options: Any
+    ) -> InteractionHandle:
+        """``user`` has typed ``typed`` into ``option`` of ``/command``, with the typed ``options`` filled so far.
+
+        Discord asks the bot for suggestions (an APPLICATION_COMMAND_AUTOCOMPLETE interaction); await the handle's
+        :meth:`~InteractionHandle.suggestions` for the choices the user sees. Raises :class:`UnknownCommand` /
+        :class:`InvalidInput` if Discord would not ask: an option without ``autocomplete``, a bad filled value.
+        """
+        await self._require_bot(channel)
+        return self.world.autocomplete(user, channel, command, Focus(option, typed), options)
 
     async def click(self, user: User, message: Message, custom_id: str) -> InteractionHandle:
         """``user`` clicks the button with ``custom_id`` on ``message``."""

@@ -19,7 +19,7 @@ from typing import Any
 
 from fakediscord import components as comps
 from fakediscord import interactions as ix
-from fakediscord.commands import CommandStore
+from fakediscord.commands import CommandStore, Focus, Invocation
 from fakediscord.errors import APIError, ComponentNotFound, InvalidInput, UnknownCommand
 from fakediscord.messages import CHAT_INPUT_COMMAND, DEFAULT, EPHEMERAL, IS_COMPONENTS_V2, LOADING, Attachment, Message
 from fakediscord.models import (
@@ -34,7 +34,7 @@ from fakediscord.models import (
     User,
     iso_now,
 )
-from fakediscord.validation import check_message, check_modal
+from fakediscord.validation import check_autocomplete, check_message, check_modal
 from fakediscord.waiting import Changes
 
 # Gateway intents an event needs (https://discord.com/developers/docs/events/gateway#gateway-intents).
@@ -399,6 +399,20 @@ class World:
         self, user: User, channel: Channel, path: str, values: dict[str, Any], *, forged: bool = False
     ) -> ix.InteractionHandle:
         invocation = self.commands.build_invocation(channel.guild_id, path, values, forged=forged)
+        data = self._command_data(user, channel, invocation)
+        return self._dispatch(ix.APPLICATION_COMMAND, user, channel, data, description=f"/{path}")
+
+    def autocomplete(
+        self, user: User, channel: Channel, path: str, focus: Focus, values: dict[str, Any]
+    ) -> ix.InteractionHandle:
+        """``user`` types into an option of ``/path``: Discord asks the bot for suggestions (interaction type 4)."""
+        invocation = self.commands.build_autocomplete(channel.guild_id, path, focus, values)
+        data = self._command_data(user, channel, invocation)
+        description = f"typing {focus.typed!r} into /{path} {focus.option}"
+        return self._dispatch(ix.APPLICATION_COMMAND_AUTOCOMPLETE, user, channel, data, description=description)
+
+    def _command_data(self, user: User, channel: Channel, invocation: Invocation) -> dict[str, Any]:
+        """The interaction data of a command ``user`` may use in ``channel`` (else :class:`UnknownCommand`)."""
         command = invocation.command
         guild = channel.guild
         required = command.get("default_member_permissions")
@@ -412,7 +426,7 @@ class World:
         data = invocation.data
         if invocation.referenced:
             data["resolved"] = ix.resolved_data(guild, user, invocation.referenced)
-        return self._dispatch(ix.APPLICATION_COMMAND, user, channel, data, description=f"/{path}")
+        return data
 
     def click(self, user: User, message: Message, custom_id: str) -> ix.InteractionHandle:
         self._check_can_use(user, message)
@@ -554,6 +568,8 @@ class World:
             allowed |= {ix.DEFERRED_UPDATE_MESSAGE, ix.UPDATE_MESSAGE}
         if handle.type != ix.MODAL_SUBMIT:
             allowed.add(ix.MODAL)
+        if handle.type == ix.APPLICATION_COMMAND_AUTOCOMPLETE:
+            allowed = {ix.APPLICATION_COMMAND_AUTOCOMPLETE_RESULT}  # suggestions only: no message, no modal
         if callback_type not in allowed:
             raise APIError.invalid_form_body(
                 {"type": {"_errors": [{"code": "INTERACTION_CALLBACK_TYPE_INVALID", "message": "Invalid type"}]}}
@@ -584,6 +600,9 @@ class World:
             original = self.edit_message(handle.source, data, uploads)
         elif callback_type == ix.DEFERRED_UPDATE_MESSAGE:
             original = handle.source
+        elif callback_type == ix.APPLICATION_COMMAND_AUTOCOMPLETE_RESULT:
+            check_autocomplete(data, _focused_type(handle.payload["data"]))
+            handle.choices = copy_json(data["choices"])
         else:
             check_modal(data)
             handle.modal = copy_json(data)
@@ -664,6 +683,17 @@ class World:
 
 def _has_body(data: dict[str, Any], uploads: list[Upload]) -> bool:
     return bool(data.get("content") or data.get("embeds") or data.get("components") or uploads or data.get("poll"))
+
+
+def _focused_type(data: dict[str, Any]) -> int:
+    """The type of the option an autocomplete interaction's ``data`` says the user is typing into."""
+    options: list[dict[str, Any]] = data.get("options") or []
+    while options:
+        focused = next((o for o in options if o.get("focused")), None)
+        if focused is not None:
+            return int(focused["type"])
+        options = next((o.get("options") or [] for o in options if "options" in o), [])
+    raise AssertionError(f"an autocomplete interaction without a focused option: {data}")
 
 
 def _message_intent(channel: Channel) -> int:

@@ -24,6 +24,10 @@ MAX_BUTTON_LABEL = 80
 MAX_SELECT_OPTIONS = 25
 MAX_OPTION_TEXT = 100
 MAX_PLACEHOLDER = 150
+MAX_CHOICES = 25
+MAX_CHOICE_TEXT = 100
+#: Integer and number option values (and their choices) lie within ±2^53, what a double holds exactly.
+MAX_OPTION_NUMBER = 2**53
 EMBED_LIMITS = {"title": 256, "description": 4096}
 COMMAND_NAME = re.compile(r"^[-_'\w]{1,32}$")
 
@@ -257,6 +261,48 @@ def check_modal(data: dict[str, Any], *, prefix: Path = ("data",)) -> None:
                 if item.get(key) is not None:
                     errors.max_length((*at, key), item[key], limit)
     errors.raise_if_any()
+
+
+def check_autocomplete(data: dict[str, Any], option_type: int, *, prefix: Path = ("data",)) -> None:
+    """Autocomplete result (callback type 8): at most 25 choices, each named 1..100 (and so every localized name)
+    with a value of the focused option's type: text of at most 100 for a string option, an integer for an
+    integer option, a number for a number option, within ±2^53.
+
+    A value of another type is refused, where Discord might coerce ``5`` to ``"5"``: a bot's choice must give
+    the option's own type back when the user picks it.
+    """
+    errors = FormErrors()
+    choices = data.get("choices")
+    if not isinstance(choices, list):
+        errors.required((*prefix, "choices"))
+        raise APIError.invalid_form_body(errors.tree)
+    errors.max_length((*prefix, "choices"), choices, MAX_CHOICES)
+    for i, choice in enumerate(choices):
+        at = (*prefix, "choices", i)
+        errors.bad_length((*at, "name"), choice.get("name"), 1, MAX_CHOICE_TEXT)
+        for locale, name in (choice.get("name_localizations") or {}).items():
+            errors.bad_length((*at, "name_localizations", locale), name, 1, MAX_CHOICE_TEXT)
+        if "value" not in choice:
+            errors.required((*at, "value"))
+        else:
+            _validate_choice_value(choice["value"], option_type, errors, (*at, "value"))
+    errors.raise_if_any()
+
+
+def _validate_choice_value(value: Any, option_type: int, errors: FormErrors, path: Path) -> None:
+    if option_type == 3:  # STRING
+        if not isinstance(value, str):
+            errors.add(path, "STRING_TYPE_CONVERT", f"Could not interpret {value!r} as string.")
+        else:
+            errors.max_length(path, value, MAX_CHOICE_TEXT)
+        return
+    kind = int if option_type == 4 else int | float  # INTEGER, else NUMBER
+    if isinstance(value, bool) or not isinstance(value, kind):
+        errors.add(path, "NUMBER_TYPE_COERCE", f'Value "{value}" is not {"int" if option_type == 4 else "number"}.')
+    elif value > MAX_OPTION_NUMBER:
+        errors.add(path, "NUMBER_TYPE_MAX", f"Value should be less than or equal to {MAX_OPTION_NUMBER}.")
+    elif value < -MAX_OPTION_NUMBER:
+        errors.add(path, "NUMBER_TYPE_MIN", f"Value should be greater than or equal to {-MAX_OPTION_NUMBER}.")
 
 
 def check_commands(commands: list[dict[str, Any]]) -> None:

@@ -115,3 +115,17 @@ def _headers(names: Sequence[str], width: int) -> list[str]:
 def shorten(text: str, limit: int) -> str:
     """Cut ``text`` to ``limit`` characters with an ellipsis, for Discord's field limits."""
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def shorten_words(text: str, limit: int) -> str:
+    """Cut ``text`` to ``limit`` characters with an ellipsis after its last whole word that fits, for a label.
+
+    A label cut mid-word ("Full House, F…") shows a fragment that reads as something else. Words end at ASCII
+    spaces only: a no-break space binds a number's groups ("1 234" in Polish) or a figure to its unit. A text
+    with no word ending in reach is cut where the limit falls.
+    """
+    if len(text) <= limit:
+        return text
+    space = text.rfind(" ", 0, limit)  # a space right at the cut (limit - 1) means the text up to it is whole words
+    words = text[:space].rstrip(" ") if space > 0 else ""
+    return (words or text[: limit - 1]) + "…"

@@ -19,7 +19,7 @@ from typing import Any, Generic, Literal, NamedTuple, Protocol, TypeVar
 
 import discord
 
-from bot.ui.common import shorten
+from bot.ui.common import shorten, shorten_words
 
 PREFIX = "g"
 CUSTOM_ID = re.compile(rf"{PREFIX}:(?P<game>\d+):(?P<action>[a-z_]+):(?P<arg>[A-Za-z0-9_.\-]*):(?P<stamp>\d+)")
@@ -211,8 +211,13 @@ class Layout:
         *,
         disabled: bool = False,
     ) -> Layout:
-        """A single-choice select; ``options`` are (label, value, description) triples, at most 25."""
-        choices = tuple((label[:100], value, description or None) for label, value, description in options)
+        """A single-choice select; ``options`` are (label, value, description) triples, at most 25.
+
+        A label over Discord's 100 characters ends after its last whole word that fits, with "…".
+        """
+        choices = tuple(
+            (shorten_words(label, 100), value, description or None) for label, value, description in options
+        )
         self._items.append(_Select(row, placeholder[:150], component_id, choices, disabled))
         return self
 

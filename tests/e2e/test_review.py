@@ -1,5 +1,5 @@
-"""Post-game reviews end to end: the Review button and ``/kniffel review`` after a restart, and forget-me (also
-during a game).
+"""Post-game reviews end to end: the Review button and ``/kniffel review`` after a restart, the suggestions for its
+``game`` option, and forget-me (also during a game).
 
 A solo classic Kniffel game is played through the buttons with scripted dice: the first turn writes five sixes as
 Chance (a costly decision whose loss the test computes from the strategy's values), the rest is played by the
@@ -8,7 +8,9 @@ harness's simple chase. The bot is restarted before the review, so the review re
 
 from __future__ import annotations
 
+import datetime
 import json
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
@@ -18,15 +20,17 @@ from bot.engine import kniffel
 from bot.engine import tutto as tutto_engine
 from bot.storage.forgotten import FORGOTTEN_NAME
 from bot.strategy import tutto as tutto_strategy
-from fakediscord import Message
+from fakediscord import Message, User
 from tests.e2e.conftest import Harness
 from tests.e2e.dice import play_to_end
-from tests.e2e.test_tutto import Script, play
+from tests.e2e.test_tutto import Script, Table, play
 from tests.results import store_finished_game
 
 pytestmark = pytest.mark.timeout(240)
 
 REVIEW = "🔍 Review"
+#: Something a test does in the middle of a scripted game.
+Step = Callable[[], Awaitable[None]]
 
 
 @pytest.fixture
@@ -36,16 +40,46 @@ async def bot(harness: Harness, shared_tables: Path) -> Harness:
     return harness
 
 
-async def finished_game(h: Harness) -> Message:
-    """Alice's solo classic game: five sixes written as Chance first, then the chase to the end."""
+async def finished_game(h: Harness, after_the_first_turn: Step | None = None) -> Message:
+    """Alice's solo classic game: five sixes written as Chance first, then ``after_the_first_turn``, then the
+    chase to the end."""
     message = await h.start_game("kniffel", [h.alice], rules="classic")
     h.rng.script(6, 6, 6, 6, 6)
     await h.click(h.alice, message, "Roll")
     await (await h.server.select(h.alice, message, message.select().custom_id, ["chance"])).response()
+    if after_the_first_turn is not None:
+        await after_the_first_turn()
     await play_to_end(h, message, kniffel)
     record = await h.record()
     assert record is not None and record.status == "finished"
     return message
+
+
+async def alice_wins_at_tutto(h: Harness, after_her_first_turn: Step | None = None, alice: User | None = None) -> Table:
+    """Alice and Bob's scripted Tutto game to 1,000, which Alice (or ``alice``, under another name) wins in her
+    second turn.
+
+    Alice draws Bonus 200, rolls ⚄ ⚁ ⚂ ⚃ ⚅ ⚅, takes the ⚄ and stops (banking 50 where rolling on five dice is
+    worth more); then ``after_her_first_turn`` runs; Bob draws Stop; Alice draws Bonus 400, takes three ⚀ and
+    stops. Two decisions of Alice's to review.
+    """
+    alice = alice or h.alice
+    script = Script(["bonus_200", "stop", "bonus_400"], [5, 2, 3, 4, 6, 6, 1, 1, 1, 2, 3, 4])
+    game = await play(h, script, [alice, h.bob], target=1000)
+    await game.press(alice, "draw")
+    await game.press(alice, "roll")
+    await game.pick(alice, 5)
+    await game.press(alice, "stop")
+    if after_her_first_turn is not None:
+        await after_her_first_turn()
+    await game.press(h.bob, "draw")
+    await h.wait_post("🛑 Bob drew Stop — turn over.")
+    await game.press(alice, "draw")
+    await game.press(alice, "roll")
+    await game.pick(alice, 1, 1, 1)
+    await game.press(alice, "stop")
+    await h.wait_post(f"🏆 Winner: {alice.name}!")
+    return game
 
 
 async def stored_moves(h: Harness) -> list[tuple[str, dict[str, object], str]]:
@@ -120,6 +154,21 @@ async def test_the_review_button_after_a_restart_lists_the_scripted_games_regret
     assert "You have no finished games of Dice poker to review yet." in none.text
 
 
+async def test_typing_into_the_review_command_s_game_option_suggests_one_s_finished_games(bot: Harness) -> None:
+    """Discord asks the bot for the ``game`` option's choices as the person types (an autocomplete interaction)."""
+    h = bot
+    await finished_game(h)
+    record = await h.record()
+    assert record is not None and record.finished_at is not None
+    ended = datetime.datetime.fromtimestamp(record.finished_at, datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    game = {"name": f"#{record.id} · {ended}", "value": record.id}
+    for typed in ("", str(record.id)):
+        typing = await h.server.autocomplete(h.alice, h.channel, "kniffel review", "game", typed)
+        assert game in await typing.suggestions()
+    nothing_played = await h.server.autocomplete(h.bob, h.channel, "kniffel review", "game", "")
+    assert await nothing_played.suggestions() == []
+
+
 async def test_forget_me_deletes_the_move_history(bot: Harness) -> None:
     h = bot
     message = await finished_game(h)
@@ -135,18 +184,18 @@ async def test_a_game_played_alone_and_forgotten_while_it_ran_keeps_neither_resu
     """forget-me leaves a game in progress to the game: its end stores no result for the person and, with
     nobody else to review it, drops its history."""
     h = bot
-    message = await h.start_game("kniffel", [h.alice], rules="classic")
-    await h.click(h.alice, message, "Roll")
-    await (await h.server.select(h.alice, message, message.select().custom_id, ["chance"])).response()
-    # No stored result yet: forget-me still has the game's result to refuse.
-    prompt = await (await h.command(h.alice, "forget-me")).message()
-    assert prompt.text.startswith("You have no stored game results. Confirm, and the game you are playing now")
-    await h.click(h.alice, prompt, "Delete my results")
-    assert prompt.text == "Done: the game you are playing now stores no result of yours."
-    assert len(await stored_moves(h)) == 2, "the game in progress keeps its history"
-    await play_to_end(h, message, kniffel)
+
+    async def forget_alice() -> None:
+        # No stored result yet: forget-me still has the game's result to refuse.
+        prompt = await (await h.command(h.alice, "forget-me")).message()
+        assert prompt.text.startswith("You have no stored game results. Confirm, and the game you are playing now")
+        await h.click(h.alice, prompt, "Delete my results")
+        assert prompt.text == "Done: the game you are playing now stores no result of yours."
+        assert len(await stored_moves(h)) == 2, "the game in progress keeps its history"
+
+    message = await finished_game(h, after_the_first_turn=forget_alice)
     record = await h.record()
-    assert record is not None and record.status == "finished" and h.bot is not None
+    assert record is not None and h.bot is not None
     assert await h.bot.results.for_game(record.id) == []
     assert await stored_moves(h) == []
     answer = await (await h.server.click_button(h.alice, message, label=REVIEW)).message(timeout=10)
@@ -166,22 +215,13 @@ async def test_forget_me_during_a_game_with_another_person_leaves_them_its_revie
         h.bot.games, {h.bob.id: 300}, kind="tutto", variant="standard", guild_id=h.guild.id, channel_id=1,
         finished_at=h.clock.now,
     )  # fmt: skip
-    script = Script(["bonus_200", "stop", "bonus_400"], [5, 2, 3, 4, 6, 6, 1, 1, 1, 2, 3, 4])
-    game = await play(h, script, [alice, h.bob], target=1000)
-    await game.press(alice, "draw")
-    await game.press(alice, "roll")
-    await game.pick(alice, 5)
-    await game.press(alice, "stop")
-    prompt = await (await h.command(h.bob, "forget-me")).message()
-    await h.click(h.bob, prompt, "Delete my results")
-    assert prompt.text == "Done: 1 stored game result was deleted."
-    await game.press(h.bob, "draw")
-    await h.wait_post("🛑 Bob drew Stop — turn over.")
-    await game.press(alice, "draw")
-    await game.press(alice, "roll")
-    await game.pick(alice, 1, 1, 1)
-    await game.press(alice, "stop")
-    await h.wait_post(f"🏆 Winner: {name}!")
+
+    async def forget_bob() -> None:
+        prompt = await (await h.command(h.bob, "forget-me")).message()
+        await h.click(h.bob, prompt, "Delete my results")
+        assert prompt.text == "Done: 1 stored game result was deleted."
+
+    game = await alice_wins_at_tutto(h, after_her_first_turn=forget_bob, alice=alice)
 
     record = await h.record()
     assert record is not None and record.status == "finished"
@@ -195,19 +235,7 @@ async def test_forget_me_during_a_game_with_another_person_leaves_them_its_revie
 
 async def test_a_tutto_review_values_each_selection_and_stop_as_one_plan(harness: Harness) -> None:
     h = harness
-    script = Script(["bonus_200", "stop", "bonus_400"], [5, 2, 3, 4, 6, 6, 1, 1, 1, 2, 3, 4])
-    game = await play(h, script, [h.alice, h.bob], target=1000)
-    await game.press(h.alice, "draw")
-    await game.press(h.alice, "roll")
-    await game.pick(h.alice, 5)
-    await game.press(h.alice, "stop")  # banks 50 where rolling on five dice is worth more
-    await game.press(h.bob, "draw")
-    await h.wait_post("🛑 Bob drew Stop — turn over.")
-    await game.press(h.alice, "draw")
-    await game.press(h.alice, "roll")
-    await game.pick(h.alice, 1, 1, 1)
-    await game.press(h.alice, "stop")
-    await h.wait_post("🏆 Winner: Alice!")
+    game = await alice_wins_at_tutto(h)
     assert h.bot is not None
     record = await h.record()
     assert record is not None

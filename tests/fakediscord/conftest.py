@@ -1,8 +1,8 @@
 """Fixtures for the fakediscord tests: a server with a small world, and a tiny real discord.py bot on it.
 
 The bot is deliberately not dicebot: it exercises each discord.py feature fakediscord must support (a command
-group with options, a DynamicItem button, a persistent select view, ephemeral replies, deferrals, modals,
-attachments, channel sends) in one small, readable place.
+group with options, an autocomplete, a DynamicItem button, a persistent select view, ephemeral replies, deferrals,
+modals, attachments, channel sends) in one small, readable place.
 """
 
 from __future__ import annotations
@@ -141,6 +141,17 @@ async def broken(interaction: discord.Interaction) -> None:
 @game.command(description="Challenge someone")
 async def challenge(interaction: discord.Interaction, opponent: discord.Member) -> None:
     await interaction.response.send_message(f"{interaction.user.display_name} challenges {opponent.display_name}")
+
+
+@game.command(description="Resume a saved game")
+async def resume(interaction: discord.Interaction, save: int) -> None:
+    await interaction.response.send_message(f"resuming save {save}")
+
+
+@resume.autocomplete("save")
+async def saves(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[int]]:
+    """The saves whose number starts with what was typed: Discord sends the text typed, even for an integer."""
+    return [app_commands.Choice(name=f"Save #{n}", value=n) for n in (1, 12, 20) if str(n).startswith(current)]
 
 
 @game.command(description="Ask for a name")

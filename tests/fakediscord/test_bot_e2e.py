@@ -110,6 +110,20 @@ async def test_user_option_is_resolved_to_a_member(scene: Scene, bot: StubBot) -
     assert str(scene.bob.id) in resolved["members"]
 
 
+async def test_autocomplete_suggestions_reach_the_user_and_a_pick_is_sent_typed(scene: Scene, bot: StubBot) -> None:
+    server = scene.server
+    typing = await server.autocomplete(scene.alice, scene.channel, "game resume", "save", "1")
+    assert await typing.suggestions() == [{"name": "Save #1", "value": 1}, {"name": "Save #12", "value": 12}]
+    assert typing.response_type == 8 and typing.messages == [] and server.channel_messages(scene.channel) == []
+    nothing_typed = await server.autocomplete(scene.alice, scene.channel, "game resume", "save", "")
+    assert [choice["value"] for choice in await nothing_typed.suggestions()] == [1, 12, 20]
+    assert await (await server.autocomplete(scene.alice, scene.channel, "game resume", "save", "3")).suggestions() == []
+    reply = await server.slash(scene.alice, scene.channel, "game resume", save=12)
+    assert (await reply.message()).content == "resuming save 12"
+    with pytest.raises(InvalidInput, match="has no autocomplete"):
+        await server.autocomplete(scene.alice, scene.channel, "game start", "rules", "c")
+
+
 async def test_modal_is_opened_and_submitted(scene: Scene, bot: StubBot) -> None:
     opened = await scene.server.slash(scene.alice, scene.channel, "game name")
     assert await opened.response() == 9

@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
-from fakediscord import APIError, UnknownCommand
+from fakediscord import APIError, InvalidInput, UnknownCommand
 from fakediscord import interactions as ix
+from fakediscord.commands import Focus
 from fakediscord.models import ADMINISTRATOR, DEFAULT_BOT_PERMISSIONS
 from fakediscord.state import Upload, World
 
@@ -33,6 +34,18 @@ SUB = {
             ],
         },
         {"name": "start", "description": "start", "type": 1, "options": []},
+    ],
+}
+
+
+#: A command with an option of each kind autocomplete concerns: fixed choices, an integer and a string typed into.
+FIND = {
+    "name": "find",
+    "description": "f",
+    "options": [
+        {"name": "kind", "description": "k", "type": 3, "required": True, "choices": [{"name": "A", "value": "a"}]},
+        {"name": "game", "description": "g", "type": 4, "autocomplete": True},
+        {"name": "word", "description": "w", "type": 3, "autocomplete": True, "max_length": 20},
     ],
 }
 
@@ -225,3 +238,92 @@ async def test_edits_keep_listed_attachments_and_add_new_files() -> None:
     assert [(a.filename, a.data) for a in message.attachments] == [("a.txt", b"a"), ("b.txt", b"b")]
     world.edit_message(message, {"attachments": []})
     assert message.attachments == []
+
+
+async def test_an_autocomplete_sends_the_text_typed_so_far_and_takes_only_choices() -> None:
+    world = make_world()
+    guild = world.add_guild("G")
+    channel = world.add_channel(guild, "c")
+    alice = world.add_user("Alice")
+    world.commands.overwrite(None, [FIND])
+    typing = world.autocomplete(alice, channel, "find", Focus("game", "12"), {})  # the required kind not yet filled
+    assert typing.type == ix.APPLICATION_COMMAND_AUTOCOMPLETE
+    assert typing.payload["data"]["options"] == [{"name": "game", "type": 4, "value": "12", "focused": True}]
+    filled = world.autocomplete(alice, channel, "find", Focus("word", ""), {"kind": "a", "game": 3})
+    assert filled.payload["data"]["options"] == [
+        {"name": "kind", "type": 3, "value": "a"},
+        {"name": "game", "type": 4, "value": 3},
+        {"name": "word", "type": 3, "value": "", "focused": True},
+    ]
+    for focus, values, refused in (
+        (Focus("kind", "a"), {}, "has no autocomplete"),
+        (Focus("nope", ""), {}, "has no option 'nope'"),
+        (Focus("game", "1"), {"game": 1}, "being typed into"),
+        (Focus("word", ""), {"kind": "b"}, "must be one of"),
+    ):
+        with pytest.raises(InvalidInput, match=refused):
+            world.autocomplete(alice, channel, "find", focus, values)
+
+    with pytest.raises(APIError) as caught:  # suggestions only: no message, no modal
+        world.respond(typing, {"type": 4, "data": {"content": "12?"}}, [])
+    assert caught.value.code == 50035 and "type" in (caught.value.errors or {})
+    assert not typing.acknowledged
+    choices = [{"name": "#12 · yesterday", "value": 12}, {"name": "#123", "value": 123}]
+    world.respond(typing, {"type": 8, "data": {"choices": choices}}, [])
+    assert await typing.suggestions() == choices
+    assert typing.response_type == 8 and typing.original is None
+    with pytest.raises(APIError) as caught:
+        world.respond(typing, {"type": 8, "data": {"choices": []}}, [])
+    assert caught.value.code == 40060
+
+    command = world.invoke_command(alice, channel, "find", {"kind": "a"})
+    with pytest.raises(APIError) as caught:  # choices answer an autocomplete only
+        world.respond(command, {"type": 8, "data": {"choices": []}}, [])
+    assert caught.value.code == 50035
+    world.cancel_timers()
+
+
+BAD_LENGTH = "BASE_TYPE_BAD_LENGTH"
+NO_GERMAN_NAME = {"name": "ok", "value": 1, "name_localizations": {"de": ""}}
+
+
+@pytest.mark.parametrize(
+    ("focus", "choices", "where", "code"),
+    [
+        ("game", [{"name": f"#{i}", "value": i} for i in range(26)], "choices", "BASE_TYPE_MAX_LENGTH"),
+        ("game", [{"name": "", "value": 1}], "choices.0.name", BAD_LENGTH),
+        ("game", [{"name": "ok", "value": 1}, {"name": "x" * 101, "value": 2}], "choices.1.name", BAD_LENGTH),
+        ("game", [NO_GERMAN_NAME], "choices.0.name_localizations.de", BAD_LENGTH),
+        ("game", [{"name": "ok"}], "choices.0.value", "BASE_TYPE_REQUIRED"),
+        ("game", [{"name": "ok", "value": "12"}], "choices.0.value", "NUMBER_TYPE_COERCE"),
+        ("game", [{"name": "ok", "value": 1.5}], "choices.0.value", "NUMBER_TYPE_COERCE"),
+        ("game", [{"name": "ok", "value": True}], "choices.0.value", "NUMBER_TYPE_COERCE"),
+        ("game", [{"name": "ok", "value": 2**53 + 1}], "choices.0.value", "NUMBER_TYPE_MAX"),
+        ("game", [{"name": "ok", "value": -(2**53) - 1}], "choices.0.value", "NUMBER_TYPE_MIN"),
+        ("word", [{"name": "ok", "value": 5}], "choices.0.value", "STRING_TYPE_CONVERT"),
+        ("word", [{"name": "ok", "value": "x" * 101}], "choices.0.value", "BASE_TYPE_MAX_LENGTH"),
+        ("word", None, "choices", "BASE_TYPE_REQUIRED"),
+    ],
+)  # fmt: skip
+async def test_autocomplete_choices_break_no_limit_of_discord(
+    focus: str, choices: list[dict[str, Any]] | None, where: str, code: str
+) -> None:
+    """At most 25 choices, named 1..100, each value of the focused option's type (text of at most 100, an integer
+    for an integer option), within ±2^53; a refused answer leaves the interaction to be answered again."""
+    world = make_world()
+    channel = world.add_channel(world.add_guild("G"), "c")
+    alice = world.add_user("Alice")
+    world.commands.overwrite(None, [FIND])
+    typing = world.autocomplete(alice, channel, "find", Focus(focus, ""), {})
+    with pytest.raises(APIError) as caught:
+        world.respond(typing, {"type": 8, "data": {} if choices is None else {"choices": choices}}, [])
+    assert caught.value.code == 50035
+    node = (caught.value.errors or {})["data"]
+    for key in where.split("."):
+        node = node[key]
+    assert [error["code"] for error in node["_errors"]] == [code]
+    assert not typing.acknowledged
+    fitting = [{"name": "x" * 100, "value": 2**53 if focus == "game" else "y" * 100}] * 25
+    world.respond(typing, {"type": 8, "data": {"choices": fitting}}, [])
+    assert await typing.suggestions() == fitting
+    world.cancel_timers()
