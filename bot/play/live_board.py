@@ -87,7 +87,7 @@ class LiveBoards:
         if edit is Edit.RETRY:
             self.shown.missed(record)
         if edit is Edit.GONE and board.post_anew_when_gone(record):
-            return await self._repost(spec, game)
+            return await self._repost(spec, game, record.message_id)
         if edit is Edit.NO_CHANNEL and record.active:
             return await self._abandon_lost(game, f"its channel {record.channel_id} is gone")
         return None
@@ -106,12 +106,15 @@ class LiveBoards:
         log.info("game %s: %s; abandoned", record.id, why)
         return abandoned
 
-    async def _repost(self, spec: AnySpec, game: Game) -> Game | None:
-        """The live board is gone (a moderator deleted it): post it anew at the bottom of the channel, where its
-        content pings the player to act, and store it as the live board; the game with its new board, None if not.
+    async def _repost(self, spec: AnySpec, game: Game, gone: int) -> Game | None:
+        """The live board ``gone`` is gone (a moderator deleted it): post it anew at the bottom of the channel, where
+        its content pings the player to act, and store it as the live board; the game with its new board, None if
+        not.
 
         A post worth retrying is noted as a missed edit: the repair edits the board, finds it gone and posts it
-        again. A post Discord refuses for good is not (logged once); a channel that is gone ends the game.
+        again. A post Discord refuses for good is not (logged once); a channel that is gone ends the game. The new
+        board is stored only while ``gone`` is still the stored one: during a shard hand-over another process may
+        have posted it anew first, and then its board is the live one (:meth:`_adopt`).
         """
         record = game.record
         new_id = await self._channels.send(record, self.render(spec, game))
@@ -122,17 +125,41 @@ class LiveBoards:
         if isinstance(new_id, Edit):
             return None
         try:
-            await self._games.attach_message(record.id, new_id, shown_version=record.version)
+            stored = await self._games.replace_message(record.id, gone, new_id, shown_version=record.version)
         except StorageUnavailable as error:
             # The deleted board stays the stored one (the repair tries again); this message must not carry controls.
             log.warning("game %s: could not store its board posted anew: %s", record.id, error)
             await self._channels.edit(record, board_ui.retired(spec.kind, record.locale), message_id=new_id)
             self.shown.missed(record)
             return None
+        if not stored:
+            log.info("game %s: its board %s was posted anew by another process first", record.id, gone)
+            await self._channels.edit(record, board_ui.retired(spec.kind, record.locale), message_id=new_id)
+            return await self._adopt(spec, record)
         reposted = Game(replace(record, message_id=new_id), game.state)
         self.cache.put(reposted)  # the next click must know the new board
         self.shown.note(reposted.record)
         return reposted
+
+    async def _adopt(self, spec: AnySpec, record: GameRecord) -> Game | None:
+        """Another process stored a board of the game posted anew: take the game as the database has it (its board
+        the live one), None if it cannot be read now (the next request reads it then).
+
+        That board may show an older version than the database (the other process posted what it had loaded), so
+        it is shown again soon (``ShownVersions``); an identical edit costs nothing but the request.
+        """
+        self.cache.drop(record.id)
+        self.shown.missed(record)
+        try:
+            stored = await self._games.get(record.id)
+        except StorageUnavailable as error:
+            log.warning("game %s: could not read the board another process posted: %s", record.id, error)
+            return None
+        if stored is None:
+            return None
+        adopted = Game.load(spec, stored)
+        self.cache.put(adopted)
+        return adopted
 
     async def _keep_at_bottom(self, spec: AnySpec, before: Game, saved: Game) -> None:
         """Post the board anew at the bottom when a new turn began and other messages were posted below it, or
