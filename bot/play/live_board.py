@@ -1,8 +1,9 @@
-"""The live board's messages: editing it, moving it down the channel, stripping the boards it replaced.
+"""The live board's messages: editing it, posting it anew, moving it down the channel, stripping the boards it
+replaced.
 
-What to do is decided in ``bot/play/board.py`` (pure); this carries it out through the channel port and stores
-the board's message ids, so that :class:`~bot.play.service.GameService` reads as lock → load → decide → save →
-respond. Everything here runs under the game's lock, held by the service.
+What to do is decided in ``bot/play/board.py`` (pure: whether the board moves, what follows an edit); this carries
+it out through the channel port and stores the board's message ids, so that :class:`~bot.play.service.GameService`
+reads as lock → load → decide → save → respond. Everything here runs under the game's lock, held by the service.
 """
 
 from __future__ import annotations
@@ -68,27 +69,23 @@ class LiveBoards:
     _clock: Callable[[], float]
 
     async def show(self, spec: AnySpec, game: Game) -> Game | None:
-        """Edit the game's live board to show ``game``, noting the version shown; the game as it now stands (with
-        a new board when the old one was found deleted, abandoned when its channel was), None if it could not be
-        shown.
-
-        A failure worth retrying is shown again soon (``ShownVersions``), an edit Discord refuses for good is not
-        (it was logged); an active game's board that is gone is posted anew, since otherwise nobody could click
-        until the timeouts ended the game, and so is a finished game's final board that never showed
-        (``board.post_anew_when_gone``); an active game whose channel is gone is abandoned.
+        """Edit the game's live board to show ``game`` and carry out what follows (``board.after_edit``); the game
+        as it now stands (with a new board when the old one was found deleted, abandoned when its channel was),
+        None if it could not be shown.
         """
         record = game.record
         if record.message_id is None:
             return None
         edit = await self._channels.edit(record, self.render(spec, game))
-        if edit is Edit.DONE:
+        then = board.after_edit(edit, record)
+        if then is board.AfterEdit.SHOWN:
             self.shown.note(record)
             return game
-        if edit is Edit.RETRY:
+        if then is board.AfterEdit.RETRY:
             self.shown.missed(record)
-        if edit is Edit.GONE and board.post_anew_when_gone(record):
+        elif then is board.AfterEdit.REPOST:
             return await self._repost(spec, game, record.message_id)
-        if edit is Edit.NO_CHANNEL and record.active:
+        elif then is board.AfterEdit.ABANDON:
             return await self._abandon_lost(game, f"its channel {record.channel_id} is gone")
         return None
 
