@@ -79,7 +79,7 @@ def post_anew_when_gone(record: GameRecord) -> bool:
 
 
 class AfterEdit(enum.Enum):
-    """What follows an edit of the live board (``LiveBoards.show`` carries it out)."""
+    """What follows an edit of the live board, or a post of it anew that failed (``LiveBoards`` carries it out)."""
 
     #: Note the version the board shows now (``ShownVersions``).
     SHOWN = "shown"
@@ -94,7 +94,7 @@ class AfterEdit(enum.Enum):
 
 
 def after_edit(edit: Edit, record: GameRecord) -> AfterEdit:
-    """What follows an edit of ``record``'s live board that went as ``edit``.
+    """What follows an edit of ``record``'s live board that went as ``edit`` (or a post of it anew that failed so).
 
     A board that is gone is posted anew when :func:`post_anew_when_gone` says so; a channel that is gone ends an
     active game, while a game that is over keeps its ending (its results and history stay as they are).

@@ -81,10 +81,16 @@ class LiveBoards:
         if then is board.AfterEdit.SHOWN:
             self.shown.note(record)
             return game
+        if then is board.AfterEdit.REPOST:
+            return await self._repost(spec, game, record.message_id)
+        return await self._not_shown(game, then)
+
+    async def _not_shown(self, game: Game, then: board.AfterEdit) -> Game | None:
+        """Carry out what follows a failed edit or post of the game's board (``then``): show it again soon, abandon
+        the game, or nothing; the game as it now stands if it was abandoned, else None."""
+        record = game.record
         if then is board.AfterEdit.RETRY:
             self.shown.missed(record)
-        elif then is board.AfterEdit.REPOST:
-            return await self._repost(spec, game, record.message_id)
         elif then is board.AfterEdit.ABANDON:
             return await self._abandon_lost(game, f"its channel {record.channel_id} is gone")
         return None
@@ -108,19 +114,16 @@ class LiveBoards:
         its content pings the player to act, and store it as the live board; the game with its new board, None if
         not.
 
-        A post worth retrying is noted as a missed edit: the repair edits the board, finds it gone and posts it
-        again. A post Discord refuses for good is not (logged once); a channel that is gone ends the game. The new
+        A failed post is followed up as a failed edit would be (``board.after_edit``): one worth retrying is noted as
+        a missed edit (the repair edits the board, finds it gone and posts it again), one Discord refuses for good
+        is not (logged once), and a channel that is gone ends an active game (a finished one stays finished). The new
         board is stored only while ``gone`` is still the stored one: during a shard hand-over another process may
         have posted it anew first, and then its board is the live one (:meth:`_adopt`).
         """
         record = game.record
         new_id = await self._channels.send(record, self.render(spec, game))
-        if new_id is Edit.NO_CHANNEL:
-            return await self._abandon_lost(game, f"its channel {record.channel_id} is gone")
-        if new_id is Edit.RETRY:
-            self.shown.missed(record)
         if isinstance(new_id, Edit):
-            return None
+            return await self._not_shown(game, board.after_edit(new_id, record))
         try:
             stored = await self._games.replace_message(record.id, gone, new_id, shown_version=record.version)
         except StorageUnavailable as error:
