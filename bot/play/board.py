@@ -1,18 +1,22 @@
-"""The live board's life cycle as pure decisions: when it moves down the channel, and where an old click points.
+"""The live board's life cycle as pure decisions: when it moves down the channel, what follows an edit of it, and
+where an old click points.
 
 A game has one live board: the public message with its controls (``GameRecord.message_id``). Announcements fold
 into it, so a quiet channel keeps one message per game. When a new turn (Knister: a round) starts, or the game
 starts or ends, and other messages were posted below the board, the service posts the board anew at the bottom
-(its content pings the player to act) and strips the controls from the old one, leaving a one-line record. Which
-of these applies is decided here, without Discord or the database, so it can be tested on its own.
+(its content pings the player to act) and strips the controls from the old one, leaving a one-line record. An
+edit that finds the board deleted posts it anew, one that finds its channel deleted ends the game. Which of these
+applies is decided here, without Discord or the database, so it can be tested on its own.
 """
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, replace
 from typing import Any
 
 from bot.play.game import AnyRules
+from bot.play.ports import Edit
 from bot.play.transitions import HINTED, Game, NameComputer, Origin, lobby_closed
 from bot.storage.games import GameRecord, Seat
 
@@ -72,6 +76,38 @@ def post_anew_when_gone(record: GameRecord) -> bool:
     final scores has the last word.
     """
     return record.active or (record.status == "finished" and NEXT_GAME not in record.options)
+
+
+class AfterEdit(enum.Enum):
+    """What follows an edit of the live board, or a post of it anew that failed (``LiveBoards`` carries it out)."""
+
+    #: Note the version the board shows now (``ShownVersions``).
+    SHOWN = "shown"
+    #: Show it again in a few seconds (``ShownVersions``): the edit is worth another try.
+    RETRY = "retry"
+    #: Post the board anew at the bottom of the channel and store it as the live board.
+    REPOST = "repost"
+    #: Abandon the game (no result): its channel is gone, so nobody can play it.
+    ABANDON = "abandon"
+    #: Nothing: Discord refuses the edit for good (logged once), or a board nobody needs any more is gone.
+    NOTHING = "nothing"
+
+
+def after_edit(edit: Edit, record: GameRecord) -> AfterEdit:
+    """What follows an edit of ``record``'s live board that went as ``edit`` (or a post of it anew that failed so).
+
+    A board that is gone is posted anew when :func:`post_anew_when_gone` says so; a channel that is gone ends an
+    active game, while a game that is over keeps its ending (its results and history stay as they are).
+    """
+    if edit is Edit.DONE:
+        return AfterEdit.SHOWN
+    if edit is Edit.RETRY:
+        return AfterEdit.RETRY
+    if edit is Edit.GONE and post_anew_when_gone(record):
+        return AfterEdit.REPOST
+    if edit is Edit.NO_CHANNEL and record.active:
+        return AfterEdit.ABANDON
+    return AfterEdit.NOTHING
 
 
 def from_old_board(record: GameRecord, origin: Origin) -> bool:

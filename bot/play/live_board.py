@@ -1,8 +1,9 @@
-"""The live board's messages: editing it, moving it down the channel, stripping the boards it replaced.
+"""The live board's messages: editing it, posting it anew, moving it down the channel, stripping the boards it
+replaced.
 
-What to do is decided in ``bot/play/board.py`` (pure); this carries it out through the channel port and stores
-the board's message ids, so that :class:`~bot.play.service.GameService` reads as lock → load → decide → save →
-respond. Everything here runs under the game's lock, held by the service.
+What to do is decided in ``bot/play/board.py`` (pure: whether the board moves, what follows an edit); this carries
+it out through the channel port and stores the board's message ids, so that :class:`~bot.play.service.GameService`
+reads as lock → load → decide → save → respond. Everything here runs under the game's lock, held by the service.
 """
 
 from __future__ import annotations
@@ -68,27 +69,29 @@ class LiveBoards:
     _clock: Callable[[], float]
 
     async def show(self, spec: AnySpec, game: Game) -> Game | None:
-        """Edit the game's live board to show ``game``, noting the version shown; the game as it now stands (with
-        a new board when the old one was found deleted, abandoned when its channel was), None if it could not be
-        shown.
-
-        A failure worth retrying is shown again soon (``ShownVersions``), an edit Discord refuses for good is not
-        (it was logged); an active game's board that is gone is posted anew, since otherwise nobody could click
-        until the timeouts ended the game, and so is a finished game's final board that never showed
-        (``board.post_anew_when_gone``); an active game whose channel is gone is abandoned.
+        """Edit the game's live board to show ``game`` and carry out what follows (``board.after_edit``); the game
+        as it now stands (with a new board when the old one was found deleted, abandoned when its channel was),
+        None if it could not be shown.
         """
         record = game.record
         if record.message_id is None:
             return None
         edit = await self._channels.edit(record, self.render(spec, game))
-        if edit is Edit.DONE:
+        then = board.after_edit(edit, record)
+        if then is board.AfterEdit.SHOWN:
             self.shown.note(record)
             return game
-        if edit is Edit.RETRY:
+        if then is board.AfterEdit.REPOST:
+            return await self._repost(spec, game, record.message_id)
+        return await self._not_shown(game, then)
+
+    async def _not_shown(self, game: Game, then: board.AfterEdit) -> Game | None:
+        """Carry out what follows a failed edit or post of the game's board (``then``): show it again soon, abandon
+        the game, or nothing; the game as it now stands if it was abandoned, else None."""
+        record = game.record
+        if then is board.AfterEdit.RETRY:
             self.shown.missed(record)
-        if edit is Edit.GONE and board.post_anew_when_gone(record):
-            return await self._repost(spec, game)
-        if edit is Edit.NO_CHANNEL and record.active:
+        elif then is board.AfterEdit.ABANDON:
             return await self._abandon_lost(game, f"its channel {record.channel_id} is gone")
         return None
 
@@ -106,33 +109,57 @@ class LiveBoards:
         log.info("game %s: %s; abandoned", record.id, why)
         return abandoned
 
-    async def _repost(self, spec: AnySpec, game: Game) -> Game | None:
-        """The live board is gone (a moderator deleted it): post it anew at the bottom of the channel, where its
-        content pings the player to act, and store it as the live board; the game with its new board, None if not.
+    async def _repost(self, spec: AnySpec, game: Game, gone: int) -> Game | None:
+        """The live board ``gone`` is gone (a moderator deleted it): post it anew at the bottom of the channel, where
+        its content pings the player to act, and store it as the live board; the game with its new board, None if
+        not.
 
-        A post worth retrying is noted as a missed edit: the repair edits the board, finds it gone and posts it
-        again. A post Discord refuses for good is not (logged once); a channel that is gone ends the game.
+        A failed post is followed up as a failed edit would be (``board.after_edit``): one worth retrying is noted as
+        a missed edit (the repair edits the board, finds it gone and posts it again), one Discord refuses for good
+        is not (logged once), and a channel that is gone ends an active game (a finished one stays finished). The new
+        board is stored only while ``gone`` is still the stored one: during a shard hand-over another process may
+        have posted it anew first, and then its board is the live one (:meth:`_adopt`).
         """
         record = game.record
         new_id = await self._channels.send(record, self.render(spec, game))
-        if new_id is Edit.NO_CHANNEL:
-            return await self._abandon_lost(game, f"its channel {record.channel_id} is gone")
-        if new_id is Edit.RETRY:
-            self.shown.missed(record)
         if isinstance(new_id, Edit):
-            return None
+            return await self._not_shown(game, board.after_edit(new_id, record))
         try:
-            await self._games.attach_message(record.id, new_id, shown_version=record.version)
+            stored = await self._games.replace_message(record.id, gone, new_id, shown_version=record.version)
         except StorageUnavailable as error:
             # The deleted board stays the stored one (the repair tries again); this message must not carry controls.
             log.warning("game %s: could not store its board posted anew: %s", record.id, error)
             await self._channels.edit(record, board_ui.retired(spec.kind, record.locale), message_id=new_id)
             self.shown.missed(record)
             return None
+        if not stored:
+            log.info("game %s: its board %s was posted anew by another process first", record.id, gone)
+            await self._channels.edit(record, board_ui.retired(spec.kind, record.locale), message_id=new_id)
+            return await self._adopt(spec, record)
         reposted = Game(replace(record, message_id=new_id), game.state)
         self.cache.put(reposted)  # the next click must know the new board
         self.shown.note(reposted.record)
         return reposted
+
+    async def _adopt(self, spec: AnySpec, record: GameRecord) -> Game | None:
+        """Another process stored a board of the game posted anew: take the game as the database has it (its board
+        the live one), None if it cannot be read now (the next request reads it then).
+
+        That board may show an older version than the database (the other process posted what it had loaded), so
+        it is shown again soon (``ShownVersions``); an identical edit costs nothing but the request.
+        """
+        self.cache.drop(record.id)
+        self.shown.missed(record)
+        try:
+            stored = await self._games.get(record.id)
+        except StorageUnavailable as error:
+            log.warning("game %s: could not read the board another process posted: %s", record.id, error)
+            return None
+        if stored is None:
+            return None
+        adopted = Game.load(spec, stored)
+        self.cache.put(adopted)
+        return adopted
 
     async def _keep_at_bottom(self, spec: AnySpec, before: Game, saved: Game) -> None:
         """Post the board anew at the bottom when a new turn began and other messages were posted below it, or

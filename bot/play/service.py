@@ -634,10 +634,13 @@ class GameService(LiveBoards):
             # A kept copy naming another board is read again; if the database names another too, a move of the
             # board in the meantime already replaced the deleted one.
             game = await self._load(game_id, stale=lambda kept: kept.record.message_id not in message_ids)
-            if game is None or not game.record.active or game.record.message_id not in message_ids:
+            if game is None or not game.record.active:
+                return
+            gone = game.record.message_id
+            if gone is None or gone not in message_ids:
                 return
             if self.reposts.take(game_id, game.record.version):
-                await self._repost(self.specs[game.record.kind], game)
+                await self._repost(self.specs[game.record.kind], game, gone)
             else:
                 log.warning(
                     "game %s: board deleted again at version %s; not posted anew until the game moves on",

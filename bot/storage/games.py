@@ -316,6 +316,21 @@ class GamesRepository:
                 (message_id, shown_version, game_id),
             )
 
+    async def replace_message(self, game_id: int, gone: int, message_id: int, shown_version: int) -> bool:
+        """The live board ``gone`` was deleted and posted anew as ``message_id`` (showing ``shown_version``): store
+        the new one only if ``gone`` is still the stored board; whether it was stored.
+
+        A compare-and-set, because two processes can hold one shard for a moment (a hand-over): both hear of the
+        deletion and both post the board, and only the first to store its message may make it the live board. The
+        other finds another board stored and adopts it. No version bump: the buttons carry the current version.
+        """
+        async with self._db.transaction() as tx:
+            replaced = tx.execute(
+                "UPDATE games SET message_id = ?, shown_version = ? WHERE id = ? AND message_id = ?",
+                (message_id, shown_version, game_id, gone),
+            )
+        return replaced.rowcount == 1
+
     async def move_board(self, game_id: int, message_id: int, retired: int | None, shown_version: int) -> None:
         """The board was posted anew as ``message_id``: it is the live one now, ``retired`` still to be stripped.
 

@@ -9,7 +9,7 @@ import discord
 import pytest
 
 from bot.play.service import GameService
-from bot.storage import GameRecord, ResultsRepository, StorageUnavailable
+from bot.storage import GameRecord, HistoryRepository, ResultsRepository, StorageUnavailable
 from fakediscord import Message, User
 from tests.e2e.board import controlled, live_board, settle
 from tests.e2e.conftest import Harness
@@ -285,6 +285,28 @@ async def test_final_scores_whose_board_is_gone_are_posted_anew_once(running: Ha
     assert h.bot is not None
     await h.bot.service.shown.repair()  # what the background task does every few seconds
     assert len(h.server.find_requests("POST", r"^/channels/\d+/messages$")) == posts, "posted again"
+
+
+async def test_final_scores_whose_channel_is_gone_when_posted_anew_stay_a_finished_game(running: Harness) -> None:
+    """The final edit found the board deleted, and posting the final scores anew found the channel deleted too
+    (404 Unknown Channel): the finished game was saved as abandoned, its review history deleted with it."""
+    h = running
+    board = await h.start_game("kniffel", [h.alice], rules="classic")
+    for _ in range(12):
+        await play_turn(h, board, chase=False)
+    record = await h.record()
+    assert record is not None and record.deadline_at is not None
+    await h.stop_bot()
+    h.server.delete_message(moderator(h), board)
+    refused = h.server.inject_rest_error("POST", r"^/channels/\d+/messages$", 404, code=10003)
+    await h.start_bot()
+    await h.advance(record.deadline_at - h.clock.now + 1)  # the last turn times out: the game is over
+    await h.server.wait_for(lambda: refused.hits == 1, what="the refused post")
+    await settle(h)
+    assert h.bot is not None
+    ended = await h.bot.games.get(record.id)
+    assert ended is not None and ended.status == "finished"
+    assert await HistoryRepository(h.bot.db).moves(record.id), "the finished game's history was deleted"
 
 
 async def test_a_board_deleted_as_often_as_it_appears_is_posted_anew_only_a_few_times(

@@ -1,16 +1,19 @@
-"""The live board's pure decisions: when it moves, where an old click points, what a rematch copies."""
+"""The live board's pure decisions: when it moves, what follows an edit, where an old click points, what a rematch
+copies."""
 
 from __future__ import annotations
 
 import random
 from dataclasses import replace
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from bot.engine import fivedice, kniffel
 from bot.play import board
 from bot.play import transitions as tr
+from bot.play.ports import Edit
 from bot.play.tail import ChannelTail
 from bot.play.transitions import Game, Origin
 from bot.storage.games import Seat
@@ -77,6 +80,27 @@ def test_a_gone_board_is_posted_anew_while_the_game_is_active_and_once_with_fina
     followed = replace(finished, options={**finished.options, board.NEXT_GAME: 2})
     assert not board.post_anew_when_gone(followed)  # a next game is on: its old scores stay where they were
     assert not board.post_anew_when_gone(replace(running, status="abandoned"))
+
+
+A = board.AfterEdit
+#: What follows each edit of a board, by the game's standing: (lobby, running, finished, finished and followed by a
+#: next game, abandoned).
+AFTER_EDIT = {
+    Edit.DONE: (A.SHOWN, A.SHOWN, A.SHOWN, A.SHOWN, A.SHOWN),
+    Edit.RETRY: (A.RETRY, A.RETRY, A.RETRY, A.RETRY, A.RETRY),
+    Edit.GONE: (A.REPOST, A.REPOST, A.REPOST, A.NOTHING, A.NOTHING),
+    Edit.NO_CHANNEL: (A.ABANDON, A.ABANDON, A.NOTHING, A.NOTHING, A.NOTHING),
+    Edit.REFUSED: (A.NOTHING, A.NOTHING, A.NOTHING, A.NOTHING, A.NOTHING),
+}
+
+
+@pytest.mark.parametrize("edit", list(Edit))
+def test_what_follows_an_edit_of_the_board(edit: Edit) -> None:
+    running = started(ALICE, BOB).record
+    finished = replace(running, status="finished")
+    followed = replace(finished, options={**finished.options, board.NEXT_GAME: 2})
+    standings = (lobby(ALICE).record, running, finished, followed, replace(running, status="abandoned"))
+    assert tuple(board.after_edit(edit, record) for record in standings) == AFTER_EDIT[edit]
 
 
 def test_a_rematch_copies_the_options_but_not_what_the_old_game_recorded_and_invites_the_other_people() -> None:

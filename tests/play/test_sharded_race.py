@@ -1,8 +1,10 @@
-"""Two services (as two bot processes) on one database race for the same game: it advances exactly once.
+"""Two services (as two bot processes) on one database race for the same game: it advances exactly once, and a
+deleted board is posted anew as one live board.
 
 Sharding gives every game one owner, but during a restart or a misconfiguration two processes can still fire the
 same deadline. The optimistic version check is the last line of defence: both load the same version, both decide,
-only one save is written; the loser neither shows nor announces anything.
+only one save is written; the loser neither shows nor announces anything. A board both hear deleted is stored
+anew by a compare-and-set: the loser strips its own post and adopts the stored board.
 """
 
 from __future__ import annotations
@@ -45,15 +47,18 @@ class Recorder:
 
 
 class LoadsTogether(GamesRepository):
-    """A repository whose ``get`` returns only when every racer has loaded: both decide from the same version."""
+    """A repository whose first ``get`` returns only when every racer has loaded: all decide from the same version
+    (a later read, after the race, returns at once)."""
 
     def __init__(self, db: Database, gate: asyncio.Barrier, shards: ShardScope | None = None) -> None:
         super().__init__(db, shards)
-        self._gate = gate
+        self._gate: asyncio.Barrier | None = gate
 
     async def get(self, game_id: int) -> GameRecord | None:
         record = await super().get(game_id)
-        await self._gate.wait()
+        gate, self._gate = self._gate, None
+        if gate is not None:
+            await gate.wait()
         return record
 
 
@@ -90,6 +95,61 @@ async def test_two_processes_firing_one_deadline_play_the_timeout_once(tmp_path:
     assert sum(seat.timeouts for seat in stored.seats) == 1, "the timed-out turn was played once"
     assert len(a.edits) + len(b.edits) == 1, "only the winner showed (and announced) the timeout"
     assert "ran out of time" in (a.shown + b.shown)[0]
+
+
+class Boards:
+    """The one channel two processes write to: what each message shows last, and which process posted it."""
+
+    def __init__(self) -> None:
+        self.shows: dict[int, Rendered] = {}
+        self.posted_by: dict[int, str] = {}
+
+    def with_controls(self) -> list[int]:
+        return sorted(message for message, rendered in self.shows.items() if rendered.layout.components())
+
+
+class Reposter(Recorder):
+    """The channels of one process posting boards anew into the shared :class:`Boards`."""
+
+    def __init__(self, name: str, boards: Boards, first_id: int) -> None:
+        super().__init__()
+        self.name, self.boards, self._next_id = name, boards, first_id
+
+    async def edit(self, record: GameRecord, rendered: Rendered, message_id: int | None = None) -> Edit:
+        target = message_id if message_id is not None else record.message_id
+        assert target is not None
+        self.boards.shows[target] = rendered
+        return await super().edit(record, rendered, message_id)
+
+    async def send(self, record: GameRecord, rendered: Rendered) -> int | Edit:
+        self._next_id += 1
+        self.boards.shows[self._next_id] = rendered
+        self.boards.posted_by[self._next_id] = self.name
+        return self._next_id
+
+
+async def test_two_processes_hearing_of_one_deleted_board_leave_one_live_board(database_url: str) -> None:
+    """A shard hand-over: both processes hear a moderator delete the board and both post it anew. The first to
+    store its message has the live board; the other strips its own post and adopts the stored board."""
+    first, second = await Database.open(database_url), await Database.open(database_url)
+    try:
+        record = await running_game(GamesRepository(first), GUILD_ON_0, 1)
+        boards = Boards()
+        gate = asyncio.Barrier(2)
+        a, b = Reposter("a", boards, 1000), Reposter("b", boards, 2000)
+        racers = [service(LoadsTogether(first, gate), a), service(LoadsTogether(second, gate), b)]
+        await asyncio.gather(*(racer.on_messages_deleted([99]) for racer in racers))
+        stored = await GamesRepository(first).get(record.id)
+    finally:
+        await first.close()
+        await second.close()
+    assert stored is not None and stored.message_id is not None
+    assert sorted(boards.posted_by.values()) == ["a", "b"], "both processes posted the board anew"
+    assert boards.with_controls() == [stored.message_id], "one live board: the stored one"
+    loser = racers[0] if boards.posted_by[stored.message_id] == "b" else racers[1]
+    kept = loser.cache.get(record.id)
+    assert kept is None or kept.record.message_id == stored.message_id, "the loser's next click knows the board"
+    assert stored.version == record.version
 
 
 async def test_each_process_fires_only_the_deadlines_of_its_shards(tmp_path: Path) -> None:

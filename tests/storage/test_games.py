@@ -77,6 +77,22 @@ async def test_attach_message_keeps_the_version(db: Database) -> None:
     assert (loaded.message_id, loaded.version) == (555, 0)
 
 
+async def test_a_board_posted_anew_replaces_only_the_board_that_was_deleted(db: Database) -> None:
+    """Two processes reposting one deleted board (a shard hand-over): the first to store its message wins."""
+    games = GamesRepository(db)
+    lobby = await new_game(games)
+    await games.attach_message(lobby.id, 500, shown_version=0)
+    game = await games.save(replace(lobby, options={"timeout": 6}), before=lobby)
+    assert await games.behind() == [game.id]
+    assert await games.replace_message(game.id, 500, 600, shown_version=game.version)
+    assert not await games.replace_message(game.id, 500, 700, shown_version=game.version)  # 500 is not the board
+    assert not await games.replace_message(game.id + 1, 600, 700, shown_version=game.version)  # no such game
+    loaded = await games.get(game.id)
+    assert loaded is not None
+    assert (loaded.message_id, loaded.version) == (600, game.version)
+    assert await games.behind() == []  # the new board shows the stored version
+
+
 async def test_deadlines_are_found_in_order(db: Database) -> None:
     games = GamesRepository(db)
     late = await new_game(games, channel_id=1, deadline_at=200.0)
