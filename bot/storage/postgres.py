@@ -232,9 +232,16 @@ async def _migrate(conn: Connection, migrations: list[Migration], where: str) ->
     """Apply every migration newer than the database, each in its own transaction with its version bump.
 
     A newer database is refused before anything is written. The advisory lock makes processes that start
-    together wait for each other rather than apply the same migration twice.
+    together wait for each other rather than apply the same migration twice; a database that is up to date takes
+    no lock, so a start waits for nobody. The statement timeout, meant for the statements of clicks, is off while
+    migrating: a backfill on a big database, or the wait for another process's, may take longer, and cutting it
+    short would stop the bot from starting.
     """
-    refuse_newer(await schema_version(conn), migrations, where)
+    current = await schema_version(conn)
+    refuse_newer(current, migrations, where)
+    if migrations and current >= migrations[-1].version:
+        return
+    await conn.execute("SET statement_timeout = 0")
     await conn.execute("SELECT pg_advisory_lock($1)", MIGRATION_LOCK)
     try:
         current = await schema_version(conn)
@@ -250,6 +257,7 @@ async def _migrate(conn: Connection, migrations: list[Migration], where: str) ->
                 await conn.execute("INSERT INTO schema_version (version) VALUES ($1)", migration.version)
     finally:
         await conn.execute("SELECT pg_advisory_unlock($1)", MIGRATION_LOCK)
+        await conn.execute("RESET statement_timeout")
 
 
 __all__ = ["UNAVAILABLE", "DatabaseError", "PostgresDatabase", "describe_url", "schema_version"]

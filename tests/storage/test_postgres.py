@@ -11,7 +11,7 @@ import asyncpg
 import pytest
 
 from bot.storage import Database, DatabaseError, GamesRepository, StorageUnavailable, postgres
-from bot.storage.backend import bundled_migrations, numbered
+from bot.storage.backend import Migration, bundled_migrations, numbered
 from tests.postgres import fresh_schema, migrated_schema, server_url
 
 
@@ -126,13 +126,26 @@ async def test_processes_starting_together_migrate_once() -> None:
 
 async def test_a_statement_over_the_timeout_is_cancelled_as_unavailable_and_the_pool_goes_on() -> None:
     async with fresh_schema(server_url()) as url:
-        # Migrated first with the usual timeout: under load a migration's DDL outlasted the short one.
-        await (await Database.open(url)).close()
         db = await Database.open(url, statement_timeout=0.5)
         try:
             with pytest.raises(StorageUnavailable, match="QueryCanceled"):
                 await db.fetch_all("SELECT pg_sleep(5)")
             assert await GamesRepository(db).next_deadline() is None
+        finally:
+            await db.close()
+
+
+async def test_migrations_are_not_cut_short_by_the_statement_timeout() -> None:
+    """The timeout is for the statements of clicks: a migration's backfill on a big database, or the wait for
+    another process migrating, may take longer, and cutting it short stopped the bot from starting."""
+    bundled = bundled_migrations("postgres")
+    slow = Migration(bundled[-1].version + 1, "9999_slow_backfill.sql", "SELECT pg_sleep(0.4)")
+    async with fresh_schema(server_url()) as url:
+        db = await Database.open(url, [*bundled, slow], statement_timeout=0.2)
+        try:
+            assert await db.fetch_all("SELECT version FROM schema_version") == [(slow.version,)]
+            with pytest.raises(StorageUnavailable, match="QueryCanceled"):
+                await db.fetch_all("SELECT pg_sleep(5)")
         finally:
             await db.close()
 
