@@ -45,6 +45,9 @@ class Channels:
     async def send(self, record: GameRecord, rendered: Rendered) -> int | Edit:
         return next(MESSAGE_IDS)
 
+    async def delete(self, record: GameRecord, message_id: int) -> Edit:
+        return Edit.DONE
+
     async def below(self, record: GameRecord) -> int | None:
         return 0
 

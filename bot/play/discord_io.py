@@ -1,7 +1,8 @@
 """The Discord side of the plumbing: an interaction as a :class:`~bot.play.ports.Request`, and a game's channel.
 
 Everything the service says to Discord goes through here: ephemeral refusals, the type-7 edit of a clicked
-message, the public lobby message, posting and editing a game's boards, and reading the channel below them.
+message, the public lobby message, posting, editing and deleting a game's boards, and reading the channel below
+them.
 """
 
 from __future__ import annotations
@@ -217,7 +218,7 @@ def failed_write(error: BaseException) -> Edit:
 
 
 class DiscordChannels:
-    """Edits and posts a game's boards and reads what is below them, through the bot's REST client."""
+    """Edits, posts and deletes a game's boards and reads what is below them, through the bot's REST client."""
 
     def __init__(self, client: discord.Client) -> None:
         self._client = client
@@ -244,6 +245,18 @@ class DiscordChannels:
             log.warning("could not post the board of game %s: %s", record.id, described(error))
             return failed_write(error)
         return message.id
+
+    async def delete(self, record: GameRecord, message_id: int) -> Edit:
+        channel = self._client.get_partial_messageable(record.channel_id, guild_id=record.guild_id)
+        try:
+            await channel.get_partial_message(message_id).delete()
+        except REQUEST_FAILED as error:
+            deleted = failed_write(error)
+            if deleted is Edit.GONE:
+                return Edit.DONE  # deleted already (by a moderator, say): what was asked for
+            log.warning("could not delete message %s of game %s: %s", message_id, record.id, described(error))
+            return deleted
+        return Edit.DONE
 
     async def below(self, record: GameRecord) -> int | None:
         if record.message_id is None:

@@ -118,7 +118,7 @@ class LiveBoards:
         a missed edit (the repair edits the board, finds it gone and posts it again), one Discord refuses for good
         is not (logged once), and a channel that is gone ends an active game (a finished one stays finished). The new
         board is stored only while ``gone`` is still the stored one: during a shard hand-over another process may
-        have posted it anew first, and then its board is the live one (:meth:`_adopt`).
+        have posted it anew first, and then its board is the live one (:meth:`_adopt`) and this post is withdrawn.
         """
         record = game.record
         new_id = await self._channels.send(record, self.render(spec, game))
@@ -129,17 +129,29 @@ class LiveBoards:
         except StorageUnavailable as error:
             # The deleted board stays the stored one (the repair tries again); this message must not carry controls.
             log.warning("game %s: could not store its board posted anew: %s", record.id, error)
-            await self._channels.edit(record, board_ui.retired(spec.kind, record.locale), message_id=new_id)
+            await self._withdraw(spec, record, new_id)
             self.shown.missed(record)
             return None
         if not stored:
             log.info("game %s: its board %s was posted anew by another process first", record.id, gone)
-            await self._channels.edit(record, board_ui.retired(spec.kind, record.locale), message_id=new_id)
+            await self._withdraw(spec, record, new_id)
             return await self._adopt(spec, record)
         reposted = Game(replace(record, message_id=new_id), game.state)
         self.cache.put(reposted)  # the next click must know the new board
         self.shown.note(reposted.record)
         return reposted
+
+    async def _withdraw(self, spec: AnySpec, record: GameRecord, message_id: int) -> None:
+        """Take back a board this process posted but could not store as the live one (another process stored its
+        own first, or the database was out of reach): delete it, else strip its controls.
+
+        Deleted rather than turned into the one-line record: that record says the game continues below, and the live
+        board may stand above it. Only a delete Discord does not carry out leaves the record (no controls either).
+        The gateway reports the deletion back (:meth:`~bot.play.service.GameService.on_messages_deleted`), which
+        passes it by: no game has this message as its board.
+        """
+        if await self._channels.delete(record, message_id) is not Edit.DONE:
+            await self._channels.edit(record, board_ui.retired(spec.kind, record.locale), message_id=message_id)
 
     async def _adopt(self, spec: AnySpec, record: GameRecord) -> Game | None:
         """Another process stored a board of the game posted anew: take the game as the database has it (its board
@@ -195,7 +207,7 @@ class LiveBoards:
         except StorageUnavailable as error:
             # The old board stays the live one; the new message must not carry controls nobody can use.
             log.warning("game %s: could not store its new board: %s", record.id, error)
-            await self._channels.edit(record, board_ui.retired(spec.kind, record.locale), message_id=new_id)
+            await self._withdraw(spec, record, new_id)
             return
         moved = replace(record, message_id=new_id, retired_message_id=old)
         self.cache.put(Game(moved, saved.state))  # the next click must know the new board

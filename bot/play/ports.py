@@ -109,6 +109,11 @@ class Channels(Protocol):
         """Post ``rendered`` as a new message in the game's channel (its mentions ping); its id, else how the post
         failed (``RETRY``, ``REFUSED``, ``NO_CHANNEL``), logged."""
 
+    async def delete(self, record: GameRecord, message_id: int) -> Edit:
+        """Delete the game's message ``message_id`` (a board this process posted but could not store as the live
+        one); how it went: ``DONE`` also when it was gone already, else as an edit fails (``RETRY``, ``REFUSED``,
+        ``NO_CHANNEL``), logged."""
+
     async def below(self, record: GameRecord) -> int | None:
         """How many messages (at most ``board.LOOK_BELOW``) were posted below the live board; None if unknown."""
 

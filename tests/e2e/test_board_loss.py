@@ -4,11 +4,13 @@ good, the channel itself is deleted. Each test reproduces one defect once."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Collection
 
 import discord
 import pytest
 
 from bot.play.service import GameService
+from bot.play.transitions import Game
 from bot.storage import GameRecord, HistoryRepository, ResultsRepository, StorageUnavailable
 from fakediscord import Message, User
 from tests.e2e.board import controlled, live_board, settle
@@ -135,6 +137,48 @@ async def test_a_board_discord_refuses_to_post_anew_is_not_tried_again(running: 
     assert refused.hits == 1, "a refused post was retried"
     record = await h.record()
     assert record is not None and (record.status, record.message_id) == ("running", board.id)
+
+
+async def test_a_board_another_process_posted_anew_first_is_the_one_left(running: Harness) -> None:
+    """A shard hand-over: another process (the same bot user, through the same API) posted the deleted board anew
+    and stored it first. This process's post was left as the one-line record saying the game continues below,
+    with the live board above it; now it is deleted, and that deletion, which the gateway reports back, posts
+    nothing anew: the deleted message is no game's board."""
+    h = running
+    board = await h.start_game("kniffel", [h.alice, h.bob])
+    record = await h.record()
+    assert record is not None and h.bot is not None
+    service = h.bot.service
+    games, spec = service._games, service.specs["kniffel"]
+    store = games.replace_message
+    ours: list[int] = []
+
+    async def another_process_first(game_id: int, gone: int, message_id: int, shown_version: int) -> bool:
+        games.replace_message = store  # type: ignore[method-assign]
+        stored = await games.get(game_id)
+        assert stored is not None
+        theirs = await service._channels.send(stored, service.render(spec, Game.load(spec, stored)))
+        assert isinstance(theirs, int) and await store(game_id, gone, theirs, shown_version)
+        ours.append(message_id)
+        return await store(game_id, gone, message_id, shown_version)
+
+    games.replace_message = another_process_first  # type: ignore[method-assign]
+    heard: list[set[int]] = []
+    deleted = service.on_messages_deleted
+
+    async def hearing(message_ids: Collection[int]) -> None:
+        heard.append(set(message_ids))
+        await deleted(message_ids)
+
+    service.on_messages_deleted = hearing  # type: ignore[method-assign]
+    h.server.delete_message(moderator(h), board)
+    await h.server.wait_for(lambda: ours and {ours[0]} in heard, what="our own post's deletion reported back")
+    live = await live_board(h)
+    assert [message.id for message in h.server.channel_messages(h.channel)] == [live.id], "no record, no repost"
+    assert heard == [{board.id}, {ours[0]}]
+    assert len(h.server.find_requests("DELETE", rf"/messages/{ours[0]}$")) == 1
+    after = await h.record()
+    assert after is not None and (after.message_id, after.version) == (live.id, record.version)
 
 
 @pytest.mark.parametrize("heard", [True, False], ids=["channel_delete", "unknown_channel"])

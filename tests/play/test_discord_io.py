@@ -20,6 +20,11 @@ from bot.ui.render import Rendered
 
 BROKEN = [aiohttp.ServerDisconnectedError(), aiohttp.ClientConnectionError("reset"), TimeoutError()]
 
+RECORD = GameRecord(
+    id=3, kind="kniffel", variant="kniffel", guild_id=5, channel_id=6, host="7", status="running", version=4,
+    created_at=0.0, updated_at=0.0, message_id=99,
+)  # fmt: skip
+
 
 def failing(error: BaseException) -> Any:
     async def call(*args: Any, **kwargs: Any) -> Any:
@@ -62,19 +67,16 @@ class History:
 
 @pytest.mark.parametrize("error", BROKEN, ids=type)
 async def test_a_board_write_whose_connection_breaks_is_retried_later(error: BaseException) -> None:
-    message = SimpleNamespace(edit=failing(error))
+    message = SimpleNamespace(edit=failing(error), delete=failing(error))
     channel = SimpleNamespace(
         get_partial_message=lambda message_id: message, send=failing(error), history=lambda **kw: History(error)
     )
     client = SimpleNamespace(get_partial_messageable=lambda channel_id, guild_id=None: channel)
     channels = DiscordChannels(client)  # type: ignore[arg-type]
-    record = GameRecord(
-        id=3, kind="kniffel", variant="kniffel", guild_id=5, channel_id=6, host="7", status="running", version=4,
-        created_at=0.0, updated_at=0.0, message_id=99,
-    )  # fmt: skip
-    assert await channels.edit(record, Rendered(content="board")) is Edit.RETRY, "a missed edit, shown again later"
-    assert await channels.send(record, Rendered(content="board")) is Edit.RETRY
-    assert await channels.below(record) is None
+    assert await channels.edit(RECORD, Rendered(content="board")) is Edit.RETRY, "a missed edit, shown again later"
+    assert await channels.send(RECORD, Rendered(content="board")) is Edit.RETRY
+    assert await channels.delete(RECORD, 98) is Edit.RETRY
+    assert await channels.below(RECORD) is None
 
 
 def refusal(kind: type[discord.HTTPException], status: int, code: int) -> discord.HTTPException:
@@ -96,3 +98,32 @@ def refusal(kind: type[discord.HTTPException], status: int, code: int) -> discor
 )
 def test_only_an_edit_that_may_still_go_through_is_retried(error: BaseException, edit: Edit) -> None:
     assert failed_write(error) is edit
+
+
+@pytest.mark.parametrize(
+    ("error", "deleted"),
+    [
+        (None, Edit.DONE),
+        (refusal(discord.NotFound, 404, 10008), Edit.DONE),
+        (refusal(discord.NotFound, 404, 10003), Edit.NO_CHANNEL),
+        (refusal(discord.Forbidden, 403, 50013), Edit.REFUSED),
+        (refusal(discord.DiscordServerError, 503, 0), Edit.RETRY),
+    ],
+    ids=str,
+)
+async def test_deleting_a_message_that_is_gone_already_is_done(error: BaseException | None, deleted: Edit) -> None:
+    """A board this process takes back (``LiveBoards._withdraw``) is to be gone: one a moderator deleted first is."""
+    asked: list[int] = []
+
+    def message(message_id: int) -> Any:
+        async def delete() -> None:
+            asked.append(message_id)
+            if error is not None:
+                raise error
+
+        return SimpleNamespace(delete=delete)
+
+    channel = SimpleNamespace(get_partial_message=message)
+    client = SimpleNamespace(get_partial_messageable=lambda channel_id, guild_id=None: channel)
+    assert await DiscordChannels(client).delete(RECORD, 98) is deleted  # type: ignore[arg-type]
+    assert asked == [98]

@@ -4,7 +4,7 @@ deleted board is posted anew as one live board.
 Sharding gives every game one owner, but during a restart or a misconfiguration two processes can still fire the
 same deadline. The optimistic version check is the last line of defence: both load the same version, both decide,
 only one save is written; the loser neither shows nor announces anything. A board both hear deleted is stored
-anew by a compare-and-set: the loser strips its own post and adopts the stored board.
+anew by a compare-and-set: the loser deletes its own post and adopts the stored board.
 """
 
 from __future__ import annotations
@@ -14,10 +14,13 @@ import random
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from bot.play.ports import Edit
 from bot.play.service import GameService
 from bot.sharding import ShardScope, shard_of
 from bot.storage import Database, GameRecord, GamesRepository, Seat
+from bot.ui import board as board_ui
 from bot.ui.render import Rendered
 from cogs.kniffel import SPEC as KNIFFEL
 
@@ -41,6 +44,9 @@ class Recorder:
 
     async def send(self, record: GameRecord, rendered: Rendered) -> int | Edit:
         return Edit.RETRY
+
+    async def delete(self, record: GameRecord, message_id: int) -> Edit:
+        return Edit.DONE
 
     async def below(self, record: GameRecord) -> int | None:
         return 0
@@ -103,53 +109,88 @@ class Boards:
     def __init__(self) -> None:
         self.shows: dict[int, Rendered] = {}
         self.posted_by: dict[int, str] = {}
+        self.deleted: list[int] = []
+        #: The version of the game each message shows last.
+        self.versions: dict[int, int] = {}
 
     def with_controls(self) -> list[int]:
         return sorted(message for message, rendered in self.shows.items() if rendered.layout.components())
 
 
 class Reposter(Recorder):
-    """The channels of one process posting boards anew into the shared :class:`Boards`."""
+    """The channels of one process posting boards anew into the shared :class:`Boards`.
 
-    def __init__(self, name: str, boards: Boards, first_id: int) -> None:
+    ``deletes`` is how Discord answers a delete of a message (``DONE``: it is gone)."""
+
+    def __init__(self, name: str, boards: Boards, first_id: int, *, deletes: Edit = Edit.DONE) -> None:
         super().__init__()
         self.name, self.boards, self._next_id = name, boards, first_id
+        self._deletes = deletes
 
     async def edit(self, record: GameRecord, rendered: Rendered, message_id: int | None = None) -> Edit:
         target = message_id if message_id is not None else record.message_id
         assert target is not None
         self.boards.shows[target] = rendered
+        self.boards.versions[target] = record.version
         return await super().edit(record, rendered, message_id)
 
     async def send(self, record: GameRecord, rendered: Rendered) -> int | Edit:
         self._next_id += 1
         self.boards.shows[self._next_id] = rendered
+        self.boards.versions[self._next_id] = record.version
         self.boards.posted_by[self._next_id] = self.name
         return self._next_id
 
+    async def delete(self, record: GameRecord, message_id: int) -> Edit:
+        if self._deletes is Edit.DONE:
+            self.boards.shows.pop(message_id, None)
+            self.boards.deleted.append(message_id)
+        return self._deletes
 
-async def test_two_processes_hearing_of_one_deleted_board_leave_one_live_board(database_url: str) -> None:
+
+def one_live_board(boards: Boards, stored: GameRecord | None, racers: list[GameService], deletes: Edit) -> None:
+    """Both processes posted the board and one stored it: that one is the only message with controls, the other
+    process's post is deleted (or, where Discord refused the delete, a record without controls), and the other
+    process's next request knows the stored board."""
+    assert stored is not None and stored.message_id is not None
+    assert sorted(boards.posted_by.values()) == ["a", "b"], "both processes posted the board anew"
+    assert boards.with_controls() == [stored.message_id], "one live board: the stored one"
+    lost = [message for message in boards.posted_by if message != stored.message_id]
+    if deletes is Edit.DONE:
+        assert boards.deleted == lost, "the loser's post was deleted, not left as a record"
+        assert stored.message_id in boards.shows and not set(lost) & set(boards.shows)
+    else:
+        assert boards.deleted == [] and [boards.shows[message].content for message in lost] == [
+            board_ui.retired("kniffel", "en-US").content
+        ], "a post Discord would not delete lost its controls"
+    loser = racers[0] if boards.posted_by[stored.message_id] == "b" else racers[1]
+    kept = loser.cache.get(stored.id)
+    assert kept is None or kept.record.message_id == stored.message_id, "the loser's next click knows the board"
+
+
+@pytest.mark.parametrize("deletes", [Edit.DONE, Edit.REFUSED], ids=["deleted", "refused"])
+async def test_two_processes_hearing_of_one_deleted_board_leave_one_live_board(
+    database_url: str, deletes: Edit
+) -> None:
     """A shard hand-over: both processes hear a moderator delete the board and both post it anew. The first to
-    store its message has the live board; the other strips its own post and adopts the stored board."""
+    store its message has the live board; the other deletes its own post and adopts the stored board.
+
+    The loser once turned its post into the retired record ("continues below"), which could stand below the live
+    board and mislead; now it is deleted, and only a delete Discord refuses leaves that record."""
     first, second = await Database.open(database_url), await Database.open(database_url)
     try:
         record = await running_game(GamesRepository(first), GUILD_ON_0, 1)
         boards = Boards()
         gate = asyncio.Barrier(2)
-        a, b = Reposter("a", boards, 1000), Reposter("b", boards, 2000)
+        a, b = Reposter("a", boards, 1000, deletes=deletes), Reposter("b", boards, 2000, deletes=deletes)
         racers = [service(LoadsTogether(first, gate), a), service(LoadsTogether(second, gate), b)]
         await asyncio.gather(*(racer.on_messages_deleted([99]) for racer in racers))
         stored = await GamesRepository(first).get(record.id)
     finally:
         await first.close()
         await second.close()
-    assert stored is not None and stored.message_id is not None
-    assert sorted(boards.posted_by.values()) == ["a", "b"], "both processes posted the board anew"
-    assert boards.with_controls() == [stored.message_id], "one live board: the stored one"
-    loser = racers[0] if boards.posted_by[stored.message_id] == "b" else racers[1]
-    kept = loser.cache.get(record.id)
-    assert kept is None or kept.record.message_id == stored.message_id, "the loser's next click knows the board"
-    assert stored.version == record.version
+    one_live_board(boards, stored, racers, deletes)
+    assert stored is not None and stored.version == record.version
 
 
 async def test_each_process_fires_only_the_deadlines_of_its_shards(tmp_path: Path) -> None:
