@@ -154,8 +154,9 @@ class LiveBoards:
             await self._channels.edit(record, board_ui.retired(spec.kind, record.locale), message_id=message_id)
 
     async def _adopt(self, spec: AnySpec, record: GameRecord) -> Game | None:
-        """Another process stored a board of the game posted anew: take the game as the database has it (its board
-        the live one), None if it cannot be read now (the next request reads it then).
+        """Another process stored a board of the game posted anew (after a deletion, or further down the channel):
+        take the game as the database has it (its board the live one), None if it cannot be read now (the next
+        request reads it then).
 
         That board may show an older version than the database (the other process posted what it had loaded), so
         it is shown again soon (``ShownVersions``); an identical edit costs nothing but the request.
@@ -180,7 +181,10 @@ class LiveBoards:
         Called under the game's lock after the board was edited in place. The new message is stored as the live
         board together with the old one as retired (one write), then the old one loses its controls; a restart
         in between finds the retired board and strips it (``GameService.catch_up``), and a click on it is pointed
-        to the new one.
+        to the new one. The write stores it only while the old board is still the live one: during a shard
+        hand-over another process may have moved it first, and then its board is the live one (:meth:`_adopt`),
+        this post is withdrawn and the old board stripped once more (this process's edit of it may have come after
+        the other one's strip).
         """
         record = saved.record
         if record.retired_message_id is not None and not await self._strip(spec, record, record.retired_message_id):
@@ -203,11 +207,18 @@ class LiveBoards:
             return
         old = record.message_id
         try:
-            await self._games.move_board(record.id, new_id, old, record.version)
+            stored = await self._games.move_board(record.id, new_id, old, record.version)
         except StorageUnavailable as error:
             # The old board stays the live one; the new message must not carry controls nobody can use.
             log.warning("game %s: could not store its new board: %s", record.id, error)
             await self._withdraw(spec, record, new_id)
+            return
+        if not stored:
+            log.info("game %s: its board %s was moved by another process first", record.id, old)
+            await self._withdraw(spec, record, new_id)
+            # This process edited the old board with controls just now, maybe after the other one stripped it.
+            await self._strip(spec, record, old)
+            await self._adopt(spec, record)
             return
         moved = replace(record, message_id=new_id, retired_message_id=old)
         self.cache.put(Game(moved, saved.state))  # the next click must know the new board

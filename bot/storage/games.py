@@ -331,18 +331,23 @@ class GamesRepository:
             )
         return replaced.rowcount == 1
 
-    async def move_board(self, game_id: int, message_id: int, retired: int | None, shown_version: int) -> None:
-        """The board was posted anew as ``message_id``: it is the live one now, ``retired`` still to be stripped.
+    async def move_board(self, game_id: int, message_id: int, old: int, shown_version: int) -> bool:
+        """The live board ``old`` was posted anew further down as ``message_id``: store the new one as the live board
+        and ``old`` as retired (still to be stripped), only if ``old`` is still the stored board; whether it was.
 
         One statement, so a restart finds either the old board live or the new one live and the old one retired.
+        A compare-and-set, as :meth:`replace_message`: during a shard hand-over two processes can move the same
+        board, and a second write would make the first one's new board a message with controls nobody knows of.
         No version bump: the buttons on the new board carry the current version.
         """
         async with self._db.transaction() as tx:
-            tx.execute(
+            moved = tx.execute(
                 "UPDATE games SET message_id = ?, retired_message_id = ?, "
-                "shown_version = CASE WHEN shown_version < ? THEN ? ELSE shown_version END WHERE id = ?",
-                (message_id, retired, shown_version, shown_version, game_id),
+                "shown_version = CASE WHEN shown_version < ? THEN ? ELSE shown_version END "
+                "WHERE id = ? AND message_id = ?",
+                (message_id, old, shown_version, shown_version, game_id, old),
             )
+        return moved.rowcount == 1
 
     async def board_retired(self, game_id: int, message_id: int) -> None:
         """The retired board ``message_id`` has no controls any more."""

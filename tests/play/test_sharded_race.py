@@ -3,14 +3,15 @@ deleted board is posted anew as one live board.
 
 Sharding gives every game one owner, but during a restart or a misconfiguration two processes can still fire the
 same deadline. The optimistic version check is the last line of defence: both load the same version, both decide,
-only one save is written; the loser neither shows nor announces anything. A board both hear deleted is stored
-anew by a compare-and-set: the loser deletes its own post and adopts the stored board.
+only one save is written; the loser neither shows nor announces anything. A board both hear deleted, or both move
+down the channel, is stored anew by a compare-and-set: the loser deletes its own post and adopts the stored board.
 """
 
 from __future__ import annotations
 
 import asyncio
 import random
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -79,8 +80,8 @@ async def running_game(games: GamesRepository, guild_id: int | None, channel_id:
     return await games.save(running, before=lobby)
 
 
-def service(games: GamesRepository, channels: Recorder) -> GameService:
-    return GameService(games, {"kniffel": KNIFFEL}, channels, rng=lambda: random.Random(2), clock=lambda: NOW)
+def service(games: GamesRepository, channels: Recorder, now: float = NOW) -> GameService:
+    return GameService(games, {"kniffel": KNIFFEL}, channels, rng=lambda: random.Random(2), clock=lambda: now)
 
 
 async def test_two_processes_firing_one_deadline_play_the_timeout_once(tmp_path: Path) -> None:
@@ -120,12 +121,13 @@ class Boards:
 class Reposter(Recorder):
     """The channels of one process posting boards anew into the shared :class:`Boards`.
 
-    ``deletes`` is how Discord answers a delete of a message (``DONE``: it is gone)."""
+    ``below`` is how many messages its history request finds below the board; ``deletes`` how Discord answers a
+    delete of a message (``DONE``: it is gone)."""
 
-    def __init__(self, name: str, boards: Boards, first_id: int, *, deletes: Edit = Edit.DONE) -> None:
+    def __init__(self, name: str, boards: Boards, first_id: int, *, below: int = 0, deletes: Edit = Edit.DONE) -> None:
         super().__init__()
         self.name, self.boards, self._next_id = name, boards, first_id
-        self._deletes = deletes
+        self._below, self._deletes = below, deletes
 
     async def edit(self, record: GameRecord, rendered: Rendered, message_id: int | None = None) -> Edit:
         target = message_id if message_id is not None else record.message_id
@@ -146,6 +148,9 @@ class Reposter(Recorder):
             self.boards.shows.pop(message_id, None)
             self.boards.deleted.append(message_id)
         return self._deletes
+
+    async def below(self, record: GameRecord) -> int | None:
+        return self._below
 
 
 def one_live_board(boards: Boards, stored: GameRecord | None, racers: list[GameService], deletes: Edit) -> None:
@@ -191,6 +196,87 @@ async def test_two_processes_hearing_of_one_deleted_board_leave_one_live_board(
         await second.close()
     one_live_board(boards, stored, racers, deletes)
     assert stored is not None and stored.version == record.version
+
+
+class Handover(GamesRepository):
+    """One process's repository during a hand-over, held where the test says: its first read of the game returns
+    only once ``read()`` did, and its move of the board goes on only once ``move()`` did (``moving`` tells that the
+    move began)."""
+
+    def __init__(
+        self,
+        db: Database,
+        *,
+        read: Callable[[], Awaitable[object]] | None = None,
+        move: Callable[[], Awaitable[object]] | None = None,
+    ) -> None:
+        super().__init__(db)
+        self._read, self._move = read, move
+        self.moving = asyncio.Event()
+
+    async def get(self, game_id: int) -> GameRecord | None:
+        record = await super().get(game_id)
+        read, self._read = self._read, None
+        if read is not None:
+            await read()
+        return record
+
+    async def move_board(self, game_id: int, message_id: int, old: int, shown_version: int) -> bool:
+        self.moving.set()
+        if self._move is not None:
+            await self._move()
+        return await super().move_board(game_id, message_id, old, shown_version)
+
+
+@pytest.mark.parametrize("interleaving", ["together", "one_after_the_other"])
+async def test_two_processes_moving_one_board_down_leave_one_live_board(database_url: str, interleaving: str) -> None:
+    """A shard hand-over: one process plays a timeout and moves the board down the channel; before it stored the
+    new board, the other (whose clock says the next turn timed out too) loaded the game, played that timeout and
+    moved the same board. Both stored their new board, the later write won, and the first one's new board kept
+    its controls for good: two live boards. Now the move is a compare-and-set on the board it moves, and the
+    loser deletes its post and adopts the stored board.
+
+    ``together``: both store at the same moment. ``one_after_the_other``: the first moves the board and strips the
+    old one before the second, still holding the game as it loaded it, edits that old board (its controls back)."""
+    first, second = await Database.open(database_url), await Database.open(database_url)
+    try:
+        record = await running_game(GamesRepository(first), GUILD_ON_0, 1)
+        boards = Boards()
+        done = asyncio.Event()
+        if interleaving == "together":
+            gate = asyncio.Barrier(2)
+            early, late = Handover(first, move=gate.wait), Handover(second, move=gate.wait)
+        else:
+            loaded = asyncio.Event()
+
+            async def after_the_first_moved() -> None:
+                loaded.set()
+                await done.wait()
+
+            early, late = Handover(first, move=loaded.wait), Handover(second, read=after_the_first_moved)
+        a, b = Reposter("a", boards, 1000, below=1), Reposter("b", boards, 2000, below=1)
+        racers = [service(early, a), service(late, b, now=NOW + 86_400)]
+
+        async def first_moves() -> None:
+            await racers[0].on_deadline(record.id)
+            done.set()
+
+        moving = asyncio.create_task(first_moves())
+        await early.moving.wait()
+        await asyncio.gather(racers[1].on_deadline(record.id), moving)
+        stored = await GamesRepository(first).get(record.id)
+        assert stored is not None
+        for racer in racers:
+            await racer.shown.repair()  # what the background task does soon after
+        shown = await GamesRepository(first).get(record.id)
+    finally:
+        await first.close()
+        await second.close()
+    assert stored.version == record.version + 2, "each process played one timeout"
+    one_live_board(boards, stored, racers, Edit.DONE)
+    assert stored.retired_message_id in (None, 99), "the board both moved is the retired one"
+    assert "ran out of time" in (boards.shows[stored.message_id].content or "")
+    assert shown is not None and boards.versions[stored.message_id] == shown.version, "it shows the last version"
 
 
 async def test_each_process_fires_only_the_deadlines_of_its_shards(tmp_path: Path) -> None:

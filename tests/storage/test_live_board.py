@@ -1,22 +1,12 @@
-"""The live board's columns: moving it stores the new board and the retired one together, without a version bump."""
+"""The live board's columns: moving it stores the new board and the retired one together, without a version bump,
+and only while the board it moves is still the live one."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from dataclasses import replace
-from pathlib import Path
-
-import pytest
 
 from bot.storage import Database, GamesRepository
 from tests.storage.test_games import new_game
-
-
-@pytest.fixture
-async def db(tmp_path: Path) -> AsyncIterator[Database]:
-    database = await Database.open(tmp_path / "db.sqlite3")
-    yield database
-    await database.close()
 
 
 async def test_moving_the_board_keeps_the_old_one_until_it_was_stripped(db: Database) -> None:
@@ -25,7 +15,7 @@ async def test_moving_the_board_keeps_the_old_one_until_it_was_stripped(db: Data
     await games.attach_message(game.id, 500, shown_version=0)
     assert await games.with_retired_board() == []
 
-    await games.move_board(game.id, 600, 500, shown_version=0)
+    assert await games.move_board(game.id, 600, 500, shown_version=0)
     moved = await games.get(game.id)
     assert moved is not None
     assert (moved.message_id, moved.retired_message_id, moved.version) == (600, 500, game.version)
@@ -39,9 +29,24 @@ async def test_moving_the_board_keeps_the_old_one_until_it_was_stripped(db: Data
     assert await games.with_retired_board() == []
 
 
+async def test_a_board_moves_only_from_the_board_that_is_live(db: Database) -> None:
+    """Two processes moving one board down (a shard hand-over) both post it anew from the same live board: the
+    second write overwrote the first, whose new board then kept its controls for good. The first to store wins."""
+    games = GamesRepository(db)
+    game = await new_game(games)
+    await games.attach_message(game.id, 500, shown_version=0)
+    assert await games.move_board(game.id, 600, 500, shown_version=0)
+    assert not await games.move_board(game.id, 700, 500, shown_version=0)  # 500 is no longer the board
+    assert not await games.move_board(game.id + 1, 700, 600, shown_version=0)  # no such game
+    stored = await games.get(game.id)
+    assert stored is not None
+    assert (stored.message_id, stored.retired_message_id, stored.version) == (600, 500, game.version)
+
+
 async def test_a_save_leaves_the_retired_board_alone(db: Database) -> None:
     games = GamesRepository(db)
     game = await new_game(games)
+    await games.attach_message(game.id, 500, shown_version=0)
     await games.move_board(game.id, 600, 500, shown_version=0)
     loaded = await games.get(game.id)
     assert loaded is not None
