@@ -109,7 +109,14 @@ def seat_views(record: GameRecord) -> tuple[SeatView, ...]:
 def table(game: Game, locale: str | None = None) -> Table[Any]:
     """What a game renderer sees of a running or finished game."""
     record = game.record
-    return Table(seat_views(record), record.id, record.version, locale or record.locale, game.state)
+    return Table(
+        seat_views(record),
+        record.id,
+        record.version,
+        locale or record.locale,
+        game.state,
+        ended=record.status == "abandoned",
+    )
 
 
 def notice_line(notice: Notice, locale: str, game: str) -> str:
@@ -564,11 +571,11 @@ class GameService(LiveBoards):
             self.followers.follow(game, request.actor.player, view, request.locale, request.private_message(), rendered)
 
     def _render_private(self, game: Game, view: str, player: str, locale: str) -> Rendered:
-        """A following private view as it is now; without controls once the game was abandoned."""
+        """A following private view as it is now; without controls once the game was abandoned (the view itself
+        says the game ended, from ``Table.ended``)."""
         spec = self.specs[game.record.kind]
         rendered = spec.private_views[view].render(table(game, locale), player)
         if game.record.status == "abandoned":
-            rendered.content = t("play.abandoned_banner", locale)
             rendered.layout = type(rendered.layout)()
         return rendered
 
@@ -755,7 +762,9 @@ class GameService(LiveBoards):
     def render(self, spec: AnySpec, game: Game) -> Rendered:
         """The game's board for any status: lobby, running, finished or abandoned, with its news on top.
 
-        A finished game's board offers **Rematch** until someone used it; an abandoned one has no controls.
+        A finished game's board offers **Rematch** until someone used it. An abandoned one has no controls and no
+        content of its own: the game's renderer shows it as ended (``Table.ended``), under the news of who ended it,
+        and whatever a renderer returns, nobody is pinged to act in a game that is over.
         """
         record = game.record
         news = board.news_of(record)
@@ -772,7 +781,7 @@ class GameService(LiveBoards):
             label = t("play.rematch", record.locale)
             rendered.layout.button(HINT_ROW, label, custom_id(record.id, REMATCH, "", record.version), emoji="🔁")
         if record.status == "abandoned":
-            rendered.content = t("play.abandoned_banner", record.locale)
+            rendered.content = None
             rendered.layout = type(rendered.layout)()
         return board_ui.with_news(rendered, news)
 

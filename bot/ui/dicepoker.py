@@ -8,8 +8,9 @@ from types import ModuleType
 from bot.engine import dicepoker
 from bot.engine.core import Event
 from bot.i18n import number, t
-from bot.ui.fivedice import MEDALS, ScorecardUI
+from bot.ui.fivedice import ScorecardUI
 from bot.ui.render import Table
+from bot.ui.standings import standing
 
 MINUS = "−"
 
@@ -106,8 +107,7 @@ class DicePokerUI(ScorecardUI):
             t(
                 "dicepoker.final_line",
                 table.locale,
-                medal=MEDALS.get(result.rank, f"{result.rank}."),
-                name=table.name(result.player),
+                **standing(table, result.player, result.rank)._asdict(),
                 total=result.score,
                 settlement=signed(shares[result.player], table.locale),
             )

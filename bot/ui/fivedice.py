@@ -26,10 +26,11 @@ from bot.ui.common import (
     monospace_table,
     shorten,
 )
+from bot.ui.ended import ended_embed
 from bot.ui.render import Rendered, Table, custom_id
+from bot.ui.standings import standing
 
 FIELD_LIMIT = 1024
-MEDALS = {1: "🥇", 2: "🥈", 3: "🥉"}
 
 
 def roll_stamp(state: fivedice.FiveDiceState) -> int:
@@ -69,8 +70,8 @@ class ScorecardUI:
         results = {result.player: result for result in self.engine.results(table.state)}
         lines = []
         for result in sorted(results.values(), key=lambda r: (r.rank, table.state.players.index(r.player))):
-            medal = MEDALS.get(result.rank, f"{result.rank}.")
-            lines.append(f"{medal} {table.name(result.player)} — **{result.score}**")
+            medal, name = standing(table, result.player, result.rank)
+            lines.append(f"{medal} {name} — **{result.score}**")
         return lines
 
     def event_line(self, event: Event, table: Table) -> str | None:
@@ -84,6 +85,8 @@ class ScorecardUI:
     # ------------------------------------------------------------------ shared rendering
 
     def render(self, table: Table) -> Rendered:
+        if table.ended:
+            return self.render_ended(table)
         if self.engine.is_over(table.state):
             return self.render_final(table)
         return self.render_turn(table)
@@ -91,7 +94,8 @@ class ScorecardUI:
     def announce(self, table: Table) -> list[str]:
         lines = []
         for event in table.state.events:
-            if event.key == "game.left":
+            # A game that ended early has no winner, even when the engine ended it because everybody left.
+            if event.key == "game.left" or (event.key == "game.over" and table.ended):
                 continue
             line = self.event_line(event, table)
             if line:
@@ -118,15 +122,26 @@ class ScorecardUI:
             lines.append(t("dice.press_roll", locale))
         lines += self.status_lines(table)
         embed.description = "\n".join(lines)
-        standings = [
-            (table.plain_name(p)[:14], number(self.total(table, p), locale))
-            for p in state.players
-            if p not in state.left
-        ]
-        embed.add_field(name=t("dice.totals", locale), value=monospace_table(standings), inline=False)
+        embed.add_field(name=t("dice.totals", locale), value=self.totals(table), inline=False)
         rendered = Rendered(content=t("dice.content", locale, player=table.mention(player)), embeds=[embed])
         self._controls(table, rendered)
         return rendered
+
+    def render_ended(self, table: Table) -> Rendered:
+        """A game that ended early: the totals as they stood, no turn, no controls."""
+        embed = ended_embed(table, self.kind)
+        embed.add_field(name=t("dice.totals", table.locale), value=self.totals(table), inline=False)
+        return Rendered(embeds=[embed])
+
+    def totals(self, table: Table) -> str:
+        """The totals of the players still in the game, in seat order."""
+        state = table.state
+        standings = [
+            (table.plain_name(p)[:14], number(self.total(table, p), table.locale))
+            for p in state.players
+            if p not in state.left
+        ]
+        return monospace_table(standings)
 
     def _controls(self, table: Table, rendered: Rendered) -> None:
         state, locale, stamp, game = table.state, table.locale, table.stamp, table.game_id

@@ -15,8 +15,9 @@ import discord
 from bot.engine import knister
 from bot.i18n import t
 from bot.ui.common import COLOUR_OVER, COLOUR_PLAYING, faces, monospace_table
-from bot.ui.fivedice import MEDALS
+from bot.ui.ended import ended_embed
 from bot.ui.render import Rendered, Table, custom_id
+from bot.ui.standings import standing
 
 #: Discord shows at most 32 characters of a display name; longer stored names are cut so embeds stay small.
 NAME_LIMIT = 32
@@ -57,6 +58,9 @@ class KnisterUI:
     # ------------------------------------------------------------------ the round message
 
     def render(self, table: Table) -> Rendered:
+        if table.ended:
+            # The grids stay secret: nobody played them to the end, and no score of them counts.
+            return Rendered(embeds=[ended_embed(table, "knister")])
         if knister.is_over(table.state):
             return self.render_final(table)
         return self.render_round(table)
@@ -125,13 +129,17 @@ class KnisterUI:
         """One player's grid as 25 buttons; empty cells are clickable while that player still has to place."""
         state, locale = table.state, table.locale
         grid = state.grids[player]
-        can_place = state.dice is not None and player in knister.to_act(state)
-        title = (
-            t("knister.grid_title_over", locale)
-            if state.over
-            else t("knister.grid_title", locale, round=state.round, rounds=knister.ROUNDS)
-        )
-        embed = discord.Embed(title=title, description=self._grid_status(table, player, locale), colour=COLOUR_PLAYING)
+        can_place = state.dice is not None and player in knister.to_act(state) and not table.ended
+        if table.ended:
+            embed = ended_embed(table, "knister")
+        else:
+            title = (
+                t("knister.grid_title_over", locale)
+                if state.over
+                else t("knister.grid_title", locale, round=state.round, rounds=knister.ROUNDS)
+            )
+            status = self._grid_status(table, player, locale)
+            embed = discord.Embed(title=title, description=status, colour=COLOUR_PLAYING)
         scores = knister.line_scores(grid, partial=not state.over)
         embed.add_field(
             name=t("knister.lines_final" if state.over else "knister.lines_so_far", locale),
@@ -183,29 +191,18 @@ class KnisterUI:
         """Standings, then every grid with its line scores as an inline field (12 players fit Discord's limits)."""
         state, locale = table.state, table.locale
         results = sorted(knister.results(state), key=lambda r: (r.rank, state.players.index(r.player)))
+        standings = [standing(table, result.player, result.rank, NAME_LIMIT) for result in results]
         lines = [
-            t(
-                "knister.final_line",
-                locale,
-                medal=MEDALS.get(result.rank, f"{result.rank}."),
-                name=table.name(result.player, NAME_LIMIT),
-                points=result.score,
-            )
-            for result in results
+            t("knister.final_line", locale, **place._asdict(), points=result.score)
+            for place, result in zip(standings, results, strict=True)
         ]
         if len(state.players) == 1:
             lines.append(self._rating(results[0].score, locale))
         embed = discord.Embed(title=t("knister.final_title", locale), description="\n".join(lines), colour=COLOUR_OVER)
-        for result in results:
+        for place, result in zip(standings, results, strict=True):
             grid = state.grids[result.player]
             embed.add_field(
-                name=t(
-                    "knister.final_field",
-                    locale,
-                    medal=MEDALS.get(result.rank, f"{result.rank}."),
-                    name=table.name(result.player, NAME_LIMIT),
-                    points=result.score,
-                ),
+                name=t("knister.final_field", locale, **place._asdict(), points=result.score),
                 value=grid_block(grid, knister.line_scores(grid), locale),
                 inline=True,
             )
@@ -253,7 +250,7 @@ class KnisterUI:
                         number=params["sum"],
                     )
                 )
-            elif event.key == "game.over":
+            elif event.key == "game.over" and not table.ended:  # everybody left: abandoned, nobody won
                 lines.append(self._over_line(table, params["winners"]))
         return lines
 

@@ -334,6 +334,10 @@ class Table(Seating, Generic[StateT]):
     stamp: int
     locale: str
     state: StateT
+    #: The game ended early (abandoned: ``/<game> end``, everybody gone, its channel gone) and counts for nothing.
+    #: Its state is left where play stopped, so only this tells the renderer to show it as over rather than as a
+    #: turn in progress (or, everybody gone, as final standings with winners).
+    ended: bool = False
 
     def in_locale(self, locale: str) -> Table[StateT]:
         """The same table for someone else's language (private views answer in the clicker's locale)."""

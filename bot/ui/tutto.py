@@ -22,7 +22,9 @@ from bot.engine import tutto
 from bot.engine.core import Event
 from bot.i18n import number, t
 from bot.ui.common import COLOUR_OVER, COLOUR_PLAYING, DIE_FACES, faces, monospace_table
+from bot.ui.ended import ended_embed
 from bot.ui.render import Rendered, Table, custom_id
+from bot.ui.standings import standing
 
 BAR_WIDTH = 10
 #: Names in the scoreboard code block: with the marker, a 5-digit score and the bar a line stays within 32
@@ -31,7 +33,6 @@ NAME_WIDTH = 12
 DICE_PER_ROW = 3
 """Six dice split 3 + 3 so the labels stay readable on phones; fewer fit one row of Discord's five."""
 ACTION_ROW = 3
-MEDALS = {1: "🥇", 2: "🥈", 3: "🥉"}
 MISSING_FACE = "▫️"
 STOPPABLE = frozenset({tutto.BONUS, tutto.DOUBLE})
 """Cards that offer **Stop** before a Tutto (Street banks only through its Tutto, so it offers none)."""
@@ -88,6 +89,10 @@ class TuttoUI:
     def render(self, table: Table) -> Rendered:
         """The turn message while the game runs, the final standings once it is over."""
         state = _state(table)
+        if table.ended:
+            embed = ended_embed(table, "tutto")
+            embed.add_field(name=t("tutto.scores", table.locale), value=self._scoreboard(table), inline=False)
+            return Rendered(embeds=[embed])
         if tutto.is_over(state):
             return self.render_final(table)
         # The selection's check, asked for by the turn's lines and by the buttons, once per board.
@@ -151,11 +156,13 @@ class TuttoUI:
         return t("tutto.at_risk", locale, points=total)
 
     def _scoreboard(self, table: Table) -> str:
-        """Banked scores in seat order, the player on turn marked, with a bar towards the target."""
+        """Banked scores in seat order, the player on turn marked (none once the game ended early), with a bar
+        towards the target."""
         state = _state(table)
+        current = None if table.ended else state.current
         rows = [
             (
-                f"{'▶' if player == state.current else ' '} {_board_name(table, player)}",
+                f"{'▶' if player == current else ' '} {_board_name(table, player)}",
                 number(state.scores[player], table.locale),
                 progress_bar(state.scores[player], state.target),
             )
@@ -254,8 +261,7 @@ class TuttoUI:
             t(
                 "tutto.final_line",
                 locale,
-                medal=MEDALS.get(result.rank, f"{result.rank}."),
-                name=table.name(result.player),
+                **standing(table, result.player, result.rank)._asdict(),
                 score=result.score,
                 bar=progress_bar(result.score, state.target),
                 tuttos=result.counters.get("tuttos", 0),
@@ -327,7 +333,7 @@ class TuttoUI:
             "tutto.banked",
         }:
             return t(key, locale, **{**params, "name": name})
-        if key == "game.over":
+        if key == "game.over" and not table.ended:  # everybody left: abandoned, nobody won
             winners = t("tutto.winners", locale, names=_names(table, params["winners"]))
             buyers = buys_round_line(table, params["winners"], params["buys_round"])
             return f"{winners}\n{buyers}" if buyers else winners

@@ -7,6 +7,7 @@ import pytest
 
 from bot.engine import kniffel
 from tests.discord_limits import assert_pings_only_people
+from tests.e2e.board import live_board, settle
 from tests.e2e.conftest import Harness
 from tests.e2e.dice import best_option, forge, play_to_end, play_turn
 
@@ -217,6 +218,27 @@ async def test_leave_and_end_commands(running: Harness) -> None:
     assert record.status == "abandoned"
     assert await h.bot.results.for_game(record.id) == []
     assert message.components == []
+
+
+async def test_a_game_the_host_ended_reads_as_over_and_says_so_once(running: Harness) -> None:
+    """QA 35: an ended board kept its colour, the turn prompt and its ping, and said twice that it does not count."""
+    h = running
+    await h.start_game("kniffel", [h.alice, h.bob, h.carol], rules="classic")
+    message = await live_board(h)
+    await play_turn(h, message, chase=False)
+    board = await live_board(h)
+    ended = await h.command(h.alice, "kniffel end")
+    assert (await ended.message()).text == "The game was ended."
+    await settle(h)
+    await h.server.wait_for(lambda: "ended by Alice" in board.text, what="the board to show the end")
+    assert board.content == "The Kniffel game was ended by Alice."
+    assert board.text.count("does not count") == 1
+    assert "Turn of" not in board.text and "Press **Roll**" not in board.text
+    (embed,) = board.embeds
+    assert embed["title"] == "Kniffel — ended"
+    assert embed["color"] == discord.Colour.dark_grey().value
+    assert all(user.name in board.text for user in (h.alice, h.bob, h.carol))  # the scores as they stood
+    assert board.components == []
 
 
 async def test_scorecard_command_and_button(running: Harness) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import discord
 import pytest
 
 from bot.engine import knister as kn
@@ -317,6 +318,60 @@ async def test_grid_command_and_rules(knister: Harness) -> None:
     assert rules.ephemeral
     assert "Knister — rules" in rules.text
     assert "Diagonals count double" in rules.text
+
+
+async def ended_board(h: Harness, board: Message, news: str) -> None:
+    """The board of a game that ended early reads as over: grey, no prompt or ping, "does not count" said once."""
+    await h.server.wait_for(lambda: news in board.text, what=f"the board to show {news!r}")
+    assert board.components == []
+    assert "<@" not in board.content
+    assert "roll" not in board.text.lower() and "place" not in board.text.lower()
+    assert board.text.count("does not count") == 1
+    (embed,) = board.embeds
+    assert embed["title"] == "Knister — ended"
+    assert embed["color"] == discord.Colour.dark_grey().value
+
+
+async def test_a_game_everybody_left_reads_as_over(knister: Harness) -> None:
+    h = knister
+    await start_game(h, [h.alice, h.bob])
+    board = await live_board(h)
+    for user in (h.bob, h.alice):
+        left = await h.command(user, "knister leave")
+        assert (await left.message()).text == "You left the game."
+    await ended_board(h, board, "Nobody is left — the game is abandoned.")
+    assert board.content == "Alice left the game.\nNobody is left — the game is abandoned."  # and no winner
+    assert (await h.record()).status == "abandoned"
+
+
+async def test_a_game_whose_players_all_timed_out_reads_as_over(knister: Harness) -> None:
+    h = knister
+    await start_game(h, [h.alice, h.bob])
+    board = await live_board(h)
+    for _ in range(6):  # a round times out twice: its roll, then its placements
+        await h.advance(TIMEOUT_SECONDS + 1)
+    assert (await h.record()).status == "abandoned"
+    await ended_board(h, board, "Nobody is left — the game is abandoned.")
+    assert "timed out 3 times in a row and was removed" in board.content
+
+
+async def test_a_player_who_left_gets_no_medal_and_a_mark_on_the_final_scores(knister: Harness) -> None:
+    """QA 31: Bob left in round 1 and still took the bronze medal, with nothing saying he left."""
+    h = knister
+    table = Table(h, await start_game(h, [h.alice, h.bob, h.carol]))
+    left = await h.command(h.bob, "knister leave")
+    assert (await left.message()).text == "You left the game."
+    table.message = await live_board(h)
+    for _ in range(kn.ROUNDS):
+        await table.roll()
+        await table.place_best(h.alice)
+        await table.place_best(h.carol)
+    await table.shows("final scores")
+    results = {h.user(r.player).name: r for r in kn.results(await table.state())}
+    assert results["Bob"].rank == 3
+    assert "3. Bob (left) — **0**" in table.message.text
+    assert "🥉" not in table.message.text
+    assert "Bob (left)" in table.message.embeds[0]["fields"][-1]["name"]
 
 
 #: Twelve display names of Discord's longest (32 characters), for the biggest table a board has to hold.
