@@ -351,7 +351,8 @@ async def test_a_full_german_table_timing_out_keeps_whole_news_lines_and_the_pin
 
     lines = (await live_board(h)).content.split("\n")
     ping = t("knister.content_roll", "de", player=f"<@{state.roller}>")
-    next_round = t("knister.round", "de", round=state.round, rounds=kn.ROUNDS, player=f"<@{state.roller}>")
+    roller_name = h.user(state.roller).name
+    next_round = t("knister.round", "de", round=state.round, rounds=kn.ROUNDS, player=roller_name)
     whole = {
         next_round,
         *(t("play.timed_out", "de", name=name) for name in LONG_NAMES),
