@@ -362,7 +362,10 @@ async def test_restart_mid_turn_then_a_timeout_plays_cautiously(harness: Harness
     await harness.wait_post("Bob ran out of time")
     await harness.wait_post("Bob banks 200 — 200 in all.")
     assert await score(harness, bob) == 200
-    assert game.message.content.splitlines()[-1] == f"<@{alice.id}>, your turn."
+    # What happened in order: the timeout, what the bot played for Bob, then whose turn it is.
+    lines = game.message.content.splitlines()
+    assert lines[0] == t("play.timed_out", LOCALE, name="Bob")
+    assert lines[-2:] == ["💰 Bob banks 200 — 200 in all.", f"<@{alice.id}>, your turn."]
 
 
 async def test_a_solo_timeout_plays_one_turn_only(harness: Harness) -> None:

@@ -19,18 +19,13 @@ from tests.i18n.test_limits import game, played
 
 LEFT_OUT = "…"
 PING = "<@100000000000000011>, du würfelst!"
-#: A dozen long German news lines, each naming a player by a 32-character name or a mention, as a big Knister
-#: round's timeouts and removals give them.
+#: Long German news lines, each naming a player by a 32-character name, as a big Knister round's timeouts give
+#: them: the timeouts, the round they ended, then the removals.
+NAMES = [f"Friedrich-Wilhelm von Hohenzoll{index:02d}" for index in range(12)]
 NEWS = [
-    "Runde 4/25: <@100000000000000011> würfelt.",
-    *(
-        line
-        for index in range(12)
-        for line in (
-            f"⏰ Friedrich-Wilhelm von Hohenzoll{index:02d} war nicht schnell genug; der Bot hat übernommen.",
-            f"<@1000000000000000{index:02d}> hat 3-mal hintereinander die Zeit überschritten und fliegt raus.",
-        )
-    ),
+    *(f"⏰ {name} war nicht schnell genug; der Bot hat übernommen." for name in NAMES),
+    f"Runde 4/25: {NAMES[-1]} würfelt.",
+    *(f"{name} hat 3-mal die Zeit überschritten und fliegt raus." for name in NAMES),
 ]
 
 
