@@ -799,7 +799,9 @@ class GameService(LiveBoards):
         return replace(outcome, after=Game(replace(after.record, options=options), after.state))
 
     def announcements(self, spec: AnySpec, outcome: Outcome) -> list[str]:
-        """The channel lines of a change: the game's own (from the engine's events), then the plumbing's."""
+        """The channel lines of a change in the order it happened: the plumbing's notices of what caused it (a
+        timeout), the game's own lines (from the engine's events: what was played), then the other notices (a
+        removal); the board's content below says whose turn it is."""
         game = outcome.after
         locale = game.record.locale
         # The game's lines tell its engine's events: a move without any (a held die) builds no table to find none.
@@ -807,7 +809,9 @@ class GameService(LiveBoards):
         if not outcome.notices:
             return lines
         name = t(f"game.{spec.kind}", locale)
-        return lines + [notice_line(notice, locale, name) for notice in outcome.notices]
+        causes = [notice_line(notice, locale, name) for notice in outcome.notices if notice.cause]
+        after = [notice_line(notice, locale, name) for notice in outcome.notices if not notice.cause]
+        return causes + lines + after
 
     async def _point(self, request: Request, record: GameRecord | None, action: str = "") -> None:
         """A click (of ``action``) on a message that is not the live board of an active game: say where the game

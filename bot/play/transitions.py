@@ -60,10 +60,14 @@ class Notice:
 
     Every notice may use ``{game}``: the service adds the game's translated name. ``{name}`` is a player's display
     name as typed; the service escapes it for the board's markdown.
+
+    ``cause`` marks what made the move (a timeout the bot played for, a player leaving): it is told before the
+    game's own lines, so the board reads in the order things happened; other notices (a removal, the end) follow.
     """
 
     key: str
     params: Mapping[str, Any] = field(default_factory=dict)
+    cause: bool = False
 
 
 @dataclass(frozen=True)
@@ -82,8 +86,8 @@ class Game:
 class Outcome:
     """A change to save, and what to tell the channel.
 
-    ``moved`` says the engine state changed, so the game's own announcements (of ``state.events``) come first;
-    ``notices`` follow. ``reply_key`` confirms a command to the person who ran it.
+    ``moved`` says the engine state changed, so the game's own announcements (of ``state.events``) are told, after
+    the ``notices`` that caused them and before the others. ``reply_key`` confirms a command to the person who ran it.
     """
 
     before: Game
@@ -393,7 +397,7 @@ def leave(rules: AnyRules, game: Game, actor: Actor, now: float) -> Outcome:
     key = rules.turn_key(game.state)
     state = rules.engine.leave(game.state, actor.player)
     seats = tuple(replace(s, status="left") if s.player == actor.player else s for s in record.seats)
-    notices = (Notice("play.left", {"name": seat.display_name}),)
+    notices = (Notice("play.left", {"name": seat.display_name}, cause=True),)
     outcome = _after_move(rules, game, hosted(replace(record, seats=seats)), key, state, notices, now)
     return replace(outcome, reply_key="play.you_left")
 
@@ -513,7 +517,7 @@ def timeout(rules: AnyRules, game: Game, choose: Choose, rng: random.Random, now
             steps += 1
         seat = seats[player]
         seat = replace(seat, timeouts=seat.timeouts + 1)
-        notices.append(Notice("play.timed_out", {"name": seat.display_name}))
+        notices.append(Notice("play.timed_out", {"name": seat.display_name}, cause=True))
         if seat.timeouts >= MAX_TIMEOUTS and seat.status == "active" and not engine.is_over(state):
             seat = replace(seat, status="removed")
             state = engine.leave(state, player)

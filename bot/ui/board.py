@@ -37,10 +37,10 @@ def retired(kind: str, locale: str, news: Sequence[str] = ()) -> Rendered:
 def _whole_lines(news: Sequence[str], room: int) -> str:
     """The first lines of ``news`` that fit ``room`` characters whole, and a last ``…`` line when any were left out.
 
-    The first lines are the ones to keep: an action's news is the game's own announcements (the roll, the new
-    round, the winner) followed by the plumbing's notices (a dozen players timed out or removed), and the game's
-    lines are what a player reads the board for. The cut stops at the first line that does not fit, so what is
-    shown is never out of order.
+    The first lines are the ones to keep: an action's news is told in the order it happened, what caused it (a
+    dozen players timed out), the game's own announcements (the roll, the new round, the winner), then what
+    followed (a dozen players removed), so the cut takes the end of the story. It stops at the first line that does
+    not fit, so what is shown is never out of order.
     """
     text = "\n".join(news)
     if len(text) <= room:

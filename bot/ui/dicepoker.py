@@ -127,8 +127,6 @@ class DicePokerUI(ScorecardUI):
             )
         if event.key == "dicepoker.passed":
             return t("dicepoker.passed", locale, name=table.name(params["player"]))
-        if event.key == "dicepoker.turn" and len(table.state.players) - len(table.state.left) > 1:
-            return t("dicepoker.your_turn", locale, player=table.mention(params["player"]))
         if event.key == "game.over":
             winners = ", ".join(table.name(p) for p in params["winners"])
             return t("dice.winners", locale, names=winners, count=len(params["winners"]))

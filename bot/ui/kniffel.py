@@ -68,8 +68,6 @@ class KniffelUI(ScorecardUI):
             if params["bonus"]:
                 line += " " + t("kniffel.scored_bonus", locale, bonus=params["bonus"])
             return line
-        if event.key == "kniffel.turn" and len(table.state.players) - len(table.state.left) > 1:
-            return t("kniffel.your_turn", locale, player=table.mention(params["player"]))
         if event.key == "game.over":
             winners = ", ".join(table.name(p) for p in params["winners"])
             return t("dice.winners", locale, names=winners, count=len(params["winners"]))

@@ -237,7 +237,7 @@ class KnisterUI:
                         locale,
                         round=params["round"],
                         rounds=knister.ROUNDS,
-                        player=table.mention(params["roller"]),
+                        player=table.name(params["roller"]),
                     )
                 )
             elif event.key == "knister.rolled" and together:

@@ -296,15 +296,11 @@ class TuttoUI:
 
     def event_line(self, event: Event, table: Table) -> str | None:
         """The announcement for one engine event, or None to stay quiet."""
-        state, locale, params = _state(table), table.locale, event.params
+        locale, params = table.locale, event.params
         name = table.name(params["player"]) if "player" in params else ""
         key = event.key
         if key == "game.order":
             return t("tutto.order", locale, players=_names(table, params["order"]))
-        if key == "tutto.turn":
-            return (
-                t("tutto.your_turn", locale, player=table.mention(params["player"])) if len(state.active) > 1 else None
-            )
         if key == "tutto.reshuffled":
             return t("tutto.reshuffled", locale)
         if key == "tutto.stop_card":

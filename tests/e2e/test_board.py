@@ -14,7 +14,7 @@ from bot.storage import StorageUnavailable
 from fakediscord import Message, User
 from tests.e2e.board import controlled, has_controls, live_board, no_controls_left, settle
 from tests.e2e.conftest import Harness
-from tests.e2e.dice import best_option, play_to_end
+from tests.e2e.dice import best_option, play_to_end, play_turn
 from tests.reliability.conftest import forged
 
 pytestmark = pytest.mark.timeout(240)
@@ -78,6 +78,20 @@ async def test_three_player_kniffel_keeps_its_board_at_the_bottom(running: Harne
     assert "final scores" in board.text
     assert [button.label for button in board.buttons] == ["🔍 Review", "Rematch"]
     await h.wait_post("Winner")
+
+
+@pytest.mark.parametrize("game", ["kniffel", "dicepoker"])
+async def test_the_board_names_the_player_to_act_once(running: Harness, game: str) -> None:
+    """The board's own content pings the player to act; its news (what the last move did) does not say it again."""
+    h = running
+    board = await h.start_game(game, [h.alice, h.bob])
+    for _ in range(3):
+        await play_turn(h, board, chase=False)
+        board = await live_board(h)
+        player = (await h.state()).current_player
+        assert (board.content or "").count(mention(player)) == 1, board.content
+        assert (board.content or "").splitlines()[-1] == f"{mention(player)}, your turn."
+    assert all(text.count("your turn") <= 1 for text in h.said()), h.said()
 
 
 async def test_knister_keeps_its_board_at_the_bottom(harness: Harness) -> None:

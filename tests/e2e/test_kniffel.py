@@ -149,6 +149,13 @@ async def test_timeout_scores_the_best_box_and_three_timeouts_remove(running: Ha
     assert state.turns[first] == 1
     await h.wait_post("ran out of time")
     assert state.current_player != first
+    # What happened in order: the timeout, the box the bot scored for them, then whose turn it is.
+    name = h.user(first).name
+    lines = (message.content or "").splitlines()
+    assert len(lines) == 3, lines
+    assert lines[0] == f"⏰ {name} ran out of time; the bot played for them."
+    assert lines[1].startswith(f"{name}: ")
+    assert lines[2] == f"<@{state.current_player}>, your turn."
 
     # the other player plays normally; the first player times out twice more and is removed
     for _ in range(2):
@@ -157,6 +164,11 @@ async def test_timeout_scores_the_best_box_and_three_timeouts_remove(running: Ha
     record = await h.record()
     assert record.seat(first).status == "removed"
     await h.wait_post("removed")
+    # The removal follows the move the bot played for the third timeout.
+    lines = (message.content or "").splitlines()
+    assert lines[0] == f"⏰ {name} ran out of time; the bot played for them."
+    assert lines[1].startswith(f"{name}: ")
+    assert lines[2] == f"{name} timed out 3 times in a row and was removed."
     state = await h.state()
     assert first in state.left
     assert record.status == "running"

@@ -263,6 +263,21 @@ async def test_round_timeout_rolls_then_places_for_the_missing(knister: Harness)
     await table.shows("round 2/25")
 
 
+async def test_a_roller_who_leaves_is_told_before_the_next_roller(knister: Harness) -> None:
+    """The board reads in the order things happened: the leaving, the roller it made, then the ping."""
+    h = knister
+    table = Table(h, await start_game(h, [h.alice, h.bob, h.carol]))
+    roller = h.user((await table.state()).roller)
+    await (await h.command(roller, "knister leave")).response()
+    state = await table.state()
+    await table.posted(f"{roller.name} left the game.")
+    assert (table.message.content or "").splitlines() == [
+        f"{roller.name} left the game.",
+        f"Round 1/25: {h.user(state.roller).name} rolls.",
+        f"<@{state.roller}>, roll the dice!",
+    ]
+
+
 async def test_restart_between_a_placement_and_the_end_of_the_round(knister: Harness) -> None:
     h = knister
     alice, bob, carol = h.alice, h.bob, h.carol
@@ -406,14 +421,14 @@ async def test_a_full_german_table_timing_out_keeps_whole_news_lines_and_the_pin
 
     lines = (await live_board(h)).content.split("\n")
     ping = t("knister.content_roll", "de", player=f"<@{state.roller}>")
-    next_round = t("knister.round", "de", round=state.round, rounds=kn.ROUNDS, player=f"<@{state.roller}>")
-    whole = {
-        next_round,
-        *(t("play.timed_out", "de", name=name) for name in LONG_NAMES),
-        *(t("play.removed", "de", name=name, count=3) for name in LONG_NAMES),
-    }
-    assert lines[0] == next_round  # the game's own news first, then the notices of the timeout
+    roller_name = h.user(state.roller).name
+    next_round = t("knister.round", "de", round=state.round, rounds=kn.ROUNDS, player=roller_name)
+    timeouts = {t("play.timed_out", "de", name=name) for name in LONG_NAMES}
+    removals = {t("play.removed", "de", name=name, count=3) for name in LONG_NAMES}
+    # In the order it happened: the timeouts, the round they ended, the removals (cut short), then the ping.
     assert lines[-1] == ping
     assert lines[-2] == "…"
-    assert set(lines[:-2]) <= whole and len(lines) > 3
+    at = lines.index(next_round)
+    assert set(lines[:at]) == timeouts
+    assert set(lines[at + 1 : -2]) <= removals and at + 1 < len(lines) - 2
     assert_every_message_fits(h.server)

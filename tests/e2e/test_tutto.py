@@ -198,6 +198,22 @@ async def test_fireworks_take_every_scoring_die_and_bank_at_the_null(harness: Ha
     assert game.message.content.splitlines()[-1] == f"<@{bob.id}>, your turn."
 
 
+async def test_the_board_names_the_player_to_act_once(harness: Harness) -> None:
+    """The board's own content pings the player to act; its news (the banked points) does not say it again."""
+    script = Script(["bonus_200", "bonus_300"], [1, 2, 3, 4, 6, 6, 5, 2, 3, 4, 6, 6])
+    alice, bob = harness.alice, harness.bob
+    game = await play(harness, script, [alice, bob])
+    for player, other, face in ((alice, bob, 1), (bob, alice, 5)):
+        await game.press(player, "draw")
+        await game.press(player, "roll")
+        await game.pick(player, face)
+        await game.press(player, "stop")
+        content = game.message.content or ""
+        assert content.count(f"<@{other.id}>") == 1, content
+        assert content.splitlines()[-1] == f"<@{other.id}>, your turn."
+    assert all(text.count("your turn") <= 1 for text in harness.said()), harness.said()
+
+
 async def test_stop_is_never_offered_under_a_card_that_forbids_it(harness: Harness) -> None:
     """Plus/Minus: no Stop button at any point, a click on it is impossible, and the turn ends in a null."""
     script = Script(["plus_minus"], [1, 2, 3, 4, 6, 6, 5, 2, 3, 4, 6, 2, 3, 4, 6])
@@ -346,7 +362,10 @@ async def test_restart_mid_turn_then_a_timeout_plays_cautiously(harness: Harness
     await harness.wait_post("Bob ran out of time")
     await harness.wait_post("Bob banks 200 — 200 in all.")
     assert await score(harness, bob) == 200
-    assert game.message.content.splitlines()[-1] == f"<@{alice.id}>, your turn."
+    # What happened in order: the timeout, what the bot played for Bob, then whose turn it is.
+    lines = game.message.content.splitlines()
+    assert lines[0] == t("play.timed_out", LOCALE, name="Bob")
+    assert lines[-2:] == ["💰 Bob banks 200 — 200 in all.", f"<@{alice.id}>, your turn."]
 
 
 async def test_a_solo_timeout_plays_one_turn_only(harness: Harness) -> None:

@@ -147,7 +147,8 @@ def test_a_timeout_plays_the_turn_counts_a_strike_and_the_third_removes() -> Non
     after = outcome.after
     assert after.state.turns[first] == 1 and after.state.current_player != first
     assert after.record.seat(first).timeouts == 1
-    assert Notice("play.timed_out", {"name": after.record.seat(first).display_name}) in outcome.notices
+    name = after.record.seat(first).display_name
+    assert Notice("play.timed_out", {"name": name}, cause=True) in outcome.notices  # told before the move
     assert after.record.deadline_at == now + 5 * 60  # a new turn: a new deadline
     struck = replace(after.record.seat(first), timeouts=2)
     seats = tuple(struck if s.player == first else s for s in after.record.seats)

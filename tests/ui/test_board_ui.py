@@ -1,27 +1,31 @@
-"""The live board's news: whole lines only, the game's own content intact, and a mark where lines were left out."""
+"""The live board's news: whole lines only, the game's own content intact, a mark where lines were left out, and
+one ping on the board: its own content's."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from bot.play.service import table
+from bot.play.spec import AnySpec
 from bot.ui import board as board_ui
 from bot.ui.render import Rendered
+from cogs.dicepoker import SPEC as DICEPOKER
+from cogs.kniffel import SPEC as KNIFFEL
+from cogs.knister import SPEC as KNISTER
+from cogs.tutto import SPEC as TUTTO
+from tests.i18n.test_limits import game, played
 
 LEFT_OUT = "…"
 PING = "<@100000000000000011>, du würfelst!"
-#: A dozen long German news lines, each naming a player by a 32-character name or a mention, as a big Knister
-#: round's timeouts and removals give them.
+#: Long German news lines, each naming a player by a 32-character name, as a big Knister round's timeouts give
+#: them: the timeouts, the round they ended, then the removals.
+NAMES = [f"Friedrich-Wilhelm von Hohenzoll{index:02d}" for index in range(12)]
 NEWS = [
-    "Runde 4/25: <@100000000000000011> würfelt.",
-    *(
-        line
-        for index in range(12)
-        for line in (
-            f"⏰ Friedrich-Wilhelm von Hohenzoll{index:02d} war nicht schnell genug; der Bot hat übernommen.",
-            f"<@1000000000000000{index:02d}> hat 3-mal hintereinander die Zeit überschritten und fliegt raus.",
-        )
-    ),
+    *(f"⏰ {name} war nicht schnell genug; der Bot hat übernommen." for name in NAMES),
+    f"Runde 4/25: {NAMES[-1]} würfelt.",
+    *(f"{name} hat 3-mal die Zeit überschritten und fliegt raus." for name in NAMES),
 ]
 
 
@@ -81,3 +85,15 @@ def test_a_retired_board_keeps_whole_news_lines() -> None:
     *shown, mark = content.split("\n")
     assert mark == LEFT_OUT
     assert shown == (NEWS * 2)[: len(shown)]
+
+
+@pytest.mark.parametrize("spec", [KNIFFEL, DICEPOKER, KNISTER, TUTTO], ids=lambda spec: spec.kind)
+def test_the_news_mentions_nobody_so_a_board_names_the_player_to_act_once(spec: AnySpec) -> None:
+    """The game's own content pings the player to act; news saying it again showed "your turn" twice."""
+    players = [str(10**17 + index) for index in range(spec.max_players)]
+    for state, _mover in played(spec.kind):
+        current = table(game(spec, state, players, "en"))
+        news = spec.ui.announce(current)
+        assert not [line for line in news if "<@" in line], news
+        content = board_ui.with_news(spec.ui.render(current), news).content or ""
+        assert content.count("<@") <= 1, content

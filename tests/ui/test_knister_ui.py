@@ -227,7 +227,7 @@ def test_announcements_multiplayer(rng: random.Random) -> None:
     names = {ALICE: "Alice", BOB: "Bob"}
     start = UI.announce(table(state, names))
     assert start[0].startswith("Rolling order:")
-    assert f"Round 1/25: <@{state.roller}> rolls." in start
+    assert f"Round 1/25: {names[state.roller]} rolls." in start
     rolled = kn.apply(state, state.roller, kn.Roll(), rng)
     (line,) = UI.announce(table(rolled, names))
     assert line.startswith(f"🎲 {names[state.roller]} rolled")
@@ -235,7 +235,7 @@ def test_announcements_multiplayer(rng: random.Random) -> None:
     placed = kn.apply(rolled, ALICE, kn.Place(cell=0), rng)
     assert UI.announce(table(placed, names)) == []
     next_round = kn.apply(placed, BOB, kn.Place(cell=0), rng)
-    assert UI.announce(table(next_round, names)) == [f"Round 2/25: <@{next_round.roller}> rolls."]
+    assert UI.announce(table(next_round, names)) == [f"Round 2/25: {names[next_round.roller]} rolls."]
 
 
 def test_a_new_rounds_roller_removed_by_the_same_timeout_is_not_announced(rng: random.Random) -> None:
@@ -250,7 +250,7 @@ def test_a_new_rounds_roller_removed_by_the_same_timeout_is_not_announced(rng: r
     removed = kn.leave(state, state.roller)
     removed.events = [*state.events, *removed.events]  # what the one timeout's outcome carries
     assert removed.roller != state.roller
-    assert UI.announce(table(removed, names)) == [f"Round 2/25: <@{removed.roller}> rolls."]
+    assert UI.announce(table(removed, names)) == [f"Round 2/25: {names[removed.roller]} rolls."]
 
 
 def test_announcements_solo_only_at_the_end() -> None:
