@@ -165,8 +165,11 @@ class World:
         self.changes.notify()
         return user
 
-    def add_guild(self, name: str, *, locale: str = "en-US", id: int | None = None) -> Guild:
-        guild = Guild(id=self.snowflakes.reuse(id), name=name, owner_id=self.owner.id, locale=locale)
+    def add_guild(self, name: str, *, locale: str = "en-US", id: int | None = None, owner: User | None = None) -> Guild:
+        """A guild the bot is in, every user a member; ``owner`` (every permission there) is by default a user
+        of its own who never acts."""
+        owner_id = (owner or self.owner).id
+        guild = Guild(id=self.snowflakes.reuse(id), name=name, owner_id=owner_id, locale=locale)
         guild.roles.append(Role(id=guild.id, name="@everyone", permissions=DEFAULT_PERMISSIONS))
         bot_role = Role(self.snowflakes.next(), self.bot.name, self.bot_permissions, position=1, managed=True)
         guild.roles.append(bot_role)

@@ -11,7 +11,7 @@ import pytest
 from fakediscord import APIError, InvalidInput, UnknownCommand
 from fakediscord import interactions as ix
 from fakediscord.commands import Focus
-from fakediscord.models import ADMINISTRATOR, DEFAULT_BOT_PERMISSIONS
+from fakediscord.models import ADMINISTRATOR, ALL_PERMISSIONS, DEFAULT_BOT_PERMISSIONS
 from fakediscord.state import Upload, World
 
 pytestmark = pytest.mark.timeout(5)
@@ -111,6 +111,21 @@ async def test_member_permissions_gate_commands() -> None:
     assert int(handle.payload["member"]["permissions"]) & 32
     with pytest.raises(UnknownCommand, match="lacks"):
         world.invoke_command(player, channel, "wipe", {})
+    world.cancel_timers()
+
+
+async def test_a_guild_s_owner_has_every_permission() -> None:
+    world = make_world()
+    owner = world.add_user("Owner")
+    member = world.add_user("Member")
+    guild = world.add_guild("G", owner=owner)
+    channel = world.add_channel(guild, "c")
+    world.commands.overwrite(None, [{"name": "wipe", "description": "w", "default_member_permissions": "32"}])
+    handle = world.invoke_command(owner, channel, "wipe", {})
+    assert int(handle.payload["member"]["permissions"]) == ALL_PERMISSIONS
+    assert guild.payload()["owner_id"] == str(owner.id)
+    with pytest.raises(UnknownCommand, match="Member lacks"):
+        world.invoke_command(member, channel, "wipe", {})
     world.cancel_timers()
 
 
