@@ -401,7 +401,7 @@ class World:
     def invoke_command(
         self, user: User, channel: Channel, path: str, values: dict[str, Any], *, forged: bool = False
     ) -> ix.InteractionHandle:
-        invocation = self.commands.build_invocation(channel.guild_id, path, values, forged=forged)
+        invocation = self.commands.build_invocation(channel.guild_id, path, values, forged=forged, locale=user.locale)
         data = self._command_data(user, channel, invocation)
         return self._dispatch(ix.APPLICATION_COMMAND, user, channel, data, description=f"/{path}")
 
@@ -409,7 +409,7 @@ class World:
         self, user: User, channel: Channel, path: str, focus: Focus, values: dict[str, Any]
     ) -> ix.InteractionHandle:
         """``user`` types into an option of ``/path``: Discord asks the bot for suggestions (interaction type 4)."""
-        invocation = self.commands.build_autocomplete(channel.guild_id, path, focus, values)
+        invocation = self.commands.build_autocomplete(channel.guild_id, path, focus, values, locale=user.locale)
         data = self._command_data(user, channel, invocation)
         description = f"typing {focus.typed!r} into /{path} {focus.option}"
         return self._dispatch(ix.APPLICATION_COMMAND_AUTOCOMPLETE, user, channel, data, description=description)

@@ -129,6 +129,44 @@ async def test_a_guild_s_owner_has_every_permission() -> None:
     world.cancel_timers()
 
 
+#: A command with German names for itself, its subcommand and an option, as the bot's translator syncs them.
+LOCALIZED = {
+    "name": "kniffel",
+    "description": "Kniffel",
+    "name_localizations": {"de": "kniffel-de"},
+    "options": [
+        {
+            "name": "start",
+            "description": "start",
+            "type": 1,
+            "name_localizations": {"de": "beginnen"},
+            "options": [
+                {"name": "rules", "description": "r", "type": 3, "name_localizations": {"de": "regeln"}},
+            ],
+        },
+    ],
+}
+
+
+async def test_a_command_typed_by_its_localized_names_carries_the_base_names() -> None:
+    """A user whose client shows German names types them; Discord sends the bot the command's own names."""
+    world = make_world()
+    guild = world.add_guild("G")
+    channel = world.add_channel(guild, "c")
+    german = world.add_user("Greta", locale="de")
+    english = world.add_user("Emma")
+    world.commands.overwrite(None, [LOCALIZED])
+    for user, path, option in ((german, "kniffel-de beginnen", "regeln"), (german, "kniffel start", "rules")):
+        data = world.invoke_command(user, channel, path, {option: "classic"}).payload["data"]
+        assert data["name"] == "kniffel"
+        assert data["options"] == [
+            {"name": "start", "type": 1, "options": [{"name": "rules", "type": 3, "value": "classic"}]}
+        ]
+    with pytest.raises(UnknownCommand, match="kniffel-de"):
+        world.invoke_command(english, channel, "kniffel-de beginnen", {})
+    world.cancel_timers()
+
+
 async def test_dm_invocation_carries_the_user() -> None:
     world = make_world()
     alice = world.add_user("Alice")

@@ -92,6 +92,34 @@ async def test_autocomplete_offers_subcommands_options_choices_and_ranges(world:
     await expect(alice.page.locator("#option-user option")).to_contain_text(["(nobody)", "dicebot (app)", "Alice"])
 
 
+async def test_commands_are_offered_and_typed_by_their_names_in_the_user_s_language(world: World) -> None:
+    """As in Discord's client: a Polish user sees (and types) the Polish names; the bot gets the command's own."""
+    alice = await world.screen("Alice", "kniffel")
+    await alice.page.locator("#locale").select_option("pl")
+    await world.server.wait_for(lambda: alice.user.locale == "pl", what="Alice's locale to be Polish")
+    box = alice.page.locator("#composer-input")
+    paths = alice.page.locator(".suggestion-path")
+    await box.fill("/kniffel")
+    await expect(paths.filter(has_text="/kniffel zasady")).to_have_count(1)
+    await expect(paths.filter(has_text="/kniffel rules")).to_have_count(0)
+    await expect(alice.page.locator(".suggestion", has_text="/kniffel start")).to_contain_text("[zasady] [czas_tury]")
+    await box.fill("/sta")
+    await expect(paths.filter(has_text="/statystyki")).to_have_count(1)
+    await expect(paths.filter(has_text="/stats")).to_have_count(0)
+    await box.fill("/rank")
+    await expect(paths).to_have_text(["/ranking"])
+
+    await alice.command("/kniffel zasady")
+    await expect(alice.ephemerals().last).to_contain_text("Kniffel")
+    assert world.server.interactions[-1].payload["data"]["options"][0]["name"] == "rules"
+    await box.fill("/kniffel start zasady:classic czas_tury:5")
+    await box.press("Enter")
+    await expect(alice.message_with("Kniffel").locator(".embed")).to_contain_text("Classic")
+    data = world.server.interactions[-1].payload["data"]
+    assert (data["name"], data["options"][0]["name"]) == ("kniffel", "start")
+    assert {o["name"]: o["value"] for o in data["options"][0]["options"]} == {"rules": "classic", "turn_timeout": 5}
+
+
 async def test_switching_user_and_locale(world: World) -> None:
     screen = await world.screen("Alice", "general")
     bob = world.user("Bob")
@@ -100,7 +128,7 @@ async def test_switching_user_and_locale(world: World) -> None:
     assert f"as={bob.id}" in screen.page.url
     await screen.page.locator("#locale").select_option("de")
     await world.server.wait_for(lambda: bob.locale == "de", what="Bob's locale to be German")
-    await screen.command("/help")
+    await screen.command("/hilfe")
     help_reply = screen.ephemerals().last
     await expect(help_reply).to_contain_text("/kniffel")
     interaction = await world.server.wait_for(lambda: world.server.interactions[-1:], what="the /help interaction")
