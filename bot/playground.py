@@ -29,6 +29,7 @@ DATABASE_FILE = "playground.sqlite3"
 WORLD_FILE = "playground.world.json"
 GUILD_NAME = "Dice Club"
 CHANNELS = ("general", "kniffel", "knister", "tutto")
+#: The first one owns the server, so someone can use what needs Manage Server (``/settings``), as on Discord.
 USERS = ("Alice", "Bob", "Carol", "Dave")
 #: Seconds the bot gets to connect and sync its commands before the playground gives up.
 START_TIMEOUT = 60.0
@@ -92,6 +93,7 @@ class Playground:
         )
         if saved:
             restore_world(server.world, saved)
+            self._hand_over_ownership(server)
         else:
             self._populate(server)
         try:
@@ -175,8 +177,15 @@ class Playground:
 
     @staticmethod
     def _populate(server: FakeDiscord) -> None:
-        guild = server.add_guild(GUILD_NAME)
+        users = [server.add_user(name) for name in USERS]
+        guild = server.add_guild(GUILD_NAME, owner=users[0])
         for name in CHANNELS:
             server.add_channel(guild, name)
-        for name in USERS:
-            server.add_user(name)
+
+    @staticmethod
+    def _hand_over_ownership(server: FakeDiscord) -> None:
+        """A world saved before the playground's server had an owner among its users: its first user owns it now."""
+        people = [user for user in server.world.users.values() if not user.bot]
+        for guild in server.world.guilds.values():
+            if people and guild.owner_id not in server.world.users:
+                guild.owner_id = people[0].id

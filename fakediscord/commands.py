@@ -105,12 +105,16 @@ class CommandStore:
         existing = self.get(guild_id, command_id)
         self._set(guild_id, [c for c in self.list(guild_id) if c is not existing])
 
-    def find(self, guild_id: int | None, name: str, kind: int = CHAT_INPUT) -> dict[str, Any] | None:
-        """What a user in that guild (or DM when ``None``) can invoke: guild commands shadow global ones."""
+    def find(
+        self, guild_id: int | None, name: str, kind: int = CHAT_INPUT, locale: str | None = None
+    ) -> dict[str, Any] | None:
+        """What a user in that guild (or DM when ``None``) can invoke: guild commands shadow global ones.
+
+        ``name`` may also be the command's name in ``locale`` (the user's), as their client shows it."""
         scopes = ([guild_id] if guild_id is not None else []) + [None]
         for scope in scopes:
             for command in self.list(scope):
-                if command["name"] == name and command["type"] == kind:
+                if called(command, name, locale) and command["type"] == kind:
                     return command
         return None
 
@@ -119,22 +123,32 @@ class CommandStore:
         return sorted({c["name"] for scope in scopes for c in self.list(scope) if c["type"] == CHAT_INPUT})
 
     def build_invocation(
-        self, guild_id: int | None, path: str, values: dict[str, Any], *, forged: bool = False
+        self,
+        guild_id: int | None,
+        path: str,
+        values: dict[str, Any],
+        *,
+        forged: bool = False,
+        locale: str | None = None,
     ) -> Invocation:
         """Resolve ``"group sub"`` and typed option values into APPLICATION_COMMAND interaction data.
 
-        ``forged`` skips the checks of choices and ranges, as a hand-made request to the API would.
+        ``forged`` skips the checks of choices and ranges, as a hand-made request to the API would. The names may
+        be typed as the user's client shows them in ``locale`` (``name_localizations``); the data carries the
+        names the bot declared, as Discord sends them.
         """
-        return self._invocation(guild_id, path, values, forged=forged)
+        return self._invocation(guild_id, path, values, forged=forged, locale=locale)
 
-    def build_autocomplete(self, guild_id: int | None, path: str, focus: Focus, values: dict[str, Any]) -> Invocation:
+    def build_autocomplete(
+        self, guild_id: int | None, path: str, focus: Focus, values: dict[str, Any], *, locale: str | None = None
+    ) -> Invocation:
         """APPLICATION_COMMAND_AUTOCOMPLETE interaction data: the user types ``focus.typed`` into ``focus.option``.
 
         As Discord sends it: the options filled so far (``values``, type-checked; required ones may still be
         missing) and the focused one with the raw text typed, a string even for a number. Only an option declared
         with ``autocomplete`` asks the bot.
         """
-        return self._invocation(guild_id, path, values, focus=focus)
+        return self._invocation(guild_id, path, values, focus=focus, locale=locale)
 
     def _invocation(
         self,
@@ -144,13 +158,18 @@ class CommandStore:
         *,
         forged: bool = False,
         focus: Focus | None = None,
+        locale: str | None = None,
     ) -> Invocation:
-        names = path.split()
-        if not names:
+        typed = path.split()
+        if not typed:
             raise UnknownCommand("empty command path")
-        command = self.find(guild_id, names[0])
+        command = self.find(guild_id, typed[0], locale=locale)
         if command is None:
-            raise UnknownCommand(f"/{names[0]} is not synced; available: {self.names(guild_id)}")
+            raise UnknownCommand(f"/{typed[0]} is not synced; available: {self.names(guild_id)}")
+        names, node = resolve(command, typed, locale)
+        values = {option_name(node, name, locale): value for name, value in values.items()}
+        if focus is not None:
+            focus = Focus(option_name(node, focus.option, locale), focus.typed)
         referenced: list[User | Role | Channel] = []
         options = _build_options(command, names, 1, values, referenced, forged, focus)
         data: dict[str, Any] = {"id": command["id"], "name": command["name"], "type": CHAT_INPUT}
@@ -200,6 +219,31 @@ class CommandStore:
         else:
             self._guild[guild_id] = commands
         self.writes += 1
+
+
+def called(item: dict[str, Any], name: str, locale: str | None) -> bool:
+    """Whether a command, subcommand or option is ``name``: its own name, or its name in ``locale``."""
+    return item["name"] == name or (locale is not None and (item.get("name_localizations") or {}).get(locale) == name)
+
+
+def resolve(command: dict[str, Any], typed: list[str], locale: str | None) -> tuple[list[str], dict[str, Any]]:
+    """The declared names of a typed path (each name its own or its ``locale`` one) and the deepest node it names.
+
+    A name that is no subcommand stays as typed, for :func:`_build_options` to refuse with the choices."""
+    node, names = command, [command["name"]]
+    for name in typed[1:]:
+        nested = [o for o in node.get("options") or [] if o.get("type") in (SUB_COMMAND, SUB_COMMAND_GROUP)]
+        child = next((o for o in nested if called(o, name, locale)), None)
+        if child is None:
+            return names + typed[len(names) :], node
+        node = child
+        names.append(child["name"])
+    return names, node
+
+
+def option_name(node: dict[str, Any], name: str, locale: str | None) -> str:
+    """The declared name of ``node``'s option typed as ``name`` (its own or its ``locale`` one); else ``name``."""
+    return next((o["name"] for o in node.get("options") or [] if called(o, name, locale)), name)
 
 
 def _build_options(

@@ -222,7 +222,10 @@ class Guild:
         return next((r for r in self.roles if r.id == role_id), None)
 
     def permissions_of(self, user: User) -> int:
-        """Guild-level permissions of a member, computed from its roles as Discord does (no overwrites)."""
+        """Guild-level permissions of a member, computed from its roles as Discord does (no overwrites); the
+        guild's owner has every permission whatever their roles."""
+        if user.id == self.owner_id:
+            return ALL_PERMISSIONS
         perms = self.everyone.permissions
         for role_id in self.member_roles.get(user.id, []):
             role = self.role(role_id)

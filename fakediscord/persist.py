@@ -34,6 +34,7 @@ def dump_world(world: World) -> dict[str, Any]:
                 "id": g.id,
                 "name": g.name,
                 "locale": g.locale,
+                "owner_id": g.owner_id,
                 "channels": [{"id": c.id, "name": c.name, "topic": c.topic} for c in g.channels],
             }
             for g in world.guilds.values()
@@ -55,6 +56,9 @@ def restore_world(world: World, data: dict[str, Any]) -> None:
         world.commands.restore(scope["guild_id"], scope["commands"])
     for saved in data["guilds"]:
         guild = world.add_guild(saved["name"], locale=saved["locale"], id=saved["id"])
+        # Kept as saved, even the id of the last run's owner who never acts; a world saved before guilds kept
+        # their owner has this run's.
+        guild.owner_id = saved.get("owner_id", guild.owner_id)
         for channel in saved["channels"]:
             world.add_channel(guild, channel["name"], topic=channel["topic"], id=channel["id"])
     for saved in data["messages"]:

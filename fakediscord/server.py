@@ -161,13 +161,16 @@ class FakeDiscord:
 
     # -- building the world -------------------------------------------------------------------------------
 
-    def add_guild(self, name: str, *, locale: str = "en-US", shard: tuple[int, int] | None = None) -> Guild:
+    def add_guild(
+        self, name: str, *, locale: str = "en-US", shard: tuple[int, int] | None = None, owner: User | None = None
+    ) -> Guild:
         """A guild the bot is in; every user is a member. Sent as GUILD_CREATE if the bot is connected.
 
         ``shard=(id, count)`` picks an id that Discord routes to that shard (``(guild_id >> 22) % count == id``).
+        ``owner`` has every permission in it, as a guild's owner has on Discord (by default nobody who acts).
         """
         known = None if shard is None else self.world.snowflakes.on_shard(*shard)
-        return self.world.add_guild(name, locale=locale, id=known)
+        return self.world.add_guild(name, locale=locale, id=known, owner=owner)
 
     def add_channel(self, guild: Guild, name: str, *, topic: str | None = None) -> Channel:
         """A text channel in ``guild``."""

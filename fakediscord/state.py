@@ -165,8 +165,11 @@ class World:
         self.changes.notify()
         return user
 
-    def add_guild(self, name: str, *, locale: str = "en-US", id: int | None = None) -> Guild:
-        guild = Guild(id=self.snowflakes.reuse(id), name=name, owner_id=self.owner.id, locale=locale)
+    def add_guild(self, name: str, *, locale: str = "en-US", id: int | None = None, owner: User | None = None) -> Guild:
+        """A guild the bot is in, every user a member; ``owner`` (every permission there) is by default a user
+        of its own who never acts."""
+        owner_id = (owner or self.owner).id
+        guild = Guild(id=self.snowflakes.reuse(id), name=name, owner_id=owner_id, locale=locale)
         guild.roles.append(Role(id=guild.id, name="@everyone", permissions=DEFAULT_PERMISSIONS))
         bot_role = Role(self.snowflakes.next(), self.bot.name, self.bot_permissions, position=1, managed=True)
         guild.roles.append(bot_role)
@@ -398,7 +401,7 @@ class World:
     def invoke_command(
         self, user: User, channel: Channel, path: str, values: dict[str, Any], *, forged: bool = False
     ) -> ix.InteractionHandle:
-        invocation = self.commands.build_invocation(channel.guild_id, path, values, forged=forged)
+        invocation = self.commands.build_invocation(channel.guild_id, path, values, forged=forged, locale=user.locale)
         data = self._command_data(user, channel, invocation)
         return self._dispatch(ix.APPLICATION_COMMAND, user, channel, data, description=f"/{path}")
 
@@ -406,7 +409,7 @@ class World:
         self, user: User, channel: Channel, path: str, focus: Focus, values: dict[str, Any]
     ) -> ix.InteractionHandle:
         """``user`` types into an option of ``/path``: Discord asks the bot for suggestions (interaction type 4)."""
-        invocation = self.commands.build_autocomplete(channel.guild_id, path, focus, values)
+        invocation = self.commands.build_autocomplete(channel.guild_id, path, focus, values, locale=user.locale)
         data = self._command_data(user, channel, invocation)
         description = f"typing {focus.typed!r} into /{path} {focus.option}"
         return self._dispatch(ix.APPLICATION_COMMAND_AUTOCOMPLETE, user, channel, data, description=description)

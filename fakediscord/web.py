@@ -290,7 +290,7 @@ class WebUI:
         options = body.get("options") or {}
         if not isinstance(options, dict):
             raise BadRequest("options must be an object")
-        values = self._typed_options(channel, path, options)
+        values = self._typed_options(user, channel, path, options)
         return _started(await self.server.slash(user, channel, path, **values))
 
     async def click(self, body: dict[str, Any]) -> dict[str, Any]:
@@ -392,17 +392,23 @@ class WebUI:
             raise BadRequest(f"unknown user or channel {value!r}")
         return found
 
-    def _typed_options(self, channel: Channel, path: str, raw: dict[str, Any]) -> dict[str, Any]:
-        """Turn the page's text values into what the option types take, as Discord's option picker does."""
+    def _typed_options(self, user: User, channel: Channel, path: str, raw: dict[str, Any]) -> dict[str, Any]:
+        """Turn the page's text values into what the option types take, as Discord's option picker does.
+
+        The path and option names are as the page shows them to ``user``: in their locale where the bot named
+        them so."""
         names = path.split()
-        command = self.world.commands.find(channel.guild_id, names[0]) if names else None
+        command = self.world.commands.find(channel.guild_id, names[0], locale=user.locale) if names else None
         if command is None:
             raise InvalidInput(f"/{path} is not a command here")
-        node = command
-        for name in names[1:]:
-            node = next((o for o in node.get("options") or [] if o["name"] == name), {})
+        _, node = cmd.resolve(command, names, user.locale)
         declared = {o["name"]: o for o in node.get("options") or []}
-        return {name: self._typed(declared.get(name), name, value) for name, value in raw.items() if value != ""}
+        values: dict[str, Any] = {}
+        for typed, value in raw.items():
+            if value != "":
+                name = cmd.option_name(node, typed, user.locale)
+                values[name] = self._typed(declared.get(name), name, value)
+        return values
 
     def _typed(self, option: dict[str, Any] | None, name: str, value: object) -> object:
         if option is None:

@@ -703,28 +703,35 @@ function localized(item, key) {
   return item[`${key}_localizations`]?.[locale] || item[key];
 }
 
+// Every command the user can run, by its path of declared names (`path`, what the bot gets) and as Discord's
+// client shows it in the user's locale (`shown`, the name_localizations: `/kniffel zasady` for `/kniffel rules`).
 function leaves() {
   const out = [];
-  const walk = (node, path) => {
+  const walk = (node, path, shown) => {
     const nested = (node.options || []).filter((o) => o.type === SUB_COMMAND || o.type === SUB_COMMAND_GROUP);
-    if (!nested.length) out.push({ path: path.join(" "), description: localized(node, "description"), options: node.options || [] });
-    for (const child of nested) walk(child, [...path, child.name]);
+    if (!nested.length) out.push({ path: path.join(" "), shown: shown.join(" "), description: localized(node, "description"), options: node.options || [] });
+    for (const child of nested) walk(child, [...path, child.name], [...shown, localized(child, "name")]);
   };
-  for (const command of state.world?.commands || []) walk(command, [command.name]);
-  return out.sort((a, b) => a.path.localeCompare(b.path));
+  for (const command of state.world?.commands || []) walk(command, [command.name], [localized(command, "name")]);
+  return out.sort((a, b) => a.shown.localeCompare(b.shown));
 }
 
+// The typed command (by its shown names, or its declared ones) and its `name:value` options by declared name.
 function parseTyped(text) {
   const trimmed = text.replace(/^\//, "");
   const all = leaves();
-  const leaf = all.filter((l) => trimmed === l.path || trimmed.startsWith(`${l.path} `)).sort((a, b) => b.path.length - a.path.length)[0];
+  const typedAs = (l) => [l.shown, l.path].find((name) => trimmed === name || trimmed.startsWith(`${name} `));
+  const leaf = all.filter(typedAs).sort((a, b) => typedAs(b).length - typedAs(a).length)[0];
   const values = {};
   if (leaf) {
-    const tail = trimmed.slice(leaf.path.length);
-    const pattern = /(\w[\w-]*):(\S.*?)(?=\s+\w[\w-]*:|$)/g;
-    for (const match of tail.matchAll(pattern)) values[match[1]] = match[2].trim();
+    const tail = trimmed.slice(typedAs(leaf).length);
+    const pattern = /([\p{L}\p{N}_][\p{L}\p{N}_'-]*):(\S.*?)(?=\s+[\p{L}\p{N}_][\p{L}\p{N}_'-]*:|$)/gu;
+    for (const match of tail.matchAll(pattern)) {
+      const option = leaf.options.find((o) => match[1] === o.name || match[1] === localized(o, "name"));
+      values[option ? option.name : match[1]] = match[2].trim();
+    }
   }
-  return { leaf, values, all, trimmed };
+  return { leaf, values, all, trimmed, typed: leaf ? typedAs(leaf) : null };
 }
 
 function refreshComposer() {
@@ -736,18 +743,19 @@ function refreshComposer() {
     setLeaf(null);
     return;
   }
-  const { leaf, all, trimmed } = parseTyped(text);
+  const { leaf, all, trimmed, typed } = parseTyped(text);
   setLeaf(leaf || null);
   const query = trimmed.trim().toLowerCase();
-  const typingName = !leaf || trimmed === leaf.path; // still typing the name: keep suggesting
-  const matches = !typingName ? [] : all.filter((l) => l.path.startsWith(query) || (query && l.path.includes(query))).slice(0, 25);
+  const typingName = !leaf || trimmed === typed; // still typing the name: keep suggesting
+  const fits = (name) => name.startsWith(query) || (query && name.includes(query));
+  const matches = !typingName ? [] : all.filter((l) => fits(l.shown) || fits(l.path)).slice(0, 25);
   state.suggestion = Math.min(state.suggestion, Math.max(0, matches.length - 1));
   suggestions.replaceChildren(...matches.map((l, index) => el("li", {
     role: "option", class: `suggestion${index === state.suggestion ? " active" : ""}`, "aria-selected": index === state.suggestion ? "true" : "false",
     dataset: { path: l.path },
     onmousedown: (event) => { event.preventDefault(); chooseLeaf(l); },
-  }, el("span", { class: "suggestion-path", text: `/${l.path}` }),
-  l.options.length ? el("span", { class: "suggestion-options", text: l.options.map((o) => (o.required ? o.name : `[${o.name}]`)).join(" ") }) : null,
+  }, el("span", { class: "suggestion-path", text: `/${l.shown}` }),
+  l.options.length ? el("span", { class: "suggestion-options", text: l.options.map((o) => (o.required ? localized(o, "name") : `[${localized(o, "name")}]`)).join(" ") }) : null,
   el("span", { class: "suggestion-description", text: l.description }))));
   suggestions.hidden = matches.length === 0;
   if (!matches.length && !leaf && state.world) {
@@ -758,7 +766,7 @@ function refreshComposer() {
 
 function chooseLeaf(leaf) {
   const input = $("composer-input");
-  input.value = `/${leaf.path} `;
+  input.value = `/${leaf.shown} `;
   state.suggestion = 0;
   refreshComposer();
   const first = $("options").querySelector("select, input");
@@ -830,9 +838,10 @@ async function submitComposer(event) {
   const options = {};
   for (const field of $("options").querySelectorAll("select, input")) if (field.value !== "") options[field.name] = field.value;
   Object.assign(options, values);
-  const missing = leaf.options.filter((o) => o.required && !(o.name in options)).map((o) => o.name);
+  const missing = leaf.options.filter((o) => o.required && !(o.name in options)).map((o) => localized(o, "name"));
   if (missing.length) return notice(`Fill in ${missing.join(", ")}`);
-  const result = await act("command", { command: leaf.path, options });
+  // Sent as shown, as typed in Discord's client; fakediscord maps the names back to the declared ones.
+  const result = await act("command", { command: leaf.shown, options });
   if (result.ok) {
     input.value = "";
     refreshComposer();

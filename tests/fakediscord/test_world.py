@@ -11,7 +11,7 @@ import pytest
 from fakediscord import APIError, InvalidInput, UnknownCommand
 from fakediscord import interactions as ix
 from fakediscord.commands import Focus
-from fakediscord.models import ADMINISTRATOR, DEFAULT_BOT_PERMISSIONS
+from fakediscord.models import ADMINISTRATOR, ALL_PERMISSIONS, DEFAULT_BOT_PERMISSIONS
 from fakediscord.state import Upload, World
 
 pytestmark = pytest.mark.timeout(5)
@@ -111,6 +111,59 @@ async def test_member_permissions_gate_commands() -> None:
     assert int(handle.payload["member"]["permissions"]) & 32
     with pytest.raises(UnknownCommand, match="lacks"):
         world.invoke_command(player, channel, "wipe", {})
+    world.cancel_timers()
+
+
+async def test_a_guild_s_owner_has_every_permission() -> None:
+    world = make_world()
+    owner = world.add_user("Owner")
+    member = world.add_user("Member")
+    guild = world.add_guild("G", owner=owner)
+    channel = world.add_channel(guild, "c")
+    world.commands.overwrite(None, [{"name": "wipe", "description": "w", "default_member_permissions": "32"}])
+    handle = world.invoke_command(owner, channel, "wipe", {})
+    assert int(handle.payload["member"]["permissions"]) == ALL_PERMISSIONS
+    assert guild.payload()["owner_id"] == str(owner.id)
+    with pytest.raises(UnknownCommand, match="Member lacks"):
+        world.invoke_command(member, channel, "wipe", {})
+    world.cancel_timers()
+
+
+#: A command with German names for itself, its subcommand and an option, as the bot's translator syncs them.
+LOCALIZED = {
+    "name": "kniffel",
+    "description": "Kniffel",
+    "name_localizations": {"de": "kniffel-de"},
+    "options": [
+        {
+            "name": "start",
+            "description": "start",
+            "type": 1,
+            "name_localizations": {"de": "beginnen"},
+            "options": [
+                {"name": "rules", "description": "r", "type": 3, "name_localizations": {"de": "regeln"}},
+            ],
+        },
+    ],
+}
+
+
+async def test_a_command_typed_by_its_localized_names_carries_the_base_names() -> None:
+    """A user whose client shows German names types them; Discord sends the bot the command's own names."""
+    world = make_world()
+    guild = world.add_guild("G")
+    channel = world.add_channel(guild, "c")
+    german = world.add_user("Greta", locale="de")
+    english = world.add_user("Emma")
+    world.commands.overwrite(None, [LOCALIZED])
+    for user, path, option in ((german, "kniffel-de beginnen", "regeln"), (german, "kniffel start", "rules")):
+        data = world.invoke_command(user, channel, path, {option: "classic"}).payload["data"]
+        assert data["name"] == "kniffel"
+        assert data["options"] == [
+            {"name": "start", "type": 1, "options": [{"name": "rules", "type": 3, "value": "classic"}]}
+        ]
+    with pytest.raises(UnknownCommand, match="kniffel-de"):
+        world.invoke_command(english, channel, "kniffel-de beginnen", {})
     world.cancel_timers()
 
 

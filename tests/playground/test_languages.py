@@ -8,6 +8,8 @@ so each game is also checked at phone width (nothing overflows sideways).
 
 With ``PLAYGROUND_SCREENSHOTS=docs/screenshots`` these tests also write the README's "In your language" screenshots
 (``<game>-<language>.png`` at desktop width, ``<game>-<language>-phone.png``).
+
+Last, the playground's own way: Alice owns its server, so she can switch it to German with ``/settings``.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from collections.abc import Awaitable, Callable
 import pytest
 from playwright.async_api import Locator, expect
 
+from fakediscord import UnknownCommand
 from tests.playground.conftest import DESKTOP, PHONE, Screen, World, box_of
 
 pytestmark = pytest.mark.timeout(120)
@@ -83,7 +86,7 @@ async def knister_pl(world: World) -> Screen:
     world.server.add_user("Dora", permissions=MANAGE_GUILD)
     screen = await world.screen("Dora", "knister", TALL_DESKTOP)
     await speak(world, screen, "pl")
-    await screen.command("/settings language", language="pl")
+    await screen.command("/ustawienia język", language="pl")
     chosen = await screen.pin(screen.ephemerals().last)
     await expect(chosen).to_contain_text("Gotowe: nowe gry na tym serwerze będą w języku Polski.")
     await chosen.get_by_role("button", name="Dismiss message").click()
@@ -125,7 +128,7 @@ async def dicepoker_de(world: World) -> Screen:
     set_server_locale(world, "de")
     screen = await world.screen("Alice", "general", TALL_DESKTOP)
     await speak(world, screen, "de")
-    await start(world, screen, "general", "dicepoker", "Start")
+    await start(world, screen, "general", "würfelpoker", "Start")
     game = await screen.pin(screen.message_with("Würfelpoker — Zug 1/"))
     await expect(game).to_contain_text("Teil 1: Schule")
     world.rng.script(6, 6, 6, 2, 3)
@@ -165,3 +168,18 @@ async def test_a_running_game_in_each_language(world: World, shot: str) -> None:
     await screen.screenshot(shot)
     await assert_fits_phone(screen)
     await screen.screenshot(f"{shot}-phone")
+
+
+async def test_the_server_s_owner_switches_it_to_german(world: World) -> None:
+    """Alice owns the playground's server, so she has every permission there, Manage Server for ``/settings`` too;
+    the other users keep a plain member's permissions, as on Discord."""
+    alice = await world.screen("Alice", "general")
+    await alice.command("/settings language", language="de")
+    await expect(alice.ephemerals().last).to_contain_text("Done: new games on this server speak Deutsch.")
+    await alice.command("/dicepoker start")
+    await world.lobby_saved("general")
+    lobby = alice.messages.last
+    await expect(lobby.locator(".embed-title")).to_have_text("Würfelpoker — Lobby")
+    await expect(lobby.get_by_role("button", name="Dabei", exact=True)).to_be_visible()
+    with pytest.raises(UnknownCommand, match="Bob lacks the permissions /settings requires"):
+        await world.server.slash(world.user("Bob"), world.channel("general"), "settings language", language="de")

@@ -5,14 +5,17 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from playwright.async_api import expect
+from playwright.async_api import Page, expect
 
 from bot.playground import BotCrashed, Playground
-from tests.playground.conftest import World
+from tests.playground.conftest import World, box_of
 
 pytestmark = pytest.mark.timeout(180)
 
 HOSTILE_NAME = "<img src=x onerror=__xss=1>"
+#: What a QA engineer typed as a new user's name (the page keeps the 32 UTF-16 units its field takes).
+LONG_NAME = "**Zed**_x_ ||sp|| `c` 🎲🎲 Ümlaut with a very very long display name here"
+SIDEBAR_CONTROLS = ("#user-switcher", "#locale", "#new-user-name", "#add-user button")
 HOSTILE_TEXT = "<script>window.__xss=2</script><b>raw</b> **bold** and <@{alice}> in `code`"
 
 
@@ -41,6 +44,27 @@ async def test_user_and_bot_texts_are_escaped(world: World) -> None:
 
     assert await alice.page.evaluate("typeof window.__xss") == "undefined"
     await expect(alice.page.locator("#app img, #app script, #app b")).to_have_count(0)
+
+
+async def assert_sidebar_holds_its_controls(page: Page) -> None:
+    sidebar = await box_of(page.locator("#sidebar"))
+    for control in SIDEBAR_CONTROLS:
+        box = await box_of(page.locator(control))
+        assert sidebar["x"] <= box["x"] and box["x"] + box["width"] <= sidebar["x"] + sidebar["width"], control
+        assert sidebar["y"] <= box["y"] and box["y"] + box["height"] <= sidebar["y"] + sidebar["height"], control
+
+
+async def test_the_sidebar_s_controls_stay_inside_it_with_a_long_user_name(world: World) -> None:
+    alice = await world.screen("Alice", "general", {"width": 1280, "height": 800})
+    await assert_sidebar_holds_its_controls(alice.page)
+    await alice.page.locator("#new-user-name").fill(LONG_NAME)
+    await alice.page.get_by_role("button", name="Add", exact=True).click()
+    await expect(alice.page.locator("#user-switcher option:checked")).to_contain_text("**Zed**_x_ ||sp|| `c` 🎲🎲 Ümla")
+    await assert_sidebar_holds_its_controls(alice.page)
+    await alice.page.set_viewport_size({"width": 390, "height": 844})
+    await alice.page.locator("#toggle-sidebar").click()
+    await expect(alice.page.locator("#sidebar")).to_be_visible()
+    await assert_sidebar_holds_its_controls(alice.page)
 
 
 async def test_a_time_out_of_range_is_shown_as_typed_and_the_channel_goes_on_rendering(world: World) -> None:
@@ -92,6 +116,34 @@ async def test_autocomplete_offers_subcommands_options_choices_and_ranges(world:
     await expect(alice.page.locator("#option-user option")).to_contain_text(["(nobody)", "dicebot (app)", "Alice"])
 
 
+async def test_commands_are_offered_and_typed_by_their_names_in_the_user_s_language(world: World) -> None:
+    """As in Discord's client: a Polish user sees (and types) the Polish names; the bot gets the command's own."""
+    alice = await world.screen("Alice", "kniffel")
+    await alice.page.locator("#locale").select_option("pl")
+    await world.server.wait_for(lambda: alice.user.locale == "pl", what="Alice's locale to be Polish")
+    box = alice.page.locator("#composer-input")
+    paths = alice.page.locator(".suggestion-path")
+    await box.fill("/kniffel")
+    await expect(paths.filter(has_text="/kniffel zasady")).to_have_count(1)
+    await expect(paths.filter(has_text="/kniffel rules")).to_have_count(0)
+    await expect(alice.page.locator(".suggestion", has_text="/kniffel start")).to_contain_text("[zasady] [czas_tury]")
+    await box.fill("/sta")
+    await expect(paths.filter(has_text="/statystyki")).to_have_count(1)
+    await expect(paths.filter(has_text="/stats")).to_have_count(0)
+    await box.fill("/rank")
+    await expect(paths).to_have_text(["/ranking"])
+
+    await alice.command("/kniffel zasady")
+    await expect(alice.ephemerals().last).to_contain_text("Kniffel")
+    assert world.server.interactions[-1].payload["data"]["options"][0]["name"] == "rules"
+    await box.fill("/kniffel start zasady:classic czas_tury:5")
+    await box.press("Enter")
+    await expect(alice.message_with("Kniffel").locator(".embed")).to_contain_text("Classic")
+    data = world.server.interactions[-1].payload["data"]
+    assert (data["name"], data["options"][0]["name"]) == ("kniffel", "start")
+    assert {o["name"]: o["value"] for o in data["options"][0]["options"]} == {"rules": "classic", "turn_timeout": 5}
+
+
 async def test_switching_user_and_locale(world: World) -> None:
     screen = await world.screen("Alice", "general")
     bob = world.user("Bob")
@@ -100,7 +152,7 @@ async def test_switching_user_and_locale(world: World) -> None:
     assert f"as={bob.id}" in screen.page.url
     await screen.page.locator("#locale").select_option("de")
     await world.server.wait_for(lambda: bob.locale == "de", what="Bob's locale to be German")
-    await screen.command("/help")
+    await screen.command("/hilfe")
     help_reply = screen.ephemerals().last
     await expect(help_reply).to_contain_text("/kniffel")
     interaction = await world.server.wait_for(lambda: world.server.interactions[-1:], what="the /help interaction")

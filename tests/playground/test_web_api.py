@@ -9,6 +9,7 @@ import aiohttp
 import pytest
 import pytest_asyncio
 
+from bot.playground import Playground
 from fakediscord import FakeDiscord
 from fakediscord.persist import dump_world, restore_world
 from fakediscord.state import World
@@ -89,6 +90,23 @@ async def test_a_saved_world_is_restored_with_the_same_ids(server: FakeDiscord) 
     assert (restored.content, restored.author.id, restored.channel.id) == ("**hello**", alice.id, general.id)
     assert copy.users[alice.id].locale == "de"
     assert copy.snowflakes.next() > max(copy.messages)
+
+
+async def test_a_playground_world_saved_before_its_server_had_an_owner_gets_its_first_user_as_owner(
+    server: FakeDiscord,
+) -> None:
+    """Worlds saved before the playground's server was Alice's: restored, Alice owns it (and may use /settings)."""
+    alice = next(u for u in server.world.users.values() if u.name == "Alice")
+    saved = dump_world(server.world)
+    assert saved["guilds"][0]["owner_id"] == server.world.owner.id
+    for guild in saved["guilds"]:
+        del guild["owner_id"]
+    copy = FakeDiscord(application_id=saved["application_id"])
+    restore_world(copy.world, saved)
+    (restored,) = copy.world.guilds.values()
+    assert restored.owner_id == copy.world.owner.id
+    Playground._hand_over_ownership(copy)
+    assert restored.owner_id == alice.id
 
 
 async def test_a_page_is_sent_the_commands_again_only_when_they_changed(server: FakeDiscord) -> None:
