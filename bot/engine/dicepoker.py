@@ -370,7 +370,8 @@ def leave(state: State, player: str) -> State:
 
 
 def timeout_action(state: State, player: str) -> Action:
-    """What the bot plays for an idle player: roll if they have not, else the best fitting row, else pass.
+    """The plain move for an idle player (see ``protocol.Engine``): roll if they have not, else the best fitting
+    row, else pass.
 
     Ties go to the row that comes first on the card, so the choice is deterministic.
     """

@@ -60,7 +60,8 @@ class Engine(Protocol[StateT, ActionT]):
         """``player`` leaves: their card stays, they are skipped from now on."""
 
     def timeout_action(self, state: StateT, player: str, /) -> ActionT:
-        """What the bot plays for ``player`` when their time ran out."""
+        """The plain move for an idle ``player``: what the bot plays when their time ran out (or for a computer)
+        while the strategy tables are not in memory; once they are, the ``normal`` computer plays instead."""
 
     def is_over(self, state: StateT, /) -> bool:
         """Whether the game has ended."""

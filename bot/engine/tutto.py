@@ -301,6 +301,23 @@ def check_selection(state: State) -> SelectionCheck:
     return SelectionCheck(points=points, tutto=tutto)
 
 
+def _toggle_refusal(state: State, index: int) -> str | None:
+    """Why selecting the die at ``index`` is refused, or None when the toggle is accepted.
+
+    Under Street a die of a face collected already, or a second die of a face selected from this roll, could
+    never be set aside with its selection, so it is refused rather than left to make Roll on refuse the lot.
+    Taking a die out is always accepted (a selection stored before this rule may hold such dice).
+    """
+    if index in state.selected or state.card is None or card_kind(state.card) != STREET:
+        return None
+    face = state.roll[index]
+    if face in state.aside:
+        return "street_face_taken"
+    if face in state.selection:
+        return "street_one_per_face"
+    return None
+
+
 def _is_null(state: State) -> bool:
     """A roll offering nothing to set aside: no scoring die, or under Street no face not yet collected."""
     assert state.card is not None
@@ -375,6 +392,9 @@ def apply(state: State, player: str, action: AnyAction, rng: random.Random) -> S
         _require_roll(state)
         if action.index >= len(state.roll):
             raise IllegalAction(f"there is no die {action.index}")
+        refusal = _toggle_refusal(state, action.index)
+        if refusal is not None:
+            raise InvalidSelection(reason=refusal)
         nxt = state.successor()
         if action.index in nxt.selected:
             nxt.selected.remove(action.index)
@@ -609,8 +629,15 @@ _DRAW, _ROLL, _ROLL_ON, _STOP, _CONTINUE = Draw(), Roll(), RollOn(), Stop(), Con
 _TOGGLES = tuple(ToggleSelect(index=index) for index in range(DICE))
 
 
+def toggle_actions(state: State) -> list[ToggleSelect]:
+    """The die toggles :func:`apply` accepts now (the turn not checked); the board disables the other dice."""
+    if state.phase != "select":
+        return []
+    return [toggle for toggle in _TOGGLES[: len(state.roll)] if _toggle_refusal(state, toggle.index) is None]
+
+
 def legal_actions(state: State, player: str) -> list[AnyAction]:
-    """Every action :func:`apply` accepts from ``player`` now (die toggles are always accepted)."""
+    """Every action :func:`apply` accepts from ``player`` now."""
     if player not in to_act(state):
         return []
     if state.phase == "draw":
@@ -619,7 +646,7 @@ def legal_actions(state: State, player: str) -> list[AnyAction]:
         return [_ROLL]
     if state.phase == "tutto":
         return [_STOP, _CONTINUE]
-    actions: list[AnyAction] = [*_TOGGLES[: len(state.roll)]]
+    actions: list[AnyAction] = [*toggle_actions(state)]
     check = check_selection(state)
     if check.points is not None:
         actions.append(_ROLL_ON)

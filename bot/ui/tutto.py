@@ -4,7 +4,8 @@ One message per game, edited in place. Its embed names the card with a one-line 
 set aside under it, the live value of the selection (or why it is refused) and the scoreboard with the points at
 risk this turn. Its buttons:
 
-- the dice of the current roll, tap to select (six dice: two rows of three; fewer: one row);
+- the dice of the current roll, tap to select (six dice: two rows of three; fewer: one row); under Street a die
+  of a face already collected or picked is greyed out;
 - the dice set aside earlier under this card, greyed out on their own row;
 - the turn's actions: **Draw card**, **Roll**, **Roll on** / **Stop** (Stop only under a card that allows it),
   and after a Tutto **Continue** / **Stop**.
@@ -233,9 +234,14 @@ class TuttoUI:
             )
 
     def _dice(self, table: Table, rendered: Rendered) -> None:
-        """The roll as toggles (rows 0-1) and the dice set aside under this card, greyed, on row 2."""
+        """The roll as toggles (rows 0-1) and the dice set aside under this card, greyed, on row 2.
+
+        A die the engine would refuse to select (under Street: a face collected, or picked from this roll, already)
+        is greyed too; the card's rule on the board says why.
+        """
         state, stamp, game = _state(table), table.stamp, table.game_id
         per_row = DICE_PER_ROW if len(state.roll) == tutto.DICE else len(state.roll)
+        accepted = {toggle.index for toggle in tutto.toggle_actions(state)}
         for index, face in enumerate(state.roll):
             selected = index in state.selected
             # A selected die shows ✅ and its number without the face: five selected still fit a phone's row.
@@ -245,6 +251,7 @@ class TuttoUI:
                 custom_id(game, "die", index, stamp),
                 style=discord.ButtonStyle.primary if selected else discord.ButtonStyle.secondary,
                 emoji="✅" if selected else None,
+                disabled=index not in accepted,
             )
         for index, face in enumerate(state.aside):
             rendered.layout.button(

@@ -182,13 +182,14 @@ class Harness:
         await self.bot.service.drain(10)
         return message
 
-    async def tables_ready(self) -> None:
-        """Wait until the strategy tables of the channel's running game are in memory (loaded in a thread)."""
+    async def tables_ready(self, player: str | None = None) -> None:
+        """Wait until the strategy tables of the channel's running game are in memory (loaded in a thread), as
+        for ``player``'s move (by default the first computer seat's)."""
         assert self.bot is not None
         record = await self.record()
         assert record is not None and record.state is not None
-        seat = next(seat for seat in record.seats if seat.kind == "computer")
-        loading = self.bot.brain.prepare(await self.state(), seat.player)
+        player = player or next(seat.player for seat in record.seats if seat.kind == "computer")
+        loading = self.bot.brain.prepare(await self.state(), player)
         if loading is not None:
             await loading
 

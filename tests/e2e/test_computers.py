@@ -12,7 +12,7 @@ from bot.play import computer
 from fakediscord import Message
 from tests.e2e.conftest import Harness
 from tests.e2e.dice import play_turn
-from tests.e2e.test_tutto import Script
+from tests.e2e.test_tutto import TURN_SECONDS, Script
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -211,6 +211,21 @@ async def test_a_tutto_computer_plays_its_whole_turn_step_by_step(bot: Harness) 
     state = await h.state()
     assert state.current == str(h.alice.id) and state.scores["cpu-normal-1"] == 100  # Fireworks keep the haul
     assert "Fireworks" in "\n".join([*h.posts(), *h.said()])
+
+
+async def test_a_timed_out_person_is_played_by_the_normal_computer(bot: Harness) -> None:
+    """docs/RULES.md, "Turn timeouts": once the tables are in memory the `normal` computer plays the absent
+    person's turn. Under Bonus 200 it rolls on from 150 with four dice and banks the Tutto (1,400), where the
+    engine's plain timeout action (the fallback while the tables load) would have banked the 150 at once."""
+    h = bot
+    h.rng = Script(cards=("bonus_200",), faces=(1, 5, 2, 3, 4, 6, 1, 1, 1, 5), start=1)
+    await h.start_game("tutto", [h.alice, h.bob])
+    await h.tables_ready(str(h.bob.id))
+    await h.advance(TURN_SECONDS + 1)
+    await h.wait_post("Bob ran out of time")
+    await h.wait_post("Bob banks 1,400 — 1,400 in all.")
+    state = await h.state()
+    assert (state.current, state.scores[str(h.bob.id)]) == (str(h.alice.id), 1400)
 
 
 async def test_a_hint_for_a_scripted_roll_shows_the_exact_best_action(bot: Harness, strategy_dir: Path) -> None:

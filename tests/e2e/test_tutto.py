@@ -12,6 +12,7 @@ from bot.i18n import t
 from fakediscord import Button, InteractionHandle, Message, User
 from fakediscord.errors import ComponentNotFound, InvalidInput
 from tests.e2e.conftest import Harness, ScriptedRandom
+from tests.reliability.conftest import forged
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -80,7 +81,7 @@ class Table:
         return (await handle.message()).text
 
     async def pick(self, user: User, *faces: int) -> None:
-        """Toggle dice of the current roll showing ``faces`` (the leftmost not yet selected)."""
+        """Toggle dice of the current roll showing ``faces`` (the leftmost not yet selected that may be)."""
         for face in faces:
             die = next(
                 b
@@ -88,6 +89,7 @@ class Table:
                 if (b.custom_id or "").startswith(self.prefix("die"))
                 and b.label == f"{'⚀⚁⚂⚃⚄⚅'[face - 1]} {face}"
                 and b.style == SECONDARY
+                and not b.disabled
             )
             handle = await self.harness.server.click(user, self.message, die.custom_id or "")
             await handle.response()
@@ -306,6 +308,42 @@ async def test_an_invalid_selection_is_refused_and_explained(harness: Harness) -
     assert "**+100**" in game.text
     await game.press(alice, "roll_on")
     assert "Set aside: ⚀ · **100**" in game.text
+
+
+async def test_street_greys_out_the_dice_it_would_refuse(harness: Harness) -> None:
+    """QA (21-tutto-stuck): under Street a die of a face set aside already could be tapped, which left Roll on
+    greyed with a warning. The engine refuses such a die, and a second die of a face picked this roll, so their
+    buttons are disabled; a doctored client clicking one anyway is told why and the game stays as it was."""
+    script = Script(["street"], [1, 2, 3, 3, 4, 4, 1, 5, 5, 6, 2, 3, 4])
+    alice, bob = harness.alice, harness.bob
+    game = await play(harness, script, [alice, bob])
+    await game.press(alice, "draw")
+    await game.press(alice, "roll")
+    await game.pick(alice, 1)
+    await game.press(alice, "roll_on")
+    assert [game.button("die", index).disabled for index in range(5)] == [True, False, False, False, False]
+    await game.pick(alice, 5)
+    assert [game.button("die", index).disabled for index in range(5)] == [True, False, True, False, False]
+    assert t("tutto.reason.street_face_taken", LOCALE) not in game.text
+    with pytest.raises(InvalidInput):
+        await harness.server.click_button(alice, game.message, prefix=game.prefix("die", 0))
+
+    record = await harness.record()
+    assert record is not None
+    for index, reason in ((0, "street_face_taken"), (2, "street_one_per_face")):
+        die = game.button("die", index).custom_id or ""
+        handle = await harness.server.click(alice, forged(game.message, die), die)
+        answer = await handle.message()
+        assert (answer.ephemeral, answer.text) == (True, t(f"tutto.reason.{reason}", LOCALE))
+        assert await harness.record() == record
+
+    await game.press(alice, "die", 1)  # the 5 out again: the other 5 may be taken instead
+    assert not game.button("die", 2).disabled
+    await game.pick(alice, 5, 6, 2)
+    await game.press(alice, "roll_on")
+    await game.pick(alice, 3, 4)
+    await game.press(alice, "roll_on")
+    await harness.wait_post("Alice: Street complete: +2,000 — 2,000 secured.")
 
 
 async def test_a_game_to_a_low_target(harness: Harness) -> None:

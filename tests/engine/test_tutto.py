@@ -331,19 +331,34 @@ def test_plus_minus_banks_earlier_tuttos_too_and_ignores_dice_points() -> None:
     assert state.tuttos["alice"] == 2
 
 
+def test_street_refuses_a_die_of_a_face_collected_or_already_picked() -> None:
+    """Such a die could never be set aside with its selection, so the engine refuses it (and the board greys it).
+
+    Taking a die out stays allowed, also from a selection stored before these dice were refused."""
+    state = act(act(tutto_table(["street"]), t.Draw()), t.Roll(), 1, 2, 3, 3, 4, 4)
+    state = act(take(state, 1), t.RollOn(), 1, 5, 5, 6, 2)
+    assert t.toggle_actions(state) == [t.ToggleSelect(index=i) for i in (1, 2, 3, 4)]
+    with pytest.raises(InvalidSelection) as refused:
+        act(state, t.ToggleSelect(index=0))
+    assert refused.value.params == {"reason": "street_face_taken"}
+    state = act(state, t.ToggleSelect(index=1))
+    assert t.legal_actions(state, "alice") == [*(t.ToggleSelect(index=i) for i in (1, 3, 4)), t.RollOn()]
+    with pytest.raises(InvalidSelection) as refused:
+        act(state, t.ToggleSelect(index=2))
+    assert refused.value.params == {"reason": "street_one_per_face"}
+    stored = t.State.model_validate({**state.model_dump(), "selected": [0, 1, 2]})
+    assert t.toggle_actions(stored) == [t.ToggleSelect(index=i) for i in range(5)]
+    assert act(act(stored, t.ToggleSelect(index=0)), t.ToggleSelect(index=2)).selection == [5]
+
+
 def test_street_collects_new_faces_and_pays_2000() -> None:
     state = act(act(tutto_table(["street"]), t.Draw()), t.Roll(), 1, 1, 2, 2, 3, 3)
-    state = take(state, 1, 1)
-    assert t.check_selection(state).reason == "street_one_per_face"
-    state = act(state, t.ToggleSelect(index=1))  # the second 1 out again
+    state = take(state, 1)
     assert t.check_selection(state) == t.SelectionCheck(points=0)
     assert not t.can_stop(state)
     with pytest.raises(MustNotStop):
         act(state, t.Stop())
     state = act(state, t.RollOn(), 1, 4, 4, 5, 6)
-    state = take(state, 1)
-    assert t.check_selection(state).reason == "street_face_taken"
-    state = act(state, t.ToggleSelect(index=0))
     state = act(take(state, 4, 5, 6), t.RollOn(), 2, 3)
     state = take(state, 2, 3)
     assert t.can_stop(state)  # completing the street is the Tutto, after which stopping is allowed

@@ -217,6 +217,15 @@ def test_stop_offered_under_cards_that_allow_it(card: str) -> None:
     assert not buttons(render(state))["stop"].disabled
 
 
+def stored_selection(state: tu.State, *faces: int) -> tu.State:
+    """The roll's dice showing ``faces`` selected, as :func:`take` would, but also dice the engine now refuses to
+    select (a Street die of a face collected or picked already), as in a game stored before it refused them."""
+    selected: list[int] = []
+    for face in faces:
+        selected.append(next(i for i, f in enumerate(state.roll) if f == face and i not in selected))
+    return tu.State.model_validate({**state.model_dump(), "selected": sorted(selected)})
+
+
 @pytest.mark.parametrize(
     ("card", "faces", "pick", "before", "reason"),
     [
@@ -238,13 +247,24 @@ def test_an_invalid_selection_disables_the_actions_and_says_why(
     if before:
         state = act(take(state, *pick), tu.RollOn(), *before[0])
         pick = before[1]
-    state = take(state, *pick)
+    state = stored_selection(state, *pick)
     assert tu.check_selection(state).reason == reason
     rendered = render(state)
     found = buttons(rendered)
     assert found["roll_on"].disabled
     assert "stop" not in found or found["stop"].disabled
     assert t(f"tutto.reason.{reason}", LOCALE) in description(rendered)
+
+
+def test_street_disables_the_dice_the_engine_refuses() -> None:
+    """A die of a face collected, or a second die of a face picked this roll, cannot be set aside: greyed out."""
+    state = act(take(rolled("street", 1, 2, 3, 3, 4, 4), 1), tu.RollOn(), 1, 5, 5, 6, 2)
+    assert enabled(render(state)) == {"die1", "die2", "die3", "die4"}
+    state = take(state, 5)
+    rendered = render(state)
+    assert enabled(rendered) == {"die1", "die3", "die4", "roll_on"}
+    assert buttons(rendered)["die0"].label == "⚀ 1"
+    assert t("tutto.rule.street", LOCALE) in description(rendered)
 
 
 def test_street_shows_the_faces_collected_so_far() -> None:
@@ -293,6 +313,8 @@ def test_random_games_always_render_within_limits(seed: int) -> None:
             to_action_click = _click_for(action)
             assert to_action(to_action_click) == action
         assert enabled(rendered) <= {_key(action) for action in options}
+        dice = {_key(action) for action in options if isinstance(action, tu.ToggleSelect)}
+        assert {key for key in enabled(rendered) if key.startswith("die")} == dice
         action = rng.choice(options) if rng.random() < 0.5 else tu.timeout_action(state, state.current)
         state = tu.apply(state, state.current, action, rng)
         UI.announce(table(state, names))
