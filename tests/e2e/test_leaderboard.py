@@ -191,7 +191,7 @@ async def test_stats_upper_bonus_rate_leaves_out_classic_games(bot: Harness) -> 
     mine = await (await h.command(h.alice, "stats", game="kniffel")).message()
     field = mine.embeds[0]["fields"][0]["value"]
     assert "Games **4** · Wins **2** (50%)" in field
-    assert "Upper bonus in 1 of 2 games with kniffel rules (50%) · Kniffels rolled **3**" in field
+    assert "Upper bonus in 1 of 2 games with Kniffel rules (50%) · Kniffels rolled **3**" in field
 
     # Only classic games: no upper bonus line at all (never "0 of 0" or a 0 % rate).
     theirs = await (await h.command(h.alice, "stats", user=h.carol)).message()
