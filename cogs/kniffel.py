@@ -57,7 +57,7 @@ class KniffelCog(
         description=_("Open a Kniffel lobby in this channel", key="cmd.kniffel.start.description"),
     )
     @app_commands.describe(
-        rules=_("Rule set: kniffel (bonuses, joker) or classic (none)", key="cmd.kniffel.start.rules"),
+        rules=_("Rule set: Kniffel (bonuses, joker) or Classic (none)", key="cmd.kniffel.start.rules"),
         turn_timeout=_("Minutes per turn before the bot plays for you (1-60, default 5)", key="cmd.start.turn_timeout"),
         **COMPUTER_DESCRIBE,
     )
@@ -68,8 +68,8 @@ class KniffelCog(
     )
     @app_commands.choices(
         rules=[
-            app_commands.Choice(name=_("kniffel", key="variant.kniffel"), value="kniffel"),
-            app_commands.Choice(name=_("classic", key="variant.classic"), value="classic"),
+            app_commands.Choice(name=_("Kniffel", key="variant.kniffel"), value="kniffel"),
+            app_commands.Choice(name=_("Classic", key="variant.classic"), value="classic"),
         ],
         level=LEVEL_CHOICES,
     )

@@ -27,6 +27,8 @@ from discord import app_commands
 log = logging.getLogger(__name__)
 
 FALLBACK = "en"
+#: The sign of every negative number the bot writes (``number``), in every language.
+MINUS = "\u2212"
 #: The CLDR plural categories; a table whose keys are only these (and include ``other``) is one plural message.
 PLURAL_CATEGORIES = frozenset({"zero", "one", "two", "few", "many", "other"})
 
@@ -134,7 +136,10 @@ def number(
     """``value`` written the language's way: grouping (6,000 / 6.000 / 6 000) and decimal sign.
 
     ``decimals`` is the most fraction digits shown, trailing zeros dropped unless ``exact``; ``signed`` adds ``+``
-    to positives.
+    to positives. A negative takes the minus sign U+2212 in every language, as the catalogues' own texts do
+    ("−3", a review's "−1.5"): CLDR's sign for English, German, Hungarian and Polish, which Babel writes, is
+    the hyphen-minus, and a board and /stats wrote the same settlement both ways. Zero, and a value that rounds
+    to it, has no sign: "+0" or "−0.0" would say something it is not.
     """
     return _formatted(value, language_of(locale), signed, decimals, exact)
 
@@ -144,9 +149,10 @@ def _formatted(value: float, language: str, signed: bool, decimals: int, exact: 
     """Babel's formatting, remembered: a board shows dozens of numbers (scores, totals) and Babel parses the pattern
     and rounds through ``Decimal`` each time (a third of rendering a Kniffel board, docs/benchmarks.md)."""
     fraction = "." + ("0" if exact else "#") * decimals if decimals else ""
-    pattern = f"#,##0{fraction}"
-    if signed:
-        pattern = f"+{pattern};-{pattern}"
+    digits = f"#,##0{fraction}"
+    if round(value, decimals) == 0:
+        value, signed = 0, False
+    pattern = f"{'+' if signed else ''}{digits};{MINUS}{digits}"
     return format_decimal(value, format=pattern, locale=_babel_locale(language))
 
 

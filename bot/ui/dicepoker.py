@@ -12,16 +12,11 @@ from bot.ui.fivedice import ScorecardUI
 from bot.ui.render import Table
 from bot.ui.standings import standing
 
-MINUS = "−"
-
 
 def signed(value: int | Fraction, locale: str = "en") -> str:
-    """``+12``, ``−2``, ``0``, ``+16.67``: a sign always, at most two decimals (the locale's way), a real minus."""
-    if not value:
-        return "0"
+    """``+12``, ``−2``, ``0``, ``+16.67``: a sign unless zero, at most two decimals (the locale's way), a real minus."""
     exact = isinstance(value, Fraction) and value.denominator != 1
-    text = number(float(value) if exact else int(value), locale, signed=True, decimals=2)
-    return text.replace("-", MINUS)
+    return number(float(value) if exact else int(value), locale, signed=True, decimals=2)
 
 
 def bonus_status(card: dict[str, int]) -> str:

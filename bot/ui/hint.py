@@ -57,10 +57,12 @@ def describe(kind: str, state: Any, action: Any, locale: str) -> str:
 
 
 def render(kind: str, state: Any, values: Sequence[Any], current: Any | None, locale: str) -> str:
-    """The private hint: the best ``TOP`` actions (``values``, best first) and what is set up now is worth.
+    """The private hint: the best ``TOP`` actions (``values``, best first) and what rolling now is worth.
 
-    ``current`` is the roll with the current holds (five dice) or rolling on with the current selection (Tutto),
-    with its value; None when there is no such action (Knister, a finished roll).
+    ``current`` is the roll with the dice held as they are (five dice) or rolling on with the current selection
+    (Tutto), with its value; None when there is no such action (Knister, a finished roll). It answers "what if I
+    press Roll now?", so it gets a line only when it is not among the best already listed: said twice, the same
+    action and value read as two different moves.
     """
     unit = "hint.points_turn" if kind == "tutto" else "hint.points_final"
     lines = [t(f"hint.title_{'tutto' if kind == 'tutto' else 'final'}", locale)]
@@ -74,6 +76,8 @@ def render(kind: str, state: Any, values: Sequence[Any], current: Any | None, lo
         if len(seen) == TOP:
             break
     if current is not None:
-        value = number(current.value, locale, decimals=1, exact=True)
-        lines.append(t("hint.current", locale, action=describe(kind, state, current.action, locale), value=value))
+        action = describe(kind, state, current.action, locale)
+        if action not in seen:
+            value = number(current.value, locale, decimals=1, exact=True)
+            lines.append(t("hint.current", locale, action=action, value=value))
     return "\n".join(lines)

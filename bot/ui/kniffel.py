@@ -48,7 +48,9 @@ class KniffelUI(ScorecardUI):
         return kniffel.card_totals(table.state, player).total
 
     def status_lines(self, table: Table) -> list[str]:
-        return [t(f"kniffel.ruleset.{table.state.ruleset}", table.locale)]
+        """The rule set, named as the lobby and the start command's choices name it (``variant.<rule set>``)."""
+        ruleset, locale = table.state.ruleset, table.locale
+        return [t(f"kniffel.ruleset.{ruleset}", locale, name=t(f"variant.{ruleset}", locale))]
 
     def event_line(self, event: Event, table: Table) -> str | None:
         locale, params = table.locale, event.params

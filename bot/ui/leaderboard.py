@@ -198,7 +198,7 @@ def _dicepoker_line(entry: GameStats, locale: str | None) -> str:
     return t(
         "stats.dicepoker",
         locale,
-        settlement=number(_total(entry, "settlement"), locale, signed=True, decimals=2, exact=True),
+        settlement=number(_total(entry, "settlement"), locale, signed=True, decimals=2),  # as the final board
     )
 
 

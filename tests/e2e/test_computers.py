@@ -246,13 +246,30 @@ async def test_a_hint_for_a_scripted_roll_shows_the_exact_best_action(bot: Harne
     assert hint.ephemeral and hint.text.splitlines()[1] == expected, hint.text
     keeps = [line for line in hint.text.splitlines() if line.startswith("**keep")]
     assert keeps and keeps[0].startswith("**keep ⚅ ⚅ ⚅ ⚅ and roll**")  # keeps shown as dice, not die toggles
-    assert hint.text.splitlines()[-1].startswith("Set up now (roll all five dice): ")
+    # The roll with the dice held as now is not among the best three, so it has a line of its own.
+    assert hint.text.splitlines()[-1].startswith("If you roll now (roll all five dice): ")
     refused = await (await h.server.click_button(h.bob, message, label="💡 Hint")).message()
     assert "not playing" in refused.text
     record = await h.record()
     assert record is not None and record.options["hinted"] == [str(h.alice.id)]  # her result will be marked
     handle = await h.click(h.alice, message, "Roll (2/3)")  # the message was redrawn with the new version
     assert not handle.ephemeral_messages and (await h.state()).rolls == 2
+
+
+async def test_a_hint_names_the_roll_as_held_now_once(bot: Harness) -> None:
+    """The roll with the dice held as they are is among the best three here: it is not repeated below them."""
+    h = bot
+    message = await h.start_game("kniffel", [h.alice], rules="kniffel")
+    h.rng.script(2, 1, 3, 1, 2)  # rolling all five again is the third best
+    await h.click(h.alice, message, "Roll")
+    state = await h.state()
+    loading = h.bot.brain.prepare(state, str(h.alice.id))
+    if loading is not None:
+        await loading
+    hint = await (await h.server.click_button(h.alice, message, label="💡 Hint")).message()
+    lines = hint.text.splitlines()
+    assert len(lines) == 4 and any(line.startswith("**roll all five dice** → ") for line in lines), hint.text
+    assert hint.text.count("roll all five dice") == 1, hint.text
 
 
 async def test_a_hint_after_the_tables_failed_to_load_says_hints_are_unavailable(

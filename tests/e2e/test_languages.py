@@ -104,3 +104,25 @@ async def test_the_command_localizations_reach_discord(harness: Harness) -> None
     assert settings["name_localizations"] == {"de": "einstellungen", "hu": "beállítások", "pl": "ustawienia"}
     start = next(option for option in synced["kniffel"]["options"] if option["name"] == "start")
     assert start["description_localizations"]["hu"] == "Kniffel-várót nyit ebben a csatornában"
+
+
+@pytest.mark.parametrize("locale", ["en-US", "de", "hu", "pl"])
+async def test_the_board_names_the_rule_set_as_the_lobby_does(harness: Harness, locale: str) -> None:
+    """The rule set's name in the start command's choices, the lobby and the board's rules line is one text."""
+    harness.guild.locale = locale
+    await harness.start_bot(EXTENSIONS)
+    synced = {command["name"]: command for command in harness.server.world.commands.list(None)}
+    start = next(option for option in synced["kniffel"]["options"] if option["name"] == "start")
+    rules_option = next(option for option in start["options"] if option["name"] == "rules")
+    choices = {
+        choice["value"]: (choice.get("name_localizations") or {}).get(locale, choice["name"])
+        for choice in rules_option["choices"]
+    }
+    for rules in ("classic", "kniffel"):
+        lobby = await harness.open_lobby("kniffel", harness.alice, rules=rules)
+        name = next(field["value"] for field in lobby.embeds[0]["fields"] if field["name"] == t("lobby.rules", locale))
+        assert choices[rules] == name
+        await press(harness, harness.alice, lobby, "start")
+        line = next(line for line in lobby.text.splitlines() if line.startswith(t("lobby.rules", locale)))
+        assert line.startswith(f"{t('lobby.rules', locale)}: {name} ("), line
+        await (await harness.command(harness.alice, "kniffel end")).message()

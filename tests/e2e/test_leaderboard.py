@@ -191,7 +191,7 @@ async def test_stats_upper_bonus_rate_leaves_out_classic_games(bot: Harness) -> 
     mine = await (await h.command(h.alice, "stats", game="kniffel")).message()
     field = mine.embeds[0]["fields"][0]["value"]
     assert "Games **4** · Wins **2** (50%)" in field
-    assert "Upper bonus in 1 of 2 games with kniffel rules (50%) · Kniffels rolled **3**" in field
+    assert "Upper bonus in 1 of 2 games with Kniffel rules (50%) · Kniffels rolled **3**" in field
 
     # Only classic games: no upper bonus line at all (never "0 of 0" or a 0 % rate).
     theirs = await (await h.command(h.alice, "stats", user=h.carol)).message()
@@ -199,6 +199,25 @@ async def test_stats_upper_bonus_rate_leaves_out_classic_games(bot: Harness) -> 
     assert "Games **2** · Wins **2** (100%)" in field
     assert "Kniffels rolled **2**" in field
     assert "Upper bonus" not in field
+
+
+async def test_stats_write_the_settlement_as_the_dice_poker_board_does(bot: Harness) -> None:
+    """A real minus sign and no decimals for a whole total, as the final board's "(−64.5)"; a fraction keeps them."""
+    h = bot
+    alice, bob = h.alice.id, h.bob.id
+    names = {alice: "Alice", bob: "Bob"}
+    for alices, bobs in ((250, 379), (300, 377)):  # settlements −64.5 and −38.5: −103 in all
+        share = (alices - bobs) / 2
+        counters = {alice: {"settlement": share}, bob: {"settlement": -share}}
+        await finished(h, "dicepoker", {alice: alices, bob: bobs}, variant="russian", names=names, counters=counters)
+    await finished(h, "dicepoker", {bob: 10, h.carol.id: -20}, names=names, counters={bob: {"settlement": -25.25}})
+
+    mine = await (await h.command(h.alice, "stats", game="dicepoker")).message()
+    assert "Settlement in total **−103**" in mine.embeds[0]["fields"][0]["value"]
+    theirs = await (await h.command(h.alice, "stats", user=h.bob, game="dicepoker")).message()
+    assert "Settlement in total **+77.75**" in theirs.embeds[0]["fields"][0]["value"]
+    carol = await (await h.command(h.alice, "stats", user=h.carol, game="dicepoker")).message()
+    assert "Best **−20** · Average **−20.0**" in carol.embeds[0]["fields"][0]["value"]  # scores as the board's totals
 
 
 async def test_empty_leaderboard_says_so(bot: Harness) -> None:

@@ -131,7 +131,7 @@ async def test_a_whole_kniffel_game_on_a_hungarian_server(harness: Harness) -> N
     assert "**/kniffel** `kiszállok`, `befejezés`, `szabályok`, `elemzés`, `jegyzetlap`, `start`" in shown.text
     assert "**/súgó** — Megmutatja a játékokat és a parancsaikat" in shown.text
     game = await open_game(h, seen, "kniffel", [h.alice, h.bob])
-    assert t("kniffel.ruleset.kniffel", "hu") in game.text
+    assert t("kniffel.ruleset.kniffel", "hu", name=t("variant.kniffel", "hu")) in game.text
     waiting = h.bob if (await h.state()).current_player == str(h.alice.id) else h.alice
     assert await press(h, seen, waiting, game, "roll") == t("error.not_your_turn", "hu")
     card = await press(h, seen, waiting, game, "card")

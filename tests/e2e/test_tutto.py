@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import MutableSequence, Sequence
 from typing import Any
 
@@ -11,6 +12,7 @@ from bot.engine import tutto as tu
 from bot.i18n import t
 from fakediscord import Button, InteractionHandle, Message, User
 from fakediscord.errors import ComponentNotFound, InvalidInput
+from tests.e2e.board import live_board
 from tests.e2e.conftest import Harness, ScriptedRandom
 from tests.reliability.conftest import forged
 
@@ -288,6 +290,30 @@ async def test_cloverleaf_two_tuttos_win_at_once(harness: Harness) -> None:
     results = {row.display_name: row for row in await harness.bot.results.for_game(record.id)}
     assert (results["Alice"].won, results["Alice"].rank, results["Alice"].counters["tuttos"]) == (True, 1, 2)
     assert (results["Bob"].won, results["Bob"].counters["tuttos"]) == (False, 0)
+
+
+def columns(text: str) -> int:
+    """How many columns ``text`` takes in a code block: wide characters (most emoji) take two."""
+    return sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in text)
+
+
+async def test_the_scoreboard_keeps_its_columns_with_emoji_in_names(harness: Harness) -> None:
+    """A computer's "🤖 Normal" and a person's emoji take two columns each: scores and bars still line up."""
+    harness.rng = Script()
+    await harness.start_bot(EXTENSIONS)
+    zed = harness.server.add_user("Zed 🎲")
+    lobby = await harness.open_lobby("tutto", harness.alice)
+    added = await harness.server.select(harness.alice, lobby, lobby.select(prefix="g:").custom_id, ["normal"])
+    await added.response()
+    await harness.click(zed, lobby, "Join")
+    await harness.click(harness.alice, lobby, "Start")
+    board = await live_board(harness)
+    field = next(field for field in board.embeds[0]["fields"] if field["name"] == t("tutto.scores", LOCALE))
+    lines = field["value"].strip("`\n").splitlines()
+    assert [line.split()[-2] for line in lines] == ["0", "0", "0"]
+    assert any("🤖 Normal" in line for line in lines) and any("Zed 🎲" in line for line in lines)
+    bars = {columns(line[: line.index("▱")]) for line in lines}  # where each bar starts; the score ends before it
+    assert len(bars) == 1, field["value"]
 
 
 async def test_an_invalid_selection_is_refused_and_explained(harness: Harness) -> None:

@@ -68,10 +68,27 @@ def test_integer_parameters_are_formatted_for_the_language() -> None:
 
 def test_signed_and_decimal_figures() -> None:
     assert number(16.666, "de", signed=True, decimals=2) == "+16,67"
-    assert number(-0.5, "en", signed=True, decimals=2) == "-0.5"
+    assert number(-0.5, "en", signed=True, decimals=2) == "−0.5"
     assert number(12, "hu", decimals=1, exact=True) == "12,0"
     assert percent(0.5, "en") == "50%"
     assert percent(0.5, "de") == f"50{NBSP}%"
+
+
+@pytest.mark.parametrize(
+    ("language", "text"), [("en", "−1,234.5"), ("de", "−1.234,5"), ("hu", f"−1{NBSP}234,5"), ("pl", f"−1{NBSP}234,5")]
+)
+def test_negatives_take_the_minus_sign_in_every_language(language: str, text: str) -> None:
+    """Babel writes CLDR's hyphen-minus for these languages; the bot's texts (and dice poker's board) write U+2212."""
+    assert number(-1234.5, language, decimals=1) == text
+    assert number(-1234.5, language, signed=True, decimals=1) == text
+    assert t("tutto.title", language, game="Tutto", target=-6000).count("−6") == 1  # integer parameters too
+
+
+def test_zero_has_no_sign_even_when_rounded_to() -> None:
+    assert number(0, "en", signed=True) == "0"
+    assert number(-0.001, "en", signed=True, decimals=2) == "0"
+    assert number(-0.04, "de", decimals=1, exact=True) == "0,0"
+    assert number(-103, "en", signed=True, decimals=2) == "−103"  # a whole total shows no decimals
 
 
 def test_an_unsupported_locale_reads_english_and_formats_numbers_the_english_way() -> None:

@@ -96,7 +96,7 @@ async def test_autocomplete_offers_subcommands_options_choices_and_ranges(world:
     await box.fill("/kniffel sta")
     await suggestions.filter(has_text="/kniffel start").click()
     rules = alice.page.locator("#option-rules")
-    await expect(rules.locator("option")).to_have_text(["(default)", "kniffel", "classic"])
+    await expect(rules.locator("option")).to_have_text(["(default)", "Kniffel", "Classic"])
     timeout = alice.page.locator("#option-turn_timeout")
     await expect(timeout).to_have_attribute("min", "1")
     await expect(timeout).to_have_attribute("max", "60")

@@ -21,7 +21,7 @@ from typing import Any
 
 import discord
 
-from bot.i18n import t
+from bot.i18n import number, t
 from bot.rankings import METRICS, PERIODS, LeaderboardPage
 from bot.storage import Database, GamesRepository, ResultsRepository, StatsRepository
 from bot.storage.database import bundled_migrations
@@ -195,7 +195,12 @@ def legacy_render_stats(name: str, stats: Sequence[LegacyStats], game: str | Non
         last = datetime.fromtimestamp(entry.last_at, tz=UTC)
         lines = [
             t("stats.games", locale, games=entry.games, wins=entry.wins, rate=f"{entry.wins / entry.games:.0%}"),
-            t("stats.scores", locale, best=entry.best, average=f"{entry.score_sum / entry.games:.1f}"),
+            t(
+                "stats.scores",
+                locale,
+                best=entry.best,
+                average=number(entry.score_sum / entry.games, locale, decimals=1, exact=True),
+            ),
         ]
         if entry.kind == "kniffel":
             if not entry.upper_bonus_games:
@@ -216,7 +221,8 @@ def legacy_render_stats(name: str, stats: Sequence[LegacyStats], game: str | Non
         elif entry.kind == "tutto":
             lines.append(t("stats.tutto", locale, tuttos=entry.tuttos))
         elif entry.kind == "dicepoker":
-            lines.append(t("stats.dicepoker", locale, settlement=f"{entry.settlement:+.2f}"))
+            settlement = number(entry.settlement, locale, signed=True, decimals=2)  # written as /stats writes it now
+            lines.append(t("stats.dicepoker", locale, settlement=settlement))
         lines.append(t("stats.last", locale, when=discord.utils.format_dt(last, "R")))
         embed.add_field(name=t(f"game.{entry.kind}", locale), value="\n".join(lines), inline=False)
     embed.set_footer(text=t("stats.footer", locale))
@@ -313,7 +319,7 @@ async def test_every_leaderboard_and_stats_answer_is_identical_after_migration_0
         assert conn.execute("SELECT COUNT(*) FROM results WHERE guild_id IS NULL").fetchone()[0] > 0
     # Not vacuous: every kind has boards with several pages, and the classic rule set shows in /stats.
     assert all(boards_before[kind, "games", "all", None, 1, 0][0].pages > 1 for kind in KINDS)
-    assert any("kniffel rules" in str(answer) for answer in stats_before.values())
+    assert any("Kniffel rules" in str(answer) for answer in stats_before.values())
 
     db = await Database.open(path)
     try:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 from hypothesis import given
 from hypothesis import strategies as st
 
 from bot.i18n import _fill, language_of, languages, t
-from bot.ui.common import card_tables, monospace_table
+from bot.ui.common import card_tables, display_width, monospace_table
 from bot.ui.render import Layout
 
 #: Discord's limit on a select option's label (``tests/discord_limits.py`` checks every payload against it).
@@ -40,6 +42,46 @@ def test_a_table_aligns_ragged_rows_whether_its_rows_are_lists_or_tuples() -> No
     assert monospace_table(rows) == expected
     assert monospace_table([tuple(row) for row in rows]) == expected
     assert monospace_table(rows, align_right_from=4) == "```\nAlice    1,200 ▰▱\nBob      15\nDominika 3     ▰▰▰ x\n```"
+
+
+def test_wide_characters_take_two_columns() -> None:
+    assert [display_width(text) for text in ("Alice", "🤖 Normal", "Zed 🎲", "漢字", "❤️", "👩\u200d💻", "e\u0301")] == [
+        5,
+        9,
+        6,
+        4,
+        2,
+        2,
+        1,
+    ]
+    assert monospace_table([("🤖 Normal", "750"), ("Alice", "0")]) == "```\n🤖 Normal 750\nAlice       0\n```"
+
+
+#: Names of characters that take one or two columns of their own (no marks, which join the character before).
+NAMES = st.text(
+    st.characters(exclude_categories=("Cc", "Cs", "Zl", "Zp", "Mn", "Me", "Cf"), exclude_characters="`▰▱"),
+    max_size=12,
+)
+
+
+def columns(text: str) -> int:
+    """The columns of such a name, counted apart from the code under test: East Asian Wide and Fullwidth take 2."""
+    return sum(2 if unicodedata.east_asian_width(char) in ("W", "F") else 1 for char in text)
+
+
+@given(st.lists(st.tuples(NAMES, st.integers(0, 99_999), st.integers(0, 10)), min_size=1, max_size=8))
+def test_numbers_and_bars_start_at_one_column_whatever_the_names(rows: list[tuple[str, int, int]]) -> None:
+    """Names with emoji, wide letters or combining marks: every score and bar starts where the others do."""
+    cells = [(name, str(score), "▰" * filled + "▱" * (10 - filled)) for name, score, filled in rows]
+    lines = monospace_table(cells).removeprefix("```\n").removesuffix("\n```").split("\n")
+    assert len(lines) == len(cells)
+    name_column = max(columns(name) for name, _, _ in cells)
+    number_column = max(len(score) for _, score, _ in cells)
+    for line, (name, score, bar) in zip(lines, cells, strict=True):
+        assert line.startswith(name) and line.endswith(f"{score} {bar}")
+        number_end = columns(line) - len(bar) - 1
+        assert number_end == name_column + 1 + number_column  # right-aligned scores end together ...
+        assert number_end - len(score) >= name_column + 1  # ... and never reach into the names' column
 
 
 def test_a_name_with_backticks_stays_inside_its_code_block() -> None:

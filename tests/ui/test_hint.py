@@ -1,4 +1,4 @@
-"""The Hint answer's wording: keeps as dice, boxes by name, Tutto selections, Knister cells, the current set-up."""
+"""The Hint answer's wording: keeps as dice, boxes by name, Tutto selections, Knister cells, rolling now."""
 
 from __future__ import annotations
 
@@ -36,7 +36,18 @@ def test_the_best_three_with_values_then_the_current_roll() -> None:
         "**keep ⚄ ⚄ ⚄ and roll** → 241.3 expected",
         "**score Fives** → 230.0 expected",
         "**keep ⚄ ⚄ and roll** → 229.0 expected",
-        "Set up now (roll all five dice): 220.0 expected",
+        "If you roll now (roll all five dice): 220.0 expected",
+    ]
+
+
+def test_the_roll_as_held_now_is_not_repeated_when_it_is_among_the_best() -> None:
+    state = rolled(1, 1, 2, 2, 3)
+    values = [Value(Keep((2, 2)), 250.6), Value(Keep((3,)), 249.6), Value(Keep(()), 249.5)]
+    text = hint.render("kniffel", state, values, Value(kniffel.Roll(), 249.5), "en-US")
+    assert text.splitlines()[1:] == [
+        "**keep ⚁ ⚁ and roll** → 250.6 expected",
+        "**keep ⚂ and roll** → 249.6 expected",
+        "**roll all five dice** → 249.5 expected",
     ]
 
 
