@@ -305,11 +305,9 @@ async def test_a_server_that_removed_the_bot_while_it_was_away(running: Harness)
     assert await h.bot.games.get(kept.id) == kept
 
 
-async def test_final_scores_whose_board_is_gone_are_posted_anew_once(running: Harness) -> None:
-    """The board was deleted while the bot was away and the last turn then timed out: the final edit answered 404
-    Unknown Message and the final scores were never shown anywhere. They are posted anew, once: a moderator who
-    deletes the final scores after they were shown has the last word."""
-    h = running
+async def last_turn_with_the_board_deleted_while_away(h: Harness) -> tuple[Message, GameRecord]:
+    """A solo classic Kniffel game in its last turn, the bot stopped and its board deleted meanwhile: the board and
+    the game as stored (its deadline the last turn's)."""
     board = await h.start_game("kniffel", [h.alice], rules="classic")
     for _ in range(12):
         await play_turn(h, board, chase=False)
@@ -317,6 +315,15 @@ async def test_final_scores_whose_board_is_gone_are_posted_anew_once(running: Ha
     assert record is not None and record.deadline_at is not None
     await h.stop_bot()
     h.server.delete_message(moderator(h), board)
+    return board, record
+
+
+async def test_final_scores_whose_board_is_gone_are_posted_anew_once(running: Harness) -> None:
+    """The board was deleted while the bot was away and the last turn then timed out: the final edit answered 404
+    Unknown Message and the final scores were never shown anywhere. They are posted anew, once: a moderator who
+    deletes the final scores after they were shown has the last word."""
+    h = running
+    board, record = await last_turn_with_the_board_deleted_while_away(h)
     await h.start_bot()
     await h.advance(record.deadline_at - h.clock.now + 1)  # the last turn times out: the game is over
     final = await reposted(h, record.id, board)
@@ -335,13 +342,7 @@ async def test_final_scores_whose_channel_is_gone_when_posted_anew_stay_a_finish
     """The final edit found the board deleted, and posting the final scores anew found the channel deleted too
     (404 Unknown Channel): the finished game was saved as abandoned, its review history deleted with it."""
     h = running
-    board = await h.start_game("kniffel", [h.alice], rules="classic")
-    for _ in range(12):
-        await play_turn(h, board, chase=False)
-    record = await h.record()
-    assert record is not None and record.deadline_at is not None
-    await h.stop_bot()
-    h.server.delete_message(moderator(h), board)
+    _, record = await last_turn_with_the_board_deleted_while_away(h)
     refused = h.server.inject_rest_error("POST", r"^/channels/\d+/messages$", 404, code=10003)
     await h.start_bot()
     await h.advance(record.deadline_at - h.clock.now + 1)  # the last turn times out: the game is over
