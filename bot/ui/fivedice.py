@@ -93,9 +93,8 @@ class ScorecardUI:
 
     def announce(self, table: Table) -> list[str]:
         lines = []
-        for event in table.state.events:
-            # A game that ended early has no winner, even when the engine ended it because everybody left.
-            if event.key == "game.left" or (event.key == "game.over" and table.ended):
+        for event in table.events:
+            if event.key == "game.left":
                 continue
             line = self.event_line(event, table)
             if line:

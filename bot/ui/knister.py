@@ -224,9 +224,9 @@ class KnisterUI:
         together = len(state.active) > 1
         # A timeout that ends the round and then removes its next roller gives the round a second event naming
         # another roller: only the last one is who rolls.
-        rounds = [event for event in state.events if event.key == "knister.round"]
+        rounds = [event for event in table.events if event.key == "knister.round"]
         lines = []
-        for event in state.events:
+        for event in table.events:
             params = event.params
             if event.key == "game.order" and together:
                 lines.append(t("knister.order", locale, players=self._names(table, params["order"])))
@@ -250,7 +250,7 @@ class KnisterUI:
                         number=params["sum"],
                     )
                 )
-            elif event.key == "game.over" and not table.ended:  # everybody left: abandoned, nobody won
+            elif event.key == "game.over":
                 lines.append(self._over_line(table, params["winners"]))
         return lines
 

@@ -19,6 +19,7 @@ from typing import Any, Generic, Literal, NamedTuple, Protocol, TypeVar
 
 import discord
 
+from bot.engine.core import Event, GameState
 from bot.ui.common import shorten, shorten_words
 
 PREFIX = "g"
@@ -26,7 +27,7 @@ CUSTOM_ID = re.compile(rf"{PREFIX}:(?P<game>\d+):(?P<action>[a-z_]+):(?P<arg>[A-
 MAX_CUSTOM_ID = 100
 
 SeatKind = Literal["user", "computer"]
-StateT = TypeVar("StateT")
+StateT = TypeVar("StateT", bound=GameState)
 
 
 @dataclass(frozen=True)
@@ -338,6 +339,12 @@ class Table(Seating, Generic[StateT]):
     #: Its state is left where play stopped, so only this tells the renderer to show it as over rather than as a
     #: turn in progress (or, everybody gone, as final standings with winners).
     ended: bool = False
+
+    @property
+    def events(self) -> list[Event]:
+        """The engine's events to announce: a game that ended early names no winner, even when the engine ended it
+        because everybody left."""
+        return [event for event in self.state.events if not (self.ended and event.key == "game.over")]
 
     def in_locale(self, locale: str) -> Table[StateT]:
         """The same table for someone else's language (private views answer in the clicker's locale)."""

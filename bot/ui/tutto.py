@@ -295,7 +295,7 @@ class TuttoUI:
     def announce(self, table: Table) -> list[str]:
         """Card effects, banked points and turns, in plain words; rolls and toggles stay on the message."""
         lines = []
-        for event in _state(table).events:
+        for event in table.events:
             line = self.event_line(event, table)
             if line:
                 lines.append(line)
@@ -336,7 +336,7 @@ class TuttoUI:
             "tutto.banked",
         }:
             return t(key, locale, **{**params, "name": name})
-        if key == "game.over" and not table.ended:  # everybody left: abandoned, nobody won
+        if key == "game.over":
             winners = t("tutto.winners", locale, names=_names(table, params["winners"]))
             buyers = buys_round_line(table, params["winners"], params["buys_round"])
             return f"{winners}\n{buyers}" if buyers else winners
