@@ -241,6 +241,24 @@ def resolve(command: dict[str, Any], typed: list[str], locale: str | None) -> tu
     return names, node
 
 
+def shown_path(command: dict[str, Any], path: list[str], locale: str | None) -> list[str]:
+    """A declared path (``["kniffel", "start"]``) as a client set to ``locale`` shows it: each name in its
+    ``locale`` form where the command declares one (a German client reads "/kniffel starten")."""
+    node, shown = command, [_local_name(command, locale)]
+    for name in path[1:]:
+        nested = [o for o in node.get("options") or [] if o.get("type") in (SUB_COMMAND, SUB_COMMAND_GROUP)]
+        child = next((o for o in nested if o["name"] == name), None)
+        if child is None:
+            return shown + path[len(shown) :]
+        node = child
+        shown.append(_local_name(child, locale))
+    return shown
+
+
+def _local_name(item: dict[str, Any], locale: str | None) -> str:
+    return str((item.get("name_localizations") or {}).get(locale or "") or item["name"])
+
+
 def option_name(node: dict[str, Any], name: str, locale: str | None) -> str:
     """The declared name of ``node``'s option typed as ``name`` (its own or its ``locale`` one); else ``name``."""
     return next((o["name"] for o in node.get("options") or [] if called(o, name, locale)), name)

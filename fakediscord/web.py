@@ -61,7 +61,7 @@ class Viewer:
 
     socket: web.WebSocketResponse
     user_id: int | None = None
-    sent_messages: dict[int, tuple[int, int]] = field(default_factory=dict)
+    sent_messages: dict[int, tuple[int, int, str]] = field(default_factory=dict)
     sent_world: str = ""
     sent_commands: list[dict[str, Any]] | None = None
     scheduled: bool = False
@@ -185,9 +185,10 @@ class WebUI:
                 continue
             if message.id in self.dismissed:
                 continue
-            current[message.id] = version = (message.edits, message.flags)
+            # The locale too: the "used /command" line is in the viewer's language, so a new locale sends it again.
+            current[message.id] = version = (message.edits, message.flags, user.locale)
             if viewer.sent_messages.get(message.id) != version:
-                upsert.append(self._annotated(message))
+                upsert.append(self._annotated(message, user.locale))
         removed = [str(i) for i in viewer.sent_messages if i not in current]
         viewer.sent_messages = current
         if upsert or removed:
@@ -195,13 +196,17 @@ class WebUI:
             shown_to = str(user.id) if user is not None else None
             await self._send(viewer, {"type": "messages", "for": shown_to, "upsert": upsert, "remove": removed})
 
-    def _annotated(self, message: Message) -> dict[str, Any]:
-        """The message JSON as held, plus which command it answers (Discord's client shows "used /command")."""
+    def _annotated(self, message: Message, locale: str) -> dict[str, Any]:
+        """The message JSON as held, plus which command it answers (Discord's client shows "used /command", in the
+        viewer's language where the bot named the command in it)."""
         payload = message.payload()
         metadata = message.interaction_metadata or {}
         handle = self.world.interactions.get(int(metadata.get("id") or 0))
         if handle is not None and handle.type == APPLICATION_COMMAND:
-            payload["playground"] = {"command": "/" + " ".join(_command_path(handle.payload["data"]))}
+            path = _command_path(handle.payload["data"])
+            command = self.world.commands.find(message.channel.guild_id, path[0])
+            shown = cmd.shown_path(command, path, locale) if command is not None else path
+            payload["playground"] = {"command": "/" + " ".join(shown)}
         return payload
 
     async def _send(self, viewer: Viewer, data: dict[str, Any]) -> None:

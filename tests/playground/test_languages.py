@@ -89,6 +89,8 @@ async def knister_pl(world: World) -> Screen:
     await screen.command("/ustawienia język", language="pl")
     chosen = await screen.pin(screen.ephemerals().last)
     await expect(chosen).to_contain_text("Gotowe: nowe gry na tym serwerze będą w języku Polski.")
+    # Discord's client names the command the answer is for as its user reads it: in Polish here.
+    await expect(chosen.locator(".reply-line")).to_have_text("@Dora used /ustawienia język")
     await chosen.get_by_role("button", name="Dismiss message").click()
     await expect(chosen).to_have_count(0)
     await screen.command("/knister start")
