@@ -86,6 +86,32 @@ def _wide_width(text: str) -> int:
     return width
 
 
+def cut_to_width(text: str, columns: int) -> str:
+    """The longest start of ``text`` that takes at most ``columns`` columns of a code block (:func:`display_width`).
+
+    A name cut by characters took twice its columns when it was emoji or CJK letters, and pushed a table past a
+    phone's line. The cut falls only before a character that starts a new glyph, never between a letter and its
+    marks or inside an emoji sequence.
+    """
+    if display_width(text) <= columns:
+        return text
+    cut = 0
+    for end in range(1, len(text)):
+        if display_width(text[:end]) > columns:
+            break
+        if _starts_glyph(text, end):
+            cut = end
+    return text[:cut]
+
+
+def _starts_glyph(text: str, index: int) -> bool:
+    """Whether ``text[index]`` draws a glyph of its own (not a mark, a presentation selector or a joined emoji)."""
+    char = text[index]
+    if text[index - 1] == ZERO_WIDTH_JOINER or char in (EMOJI_PRESENTATION, ZERO_WIDTH_JOINER):
+        return False
+    return not (unicodedata.combining(char) or unicodedata.category(char) in ("Mn", "Me", "Cf"))
+
+
 #: Monospace characters a code block shows per line on a 375 px phone without wrapping: the embed leaves about
 #: 290 px of code block and a code font of 12-13 px draws 7.2-7.8 px a character (34-38 columns); 32 keeps a margin.
 PHONE_COLUMNS = 32

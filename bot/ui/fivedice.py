@@ -22,6 +22,7 @@ from bot.ui.common import (
     COLOUR_PLAYING,
     DIE_FACES,
     card_tables,
+    cut_to_width,
     faces,
     monospace_table,
     shorten,
@@ -31,6 +32,8 @@ from bot.ui.render import Rendered, Table, custom_id
 from bot.ui.standings import standing
 
 FIELD_LIMIT = 1024
+#: Names in the totals' code block, in columns: with a 4-digit total a line stays well within a phone's.
+NAME_WIDTH = 14
 
 
 def roll_stamp(state: fivedice.FiveDiceState) -> int:
@@ -136,7 +139,7 @@ class ScorecardUI:
         """The totals of the players still in the game, in seat order."""
         state = table.state
         standings = [
-            (table.plain_name(p)[:14], number(self.total(table, p), table.locale))
+            (cut_to_width(table.plain_name(p), NAME_WIDTH), number(self.total(table, p), table.locale))
             for p in state.players
             if p not in state.left
         ]

@@ -22,7 +22,7 @@ import discord
 from bot.engine import tutto
 from bot.engine.core import Event
 from bot.i18n import number, t
-from bot.ui.common import COLOUR_OVER, COLOUR_PLAYING, DIE_FACES, faces, monospace_table
+from bot.ui.common import COLOUR_OVER, COLOUR_PLAYING, DIE_FACES, cut_to_width, faces, monospace_table
 from bot.ui.ended import ended_embed
 from bot.ui.render import Rendered, Table, custom_id
 from bot.ui.standings import standing
@@ -67,8 +67,8 @@ def _names(table: Table, players: Sequence[str]) -> str:
 
 
 def _board_name(table: Table, player: str) -> str:
-    """A display name cut for the scoreboard's column (``monospace_table`` takes out its backticks)."""
-    return table.plain_name(player)[:NAME_WIDTH]
+    """A display name cut to the scoreboard's columns (``monospace_table`` takes out its backticks)."""
+    return cut_to_width(table.plain_name(player), NAME_WIDTH)
 
 
 def buys_round_line(table: Table, winners: Sequence[str], buyers: Sequence[str]) -> str | None:

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bot.i18n import _fill, language_of, languages, t
-from bot.ui.common import card_tables, display_width, monospace_table
+from bot.ui.common import card_tables, cut_to_width, display_width, monospace_table
 from bot.ui.render import Layout
 
 #: Discord's limit on a select option's label (``tests/discord_limits.py`` checks every payload against it).
@@ -129,3 +129,21 @@ def test_an_option_label_fits_and_ends_at_a_word_when_it_can(label: str) -> None
         assert len(stem) == max(word_ends), "the last whole word that fits, without the spaces after it"
     else:
         assert stem == label[: LABEL_LIMIT - 1]
+
+
+@given(st.text(max_size=24), st.integers(0, 16))
+def test_a_name_is_cut_to_columns_at_a_glyph_boundary(name: str, width: int) -> None:
+    cut = cut_to_width(name, width)
+    assert name.startswith(cut)
+    assert display_width(cut) <= width
+    assert cut == name or display_width(name) > width
+
+
+def test_a_cut_never_splits_a_letter_from_its_mark_or_an_emoji_sequence() -> None:
+    assert cut_to_width("🎲🎲🎲", 5) == "🎲🎲"
+    assert cut_to_width("漢字漢字", 3) == "漢"
+    assert cut_to_width("Ze\u0301bra", 2) == "Ze\u0301"
+    assert cut_to_width("ab👩\u200d💻cd", 3) == "ab"
+    assert cut_to_width("ab👩\u200d💻cd", 4) == "ab👩\u200d💻"
+    assert cut_to_width("a❤\ufe0fb", 2) == "a"
+    assert cut_to_width("Alice", 12) == "Alice"

@@ -26,7 +26,7 @@ from bot.play.spec import AnySpec
 from bot.play.transitions import Game
 from bot.storage import GameRecord, Seat
 from bot.ui import lobby as lobby_ui
-from bot.ui.common import PHONE_COLUMNS, card_tables
+from bot.ui.common import PHONE_COLUMNS, card_tables, display_width
 from bot.ui.render import Rendered, SeatView, Table
 from cogs.dicepoker import SPEC as DICEPOKER
 from cogs.kniffel import SPEC as KNIFFEL
@@ -277,3 +277,19 @@ def test_card_tables_split_players_into_blocks_that_fit() -> None:
     assert [block.splitlines()[1] for block in blocks] == ["      Alic1 Alic2   Bob Carol", "        Dan   Eve"]
     assert all(len(line) <= PHONE_COLUMNS for block in blocks for line in block.splitlines())
     assert blocks[0].splitlines()[3] == "Total 1,575 1,575 1,575 1,575"
+
+
+WIDE_NAMES = ["🎲" * 20, "漢字" * 10, "Ａｌｉｃｅ" * 4]
+
+
+@pytest.mark.parametrize(("spec", "variant"), [(TUTTO, "standard"), (KNIFFEL, "kniffel"), (DICEPOKER, "russian")])
+def test_names_of_wide_characters_are_cut_to_columns_so_standings_fit_a_phone(spec: AnySpec, variant: str) -> None:
+    """Emoji and CJK letters take two columns each: a name cut to a count of characters took twice the columns."""
+    ids = [str(10**17 + index) for index in range(len(WIDE_NAMES))]
+    seats = tuple(SeatView(player, name) for player, name in zip(ids, WIDE_NAMES, strict=True))
+    lines = []
+    for state, _ in played(spec.kind, len(ids), variant, 3)[::25]:
+        for ended in (False, True):  # a game that ended early shows every total
+            lines += code_lines(spec.ui.render(Table(seats, 1, 1, "en-US", state, ended=ended)))
+    assert any("🎲" in line for line in lines)
+    assert [line for line in lines if display_width(line) > PHONE_COLUMNS] == []
