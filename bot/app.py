@@ -327,11 +327,13 @@ class DiceBot(commands.AutoShardedBot):
         """A message was deleted: if it was a game's live board, the board is posted anew (no message cache needed:
         the raw event carries the id, which is all the lookup reads)."""
         if hasattr(self, "service"):
+            self.service.tail.deleted(payload.channel_id, {payload.message_id})
             await self.service.on_messages_deleted({payload.message_id})
 
     async def on_raw_bulk_message_delete(self, payload: discord.RawBulkMessageDeleteEvent) -> None:
         """A purge: as :meth:`on_raw_message_delete`, with one lookup for all its messages."""
         if hasattr(self, "service"):
+            self.service.tail.deleted(payload.channel_id, payload.message_ids)
             await self.service.on_messages_deleted(payload.message_ids)
 
     async def on_guild_channel_delete(self, channel: discord.abc.GuildChannel) -> None:

@@ -7,11 +7,16 @@ history request on every click. A tail that has watched its channel since before
 everything below it, and answers for the start of a turn too; otherwise (after a restart, a new gateway session
 that may have missed messages, a channel forgotten for room) the history request at the start of each turn
 (``Channels.below``) is the authoritative check.
+
+Deleted messages leave the count (chatter deleted again, the post a process withdraws after losing a shard
+hand-over), so they no longer move the board at the next turn. A deletion can never make the tail undercount:
+what it stopped holding for room still counts as below a board older than it.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict, deque
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from bot.play.board import LOOK_BELOW
@@ -22,10 +27,12 @@ CHANNELS = 4096
 
 @dataclass
 class _Tail:
-    """One channel: the first message seen since the tail began watching it, and the latest ones."""
+    """One channel: the first message seen since the tail began watching it, the latest ones, and the newest of
+    those it stopped holding for room (0: none), which may still be in the channel below a board."""
 
     first: int
     latest: deque[int] = field(default_factory=lambda: deque(maxlen=LOOK_BELOW))
+    dropped: int = 0
 
 
 class ChannelTail:
@@ -38,6 +45,8 @@ class ChannelTail:
     def seen(self, channel_id: int, message_id: int) -> None:
         """A message was posted in the channel (by anybody, the bot included)."""
         tail = self._tails.pop(channel_id, None) or _Tail(first=message_id)
+        if len(tail.latest) == LOOK_BELOW:
+            tail.dropped = max(tail.dropped, tail.latest[0])
         tail.latest.append(message_id)
         self._tails[channel_id] = tail
         while len(self._tails) > self._limit:
@@ -46,7 +55,18 @@ class ChannelTail:
     def below(self, channel_id: int, message_id: int) -> int:
         """How many of the channel's last messages seen are newer than ``message_id`` (at most ``LOOK_BELOW``)."""
         tail = self._tails.get(channel_id)
-        return 0 if tail is None else sum(1 for seen in tail.latest if seen > message_id)
+        if tail is None:
+            return 0
+        if tail.dropped > message_id:  # older messages below it than the tail holds (they may still be there)
+            return LOOK_BELOW
+        return sum(1 for seen in tail.latest if seen > message_id)
+
+    def deleted(self, channel_id: int, message_ids: Collection[int]) -> None:
+        """Messages of the channel were deleted: they no longer count as below a board."""
+        tail = self._tails.get(channel_id)
+        if tail is not None:
+            kept = [seen for seen in tail.latest if seen not in message_ids]
+            tail.latest = deque(kept, maxlen=LOOK_BELOW)
 
     def complete_since(self, channel_id: int, message_id: int) -> bool:
         """Whether every message posted in the channel after ``message_id`` was seen: the tail watched the channel

@@ -376,3 +376,23 @@ async def test_a_turn_start_asks_the_history_only_when_the_tail_missed_part_of_t
     record = await h.record()
     assert record is not None and asked == [record.id]
     assert board.id == record.message_id
+
+
+async def test_chatter_deleted_again_does_not_move_the_board_at_the_next_turn(running: Harness) -> None:
+    h = running
+    board = await h.start_game("kniffel", [h.alice, h.bob])
+    board = await live_board(h)
+    player = h.user((await h.state()).current_player)
+    await h.click(player, board, "Roll")
+    board = await live_board(h)
+    await chat(h, 2)
+    await h.server.wait_for(
+        lambda: h.bot is not None and h.bot.service.tail.below(h.channel.id, board.id) == 2, what="the chatter"
+    )
+    for message in h.server.channel_messages(h.channel)[-2:]:
+        h.server.delete_message(message.author, message)  # each their own, as anybody may
+    await h.server.wait_for(
+        lambda: h.bot is not None and h.bot.service.tail.below(h.channel.id, board.id) == 0, what="the deletions"
+    )
+    await (await h.server.select(player, board, board.select().custom_id, [best_option(board)])).response()
+    assert (await live_board(h)).id == board.id  # the next turn began where the board is: nothing is below it

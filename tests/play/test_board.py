@@ -3,6 +3,8 @@ copies."""
 
 from __future__ import annotations
 
+from itertools import count
+
 import random
 from dataclasses import replace
 
@@ -123,14 +125,48 @@ def test_a_rematch_seats_the_computers_again_named_in_the_new_lobbys_language() 
     assert seats == (Seat(COMPUTER.player, f"{COMPUTER.player} (de)", "computer"),)
 
 
-@given(st.lists(st.tuples(st.integers(1, 3), st.integers(1, 10**6)), max_size=60), st.integers(1, 10**6))
+@given(
+    st.lists(st.tuples(st.integers(1, 3), st.integers(1, 10**6)), max_size=60, unique_by=lambda p: p[1]),
+    st.integers(1, 10**6),
+)
 def test_the_tail_counts_the_newest_messages_below_a_board(posts: list[tuple[int, int]], board_id: int) -> None:
+    posts.sort(key=lambda post: post[1])  # a channel's message ids grow (Discord's snowflakes)
     tail = ChannelTail(channels=3)
     for channel, message in posts:
         tail.seen(channel, message)
     for channel in (1, 2, 3):
         last = [message for seen, message in posts if seen == channel][-board.LOOK_BELOW :]
         assert tail.below(channel, board_id) == sum(message > board_id for message in last)
+
+
+@given(st.lists(st.tuples(st.booleans(), st.integers(0, 40)), max_size=60), st.integers(0, 40))
+def test_deleted_messages_leave_the_count_but_it_never_falls_below_what_is_there(
+    steps: list[tuple[bool, int]], board_id: int
+) -> None:
+    """Post (``True``) a new message or delete (``False``) the ``n``-th one still there, in one channel."""
+    tail, there, ids = ChannelTail(), [], count(1)
+    for post, n in steps:
+        if post:
+            there.append(next(ids))
+            tail.seen(1, there[-1])
+        elif there:
+            tail.deleted(1, {there.pop(n % len(there))})
+        below = sum(message > board_id for message in there)
+        assert min(below, board.LOOK_BELOW) <= tail.below(1, board_id) <= board.LOOK_BELOW
+
+
+def test_chatter_deleted_again_is_not_below_the_board() -> None:
+    tail = ChannelTail()
+    for message in (100, 101, 102):  # the board, then two messages
+        tail.seen(1, message)
+    tail.deleted(1, {101, 102})
+    tail.deleted(2, {5})  # a channel it does not watch
+    assert tail.below(1, 100) == 0 and tail.complete_since(1, 100)
+    for message in (103, 104, 105, 106):  # the tail holds the last three: 103 counts though it is not held
+        tail.seen(1, message)
+    tail.deleted(1, {106})
+    assert tail.below(1, 100) == board.LOOK_BELOW
+    assert tail.below(1, 104) == 1
 
 
 def test_the_tail_forgets_the_least_recently_active_channel_first() -> None:
