@@ -3,10 +3,9 @@ copies."""
 
 from __future__ import annotations
 
-from itertools import count
-
 import random
 from dataclasses import replace
+from itertools import count
 
 import pytest
 from hypothesis import given
