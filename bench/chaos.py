@@ -35,7 +35,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fakediscord import Channel, FakeDiscord, FakeDiscordError, Message, User
+from fakediscord import Button, Channel, FakeDiscord, FakeDiscordError, Message, User
 
 TOKEN = "chaos-token"
 ROOT = Path(__file__).resolve().parents[1]
@@ -126,25 +126,24 @@ async def open_game(server: FakeDiscord, table: Table, counts: Counts) -> None:
 
 
 async def play(server: FakeDiscord, table: Table, counts: Counts, stuck_after: float) -> None:
-    """Play by what the game message shows until it has no controls left (or nothing moves for too long)."""
+    """Play by what the game's live board shows until it shows the final scores (or nothing moves for too long).
+
+    The lobby is started alone (its select would seat computers); in the game the first score option is taken
+    when the select offers one, else Roll. The board can be posted anew (after a restart, or below other
+    messages), so each step looks for the newest message carrying controls.
+    """
     message = table.message
     assert message is not None
     loop = asyncio.get_running_loop()
     progress = loop.time()
     while loop.time() - progress < stuck_after:
-        select = next((s for s in message.selects if not s.disabled), None)
-        button = next(
-            (
-                b
-                for b in message.buttons
-                if b.custom_id and not b.disabled and b.label and b.label.startswith(("Start", "Roll"))
-            ),
-            None,
-        )
-        if select is None and button is None:
-            table.finished = not message.buttons
-            if table.finished:
-                return
+        message = live_board(server, table.channel, message)
+        if any(b.label == "Rematch" for b in message.buttons):
+            table.finished = True
+            return
+        start, roll = enabled_button(message, "Start"), enabled_button(message, "Roll")
+        select = None if start else next((s for s in message.selects if not s.disabled), None)
+        if select is None and start is None and roll is None:
             await changed(server, message)
             continue
         value = select.values[0] if select is not None else None
@@ -152,6 +151,7 @@ async def play(server: FakeDiscord, table: Table, counts: Counts, stuck_after: f
             if select is not None:
                 handle = await server.select(table.player, message, select.custom_id, [value])
             else:
+                button = start or roll
                 assert button is not None
                 assert button.custom_id is not None
                 handle = await server.click(table.player, message, button.custom_id)
@@ -172,6 +172,19 @@ async def play(server: FakeDiscord, table: Table, counts: Counts, stuck_after: f
             progress = loop.time()
             if value is not None:
                 table.acknowledged.append(value)
+
+
+def enabled_button(message: Message, label: str) -> Button | None:
+    return next((b for b in message.buttons if b.custom_id and not b.disabled and b.label == label), None)
+
+
+def live_board(server: FakeDiscord, channel: Channel, message: Message) -> Message:
+    """The channel's newest message by the bot with buttons, else ``message`` (the game's board moves, and an old
+    board keeps no buttons)."""
+    for candidate in reversed(server.channel_messages(channel)):
+        if candidate.author.bot and candidate.buttons:
+            return candidate
+    return message
 
 
 async def changed(server: FakeDiscord, message: Message, timeout: float = 1.0) -> None:
