@@ -221,6 +221,13 @@ class CommandStore:
         self.writes += 1
 
 
+def permitted(command: dict[str, Any], permissions: int) -> bool:
+    """Whether a member with ``permissions`` in the guild may use ``command`` (its ``default_member_permissions``,
+    all of them); Discord's client does not even list the others."""
+    required = command.get("default_member_permissions")
+    return required is None or permissions & int(required) == int(required)
+
+
 def called(item: dict[str, Any], name: str, locale: str | None) -> bool:
     """Whether a command, subcommand or option is ``name``: its own name, or its name in ``locale``."""
     return item["name"] == name or (locale is not None and (item.get("name_localizations") or {}).get(locale) == name)

@@ -19,7 +19,7 @@ from typing import Any
 
 from fakediscord import components as comps
 from fakediscord import interactions as ix
-from fakediscord.commands import CommandStore, Focus, Invocation
+from fakediscord.commands import CommandStore, Focus, Invocation, permitted
 from fakediscord.errors import APIError, ComponentNotFound, InvalidInput, UnknownCommand
 from fakediscord.messages import CHAT_INPUT_COMMAND, DEFAULT, EPHEMERAL, IS_COMPONENTS_V2, LOADING, Attachment, Message
 from fakediscord.models import (
@@ -418,8 +418,8 @@ class World:
         """The interaction data of a command ``user`` may use in ``channel`` (else :class:`UnknownCommand`)."""
         command = invocation.command
         guild = channel.guild
-        required = command.get("default_member_permissions")
-        if guild is not None and required is not None and guild.permissions_of(user) & int(required) != int(required):
+        if guild is not None and not permitted(command, guild.permissions_of(user)):
+            required = command["default_member_permissions"]
             raise UnknownCommand(f"{user.name} lacks the permissions /{command['name']} requires ({required})")
         context = 0 if guild is not None else 1
         if (command.get("contexts") is not None and context not in command["contexts"]) or (

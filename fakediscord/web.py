@@ -227,6 +227,9 @@ class WebUI:
             local = self.world.commands.list(guild.id)
             shadowed = {c["name"] for c in local}
             commands = local + [c for c in self.world.commands.list(None) if c["name"] not in shadowed]
+            if user is not None:  # as Discord's client: a command the member may not use is not offered
+                permissions = guild.permissions_of(user)
+                commands = [c for c in commands if cmd.permitted(c, permissions)]
         return {
             "type": "world",
             "me": str(user.id) if user else None,

@@ -86,10 +86,15 @@ function displayName(author) {
   return author.global_name || author.name || author.username || "unknown";
 }
 
+// Dates and times as the user's Discord client shows them: in the locale set for them in the sidebar.
+function clientLocale() {
+  return userById(state.me)?.locale || undefined;
+}
+
 function formatTime(iso) {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return "";
-  return date.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+  return date.toLocaleTimeString(clientLocale(), { hour: "2-digit", minute: "2-digit" });
 }
 
 // -- Discord markdown to DOM ------------------------------------------------------------------------------
@@ -160,7 +165,7 @@ function inlineNode(kind, match) {
       const date = new Date(Number(match[1]) * 1000);
       // A time out of Date's range (<t:9999999999999>) would throw below and stop the whole channel rendering.
       if (Number.isNaN(date.getTime())) return document.createTextNode(match[0]);
-      const text = match[2] === "R" ? relativeTime(date) : date.toLocaleString();
+      const text = match[2] === "R" ? relativeTime(date) : date.toLocaleString(clientLocale());
       return el("time", { class: "timestamp-mention", datetime: date.toISOString(), text });
     }
     case "link": return el("a", { href: match[2], target: "_blank", rel: "noopener noreferrer" }, inline(match[1]));
@@ -170,7 +175,7 @@ function inlineNode(kind, match) {
 
 function relativeTime(date) {
   const seconds = Math.round((date.getTime() - Date.now()) / 1000);
-  const format = new Intl.RelativeTimeFormat(undefined, { numeric: "auto" });
+  const format = new Intl.RelativeTimeFormat(clientLocale(), { numeric: "auto" });
   const units = [["day", 86400], ["hour", 3600], ["minute", 60], ["second", 1]];
   for (const [unit, size] of units) {
     if (Math.abs(seconds) >= size || unit === "second") return format.format(Math.round(seconds / size), unit);
@@ -339,7 +344,7 @@ function renderEmbed(embed) {
     node.append(grid);
   }
   if (embed.footer?.text || embed.timestamp) {
-    const parts = [embed.footer?.text, embed.timestamp ? new Date(embed.timestamp).toLocaleString() : null].filter(Boolean);
+    const parts = [embed.footer?.text, embed.timestamp ? new Date(embed.timestamp).toLocaleString(clientLocale()) : null].filter(Boolean);
     node.append(el("div", { class: "embed-footer", text: parts.join(" • ") }));
   }
   return node;

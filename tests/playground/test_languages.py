@@ -185,3 +185,27 @@ async def test_the_server_s_owner_switches_it_to_german(world: World) -> None:
     await expect(lobby.get_by_role("button", name="Dabei", exact=True)).to_be_visible()
     with pytest.raises(UnknownCommand, match="Bob lacks the permissions /settings requires"):
         await world.server.slash(world.user("Bob"), world.channel("general"), "settings language", language="de")
+
+
+async def test_times_are_shown_in_the_users_language(world: World) -> None:
+    """Discord's client writes a ``<t:…:R>`` timestamp (``/stats``' "last played") in its user's language."""
+    bob = await world.screen("Bob", "general")
+    await speak(world, bob, "de")
+    box = bob.page.locator("#composer-input")
+    await box.fill("am <t:4102444800:R> und <t:4102444800:D>")  # 2100: "in … Tagen" whenever the test runs
+    await box.press("Enter")
+    stamps = bob.message_with("am ").locator("time.timestamp-mention")
+    await expect(stamps.first).to_contain_text("in ")
+    await expect(stamps.first).to_contain_text("Tagen")
+    await expect(stamps.last).to_contain_text("1.1.2100")
+
+
+async def test_a_member_is_not_offered_a_command_they_may_not_use(world: World) -> None:
+    """``/settings`` needs Manage Server: Discord's client lists it for Alice (the owner), never for Bob."""
+    suggestions = {}
+    for name in ("Alice", "Bob"):
+        screen = await world.screen(name, "general")
+        await screen.page.locator("#composer-input").fill("/sett")
+        suggestions[name] = screen.page.locator(".suggestion")
+    await expect(suggestions["Alice"].filter(has_text="/settings language")).to_have_count(1)
+    await expect(suggestions["Bob"]).to_have_text(["No matching command"])
