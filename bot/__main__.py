@@ -162,7 +162,7 @@ def run_playground(args: argparse.Namespace) -> int:
 
     # One line on the terminal, the URL: discord.py's connection chatter only when LOG_LEVEL asks for it.
     discord.utils.setup_logging(level=getattr(logging, launch.log_level or "WARNING"))
-    playground = Playground(host=args.host, port=args.port)
+    playground = Playground(host=args.host, port=args.port, data_dir=launch.data_dir or Path("data"))
     try:
         asyncio.run(serve_playground(playground))
     except PortInUse as error:

@@ -163,6 +163,8 @@ class LaunchSettings(BaseSettings):
     discord_token: str = ""
     require_token: bool = False
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] | None = None
+    #: The playground keeps its database and world here too (``data`` when unset), beside the bot's other files.
+    data_dir: Path | None = None
 
     @field_validator("log_level", mode="before")
     @classmethod

@@ -19,7 +19,9 @@ import bot.__main__ as entry
 
 pytestmark = pytest.mark.timeout(120)
 
-SETTINGS = ("DISCORD_TOKEN", "REQUIRE_TOKEN", "DATABASE_URL", "DEV_GUILD_ID", "LOG_LEVEL", "DISCORD_API_BASE")
+SETTINGS = (
+    *("DISCORD_TOKEN", "REQUIRE_TOKEN", "DATABASE_URL", "DEV_GUILD_ID", "LOG_LEVEL", "DISCORD_API_BASE", "DATA_DIR"),
+)
 
 
 def clean_env(**extra: str) -> dict[str, str]:
@@ -43,8 +45,13 @@ def taken_port() -> Iterator[int]:
         yield holder.getsockname()[1]
 
 
-async def test_playground_prints_its_url_serves_the_page_and_stops_on_sigterm(tmp_path: Path) -> None:
+@pytest.mark.parametrize("data_dir", [None, "kept/here"])
+async def test_playground_prints_its_url_serves_the_page_and_stops_on_sigterm(
+    tmp_path: Path, data_dir: str | None
+) -> None:
+    """Its games and world are kept in ``data``, or in ``DATA_DIR`` where the admin keeps the bot's files."""
     port = free_port()
+    folder = tmp_path / (data_dir or "data")
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
@@ -52,7 +59,7 @@ async def test_playground_prints_its_url_serves_the_page_and_stops_on_sigterm(tm
         "playground",
         "--port",
         str(port),
-        env=clean_env(DATABASE_URL="sqlite:///real.sqlite3"),
+        env=clean_env(DATABASE_URL="sqlite:///real.sqlite3", **({"DATA_DIR": data_dir} if data_dir else {})),
         cwd=tmp_path,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
@@ -76,8 +83,8 @@ async def test_playground_prints_its_url_serves_the_page_and_stops_on_sigterm(tm
     assert process.returncode == 0, stderr.decode()
     assert rest == b""
     assert stderr == b""
-    assert (tmp_path / "data" / "playground.sqlite3").exists()
-    assert (tmp_path / "data" / "playground.world.json").exists()
+    assert (folder / "playground.sqlite3").exists()
+    assert (folder / "playground.world.json").exists()
     assert not (tmp_path / "real.sqlite3").exists()  # never the real server's database
 
 
