@@ -168,9 +168,33 @@ function inlineNode(kind, match) {
       const text = match[2] === "R" ? relativeTime(date) : date.toLocaleString(clientLocale());
       return el("time", { class: "timestamp-mention", datetime: date.toISOString(), text });
     }
-    case "link": return el("a", { href: match[2], target: "_blank", rel: "noopener noreferrer" }, inline(match[1]));
-    default: return el("a", { href: match[0], target: "_blank", rel: "noopener noreferrer", text: match[0] });
+    case "link": return link(match[2], inline(match[1]));
+    default: return link(match[0], document.createTextNode(match[0]));
   }
+}
+
+// A message link (the bot's "already running here: …") jumps to the message in this page, as in Discord's client;
+// any other link opens in a new tab.
+const JUMP_URL = /^https:\/\/(?:\w+\.)?discord(?:app)?\.com\/channels\/\d+\/(\d+)\/(\d+)$/;
+
+function link(href, child) {
+  const jump = JUMP_URL.exec(href);
+  if (!jump) return el("a", { href, target: "_blank", rel: "noopener noreferrer" }, child);
+  const node = el("a", { href, class: "jump-link" }, child);
+  node.addEventListener("click", (event) => {
+    event.preventDefault();
+    jumpTo(jump[1], jump[2]);
+  });
+  return node;
+}
+
+function jumpTo(channelId, messageId) {
+  if (channelId !== state.channel && state.world?.channels.some((c) => c.id === channelId)) selectChannel(channelId);
+  const target = [...$("messages").children].find((node) => node.dataset.messageId === messageId);
+  if (!target) return notice("That message is not in this channel any more.");
+  target.scrollIntoView({ block: "center" });
+  target.classList.add("jumped");
+  window.setTimeout(() => target.classList.remove("jumped"), 2000);
 }
 
 function relativeTime(date) {

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 
 import pytest
 from playwright.async_api import Page, expect
@@ -192,3 +193,18 @@ async def test_a_crashing_bot_is_shown_on_the_page(world: World) -> None:
         await stopped
     await expect(alice.page.locator("#banner")).to_contain_text("The bot crashed")
     await expect(alice.page.locator("#banner")).to_have_class("banner fatal")
+
+
+async def test_a_message_link_jumps_to_the_message_in_the_page(world: World) -> None:
+    """The bot's "already … here: <link>" points at its lobby: the page shows it there instead of leaving for
+    discord.com, as Discord's client does."""
+    alice = await world.screen("Alice", "general")
+    await alice.command("/kniffel start")
+    await world.lobby_saved("general")
+    lobby = await alice.pin(alice.messages.last)
+    await alice.command("/kniffel start")
+    jump = alice.ephemerals().last.locator("a.jump-link")
+    url = alice.page.url
+    await jump.click()
+    await expect(lobby).to_have_class(re.compile(r"\bjumped\b"))
+    assert alice.page.url == url
