@@ -204,7 +204,7 @@ def shorten(text: str, limit: int) -> str:
 def shorten_words(text: str, limit: int) -> str:
     """Cut ``text`` to ``limit`` characters with an ellipsis after its last whole word that fits, for a label.
 
-    A label cut mid-word ("Full House, F…") shows a fragment that reads as something else. Words end at ASCII
+    A label cut mid-word ("Full house, F…") shows a fragment that reads as something else. Words end at ASCII
     spaces only: a no-break space binds a number's groups ("1 234" in Polish) or a figure to its unit. A text
     with no word ending in reach is cut where the limit falls.
     """

@@ -240,4 +240,4 @@ def test_the_english_check_finds_english() -> None:
     """The search above would notice a button or sentence left in English."""
     phrases = english_only("de")
     assert {"Roll", "Draw card", "Join"} <= phrases
-    assert "Kniffel" not in phrases and "Full House" not in phrases
+    assert "Kniffel" not in phrases and "Full house" not in phrases

@@ -102,8 +102,8 @@ def option_label(label: str) -> str:
 
 
 def test_a_long_option_label_is_cut_after_its_last_whole_word() -> None:
-    label = "Full House " * 10  # 110 characters: the first 100 end in the "F" of the tenth "Full"
-    assert option_label(label) == ("Full House " * 9).rstrip() + "…"
+    label = "Full house " * 10  # 110 characters: the first 100 end in the "F" of the tenth "Full"
+    assert option_label(label) == ("Full house " * 9).rstrip() + "…"
     assert option_label("x" * 120) == "x" * 99 + "…"  # no space in reach: cut where it must be
     assert option_label("Chance") == "Chance"
 
