@@ -115,8 +115,10 @@ def _starts_glyph(text: str, index: int) -> bool:
 #: Monospace characters a code block shows per line on a 375 px phone without wrapping: the embed leaves about
 #: 290 px of code block and a code font of 12-13 px draws 7.2-7.8 px a character (34-38 columns); 32 keeps a margin.
 PHONE_COLUMNS = 32
-#: The narrowest column of a player in a card table: the header shows this much of the name.
+#: The narrowest column of a player in a card table: the header shows at least this much of the name.
 NAME_COLUMN = 5
+#: The mark of a header cut short (one column in Discord's code font): "Norma" read as a name, "Norm…" does not.
+CUT = "…"
 
 
 def in_code_block(text: str) -> str:
@@ -141,37 +143,55 @@ def card_tables(
 ) -> list[str]:
     """Cards side by side: one code block per group of players, a row per box, a column per player.
 
-    ``columns`` are (player name, values in the order of ``labels``). As many players share a block as fit
-    ``width`` characters (a phone's line), so a block never wraps; the rest go into the next blocks. Names are cut
-    to the column's width without spaces (duplicates after the cut are numbered) and made safe for monospace.
+    ``columns`` are (player name, values in the order of ``labels``). As few blocks as fit every player in
+    ``width`` characters (a phone's line) with the narrowest columns, the players shared out evenly between them,
+    so a block never wraps; the columns then take the room the line has left, up to the longest name, so three
+    players read "Normal" where a fixed five columns showed "Norma". Names are made safe for monospace without
+    spaces; one still too long is cut with an ellipsis, and names alike after that are numbered.
     """
     label_width = max(len(label) for label in labels)
     value_width = max([NAME_COLUMN, *(len(value) for _, values in columns for value in values)])
-    per_block = max(1, (width - label_width) // (value_width + 1))
-    headers = _headers([name for name, _ in columns], value_width)
+    room = width - label_width
+    blocks_needed = -(-len(columns) // max(1, room // (value_width + 1)))
+    per_block = -(-len(columns) // blocks_needed)
+    names = [name for name, _ in columns]
+    column_width = max(value_width, min(_longest_header(names), room // per_block - 1))
+    headers = _headers(names, column_width)
     blocks = []
     for start in range(0, len(columns), per_block):
         group = list(zip(headers, columns, strict=True))[start : start + per_block]
-        lines = [" " * label_width + "".join(f" {header:>{value_width}}" for header, _ in group)]
+        lines = [" " * label_width + "".join(f" {header:>{column_width}}" for header, _ in group)]
         for row, label in enumerate(labels):
-            cells = "".join(f" {values[row]:>{value_width}}" for _, (_, values) in group)
+            cells = "".join(f" {values[row]:>{column_width}}" for _, (_, values) in group)
             lines.append(f"{label:<{label_width}}{cells}")
         blocks.append("```\n" + "\n".join(line.rstrip() for line in lines) + "\n```")
     return blocks
 
 
+def _header_name(name: str) -> str:
+    """A name as a header can show it: one column a character, no spaces, never empty."""
+    return "".join(in_code_block(monospace_safe(name)).split()) or "?"
+
+
+def _longest_header(names: Sequence[str]) -> int:
+    """The columns the longest header takes uncut, the number of a name that appears more than once included."""
+    safe = [_header_name(name) for name in names]
+    return max(len(name) + (len(str(safe.count(name))) if safe.count(name) > 1 else 0) for name in safe)
+
+
 def _headers(names: Sequence[str], width: int) -> list[str]:
-    cut = ["".join(in_code_block(monospace_safe(name)).split())[:width] or "?" for name in names]
-    seen: dict[str, int] = {}
-    for name in cut:
-        seen[name] = seen.get(name, 0) + 1
-    numbered = []
+    """Each name in at most ``width`` columns: cut with an ellipsis when too long, numbered when alike after that
+    (two Bobs are "Bob1" and "Bob2", two names cut to "Alexa…" are "Alex…1" and "Alex…2")."""
+    safe = [_header_name(name) for name in names]
+    cut = [name if len(name) <= width else name[: width - len(CUT)] + CUT for name in safe]
     counters: dict[str, int] = {}
-    for name in cut:
-        if seen[name] > 1:
+    numbered = []
+    for full, name in zip(safe, cut, strict=True):
+        if cut.count(name) > 1:
             counters[name] = counters.get(name, 0) + 1
             suffix = str(counters[name])
-            name = name[: width - len(suffix)] + suffix
+            fits = len(full) + len(suffix) <= width
+            name = full + suffix if fits else full[: width - len(CUT) - len(suffix)] + CUT + suffix
         numbered.append(name)
     return numbered
 
@@ -184,7 +204,7 @@ def shorten(text: str, limit: int) -> str:
 def shorten_words(text: str, limit: int) -> str:
     """Cut ``text`` to ``limit`` characters with an ellipsis after its last whole word that fits, for a label.
 
-    A label cut mid-word ("Full House, F…") shows a fragment that reads as something else. Words end at ASCII
+    A label cut mid-word ("Full house, F…") shows a fragment that reads as something else. Words end at ASCII
     spaces only: a no-break space binds a number's groups ("1 234" in Polish) or a figure to its unit. A text
     with no word ending in reach is cut where the limit falls.
     """

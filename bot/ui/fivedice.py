@@ -168,7 +168,9 @@ class ScorecardUI:
                 )
             else:
                 layout.button(0, "·", custom_id(game, "hold", f"{index}.1", dice_stamp), disabled=True)
-        label = t("dice.roll", locale) if state.rolls == 0 else t("dice.reroll", locale, roll=state.rolls + 1)
+        # "Roll (2/3)" names the roll a press makes; before the first and after the last it is plain "Roll".
+        counted = 0 < state.rolls < fivedice.ROLLS
+        label = t("dice.reroll", locale, roll=state.rolls + 1) if counted else t("dice.roll", locale)
         layout.button(
             1, label, custom_id(game, "roll", "", stamp), style=discord.ButtonStyle.success, disabled=not can_roll
         )

@@ -261,7 +261,8 @@ class TuttoUI:
     # ------------------------------------------------------------------ the end
 
     def render_final(self, table: Table) -> Rendered:
-        """Final standings: ranks, scores and Tuttos, the winner and who buys the next round."""
+        """Final standings: ranks, scores and Tuttos. The winner, a Cloverleaf win and who buys the next round are
+        the game-over news above it (``event_line``), as in the other games, so the board says each once."""
         state, locale = _state(table), table.locale
         results = sorted(tutto.results(state), key=lambda r: (r.rank, state.players.index(r.player)))
         lines = [
@@ -275,14 +276,6 @@ class TuttoUI:
             )
             for result in results
         ]
-        lines.append("")
-        if state.winner is not None:
-            lines.append(t("tutto.cloverleaf_winner", locale, name=table.name(state.winner)))
-        winners = [result.player for result in results if result.won]
-        lines.append(t("tutto.winners", locale, names=_names(table, winners)))
-        buyers = buys_round_line(table, winners, tutto.buys_next_round(state))
-        if buyers:
-            lines.append(buyers)
         embed = discord.Embed(
             title=t("tutto.final_title", locale, game=t("game.tutto", locale)),
             description="\n".join(lines),

@@ -7,6 +7,9 @@ import sys
 
 import pytest
 
+from bot import registry
+from bot.i18n import t
+from tests.discord_limits import assert_every_message_fits
 from tests.e2e.conftest import Harness
 
 pytestmark = pytest.mark.timeout(60)
@@ -136,3 +139,30 @@ async def test_the_host_role_passes_on_when_the_host_leaves_the_lobby(harness: H
     assert await started.response() == 7
     record = await harness.record()
     assert record is not None and record.status == "running" and record.host == str(harness.bob.id)
+
+
+@pytest.mark.parametrize("language", ["en-US", "de", "hu", "pl"])
+async def test_help_lists_subcommands_in_the_order_players_meet_them_and_describes_settings(
+    harness: Harness, language: str
+) -> None:
+    """Subcommands came in the order the cogs declared them ("leave, end, ..., start": start last) and
+    ``/settings language`` alone had no description."""
+    await harness.start_bot(registry.extensions())
+    harness.alice.locale = language
+    text = (await (await harness.command(harness.alice, "help")).message()).text
+    lines = {line.split()[0]: line for line in text.splitlines() if line.startswith("**/")}
+
+    def subs(*keys: str) -> str:
+        return ", ".join(f"`{t(key, language)}`" for key in keys)
+
+    kniffel, knister, settings = (
+        f"**/{t(f'cmd.{group}.name', language)}**" for group in ("kniffel", "knister", "settings")
+    )
+    order = ("cmd.rules.name", "cmd.scorecard.name", "cmd.review.name", "cmd.leave.name", "cmd.end.name")
+    assert lines[kniffel] == f"{kniffel} {subs('cmd.start.name', *order)}"
+    grid = "cmd.knister.grid.name"
+    assert lines[knister] == f"{knister} {subs('cmd.start.name', order[0], grid, *order[2:])}"
+    assert lines[settings] == (
+        f"{settings} {subs('cmd.settings.language.name')} — {t('cmd.settings.description', language)}"
+    )
+    assert_every_message_fits(harness.server)  # every game's line and the descriptions fit the embed's field

@@ -66,7 +66,7 @@ async def test_joker_and_extra_kniffel_bonus_through_the_select(running: Harness
     h.rng.script(5, 5, 5, 5, 5)
     await h.click(h.alice, message, "Roll")
     labels = {o.value: o.label for o in message.select().options}
-    assert labels["full_house"] == "Full House — 25 (+100 bonus)"
+    assert labels["full_house"] == "Full house — 25 (+100 bonus)"
     assert labels["large_straight"] == "Large straight — 40 (+100 bonus)"
     assert "fives" not in labels and "ones" not in labels
     await (await h.server.select(h.alice, message, message.select().custom_id, ["large_straight"])).response()

@@ -128,7 +128,7 @@ async def test_a_whole_kniffel_game_on_a_hungarian_server(harness: Harness) -> N
     speak(h, "hu", h.alice, h.bob)
     await h.start_bot(("cogs.help", "cogs.kniffel"))
     shown = await (await h.command(h.alice, "help")).message()
-    assert "**/kniffel** `kiszállok`, `befejezés`, `szabályok`, `elemzés`, `jegyzetlap`, `start`" in shown.text
+    assert "**/kniffel** `start`, `szabályok`, `jegyzetlap`, `elemzés`, `kiszállok`, `befejezés`" in shown.text
     assert "**/súgó** — Megmutatja a játékokat és a parancsaikat" in shown.text
     game = await open_game(h, seen, "kniffel", [h.alice, h.bob])
     assert t("kniffel.ruleset.kniffel", "hu", name=t("variant.kniffel", "hu")) in game.text
@@ -240,4 +240,4 @@ def test_the_english_check_finds_english() -> None:
     """The search above would notice a button or sentence left in English."""
     phrases = english_only("de")
     assert {"Roll", "Draw card", "Join"} <= phrases
-    assert "Kniffel" not in phrases and "Full House" not in phrases
+    assert "Kniffel" not in phrases and "Full house" not in phrases

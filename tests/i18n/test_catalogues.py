@@ -61,7 +61,7 @@ def letters(text: str) -> int:
 
 @pytest.mark.parametrize("language", TRANSLATIONS)
 def test_translations_are_not_left_in_english(language: str) -> None:
-    """Real sentences must differ from English (names such as "Kniffel" or "Full House" may stay the same)."""
+    """Real sentences must differ from English (names such as "Kniffel" or "Full house" may stay the same)."""
     english, other = catalogue(FALLBACK), catalogue(language)
     same = [key for key, text in english.items() if isinstance(text, str) and letters(text) > 15 and other[key] == text]
     assert same == []
@@ -123,3 +123,16 @@ def test_a_text_that_names_a_lobby_button_names_it_as_labelled(language: str, ke
     labels = {t("lobby.join", language), t("lobby.start", language)}
     text = t(key, language, min=1, max=8, players="<@1>")
     assert set(re.findall(r"\*\*(.+?)\*\*", text)) <= labels
+
+
+#: Names that keep their capital anywhere in an English box name: the game's own box.
+PROPER = {"Kniffel"}
+
+
+@pytest.mark.parametrize("section", ["kniffel.box.", "dicepoker.row."])
+def test_english_box_names_are_in_sentence_case(section: str) -> None:
+    """ "Full House" stood beside "Small straight" and "Three of a kind" in the same select."""
+    names = [text for key, text in catalogue(FALLBACK).items() if key.startswith(section)]
+    assert names
+    capitalised = [name for name in names if any(word[0].isupper() for word in name.split()[1:] if word not in PROPER)]
+    assert capitalised == []

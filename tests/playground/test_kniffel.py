@@ -32,9 +32,9 @@ async def test_solo_kniffel_from_slash_command_to_final_scores(world: World) -> 
     await alice.click(game, "Roll (2/3)")
     await expect(game.locator(".embed-description")).to_contain_text("Roll 2/3")
     await expect(game.locator(".select-toggle")).to_contain_text("Score…")
-    picked = await alice.pick(game, "Full House")
-    assert picked == "Full House — 25"
-    await expect(alice.page.locator("#messages")).to_contain_text("Alice: 25 in Full House")
+    picked = await alice.pick(game, "Full house")
+    assert picked == "Full house — 25"
+    await expect(alice.page.locator("#messages")).to_contain_text("Alice: 25 in Full house")
 
     for turn in range(2, TURNS + 1):
         await expect(game.locator(".embed-title")).to_contain_text(f"turn {turn}/13")
@@ -72,5 +72,5 @@ async def test_phone_width_keeps_the_game_playable(world: World) -> None:
     assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"]
     scroll_width = await alice.page.evaluate("document.documentElement.scrollWidth")
     assert scroll_width <= PHONE["width"]
-    assert await alice.pick(game, "Full House") == "Full House — 25"
+    assert await alice.pick(game, "Full house") == "Full house — 25"
     await expect(game.locator(".embed-title")).to_contain_text("turn 2/13")

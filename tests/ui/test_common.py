@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bot.i18n import _fill, language_of, languages, t
-from bot.ui.common import card_tables, cut_to_width, display_width, monospace_table
+from bot.ui.common import PHONE_COLUMNS, card_tables, cut_to_width, display_width, monospace_table
 from bot.ui.render import Layout
 
 #: Discord's limit on a select option's label (``tests/discord_limits.py`` checks every payload against it).
@@ -102,8 +102,8 @@ def option_label(label: str) -> str:
 
 
 def test_a_long_option_label_is_cut_after_its_last_whole_word() -> None:
-    label = "Full House " * 10  # 110 characters: the first 100 end in the "F" of the tenth "Full"
-    assert option_label(label) == ("Full House " * 9).rstrip() + "…"
+    label = "Full house " * 10  # 110 characters: the first 100 end in the "F" of the tenth "Full"
+    assert option_label(label) == ("Full house " * 9).rstrip() + "…"
     assert option_label("x" * 120) == "x" * 99 + "…"  # no space in reach: cut where it must be
     assert option_label("Chance") == "Chance"
 
@@ -147,3 +147,36 @@ def test_a_cut_never_splits_a_letter_from_its_mark_or_an_emoji_sequence() -> Non
     assert cut_to_width("ab👩\u200d💻cd", 4) == "ab👩\u200d💻"
     assert cut_to_width("a❤\ufe0fb", 2) == "a"
     assert cut_to_width("Alice", 12) == "Alice"
+
+
+def headers(blocks: list[str]) -> list[str]:
+    """The player columns' headers of card tables, left to right, block after block."""
+    return [header for block in blocks for header in block.splitlines()[1].split()]
+
+
+LABELS = ["Ones", "Sm. str.", "Total"]
+
+
+def test_card_table_columns_widen_to_whole_names_when_a_phone_line_has_room() -> None:
+    """Three players leave a column 7 wide: "Normal" was cut to "Norma", which reads as somebody's name."""
+    names = ["🤖 Normal", "Alice", "🤖 Leicht"]
+    blocks = card_tables(LABELS, [(name, ["3", "12", "240"]) for name in names])
+    assert headers(blocks) == ["Normal", "Alice", "Leicht"]
+    assert all(len(line) <= PHONE_COLUMNS for block in blocks for line in block.splitlines())
+
+
+def test_a_cut_name_ends_in_an_ellipsis() -> None:
+    names = ["🤖 Doskonały", "Alice", "Bob", "Carol"]
+    blocks = card_tables(LABELS, [(name, ["3", "12", "240"]) for name in names])
+    assert headers(blocks) == ["Dosk…", "Alice", "Bob", "Carol"]
+    assert all(len(line) <= PHONE_COLUMNS for block in blocks for line in block.splitlines())
+
+
+def test_names_alike_after_the_cut_are_numbered_and_stay_marked_as_cut() -> None:
+    names = ["Alexander", "Alexandra", "Bob", "Bob", "Carol"]
+    blocks = card_tables(LABELS, [(name, ["3", "12", "240"]) for name in names])
+    found = headers(blocks)
+    assert len(set(found)) == len(names)
+    assert found[2:4] == ["Bob1", "Bob2"]
+    assert found[0].startswith("Ale") and found[0].endswith("…1") and found[1].endswith("…2")
+    assert all(len(line) <= PHONE_COLUMNS for block in blocks for line in block.splitlines())

@@ -122,7 +122,7 @@ def finished_without(spec: AnySpec, variant: str, leaver: str, status: str) -> T
 def test_a_leaver_gets_no_medal_and_a_mark_on_the_final_standings(spec: AnySpec, variant: str, status: str) -> None:
     table = finished_without(spec, variant, BOB, status)
     rendered = spec.ui.render(table)
-    # The standings' lines; Tutto's description goes on with the winners and who buys the next round.
+    # The standings' lines (the lines with " — " in them).
     standings = [line for line in (rendered.embeds[0].description or "").split("\n") if " — " in line]
     (line,) = [line for line in standings if "Bob" in line]
     assert line.startswith("3. " + t(f"play.standing_{status}", "en-US", name="Bob") + " — ")

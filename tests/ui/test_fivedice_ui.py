@@ -9,6 +9,7 @@ import discord
 import pytest
 
 from bot.engine import dicepoker, kniffel
+from bot.i18n import t
 from bot.ui.dicepoker import UI as DICEPOKER_UI
 from bot.ui.dicepoker import bonus_status, signed
 from bot.ui.fivedice import ScorecardUI
@@ -104,3 +105,26 @@ def test_remembered_score_options_are_the_engines_for_any_order_of_the_dice(rule
                 table = table_for(shown, ids, "kniffel").in_locale(locale)
                 assert KNIFFEL_UI.choices(table) == engine_choices(shown, locale)
         state = kniffel.apply(state, player, kniffel.timeout_action(state, player), rng)
+
+
+@pytest.mark.parametrize(("engine", "ui"), [(kniffel, KNIFFEL_UI), (dicepoker, DICEPOKER_UI)])
+@pytest.mark.parametrize("locale", ["en-US", "de", "hu", "pl"])
+def test_roll_button_counts_the_roll_it_makes_and_no_further(engine: ModuleType, ui: ScorecardUI, locale: str) -> None:
+    """ "Roll (2/3)" names the roll a press makes; after the last one the disabled button is plain "Roll", not 4/3."""
+    rng = random.Random(5)
+    state = engine.new_game(["1"], rng)
+    labels = []
+    for _ in range(engine.ROLLS):
+        state = engine.apply(state, "1", engine.Roll(), rng)
+        table = Table((SeatView("1", "Alice"),), 1, 1, locale, state)
+        button = next(
+            item
+            for item in ui.render(table).layout.view().children
+            if isinstance(item, discord.ui.Button) and ":roll:" in (item.custom_id or "")
+        )
+        labels.append((button.label, button.disabled))
+    assert labels == [
+        (t("dice.reroll", locale, roll=2), False),
+        (t("dice.reroll", locale, roll=3), False),
+        (t("dice.roll", locale), True),
+    ]

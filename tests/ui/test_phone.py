@@ -274,9 +274,13 @@ def test_card_tables_split_players_into_blocks_that_fit() -> None:
     labels = ["Ones", "Total"]
     columns = [(name, ["3", "1,575"]) for name in ["Alice", "Alice B.", "🎲 Bob", "Carol", "Dan", "Eve"]]
     blocks = card_tables(labels, columns, width=PHONE_COLUMNS)
-    assert [block.splitlines()[1] for block in blocks] == ["      Alic1 Alic2   Bob Carol", "        Dan   Eve"]
+    # Four columns of 5 would fit a line; two blocks of three leave columns of 7, for whole names.
+    assert [block.splitlines()[1] for block in blocks] == [
+        "        Alice AliceB.     Bob",
+        "        Carol     Dan     Eve",
+    ]
     assert all(len(line) <= PHONE_COLUMNS for block in blocks for line in block.splitlines())
-    assert blocks[0].splitlines()[3] == "Total 1,575 1,575 1,575 1,575"
+    assert blocks[0].splitlines()[3] == "Total   1,575   1,575   1,575"
 
 
 WIDE_NAMES = ["🎲" * 20, "漢字" * 10, "Ａｌｉｃｅ" * 4]
