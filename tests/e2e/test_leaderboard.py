@@ -12,6 +12,7 @@ from dataclasses import replace
 
 import pytest
 
+from bot.i18n import t
 from bot.storage import Seat
 from fakediscord import Message, User
 from tests.e2e.conftest import Harness
@@ -301,3 +302,49 @@ async def test_forget_me_removes_exactly_the_callers_results(bot: Harness) -> No
     again = await (await h.command(h.alice, "forget-me")).message()
     assert again.text == "There are no stored game results of yours."
     assert not again.buttons
+
+
+async def test_public_boards_speak_the_servers_language_and_private_replies_the_clickers(harness: Harness) -> None:
+    """A board or /stats is read by the whole channel: the server's language, whoever ran it or pages it."""
+    h = harness
+    h.bob.locale = "hu"
+    await h.start_bot(("cogs.leaderboard", "cogs.settings"))
+    assert h.bot is not None
+    dora = h.server.add_user("Dora", permissions=1 << 5, locale="pl")
+    chosen = await h.command(dora, "settings language", language="de")
+    await chosen.message()
+    for player in range(1, 14):
+        await finished(h, "kniffel", {1000 + player: 200})
+    await finished(h, "tutto", {h.alice.id: 6200, h.bob.id: 4100})
+
+    tutto = await board(h, h.alice, game="tutto")
+    assert tutto.embeds[0]["title"] == "🏆 Tutto — Siege"
+    stats = await (await h.command(h.alice, "stats", game="tutto")).message()
+    assert not stats.ephemeral
+    assert stats.embeds[0]["title"] == "📊 Statistik — Alice"
+
+    def page_footer(locale: str, page: int) -> str:
+        scope, period = t("leaderboard.scope.server", locale), t("leaderboard.period.all", locale)
+        return t("leaderboard.footer", locale, scope=scope, period=period, page=page, pages=2)
+
+    kniffel = await board(h, h.alice, game="kniffel")
+    assert footer(kniffel) == page_footer("de", 1)
+    # Bob (Hungarian) pages it: his private copy is his language; the channel's board is untouched.
+    other = await h.server.click_button(h.bob, kniffel, label=t("leaderboard.next", "de"))
+    private = await other.message()
+    assert private.ephemeral
+    assert footer(private) == page_footer("hu", 2)
+    assert footer(kniffel) == page_footer("de", 1)
+    # Alice (English) pages her own board in place: it stays German.
+    await h.click(h.alice, kniffel, t("leaderboard.next", "de"))
+    assert footer(kniffel) == page_footer("de", 2)
+    assert kniffel.button(label=t("leaderboard.previous", "de")) is not None
+
+
+async def test_without_a_chosen_language_boards_speak_the_servers_locale(harness: Harness) -> None:
+    harness.guild.locale = "pl"
+    await harness.start_bot(EXTENSIONS)
+    await finished(harness, "tutto", {harness.alice.id: 6200})
+    tutto = await board(harness, harness.alice, game="tutto")
+    wins = t("leaderboard.metric.wins", "pl")
+    assert tutto.embeds[0]["title"] == t("leaderboard.title", "pl", game="Tutto", metric=wins)
