@@ -163,7 +163,7 @@ async def test_stats_show_every_game_and_its_counters(bot: Harness) -> None:
     assert list(fields) == ["Kniffel", "Tutto"]
     assert "Games **2** · Wins **1** (50%)" in fields["Kniffel"]
     assert "Best **250** · Average **215.0**" in fields["Kniffel"]
-    assert "Upper bonus in 1 of 2 games (50%) · Kniffels rolled **1**" in fields["Kniffel"]
+    assert "Upper bonus in 1 of 2 games (50%) · Kniffels scored **1**" in fields["Kniffel"]
     assert f"Last played <t:{int(h.clock.now - 0.5 * DAY)}:R>" in fields["Kniffel"]
     assert "Tuttos **0**" in fields["Tutto"]
 
@@ -192,13 +192,13 @@ async def test_stats_upper_bonus_rate_leaves_out_classic_games(bot: Harness) -> 
     mine = await (await h.command(h.alice, "stats", game="kniffel")).message()
     field = mine.embeds[0]["fields"][0]["value"]
     assert "Games **4** · Wins **2** (50%)" in field
-    assert "Upper bonus in 1 of 2 games with Kniffel rules (50%) · Kniffels rolled **3**" in field
+    assert "Upper bonus in 1 of 2 games with Kniffel rules (50%) · Kniffels scored **3**" in field
 
     # Only classic games: no upper bonus line at all (never "0 of 0" or a 0 % rate).
     theirs = await (await h.command(h.alice, "stats", user=h.carol)).message()
     field = theirs.embeds[0]["fields"][0]["value"]
     assert "Games **2** · Wins **2** (100%)" in field
-    assert "Kniffels rolled **2**" in field
+    assert "Kniffels scored **2**" in field
     assert "Upper bonus" not in field
 
 

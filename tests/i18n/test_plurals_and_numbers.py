@@ -135,3 +135,17 @@ def test_a_games_language_is_the_servers_choice_then_its_locale_then_the_openers
 def test_the_kniffel_stats_count_their_games_in_the_right_form(locale: str, games: int, shown: str) -> None:
     """The games choose the plural, not the bonuses: "1 of 1 games", "1/1 gier" were wrong."""
     assert t("stats.kniffel", locale, count=games, bonus=1, rate="100%", kniffels=0).startswith(shown)
+
+
+@pytest.mark.parametrize(
+    ("language", "text"),
+    [
+        ("en", "Kniffels scored **2**"),
+        ("de", "Kniffel eingetragen **2**"),
+        ("hu", "Beírt kniffelek **2**"),
+        ("pl", "Zapisane Kniffle **2**"),
+    ],
+)
+def test_stats_count_the_kniffels_scored_not_every_five_of_a_kind_rolled(language: str, text: str) -> None:
+    """The counter is Kniffels scored for 50 and extra-Kniffel bonuses; one put elsewhere after a 0 is not."""
+    assert t("stats.kniffel_classic", language, kniffels=2) == text
