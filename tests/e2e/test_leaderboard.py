@@ -147,7 +147,7 @@ async def test_leaderboard_ranks_in_each_scope_and_period(bot: Harness) -> None:
     assert footer(week) == "This server · Last 7 days · page 1/1"
 
     tutto = await board(h, h.alice, game="tutto")
-    assert description_lines(tutto)[:2] == [f"🥇 <@{carol}> — **1** · 1 game", f"🥈 <@{alice}> — **0** · 1 game"]
+    assert description_lines(tutto)[:2] == [f"🥇 <@{carol}> — **1** · 1 game", f"`#2` <@{alice}> — **0** · 1 game"]
 
     average = await board(h, h.alice, game="kniffel", metric="average")
     assert "Nobody has 5 finished games on this board yet" in average.text
