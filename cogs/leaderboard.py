@@ -20,7 +20,7 @@ from discord import app_commands
 from discord.app_commands import locale_str as _
 from discord.ext import commands
 
-from bot.i18n import t
+from bot.i18n import game_locale, t
 from bot.rankings import METRICS, PERIODS, Metric, Period
 from bot.storage import StatsRepository
 from bot.ui import leaderboard as ui
@@ -37,6 +37,7 @@ def game_choices(kinds: Iterable[str]) -> list[app_commands.Choice[str | int | f
 
 
 def _locale(interaction: discord.Interaction[Any]) -> str:
+    """The clicker's language: for what only they see (private pages, refusals, /forget-me)."""
     return str(interaction.locale)
 
 
@@ -110,6 +111,15 @@ class Leaderboard(commands.Cog):
     async def cog_unload(self) -> None:
         self.bot.remove_dynamic_items(BoardButton, ForgetButton)
 
+    async def _public_locale(self, interaction: discord.Interaction[Any]) -> str:
+        """The language of a message the whole channel reads, as a game's: the server's, not the caller's.
+
+        The server's ``/settings language`` choice, else its preferred locale; outside a server the caller's.
+        """
+        guild_id = interaction.guild_id
+        chosen = await self.bot.guild_settings.language(guild_id) if guild_id is not None else None
+        return game_locale(chosen, interaction.guild_locale, interaction.locale)
+
     def _now(self) -> float:
         """The bot's clock (tests move it), which also stamped the results' ``finished_at``."""
         return self.bot.clock()
@@ -163,23 +173,27 @@ class Leaderboard(commands.Cog):
         request = ui.BoardRequest(
             game, metric, period, "global" if scope == "global" else "server", 0, interaction.user.id
         )
-        embed, view = await self._board(interaction, request)
+        embed, view = await self._board(interaction, request, await self._public_locale(interaction))
         await interaction.response.send_message(embed=embed, view=view)
 
     async def turn_page(self, interaction: discord.Interaction[Any], request: ui.BoardRequest) -> None:
-        """Previous/Next: the owner's board changes in place; anyone else gets that page privately."""
+        """Previous/Next: the owner's board changes in place; anyone else gets that page privately.
+
+        The board in the channel keeps the server's language whoever pages it; a private copy is the clicker's.
+        """
         if request.kind not in self.kinds or request.metric not in METRICS or request.period not in PERIODS:
             await interaction.response.send_message(t("leaderboard.outdated", _locale(interaction)), ephemeral=True)
             return
         if interaction.user.id != request.owner:
-            embed, view = await self._board(interaction, request.for_user(interaction.user.id))
+            private = request.for_user(interaction.user.id)
+            embed, view = await self._board(interaction, private, _locale(interaction))
             await interaction.response.send_message(embed=embed, view=view, ephemeral=True)
             return
-        embed, view = await self._board(interaction, request)
+        embed, view = await self._board(interaction, request, await self._public_locale(interaction))
         await interaction.response.edit_message(embed=embed, view=view)
 
     async def _board(
-        self, interaction: discord.Interaction[Any], request: ui.BoardRequest
+        self, interaction: discord.Interaction[Any], request: ui.BoardRequest, locale: str
     ) -> tuple[discord.Embed, discord.ui.View]:
         # Outside a server there is no "this server": such a board spans every server.
         guild_id = interaction.guild_id if request.scope == "server" else None
@@ -192,7 +206,7 @@ class Leaderboard(commands.Cog):
             caller_id=request.owner,
             now=self._now(),
         )
-        return ui.render_board(page, request, _locale(interaction))
+        return ui.render_board(page, request, locale)
 
     # ------------------------------------------------------------------ /stats
 
@@ -212,7 +226,8 @@ class Leaderboard(commands.Cog):
         kinds = (game,) if game else self.kinds
         # Games against computers are their own standings, shown after each game's own.
         found = await self.stats.user_stats(who.id, [k for kind in kinds for k in (kind, kind + ui.VS_COMPUTER)])
-        embed = ui.render_stats(who.display_name, found, game, _locale(interaction))
+        # Posted in the channel for everyone: the server's language, as the boards.
+        embed = ui.render_stats(who.display_name, found, game, await self._public_locale(interaction))
         await interaction.response.send_message(embed=embed)
 
     # ------------------------------------------------------------------ /forget-me

@@ -69,7 +69,7 @@ class TuttoCog(
         description=_("Open a Tutto lobby in this channel", key="cmd.tutto.start.description"),
     )
     @app_commands.describe(
-        target=_("Points to win (1000-20000, default 6000)", key="cmd.tutto.start.target"),
+        target=_("Points to win (1,000–20,000, default 6,000)", key="cmd.tutto.start.target"),
         turn_timeout=_("Minutes per turn before the bot plays for you (1-60, default 5)", key="cmd.start.turn_timeout"),
         **COMPUTER_DESCRIBE,
     )

@@ -73,9 +73,18 @@ def card_bonus(card: str) -> int:
 
 
 def card_rule(card: str) -> tuple[str, dict[str, int]]:
-    """The message id of the card's one-line rule and its parameters, e.g. ``("tutto.rule.bonus", {"bonus": 600})``."""
+    """The message id of the card's one-line rule and its parameters, e.g. ``("tutto.rule.bonus", {"bonus": 600})``.
+
+    Every number the rule states is a parameter, so it is written the language's way, as on the board ("+2,000").
+    """
     kind = card_kind(card)
-    return f"tutto.rule.{kind}", ({"bonus": card_bonus(card)} if kind == BONUS else {})
+    if kind == BONUS:
+        return f"tutto.rule.{kind}", {"bonus": card_bonus(card)}
+    if kind == STREET:
+        return f"tutto.rule.{kind}", {"bonus": STREET_POINTS}
+    if kind == PLUS_MINUS:
+        return f"tutto.rule.{kind}", {"points": PLUS_MINUS_POINTS}
+    return f"tutto.rule.{kind}", {}
 
 
 # --------------------------------------------------------------------------------------------------

@@ -266,7 +266,9 @@ class GameService(LiveBoards):
             async with self._locks.hold(busy.game.id):
                 existing = await self._games.get(busy.game.id) or busy.game
             game = t(f"game.{existing.kind}", request.locale)
-            await request.refuse("play.channel_busy", game=game, link=jump_url(existing))
+            # A lobby waiting for players is not a game running: the refusal says which one holds the channel.
+            key = "play.channel_busy_lobby" if existing.status == "lobby" else "play.channel_busy"
+            await request.refuse(key, game=game, link=jump_url(existing))
         except StorageUnavailable as error:
             log.warning("could not open a %s lobby in channel %s: %s", spec.kind, channel_id, error)
             await request.refuse("play.storage_unavailable")

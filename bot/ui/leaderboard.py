@@ -80,7 +80,13 @@ def figure(metric: str, value: float, locale: str | None) -> str:
     return number(value, locale, decimals=1, exact=True) if metric == "average" else number(round(value), locale)
 
 
-def rank_label(rank: int) -> str:
+def rank_label(rank: int, metric: str, value: float) -> str:
+    """A medal for the first three ranks, but none for no wins: "🥈 — 0 wins" would honour a loss.
+
+    The other metrics keep theirs at 0: a best or average of 0 (or below, in dice poker) can lead a board.
+    """
+    if metric == "wins" and value <= 0:
+        return f"`#{rank}`"
     return MEDALS.get(rank, f"`#{rank}`")
 
 
@@ -109,7 +115,7 @@ def render_board(
             t(
                 key,
                 locale,
-                rank=rank_label(row.rank),
+                rank=rank_label(row.rank, page.metric, row.value),
                 name=player_label(row, scope),
                 value=figure(page.metric, row.value, locale),
                 games=t("leaderboard.games", locale, count=row.games),

@@ -199,7 +199,12 @@ async def test_second_game_in_the_channel_is_refused_with_a_link(running: Harnes
     lobby = await h.open_lobby("kniffel", h.alice)
     reply = await h.command(h.bob, "kniffel start")
     text = (await reply.message()).text
-    assert "already running here" in text
+    assert text.startswith("A Kniffel lobby is already open here: "), "a lobby is not a game running"
+    assert str(lobby.id) in text
+    await h.click(h.alice, lobby, "Start")
+    reply = await h.command(h.bob, "kniffel start")
+    text = (await reply.message()).text
+    assert text.startswith("A Kniffel game is already running here: ")
     assert str(lobby.id) in text
 
 

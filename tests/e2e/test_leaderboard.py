@@ -12,6 +12,7 @@ from dataclasses import replace
 
 import pytest
 
+from bot.i18n import t
 from bot.storage import Seat
 from fakediscord import Message, User
 from tests.e2e.conftest import Harness
@@ -146,7 +147,7 @@ async def test_leaderboard_ranks_in_each_scope_and_period(bot: Harness) -> None:
     assert footer(week) == "This server · Last 7 days · page 1/1"
 
     tutto = await board(h, h.alice, game="tutto")
-    assert description_lines(tutto)[:2] == [f"🥇 <@{carol}> — **1** · 1 game", f"🥈 <@{alice}> — **0** · 1 game"]
+    assert description_lines(tutto)[:2] == [f"🥇 <@{carol}> — **1** · 1 game", f"`#2` <@{alice}> — **0** · 1 game"]
 
     average = await board(h, h.alice, game="kniffel", metric="average")
     assert "Nobody has 5 finished games on this board yet" in average.text
@@ -162,7 +163,7 @@ async def test_stats_show_every_game_and_its_counters(bot: Harness) -> None:
     assert list(fields) == ["Kniffel", "Tutto"]
     assert "Games **2** · Wins **1** (50%)" in fields["Kniffel"]
     assert "Best **250** · Average **215.0**" in fields["Kniffel"]
-    assert "Upper bonus in 1 of 2 games (50%) · Kniffels rolled **1**" in fields["Kniffel"]
+    assert "Upper bonus in 1 of 2 games (50%) · Kniffels scored **1**" in fields["Kniffel"]
     assert f"Last played <t:{int(h.clock.now - 0.5 * DAY)}:R>" in fields["Kniffel"]
     assert "Tuttos **0**" in fields["Tutto"]
 
@@ -191,13 +192,13 @@ async def test_stats_upper_bonus_rate_leaves_out_classic_games(bot: Harness) -> 
     mine = await (await h.command(h.alice, "stats", game="kniffel")).message()
     field = mine.embeds[0]["fields"][0]["value"]
     assert "Games **4** · Wins **2** (50%)" in field
-    assert "Upper bonus in 1 of 2 games with Kniffel rules (50%) · Kniffels rolled **3**" in field
+    assert "Upper bonus in 1 of 2 games with Kniffel rules (50%) · Kniffels scored **3**" in field
 
     # Only classic games: no upper bonus line at all (never "0 of 0" or a 0 % rate).
     theirs = await (await h.command(h.alice, "stats", user=h.carol)).message()
     field = theirs.embeds[0]["fields"][0]["value"]
     assert "Games **2** · Wins **2** (100%)" in field
-    assert "Kniffels rolled **2**" in field
+    assert "Kniffels scored **2**" in field
     assert "Upper bonus" not in field
 
 
@@ -301,3 +302,49 @@ async def test_forget_me_removes_exactly_the_callers_results(bot: Harness) -> No
     again = await (await h.command(h.alice, "forget-me")).message()
     assert again.text == "There are no stored game results of yours."
     assert not again.buttons
+
+
+async def test_public_boards_speak_the_servers_language_and_private_replies_the_clickers(harness: Harness) -> None:
+    """A board or /stats is read by the whole channel: the server's language, whoever ran it or pages it."""
+    h = harness
+    h.bob.locale = "hu"
+    await h.start_bot(("cogs.leaderboard", "cogs.settings"))
+    assert h.bot is not None
+    dora = h.server.add_user("Dora", permissions=1 << 5, locale="pl")
+    chosen = await h.command(dora, "settings language", language="de")
+    await chosen.message()
+    for player in range(1, 14):
+        await finished(h, "kniffel", {1000 + player: 200})
+    await finished(h, "tutto", {h.alice.id: 6200, h.bob.id: 4100})
+
+    tutto = await board(h, h.alice, game="tutto")
+    assert tutto.embeds[0]["title"] == "🏆 Tutto — Siege"
+    stats = await (await h.command(h.alice, "stats", game="tutto")).message()
+    assert not stats.ephemeral
+    assert stats.embeds[0]["title"] == "📊 Statistik — Alice"
+
+    def page_footer(locale: str, page: int) -> str:
+        scope, period = t("leaderboard.scope.server", locale), t("leaderboard.period.all", locale)
+        return t("leaderboard.footer", locale, scope=scope, period=period, page=page, pages=2)
+
+    kniffel = await board(h, h.alice, game="kniffel")
+    assert footer(kniffel) == page_footer("de", 1)
+    # Bob (Hungarian) pages it: his private copy is his language; the channel's board is untouched.
+    other = await h.server.click_button(h.bob, kniffel, label=t("leaderboard.next", "de"))
+    private = await other.message()
+    assert private.ephemeral
+    assert footer(private) == page_footer("hu", 2)
+    assert footer(kniffel) == page_footer("de", 1)
+    # Alice (English) pages her own board in place: it stays German.
+    await h.click(h.alice, kniffel, t("leaderboard.next", "de"))
+    assert footer(kniffel) == page_footer("de", 2)
+    assert kniffel.button(label=t("leaderboard.previous", "de")) is not None
+
+
+async def test_without_a_chosen_language_boards_speak_the_servers_locale(harness: Harness) -> None:
+    harness.guild.locale = "pl"
+    await harness.start_bot(EXTENSIONS)
+    await finished(harness, "tutto", {harness.alice.id: 6200})
+    tutto = await board(harness, harness.alice, game="tutto")
+    wins = t("leaderboard.metric.wins", "pl")
+    assert tutto.embeds[0]["title"] == t("leaderboard.title", "pl", game="Tutto", metric=wins)

@@ -118,7 +118,9 @@ def test_deck_has_the_56_listed_cards() -> None:
 
 def test_card_rule_keys() -> None:
     assert t.card_rule("bonus_600") == ("tutto.rule.bonus", {"bonus": 600})
-    assert t.card_rule("plus_minus") == ("tutto.rule.plus_minus", {})
+    assert t.card_rule("plus_minus") == ("tutto.rule.plus_minus", {"points": 1000})
+    assert t.card_rule("street") == ("tutto.rule.street", {"bonus": 2000})
+    assert t.card_rule("stop") == ("tutto.rule.stop", {})
     with pytest.raises(ValueError, match="unknown"):
         t.card_rule("joker")
 

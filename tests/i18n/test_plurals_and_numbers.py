@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 import discord
 import pytest
 
-from bot.i18n import CatalogueTranslator, game_locale, language_of, number, percent, plural_category, t
+from bot.engine import tutto
+from bot.i18n import CatalogueTranslator, catalogue, game_locale, language_of, number, percent, plural_category, t
 
 NBSP = "\xa0"
 
@@ -135,3 +138,41 @@ def test_a_games_language_is_the_servers_choice_then_its_locale_then_the_openers
 def test_the_kniffel_stats_count_their_games_in_the_right_form(locale: str, games: int, shown: str) -> None:
     """The games choose the plural, not the bonuses: "1 of 1 games", "1/1 gier" were wrong."""
     assert t("stats.kniffel", locale, count=games, bonus=1, rate="100%", kniffels=0).startswith(shown)
+
+
+@pytest.mark.parametrize(
+    ("language", "text"),
+    [
+        ("en", "Kniffels scored **2**"),
+        ("de", "Kniffel eingetragen **2**"),
+        ("hu", "Beírt kniffelek **2**"),
+        ("pl", "Zapisane Kniffle **2**"),
+    ],
+)
+def test_stats_count_the_kniffels_scored_not_every_five_of_a_kind_rolled(language: str, text: str) -> None:
+    """The counter is Kniffels scored for 50 and extra-Kniffel bonuses; one put elsewhere after a 0 is not."""
+    assert t("stats.kniffel_classic", language, kniffels=2) == text
+
+
+LITERAL_NUMBER = re.compile(r"(?<![\w.,])\d{1,3}(?:[,. \xa0]\d{3})+(?![\w])|(?<![\w.,])\d{4,}(?![\w])")
+
+
+@pytest.mark.parametrize("language", ["en", "de", "hu", "pl"])
+def test_numbers_in_catalogue_texts_are_written_as_the_boards_write_them(language: str) -> None:
+    """A card rule or help line says "+2,000" / "6.000" like the board beside it, never "+2000"."""
+    found = [
+        (key, literal)
+        for key, message in catalogue(language).items()
+        for text in (message.values() if isinstance(message, dict) else [str(message)])
+        for literal in LITERAL_NUMBER.findall(text)
+        if literal != number(int(re.sub(r"\D", "", literal)), language)
+    ]
+    assert found == []
+
+
+@pytest.mark.parametrize("language", ["en", "de", "hu", "pl"])
+def test_tutto_card_rules_write_their_points_as_the_board(language: str) -> None:
+    street = t("tutto.rule.street", language, **tutto.card_rule("street")[1])
+    assert number(2000, language, signed=True) in street
+    plus_minus = t("tutto.rule.plus_minus", language, **tutto.card_rule("plus_minus")[1])
+    assert number(1000, language) in plus_minus

@@ -332,7 +332,7 @@ async def test_every_leaderboard_and_stats_answer_is_identical_after_migration_0
             for row in await results.for_game(game_id):
                 after[game_id, row.user_id] = dict(row.counters)
         assert after == counters_before
-        # Same values and the same types (a whole number stays an int: "Kniffels rolled **3**", not 3.0).
+        # Same values and the same types (a whole number stays an int: "Kniffels scored **3**", not 3.0).
         assert {key: {n: type(v) for n, v in c.items()} for key, c in after.items()} == {
             key: {n: type(v) for n, v in c.items()} for key, c in counters_before.items()
         }

@@ -264,7 +264,7 @@ def test_street_disables_the_dice_the_engine_refuses() -> None:
     rendered = render(state)
     assert enabled(rendered) == {"die1", "die3", "die4", "roll_on"}
     assert buttons(rendered)["die0"].label == "⚀ 1"
-    assert t("tutto.rule.street", LOCALE) in description(rendered)
+    assert t("tutto.rule.street", LOCALE, bonus=2000) in description(rendered)
 
 
 def test_street_shows_the_faces_collected_so_far() -> None:
