@@ -72,6 +72,8 @@ class InteractionRequest:
         me = interaction.client.user
         self.message_by_bot = bool(message is not None and me is not None and message.author.id == me.id)
         self.message_games = message_games(interaction)
+        #: The message this request's answer showed privately: the clicked one once updated, a new private reply.
+        self._answered: int | None = None
 
     def expired(self) -> bool:
         return LATENESS.too_late(self.interaction.id)
@@ -93,11 +95,13 @@ class InteractionRequest:
 
     async def show_private(self, rendered: Rendered) -> None:
         async with _answering():
-            await self.interaction.response.send_message(ephemeral=True, **rendered.kwargs())
+            callback = await self.interaction.response.send_message(ephemeral=True, **rendered.kwargs())
+        self._answered = callback.message_id
 
     async def update(self, rendered: Rendered) -> None:
         async with _answering():
             await _edit_clicked_message(self.interaction, rendered)
+        self._answered = self.message_id
 
     async def acknowledge(self) -> None:
         async with _answering():
@@ -112,7 +116,7 @@ class InteractionRequest:
             await self.interaction.edit_original_response(**rendered.kwargs())
 
     def private_message(self) -> OriginalResponse:
-        return OriginalResponse(self.interaction)
+        return OriginalResponse(self.interaction, self._answered)
 
     async def _private_text(self, text: str) -> None:
         async with _answering():
@@ -179,12 +183,17 @@ class OriginalResponse:
     """The interaction's original response, edited through its token (``PATCH /webhooks/{app}/{token}/messages/
     @original``): the reply it created, or the message a click on a component updated (type 7)."""
 
-    def __init__(self, interaction: discord.Interaction[Any]) -> None:
+    def __init__(self, interaction: discord.Interaction[Any], message_id: int | None) -> None:
         self._interaction = interaction
+        self.id = message_id
 
     async def edit(self, rendered: Rendered) -> None:
         async with _answering():
             await self._interaction.edit_original_response(**rendered.kwargs())
+
+    async def delete(self) -> None:
+        async with _answering():
+            await self._interaction.delete_original_response()
 
 
 @contextlib.asynccontextmanager

@@ -5,7 +5,8 @@ click that answered with it, or a cell click on it that updated it), for 15 minu
 the bot never learns of it otherwise. So the service hands each successful answer that showed a following view
 to :meth:`Followers.follow`; when the game changes (a roll, another player placing, a timeout, the end) the
 grids are re-rendered and edited in the background, after the change was answered and announced. One click per
-round instead of two.
+round instead of two. One view per player and game follows: when a newer message of it is shown (Place pressed
+again), the older one is deleted rather than left with controls of a round that moved on.
 
 Kept in memory only, on purpose: the token dies within 15 minutes anyway, and after a restart the player presses
 **Place** once to get a grid that follows again. Nothing here may slow down or fail a click: every edit runs in
@@ -89,6 +90,7 @@ class Followers:
         self._timeout = timeout
         self._followers: dict[tuple[int, str], Follower] = {}
         self._changed: dict[int, Game] = {}
+        self._retiring: set[asyncio.Task[None]] = set()
 
     def __len__(self) -> int:
         return len(self._followers)
@@ -125,6 +127,8 @@ class Followers:
             )
             self._followers[key] = follower
             return
+        if follower.message.id is not None and message.id is not None and follower.message.id != message.id:
+            self._retire(follower, follower.message)
         follower.view, follower.locale, follower.message, follower.expires_at = view, locale, message, expires_at
         if version >= follower.version:
             follower.version, follower.rendered, follower.looks = version, rendered, fingerprint(rendered)
@@ -208,6 +212,31 @@ class Followers:
                 return
             follower.shown = max(follower.shown, version)
 
+    def _retire(self, follower: Follower, message: PrivateMessage) -> None:
+        """Delete a player's older view once a newer message of it follows the game.
+
+        Left alone it would keep the clickable cells of the round it last showed (or be given them by an edit
+        still in flight), and answer every click with "already placed" or "outdated": one view per player is
+        kept current, so the older one goes. An edit of it still in flight then fails on the deleted message and
+        goes on with the newer one.
+        """
+        task = asyncio.create_task(self._delete(follower, message), name=f"dicebot-retire-{follower.game_id}")
+        self._retiring.add(task)
+        task.add_done_callback(self._retiring.discard)
+
+    async def _delete(self, follower: Follower, message: PrivateMessage) -> None:
+        try:
+            await asyncio.wait_for(message.delete(), self._timeout)
+        except Exception as error:  # dismissed already, or its token died: it stays, no worse than before
+            log.info(
+                "game %s: could not delete the older private %s of %s (%s: %s)",
+                follower.game_id,
+                follower.view,
+                follower.player,
+                type(error).__name__,
+                error,
+            )
+
     def _forget(self, follower: Follower) -> None:
         key = (follower.game_id, follower.player)
         if self._followers.get(key) is follower:
@@ -216,6 +245,7 @@ class Followers:
     async def close(self) -> None:
         """Cancel the edits still running (at shutdown: a grid edit is worth no wait)."""
         tasks = [f.task for f in self._followers.values() if f.task is not None and not f.task.done()]
+        tasks += self._retiring
         self._followers.clear()
         self._changed.clear()
         for task in tasks:

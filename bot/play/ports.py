@@ -40,8 +40,15 @@ class ResponseFailed(Exception):
 class PrivateMessage(Protocol):
     """A message only one player sees, editable later through the interaction that showed it (15 minutes)."""
 
+    #: Which message it is (None when Discord did not say): a click's answer edits the message clicked, a
+    #: private reply is a new one, and only the id tells a player's newer view from the one they already had.
+    id: int | None
+
     async def edit(self, rendered: Rendered) -> None:
         """Replace what the message shows; raises on any failure (the caller forgets the message)."""
+
+    async def delete(self) -> None:
+        """Remove the message (a newer one took its place); raises on any failure."""
 
 
 class Request(Protocol):

@@ -17,6 +17,8 @@ pytestmark = pytest.mark.timeout(120)
 
 TIMEOUT_SECONDS = 2 * 60
 EXTENSIONS = ("cogs.help", "cogs.knister")
+#: The route that deletes a private grid through its interaction token (a newer grid of the player retires it).
+OLDER_GRID = r"^/webhooks/\d+/[^/]+/messages/@original$"
 
 
 @pytest.fixture
@@ -212,6 +214,8 @@ async def test_filled_cells_cannot_be_placed_into(knister: Harness) -> None:
     table = Table(h, await start_game(h, [h.alice, h.bob]))
     await table.roll()
     kept = await table.open_grid(h.alice)  # a second grid of round 1, left open
+    # The newer grid's answer deletes the older one; Discord refuses (its token died): it stays, clickable.
+    h.server.inject_rest_error("DELETE", OLDER_GRID, 401, code=50027)
     grid = await table.open_grid(h.alice)
     await table.place(h.alice, grid, 0)
     assert grid.buttons[0].disabled
@@ -285,6 +289,7 @@ async def test_restart_between_a_placement_and_the_end_of_the_round(knister: Har
     state = await table.roll()
     number = state.number
     alices_spare = await table.open_grid(alice)
+    h.server.inject_rest_error("DELETE", OLDER_GRID, 401, code=50027)  # it stays: its deletion was refused
     await table.place(alice, await table.open_grid(alice), 4)
     bobs_grid = await table.open_grid(bob)  # opened before the restart, used after it
     await table.shows(f"✅ {alice.name}")

@@ -208,3 +208,21 @@ async def test_the_grid_command_shows_a_roll_saved_while_it_looked_the_game_up(
     grid = await (await h.command(h.alice, "knister grid")).message()
     assert rolled and f"= {rolled[0].number}" in grid.text, grid.text
     assert any(not button.disabled for button in grid.buttons)  # ready to place this round's number
+
+
+async def test_a_second_grid_takes_over_and_the_first_one_goes(knister: Harness) -> None:
+    """Place pressed while a grid is open (scrolled away, or pressed before the roll's edit reached it): only the
+    newest grid follows the game, so the older one is deleted, not left with clickable cells of a round that has
+    moved on ("You already placed this round's number." when clicked)."""
+    h = knister
+    table = Table(h, await start_game(h, [h.alice, h.bob]))
+    first = await table.open_grid(h.alice)
+    state = await table.roll()
+    await ready_to_place(h, first, state)
+    second = await table.open_grid(h.alice)
+    assert await table.place(h.alice, second, 0) is second
+    await h.server.wait_for(lambda: first.deleted, what="the older grid to be deleted")
+    assert "Waiting for" in second.text
+    await table.place_best(h.bob)
+    await h.server.wait_for(lambda: "round 2/" in second.text, what="the newer grid to follow the next round")
+    assert set(edits(h)) == {"200"}

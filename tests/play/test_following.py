@@ -29,11 +29,14 @@ def render(game: Game, view: str, player: str, locale: str) -> Rendered:
 class Message:
     """A private message whose edits the test sees, and can hold back or refuse."""
 
-    def __init__(self, fail: bool = False) -> None:
+    def __init__(self, fail: bool = False, id: int | None = None) -> None:
+        self.id = id
         self.shown: list[str | None] = []
         self.fail = fail
         self.gate: asyncio.Event | None = None
         self.started = asyncio.Event()
+        self.deleted = False
+        self.gone = asyncio.Event()
 
     async def edit(self, rendered: Rendered) -> None:
         self.started.set()
@@ -41,7 +44,15 @@ class Message:
             await self.gate.wait()
         if self.fail:
             raise ResponseFailed("401 50027: Invalid Webhook Token")
+        if self.deleted:
+            raise ResponseFailed("404 10008: Unknown Message")
         self.shown.append(rendered.content)
+
+    async def delete(self) -> None:
+        if self.fail:
+            raise ResponseFailed("401 50027: Invalid Webhook Token")
+        self.deleted = True
+        self.gone.set()
 
 
 class Clock:
@@ -131,6 +142,37 @@ async def test_a_slow_edit_never_overwrites_a_newer_answer() -> None:
     await settled(followers)
     assert message.shown == ["grid of a in en-US: 2"]
     assert newer.shown == ["grid of a in en-US: 3"]  # shown again through the newer token, last
+
+
+async def test_a_newer_message_retires_the_older_one_even_while_it_is_being_edited() -> None:
+    """Place pressed again while the roll's edit of the open grid is still on its way: that edit must not leave
+    the older grid showing clickable cells; it is deleted, and the newer grid ends on the newest version."""
+    followers, older = Followers(render, Clock()), Message(id=1)
+    follow(followers, 2, older)
+    older.gate = asyncio.Event()
+    followers.changed(game(4))
+    followers.flush()
+    await older.started.wait()
+    newer = Message(id=2)
+    follow(followers, 4, newer)
+    await older.gone.wait()  # deleted while its edit is held back: that edit lands on nothing, and moves on
+    older.gate.set()
+    await settled(followers)
+    assert older.deleted and older.shown == []
+    assert not newer.deleted and newer.shown == ["grid of a in en-US: 2"]
+    followers.changed(game(6))
+    followers.flush()
+    await settled(followers)
+    assert newer.shown == ["grid of a in en-US: 2", "grid of a in en-US: 3"]  # the newer grid follows
+
+
+async def test_a_click_on_the_followed_message_keeps_it() -> None:
+    followers, message = Followers(render, Clock()), Message(id=1)
+    follow(followers, 2, message)
+    follow(followers, 4, Message(id=1))  # a cell click updated the same message through a newer token
+    assert not [task for task in asyncio.all_tasks() if task.get_name().startswith("dicebot-retire-")]
+    await settled(followers)
+    assert not message.deleted
 
 
 async def test_changes_edit_in_order_and_end_on_the_newest() -> None:

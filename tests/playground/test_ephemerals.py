@@ -10,6 +10,7 @@ from tests.playground.conftest import World
 pytestmark = pytest.mark.timeout(180)
 
 ROUND_TIMEOUT = 2 * 60
+OLDER_GRID = r"^/webhooks/\d+/[^/]+/messages/@original$"
 
 
 async def test_a_stale_grid_button_answers_outdated_to_that_user_only(world: World) -> None:
@@ -30,7 +31,9 @@ async def test_a_stale_grid_button_answers_outdated_to_that_user_only(world: Wor
         await screen.click(await screen.pin(screen.message_with("Knister — round 1/25")), "Place 2")
     alice_grid = await alice.pin(alice.ephemerals().filter(has_text="Your grid"))
     bob_grid = await bob.pin(bob.ephemerals().filter(has_text="Your grid"))
-    # Bob presses Place again: only his latest grid follows the game, this first one stays as it was shown.
+    # Bob presses Place again: only his latest grid follows the game. The bot deletes the first, but here
+    # Discord refuses (its token died), so it stays on his screen as it was shown.
+    world.server.inject_rest_error("DELETE", OLDER_GRID, 401, code=50027)
     await bob.click(await bob.pin(bob.message_with("Knister — round 1/25")), "Place 2")
     await expect(bob.ephemerals().filter(has_text="Your grid")).to_have_count(2)
     bob_latest = await bob.pin(bob.ephemerals().filter(has_text="Your grid").last)
