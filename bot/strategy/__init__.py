@@ -84,8 +84,8 @@ def choose(state: Any, player: str, level: Level, rng: random.Random, *, directo
 
 
 def warm(directory: Path | str | None = None) -> dict[str, float]:
-    """Load (building where missing) every exact table; returns the seconds each took. Blocking: run it in a
-    worker thread, not on the event loop."""
+    """Load (building where missing) every exact table, and compile Knister's search; returns the seconds each
+    took. Blocking: run it in a worker thread, not on the event loop."""
     timings: dict[str, float] = {}
     for ruleset in kniffel_engine.RULESETS:
         start = time.perf_counter()
@@ -98,7 +98,7 @@ def warm(directory: Path | str | None = None) -> dict[str, float]:
     tutto.solve_turn()
     timings["tutto"] = time.perf_counter() - start
     start = time.perf_counter()
-    knister.load(directory)
+    knister.compile_search(knister.load(directory))
     timings["knister"] = time.perf_counter() - start
     return timings
 

@@ -198,6 +198,15 @@ def load(directory: Path | str | None = None, *, rebuild: bool = False) -> Table
     return _LOADED[folder]
 
 
+def compile_search(tabs: Tables) -> None:
+    """Value one placement as ``perfect`` does, so numba compiles (or loads from its cache) the search now.
+
+    Compiling took up to 50 s on a loaded machine; the first computer move of a game paid it on the event loop,
+    and every click of every game waited. :func:`bot.strategy.warm` calls this in its worker thread.
+    """
+    placement_values(tabs, [[None] * engine.SIZE for _ in range(engine.SIZE)], 7, "perfect")
+
+
 def placement_values(
     tabs: Tables, grid: engine.Grid, number: int, level: str, seed: int = 0, work: int = DECISION_WORK
 ) -> dict[int, float]:
