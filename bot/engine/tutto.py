@@ -723,9 +723,13 @@ def is_over(state: State) -> bool:
 
 
 def buys_next_round(state: State) -> list[str]:
-    """The players with the fewest points, who by the rulebook buy the next round."""
-    low = min(state.scores.values())
-    return [p for p in state.players if state.scores[p] == low]
+    """The players with the fewest points, who by the rulebook buy the next round; a Cloverleaf winner is never
+    one of them, however few points they had (the others' fewest are), and a solo winner buys for nobody."""
+    others = [p for p in state.players if p != state.winner]
+    if not others:
+        return []
+    low = min(state.scores[p] for p in others)
+    return [p for p in others if state.scores[p] == low]
 
 
 def results(state: State) -> list[PlayerResult]:

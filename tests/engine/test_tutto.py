@@ -614,3 +614,13 @@ def test_full_seeded_game_with_the_timeout_strategy() -> None:
         ("bob", 3250, 1, True, {"tuttos": 2}),  # two Fireworks Tuttos, then 2800 banked at the null
     ]
     assert state.events[-1] == Event(key="game.over", params={"winners": ["bob"], "buys_round": ["alice"]})
+
+
+def test_a_cloverleaf_winner_never_buys_the_next_round() -> None:
+    """The winner with the fewest points (a Cloverleaf from behind) is not among those who buy: the fewest points
+    of the others are."""
+    state = tutto_table([], {"alice": 0, "bob": 0, "carol": 300})
+    state = state.model_copy(update={"winner": "alice"})
+    assert t.buys_next_round(state) == ["bob"]
+    alone = tutto_table([], {"alice": 200}).model_copy(update={"winner": "alice"})
+    assert t.buys_next_round(alone) == []

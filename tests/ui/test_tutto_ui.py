@@ -379,7 +379,8 @@ def test_the_final_board_names_the_cloverleaf_winner_once() -> None:
     board = final_board(state)
     assert board.count("Alice wins the game") + board.count("Alice won with the Cloverleaf") == 1
     assert board.count(t("tutto.winners", LOCALE, names="Alice")) == 1
-    assert "next round" not in board  # the winner holds the fewest points: nobody else buys
+    # The winner holds the fewest points but won: the fewest of the others' buy (docs/RULES.md).
+    assert board.count(t("tutto.buys_round", LOCALE, names="Carol")) == 1
 
 
 def test_a_solo_game_names_nobody_to_buy_the_round() -> None:
