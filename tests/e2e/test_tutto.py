@@ -124,7 +124,7 @@ async def test_worked_example_bonus_tutto_then_a_failed_street(harness: Harness)
     )
     alice, bob = harness.alice, harness.bob
     game = await play(harness, script, [alice, bob])
-    assert "Press **Draw card**" in game.text
+    assert "Press **Draw & roll**" in game.text
     await harness.wait_post(t("tutto.order", LOCALE, players="Alice, Bob"))
 
     await game.press(alice, "draw")
@@ -158,7 +158,34 @@ async def test_worked_example_bonus_tutto_then_a_failed_street(harness: Harness)
     await harness.wait_post("Alice: Null — the turn's 1,050 points are lost.")
     assert await score(harness, alice) == 0
     assert game.message.content.splitlines()[-1] == f"<@{bob.id}>, your turn."
-    assert "Press **Draw card**" in game.text
+    assert "Press **Draw & roll**" in game.text
+
+
+async def test_one_tap_on_draw_shows_the_card_and_the_rolled_dice(harness: Harness) -> None:
+    """The roll after a card has nothing to choose: Draw & roll draws and rolls in one tap and one save, and the
+    stored history keeps both steps for the review."""
+    script = Script(["bonus_300"], [1, 2, 3, 4, 6, 6])
+    alice, bob = harness.alice, harness.bob
+    game = await play(harness, script, [alice, bob])
+    assert game.button("draw").label == "Draw & roll"
+    before = await harness.record()
+    assert before is not None
+
+    await game.press(alice, "draw")
+    assert "**Bonus 300**" in game.text and "# ⚀ ⚁ ⚂ ⚃ ⚅ ⚅" in game.text
+    assert [game.button("die", index).label for index in range(6)] == ["⚀ 1", "⚁ 2", "⚂ 3", "⚃ 4", "⚅ 6", "⚅ 6"]
+    assert not game.has("roll") and not game.has("draw")
+    await harness.wait_post("🃏 Alice drew **Bonus 300** and rolled ⚀ ⚁ ⚂ ⚃ ⚅ ⚅.")
+    record = await harness.record()
+    assert record is not None and record.version == before.version + 1
+    assert harness.bot is not None
+    rows = await harness.bot.db.fetch_all(
+        "SELECT player, source, action, version FROM game_moves WHERE game_id = ? ORDER BY version, step", (record.id,)
+    )
+    assert [tuple(row) for row in rows] == [
+        (str(alice.id), "player", '{"kind":"draw"}', record.version),
+        (str(alice.id), "player", '{"kind":"roll"}', record.version),
+    ]
 
 
 async def test_the_rulebook_tutto_650_banks_with_the_bonus(harness: Harness) -> None:
@@ -430,7 +457,7 @@ async def test_a_solo_timeout_plays_one_turn_only(harness: Harness) -> None:
     assert (state.phase, state.turn, state.scores[str(alice.id)]) == ("draw", 1, 100)
     assert record.deadline_at is not None
     assert record.deadline_at > harness.clock.now
-    assert "Press **Draw card**" in game.text
+    assert "Press **Draw & roll**" in game.text
 
 
 async def test_commands_and_rules(harness: Harness) -> None:
