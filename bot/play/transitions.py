@@ -24,7 +24,8 @@ from bot.storage.results import ResultRow
 LOBBY_MINUTES = 15
 #: Timeouts in a row after which a player is removed from the game.
 MAX_TIMEOUTS = 3
-#: Upper bound on automatic steps for one timed-out player (a Tutto turn takes a handful).
+#: Upper bound on automatic steps for one timed-out player (a Tutto turn takes a handful), and on the forced steps
+#: one click takes (``GameRules.forced``).
 MAX_AUTO_STEPS = 200
 
 
@@ -382,8 +383,34 @@ def move(rules: AnyRules, game: Game, actor: Actor, action: Any, rng: random.Ran
     if any(seat.player == actor.player and seat.timeouts for seat in record.seats):
         seats = tuple(replace(s, timeouts=0) if s.player == actor.player else s for s in record.seats)
         record = replace(record, seats=seats)
-    moves = (played(actor.player, "player", action, game.state, game.record.state),)
-    return _after_move(rules, game, record, key, state, (), now, moves)
+    moves = [played(actor.player, "player", action, game.state, game.record.state)]
+    state = _forced_steps(rules, state, actor.player, key, rng, moves)
+    return _after_move(rules, game, record, key, state, (), now, tuple(moves))
+
+
+def _forced_steps(
+    rules: AnyRules, state: Any, player: str, key: object, rng: random.Random, moves: list[MoveRow]
+) -> Any:
+    """The state after the steps ``player`` has no choice in, taken as part of their click (``GameRules.forced``).
+
+    Only while it is still their turn and the engine leaves them exactly one legal action: a real choice is never
+    made for them. Each step goes into ``moves`` with the state it was applied to, so the history, the reviews and
+    replays see it as if it had been clicked, and it is saved with the click in one transaction: nothing can
+    observe the card drawn but not yet rolled. The state carries the events of the click and of every step.
+    """
+    engine = rules.engine
+    events = list(state.events)
+    for _ in range(MAX_AUTO_STEPS):
+        if rules.turn_key(state) != key:
+            break
+        legal = engine.legal_actions(state, player)
+        if len(legal) != 1 or not rules.forced(legal[0]):
+            break
+        moves.append(played(player, "player", legal[0], state))
+        state = engine.apply(state, player, legal[0], rng)
+        events.extend(state.events)
+    state.events = events
+    return state
 
 
 def leave(rules: AnyRules, game: Game, actor: Actor, now: float) -> Outcome:

@@ -7,8 +7,9 @@ risk this turn. Its buttons:
 - the dice of the current roll, tap to select (six dice: two rows of three; fewer: one row); under Street a die
   of a face already collected or picked is greyed out;
 - the dice set aside earlier under this card, greyed out on their own row;
-- the turn's actions: **Draw card**, **Roll**, **Roll on** / **Stop** (Stop only under a card that allows it),
-  and after a Tutto **Continue** / **Stop**.
+- the turn's actions: **Draw & roll** (the roll after the card has nothing to choose, so it comes with the
+  draw), **Roll** (seen on a computer's turn, which draws and rolls in two paced steps), **Roll on** / **Stop**
+  (Stop only under a card that allows it), and after a Tutto **Continue** / **Stop**.
 
 Buttons the engine would refuse are disabled rather than answered with an error, and the embed says why.
 """
@@ -77,6 +78,11 @@ def buys_round_line(table: Table, winners: Sequence[str], buyers: Sequence[str])
         return None
     key = "tutto.buys_round" if len(buyers) == 1 else "tutto.buy_round"
     return t(key, table.locale, names=_names(table, buyers))
+
+
+def _drawn_and_rolled(first: Event, then: Event) -> bool:
+    """The card a player drew followed at once by their roll: the two steps of one click."""
+    return first.key == "tutto.card" and then.key == "tutto.rolled" and first.params["player"] == then.params["player"]
 
 
 class TuttoUI:
@@ -286,13 +292,33 @@ class TuttoUI:
     # ------------------------------------------------------------------ the channel
 
     def announce(self, table: Table) -> list[str]:
-        """Card effects, banked points and turns, in plain words; rolls and toggles stay on the message."""
+        """Card effects, banked points and turns, in plain words; rolls and toggles stay on the message.
+
+        A card drawn and rolled in one click (Draw & roll, ``cogs.tutto.forced``; a timeout's turn) is told in one
+        line with the dice: a null on that roll ends the turn before the board could show either.
+        """
         lines = []
-        for event in table.events:
-            line = self.event_line(event, table)
+        events = table.events
+        for index, event in enumerate(events):
+            if index and _drawn_and_rolled(events[index - 1], event):
+                continue
+            if index + 1 < len(events) and _drawn_and_rolled(event, events[index + 1]):
+                line: str | None = self._drew_rolled(event, events[index + 1], table)
+            else:
+                line = self.event_line(event, table)
             if line:
                 lines.append(line)
         return lines
+
+    def _drew_rolled(self, card: Event, roll: Event, table: Table) -> str:
+        name = table.name(card.params["player"])
+        return t(
+            "tutto.drew_rolled",
+            table.locale,
+            name=name,
+            card=card_name(card.params["card"], table.locale),
+            dice=faces(roll.params["dice"]),
+        )
 
     def event_line(self, event: Event, table: Table) -> str | None:
         """The announcement for one engine event, or None to stay quiet."""

@@ -68,7 +68,6 @@ async def test_a_player_whose_name_holds_a_nul_joins_and_plays_to_the_end(harnes
     await game.press(alice, "draw")
     await harness.wait_post("🛑 Alice drew Stop — turn over.")
     await game.press(bob, "draw")
-    await game.press(bob, "roll")
     await game.pick(bob, 1, 1, 1)
     await game.press(bob, "stop")
     await harness.wait_post("🏆 Winner: Bob!")

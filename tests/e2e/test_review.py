@@ -67,7 +67,6 @@ async def alice_wins_at_tutto(h: Harness, after_her_first_turn: Step | None = No
     script = Script(["bonus_200", "stop", "bonus_400"], [5, 2, 3, 4, 6, 6, 1, 1, 1, 2, 3, 4])
     game = await play(h, script, [alice, h.bob], target=1000)
     await game.press(alice, "draw")
-    await game.press(alice, "roll")
     await game.pick(alice, 5)
     await game.press(alice, "stop")
     if after_her_first_turn is not None:
@@ -75,7 +74,6 @@ async def alice_wins_at_tutto(h: Harness, after_her_first_turn: Step | None = No
     await game.press(h.bob, "draw")
     await h.wait_post("🛑 Bob drew Stop — turn over.")
     await game.press(alice, "draw")
-    await game.press(alice, "roll")
     await game.pick(alice, 1, 1, 1)
     await game.press(alice, "stop")
     await h.wait_post(f"🏆 Winner: {alice.name}!")

@@ -221,7 +221,7 @@ async def test_a_whole_tutto_game_on_a_german_server(harness: Harness) -> None:
     await h.wait_post("🛑 Alice zieht Stopp — Zug vorbei.")
     assert await press(h, seen, h.bob, game, "draw") == ""
     assert t("tutto.rule.bonus", "de", bonus=300) in game.text
-    assert await press(h, seen, h.bob, game, "roll") == ""
+    await h.wait_post("🃏 Bob zieht **Bonus 300** und würfelt ⚀ ⚀ ⚀ ⚄ ⚄ ⚄.")
     for index in range(6):
         assert await press(h, seen, h.bob, game, "die", index) == ""
     assert game.button(prefix=f"g:{game_id(game)}:roll_on:").label == "Tutto!"
@@ -230,7 +230,7 @@ async def test_a_whole_tutto_game_on_a_german_server(harness: Harness) -> None:
     assert await press(h, seen, h.bob, game, "stop") == ""
     await h.wait_post("🍺 Alice gibt die nächste Runde aus.")
     assert t("tutto.final_title", "de", game="Tutto") in game.text
-    assert {"Karte ziehen", "Stopp", "Weiter"} <= seen.texts
+    assert {"Ziehen & würfeln", "Stopp", "Weiter"} <= seen.texts
     assert seen.english("de") == []
     assert_every_message_fits(h.server)
     assert_pings_only_people(h.server)
@@ -239,5 +239,5 @@ async def test_a_whole_tutto_game_on_a_german_server(harness: Harness) -> None:
 def test_the_english_check_finds_english() -> None:
     """The search above would notice a button or sentence left in English."""
     phrases = english_only("de")
-    assert {"Roll", "Draw card", "Join"} <= phrases
+    assert {"Roll", "Draw", "Join"} <= phrases
     assert "Kniffel" not in phrases and "Full house" not in phrases

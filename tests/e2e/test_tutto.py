@@ -124,13 +124,12 @@ async def test_worked_example_bonus_tutto_then_a_failed_street(harness: Harness)
     )
     alice, bob = harness.alice, harness.bob
     game = await play(harness, script, [alice, bob])
-    assert "Press **Draw card**" in game.text
+    assert "Press **Draw & roll**" in game.text
     await harness.wait_post(t("tutto.order", LOCALE, players="Alice, Bob"))
 
     await game.press(alice, "draw")
     assert "Bonus 600" in game.text
     assert t("tutto.rule.bonus", LOCALE, bonus=600) in game.text
-    await game.press(alice, "roll")
     assert not game.has("stop") or game.button("stop").disabled
     await game.pick(alice, 1)
     assert "Selected: ⚀ → **+100**" in game.text
@@ -150,7 +149,6 @@ async def test_worked_example_bonus_tutto_then_a_failed_street(harness: Harness)
     await game.press(alice, "continue")
     assert "**Street**" in game.text
     assert not game.has("stop")
-    await game.press(alice, "roll")
     await game.pick(alice, 2, 3, 5)
     await game.press(alice, "roll_on")
     await game.pick(alice, 1)
@@ -160,7 +158,34 @@ async def test_worked_example_bonus_tutto_then_a_failed_street(harness: Harness)
     await harness.wait_post("Alice: Null — the turn's 1,050 points are lost.")
     assert await score(harness, alice) == 0
     assert game.message.content.splitlines()[-1] == f"<@{bob.id}>, your turn."
-    assert "Press **Draw card**" in game.text
+    assert "Press **Draw & roll**" in game.text
+
+
+async def test_one_tap_on_draw_shows_the_card_and_the_rolled_dice(harness: Harness) -> None:
+    """The roll after a card has nothing to choose: Draw & roll draws and rolls in one tap and one save, and the
+    stored history keeps both steps for the review."""
+    script = Script(["bonus_300"], [1, 2, 3, 4, 6, 6])
+    alice, bob = harness.alice, harness.bob
+    game = await play(harness, script, [alice, bob])
+    assert game.button("draw").label == "Draw & roll"
+    before = await harness.record()
+    assert before is not None
+
+    await game.press(alice, "draw")
+    assert "**Bonus 300**" in game.text and "# ⚀ ⚁ ⚂ ⚃ ⚅ ⚅" in game.text
+    assert [game.button("die", index).label for index in range(6)] == ["⚀ 1", "⚁ 2", "⚂ 3", "⚃ 4", "⚅ 6", "⚅ 6"]
+    assert not game.has("roll") and not game.has("draw")
+    await harness.wait_post("🃏 Alice drew **Bonus 300** and rolled ⚀ ⚁ ⚂ ⚃ ⚅ ⚅.")
+    record = await harness.record()
+    assert record is not None and record.version == before.version + 1
+    assert harness.bot is not None
+    rows = await harness.bot.db.fetch_all(
+        "SELECT player, source, action, version FROM game_moves WHERE game_id = ? ORDER BY version, step", (record.id,)
+    )
+    assert [tuple(row) for row in rows] == [
+        (str(alice.id), "player", '{"kind":"draw"}', record.version),
+        (str(alice.id), "player", '{"kind":"roll"}', record.version),
+    ]
 
 
 async def test_the_rulebook_tutto_650_banks_with_the_bonus(harness: Harness) -> None:
@@ -168,7 +193,6 @@ async def test_the_rulebook_tutto_650_banks_with_the_bonus(harness: Harness) -> 
     alice = harness.alice
     game = await play(harness, script, [alice], target=1000)
     await game.press(alice, "draw")
-    await game.press(alice, "roll")
     await game.pick(alice, 1, 1, 4, 4, 4, 5)
     assert "+650" in game.text
     assert game.button("stop").label == "Stop · bank 850"
@@ -183,7 +207,6 @@ async def test_fireworks_take_every_scoring_die_and_bank_at_the_null(harness: Ha
     game = await play(harness, script, [alice, bob])
     await game.press(alice, "draw")
     assert "Fireworks" in game.text
-    await game.press(alice, "roll")
     await game.pick(alice, 1)
     assert t("tutto.reason.fireworks_take_all", LOCALE) in game.text
     assert game.button("roll_on").disabled
@@ -195,7 +218,6 @@ async def test_fireworks_take_every_scoring_die_and_bank_at_the_null(harness: Ha
     await game.press(alice, "roll_on")
     await harness.wait_post("Tutto under Fireworks — 1,200 secured, all six dice again!")
     assert not game.has("stop")
-    await game.press(alice, "roll")
     await harness.wait_post("Alice: the Fireworks end at a null; the points are kept.")
     await harness.wait_post("Alice banks 1,200 — 1,200 in all.")
     assert await score(harness, alice) == 1200
@@ -209,7 +231,6 @@ async def test_the_board_names_the_player_to_act_once(harness: Harness) -> None:
     game = await play(harness, script, [alice, bob])
     for player, other, face in ((alice, bob, 1), (bob, alice, 5)):
         await game.press(player, "draw")
-        await game.press(player, "roll")
         await game.pick(player, face)
         await game.press(player, "stop")
         content = game.message.content or ""
@@ -225,7 +246,6 @@ async def test_stop_is_never_offered_under_a_card_that_forbids_it(harness: Harne
     game = await play(harness, script, [alice, harness.bob])
     await game.press(alice, "draw")
     assert not game.has("stop")
-    await game.press(alice, "roll")
     await game.pick(alice, 1)
     assert not game.has("stop")
     with pytest.raises(ComponentNotFound):
@@ -243,7 +263,6 @@ async def test_double_then_plus_minus_takes_1000_from_the_leader(harness: Harnes
     alice, bob = harness.alice, harness.bob
     game = await play(harness, script, [alice, bob])
     await game.press(alice, "draw")
-    await game.press(alice, "roll")
     await game.pick(alice, 1)
     await game.press(alice, "roll_on")
     await game.pick(alice, 1, 1, 1, 5, 5)
@@ -254,7 +273,6 @@ async def test_double_then_plus_minus_takes_1000_from_the_leader(harness: Harnes
     await harness.wait_post("Alice banks 2,400 — 2,400 in all.")
 
     await game.press(bob, "draw")
-    await game.press(bob, "roll")
     await game.pick(bob, 1, 1, 1, 5, 5, 5)
     await game.press(bob, "roll_on")
     await harness.wait_post("➕➖ Plus/Minus: Bob +1,000, Alice −1,000")
@@ -268,12 +286,10 @@ async def test_cloverleaf_two_tuttos_win_at_once(harness: Harness) -> None:
     game = await play(harness, script, [alice, bob])
     await game.press(alice, "draw")
     assert "Cloverleaf" in game.text
-    await game.press(alice, "roll")
     await game.pick(alice, 1, 1, 1, 5, 5, 5)
     assert not game.has("stop")
     await game.press(alice, "roll_on")
     await harness.wait_post("first Tutto under the Cloverleaf")
-    await game.press(alice, "roll")
     await game.pick(alice, 6, 6, 6, 1, 1, 1)
     await game.press(alice, "roll_on")
     await harness.wait_post("🍀 Cloverleaf: two Tuttos — Alice wins the game!")
@@ -322,7 +338,6 @@ async def test_an_invalid_selection_is_refused_and_explained(harness: Harness) -
     alice, bob = harness.alice, harness.bob
     game = await play(harness, script, [alice, bob])
     await game.press(alice, "draw")
-    await game.press(alice, "roll")
     await game.pick(alice, 2)
     assert t("tutto.reason.not_scoring", LOCALE) in game.text
     assert game.button("roll_on").disabled
@@ -345,7 +360,6 @@ async def test_street_greys_out_the_dice_it_would_refuse(harness: Harness) -> No
     alice, bob = harness.alice, harness.bob
     game = await play(harness, script, [alice, bob])
     await game.press(alice, "draw")
-    await game.press(alice, "roll")
     await game.pick(alice, 1)
     await game.press(alice, "roll_on")
     assert [game.button("die", index).disabled for index in range(5)] == [True, False, False, False, False]
@@ -379,14 +393,12 @@ async def test_a_game_to_a_low_target(harness: Harness) -> None:
     game = await play(harness, script, [alice, bob], target=1000)
     assert "first to 1,000" in game.text
     await game.press(alice, "draw")
-    await game.press(alice, "roll")
     await game.pick(alice, 5)
     await game.press(alice, "stop")
     await harness.wait_post("Alice banks 50 — 50 in all.")
     await game.press(bob, "draw")
     await harness.wait_post("🛑 Bob drew Stop — turn over.")
     await game.press(alice, "draw")
-    await game.press(alice, "roll")
     await game.pick(alice, 1, 1, 1)
     await game.press(alice, "stop")
     await harness.wait_post("🏆 Winner: Alice!")
@@ -412,7 +424,6 @@ async def test_restart_mid_turn_then_a_timeout_plays_cautiously(harness: Harness
     alice, bob = harness.alice, harness.bob
     game = await play(harness, script, [alice, bob])
     await game.press(alice, "draw")
-    await game.press(alice, "roll")
     await game.pick(alice, 1)
 
     await harness.restart()
@@ -446,7 +457,7 @@ async def test_a_solo_timeout_plays_one_turn_only(harness: Harness) -> None:
     assert (state.phase, state.turn, state.scores[str(alice.id)]) == ("draw", 1, 100)
     assert record.deadline_at is not None
     assert record.deadline_at > harness.clock.now
-    assert "Press **Draw card**" in game.text
+    assert "Press **Draw & roll**" in game.text
 
 
 async def test_commands_and_rules(harness: Harness) -> None:

@@ -44,10 +44,9 @@ async def knister(world: World, screen: Screen) -> None:
 
 async def tutto(world: World, screen: Screen) -> None:
     game = await screen.pin(screen.message_with("Tutto"))
-    await screen.click(game, "🃏 Draw card")
-    await expect(game.get_by_role("button", name="🃏 Draw card")).to_have_count(0)
     world.rng.script(1, 5, 5, 2, 3, 6)
-    await screen.click(game, "🎲 Roll")  # the seeded deck's first card is a bonus card, played by rolling
+    await screen.click(game, "🃏 Draw & roll")  # the seeded deck's first card is a bonus card: rolled at once
+    await expect(game.get_by_role("button", name="🃏 Draw & roll")).to_have_count(0)
     dice = game.locator(".action-row").nth(0).get_by_role("button")
     await expect(dice).to_have_text(["⚀ 1", "⚄ 5", "⚄ 5"])
     await dice.first.click()

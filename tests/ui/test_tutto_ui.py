@@ -105,6 +105,9 @@ def test_draw_phase_offers_only_draw_and_shows_the_scoreboard() -> None:
     rendered = render(state)
     assert_within_limits(rendered)
     assert list(buttons(rendered)) == ["draw"]
+    # one tap draws the card and rolls the six dice (cogs.tutto.forced): the button and the board say so
+    assert buttons(rendered)["draw"].label == "Draw & roll"
+    assert "Press **Draw & roll** to start your turn." in description(rendered)
     assert f"<@{ALICE}>" in (rendered.content or "")
     board = rendered.embeds[0].fields[0].value
     assert "▶ Alice" in board
@@ -410,6 +413,18 @@ def test_rolls_and_toggles_are_not_announced() -> None:
     assert announce(state) == []
     assert announce(take(state, 1)) == []
     assert announce(act(take(state, 1), tu.RollOn(), 2, 2, 2, 3, 6)) == []
+
+
+def test_a_card_drawn_and_rolled_in_one_click_is_told_in_one_line() -> None:
+    drawn = act(game(["bonus_300"]), tu.Draw())
+    assert announce(drawn) == []  # a computer draws on its own step: the board shows the card
+    both = drawn.model_copy(update={"events": drawn.events + act(drawn, tu.Roll(), 1, 2, 3, 4, 6, 6).events})
+    assert announce(both) == ["🃏 Alice drew **Bonus 300** and rolled ⚀ ⚁ ⚂ ⚃ ⚅ ⚅."]
+    null = drawn.model_copy(update={"events": drawn.events + act(drawn, tu.Roll(), 2, 2, 3, 3, 4, 6).events})
+    assert announce(null) == [
+        "🃏 Alice drew **Bonus 300** and rolled ⚁ ⚁ ⚂ ⚂ ⚃ ⚅.",
+        t("tutto.null_nothing", LOCALE, name="Alice"),
+    ]
 
 
 def test_stop_card_and_null_say_what_was_lost() -> None:
