@@ -21,6 +21,9 @@ PERIOD_DAYS: dict[str, int] = {"week": 7, "month": 30}
 #: Fewer games than this make an average luck rather than skill, so they do not rank by average.
 MIN_AVERAGE_GAMES = 5
 PAGE_SIZE = 10
+#: The counter of a result from a game played alone (one person, no computer): never a win, so /stats counts the
+#: win rate over the other games; written by the plumbing at a game's end, read back through the counter totals.
+SOLO = "solo"
 
 
 @dataclass(frozen=True)
