@@ -92,8 +92,16 @@ class GameStats:
     counters: Mapping[str, CounterTotal] = field(default_factory=dict)
 
     @property
+    def solo(self) -> int:
+        """Games played alone (one person, no computer): never a win."""
+        alone = self.counters.get(SOLO)
+        return alone.games if alone else 0
+
+    @property
     def win_rate(self) -> float:
-        return self.wins / self.games if self.games else 0.0
+        """Wins over the games that had an opponent: a game played alone can be neither won nor lost."""
+        contested = self.games - self.solo
+        return self.wins / contested if contested else 0.0
 
     @property
     def average(self) -> float:

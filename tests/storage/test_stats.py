@@ -22,7 +22,7 @@ import asyncpg
 import pytest
 
 from bot.engine.core import competition_ranks
-from bot.rankings import METRICS, MIN_AVERAGE_GAMES, PERIOD_DAYS, LeaderboardPage
+from bot.rankings import METRICS, MIN_AVERAGE_GAMES, PERIOD_DAYS, SOLO, LeaderboardPage
 from bot.storage import (
     CounterTotal,
     Database,
@@ -280,6 +280,33 @@ async def test_caller_rank_underneath_and_empty_board(games: GamesRepository, st
 
 
 # ---------------------------------------------------------------------- /stats
+
+
+async def play_alone(games: GamesRepository, user: int, score: int, *, at: float = NOW - 3600) -> int:
+    """A finished game of one seat, stored as the plumbing stores it: rank 1, not won, the counter ``solo``."""
+    record = await games.create(
+        kind="kniffel", variant="standard", guild_id=GUILD, channel_id=GUILD * 10 + 1, host=Seat.user(user, "Solo"),
+        locale="en-US", options={}, deadline_at=None,
+    )  # fmt: skip
+    row = ResultRow(
+        game_id=record.id, kind="kniffel", variant="standard", guild_id=GUILD, channel_id=GUILD * 10 + 1,
+        user_id=user, display_name="Solo", score=score, rank=1, won=False, finished_at=at, counters={SOLO: 1},
+    )  # fmt: skip
+    await games.save(replace(record, status="finished", finished_at=at), [row])
+    return record.id
+
+
+async def test_the_win_rate_is_over_the_games_with_an_opponent(games: GamesRepository, stats: StatsRepository) -> None:
+    """Games played alone count for the scores and games played, never for wins nor against the win rate."""
+    await play(games, {1: 250, 2: 200})
+    await play(games, {1: 150, 2: 210})
+    await play_alone(games, 1, 300)
+    await play_alone(games, 1, 280, at=NOW - DAY)
+    (kniffel,) = await stats.user_stats(1, ["kniffel"])
+    assert (kniffel.games, kniffel.wins, kniffel.solo, kniffel.win_rate, kniffel.best) == (4, 1, 2, 0.5, 300)
+    await play_alone(games, 3, 90)
+    (alone,) = await stats.user_stats(3, ["kniffel"])
+    assert (alone.games, alone.wins, alone.solo, alone.win_rate) == (1, 0, 1, 0.0)
 
 
 async def test_user_stats_per_game_with_counters(games: GamesRepository, stats: StatsRepository) -> None:
