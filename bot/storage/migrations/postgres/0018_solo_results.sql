@@ -9,6 +9,8 @@ WHERE NOT EXISTS (SELECT 1 FROM results AS o WHERE o.game_id = r.game_id AND o.i
     AND NOT EXISTS (
         SELECT 1 FROM game_seats AS s WHERE s.game_id = r.game_id AND s.player <> CAST(r.user_id AS TEXT)
     );
+-- Each kept row below looks its player's solo results up by player and game kind.
+CREATE INDEX solo_results_player ON solo_results (user_id, kind);
 
 UPDATE standings SET wins = wins - (
     SELECT COUNT(*) FROM solo_results AS w
