@@ -21,6 +21,9 @@ PERIOD_DAYS: dict[str, int] = {"week": 7, "month": 30}
 #: Fewer games than this make an average luck rather than skill, so they do not rank by average.
 MIN_AVERAGE_GAMES = 5
 PAGE_SIZE = 10
+#: The counter of a result from a game played alone (one person, no computer): never a win, so /stats counts the
+#: win rate over the other games; written by the plumbing at a game's end, read back through the counter totals.
+SOLO = "solo"
 
 
 @dataclass(frozen=True)
@@ -89,8 +92,16 @@ class GameStats:
     counters: Mapping[str, CounterTotal] = field(default_factory=dict)
 
     @property
+    def solo(self) -> int:
+        """Games played alone (one person, no computer): never a win."""
+        alone = self.counters.get(SOLO)
+        return alone.games if alone else 0
+
+    @property
     def win_rate(self) -> float:
-        return self.wins / self.games if self.games else 0.0
+        """Wins over the games that had an opponent: a game played alone can be neither won nor lost."""
+        contested = self.games - self.solo
+        return self.wins / contested if contested else 0.0
 
     @property
     def average(self) -> float:

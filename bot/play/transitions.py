@@ -16,6 +16,7 @@ from typing import Any
 
 from bot.play import computer
 from bot.play.game import AnyRules
+from bot.rankings import SOLO
 from bot.storage.games import GameRecord, Seat, SeatKind
 from bot.storage.history import MoveRow, MoveSource
 from bot.storage.results import ResultRow
@@ -592,10 +593,13 @@ def results(rules: AnyRules, record: GameRecord, state: Any) -> tuple[ResultRow,
 
     A game with computer players is stored under its own kind (``<kind>+computer``), with the levels played
     against and won against as counters: people are ranked against people only. A player who used the Hint
-    button has the counter ``hints_used``.
+    button has the counter ``hints_used``. A game of one seat (a person alone, no computer) is never a win, or
+    anyone could fill the wins board by playing alone; it counts for the scores and is marked :data:`SOLO`, so
+    /stats takes the win rate over the games that had an opponent.
     """
     levels = {computer.level_of(seat.player) for seat in record.seats if seat.kind == "computer"}
     kind = record.kind + computer.VS_COMPUTER if levels else record.kind
+    alone = len(record.seats) == 1
     rows = []
     for result in rules.engine.results(state):
         seat = record.seat(result.player)
@@ -606,6 +610,8 @@ def results(rules: AnyRules, record: GameRecord, state: Any) -> tuple[ResultRow,
         counters.update(computer.vs_computer_counters(levels, result.won))
         if seat.player in record.options.get(HINTED, ()):
             counters["hints_used"] = 1
+        if alone:
+            counters[SOLO] = 1
         rows.append(
             ResultRow(
                 game_id=record.id,
@@ -617,7 +623,7 @@ def results(rules: AnyRules, record: GameRecord, state: Any) -> tuple[ResultRow,
                 display_name=seat.display_name,
                 score=result.score,
                 rank=result.rank,
-                won=result.won,
+                won=result.won and not alone,
                 finished_at=record.finished_at if record.finished_at is not None else 0.0,
                 counters=counters,
             )

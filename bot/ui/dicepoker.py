@@ -123,8 +123,7 @@ class DicePokerUI(ScorecardUI):
         if event.key == "dicepoker.passed":
             return t("dicepoker.passed", locale, name=table.name(params["player"]))
         if event.key == "game.over":
-            winners = ", ".join(table.name(p) for p in params["winners"])
-            return t("dice.winners", locale, names=winners, count=len(params["winners"]))
+            return self.over_line(table, params["winners"])
         return None
 
 

@@ -10,6 +10,7 @@ labelled, the rows of a card, status lines and announcements. Layout on the game
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import discord
@@ -80,6 +81,13 @@ class ScorecardUI:
     def event_line(self, event: Event, table: Table) -> str | None:
         """The channel announcement for one engine event, or None to stay quiet."""
         return None
+
+    def over_line(self, table: Table, winners: Sequence[str]) -> str:
+        """The game-over news: the winners, or for a game played alone (never a win, docs/RULES.md) the score."""
+        if len(table.state.players) == 1:
+            (player,) = table.state.players
+            return t("dice.solo_over", table.locale, name=table.name(player), count=self.total(table, player))
+        return t("dice.winners", table.locale, names=", ".join(table.name(p) for p in winners), count=len(winners))
 
     @property
     def engine(self) -> Any:

@@ -71,8 +71,7 @@ class KniffelUI(ScorecardUI):
                 line += " " + t("kniffel.scored_bonus", locale, bonus=params["bonus"])
             return line
         if event.key == "game.over":
-            winners = ", ".join(table.name(p) for p in params["winners"])
-            return t("dice.winners", locale, names=winners, count=len(params["winners"]))
+            return self.over_line(table, params["winners"])
         return None
 
 

@@ -237,6 +237,16 @@ def _computer_line(entry: GameStats, locale: str | None) -> str:
     return t("stats.vs_computer", locale, levels=" · ".join(parts))
 
 
+def _games_line(entry: GameStats, locale: str | None) -> str:
+    """Games and wins, with the win rate over the games that had an opponent (a game alone is never a win)."""
+    rate = percent(entry.win_rate, locale)
+    if not entry.solo:
+        return t("stats.games", locale, games=entry.games, wins=entry.wins, rate=rate)
+    if entry.solo == entry.games:
+        return t("stats.games_alone", locale, games=entry.games)
+    return t("stats.games_solo", locale, games=entry.games, solo=entry.solo, wins=entry.wins, rate=rate)
+
+
 def render_stats(name: str, stats: Sequence[GameStats], game: str | None, locale: str | None) -> discord.Embed:
     """One field per game played: games, wins and win rate, best and average, last played, game counters."""
     shown = in_markdown(shorten(name, 100))  # escaped, at most 200 characters: the title's 256 still hold
@@ -249,7 +259,7 @@ def render_stats(name: str, stats: Sequence[GameStats], game: str | None, locale
     for entry in stats:
         last = datetime.fromtimestamp(entry.last_at, tz=UTC)
         lines = [
-            t("stats.games", locale, games=entry.games, wins=entry.wins, rate=percent(entry.win_rate, locale)),
+            _games_line(entry, locale),
             t("stats.scores", locale, best=entry.best, average=number(entry.average, locale, decimals=1, exact=True)),
         ]
         kind, against = entry.kind.removesuffix(VS_COMPUTER), entry.kind.endswith(VS_COMPUTER)

@@ -72,6 +72,15 @@ def _board_name(table: Table, player: str) -> str:
     return cut_to_width(table.plain_name(player), NAME_WIDTH)
 
 
+def _over_line(table: Table, winners: Sequence[str]) -> str:
+    """The winners, or for a game played alone (never a win, docs/RULES.md) the score it finished with."""
+    state = table.state
+    if len(state.players) == 1:
+        (player,) = state.players
+        return t("tutto.solo_over", table.locale, name=table.name(player), count=state.scores[player])
+    return t("tutto.winners", table.locale, names=_names(table, winners))
+
+
 def buys_round_line(table: Table, winners: Sequence[str], buyers: Sequence[str]) -> str | None:
     """Who buys the next round, or None when only winners would (a solo game, everybody tied)."""
     if set(buyers) <= set(winners):
@@ -356,7 +365,7 @@ class TuttoUI:
         }:
             return t(key, locale, **{**params, "name": name})
         if key == "game.over":
-            winners = t("tutto.winners", locale, names=_names(table, params["winners"]))
+            winners = _over_line(table, params["winners"])
             buyers = buys_round_line(table, params["winners"], params["buys_round"])
             return f"{winners}\n{buyers}" if buyers else winners
         return None

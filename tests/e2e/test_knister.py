@@ -167,7 +167,8 @@ async def test_solo_game_through_clicks(knister: Harness) -> None:
     state = kn.State.load(record.state or "")
     total = kn.score_grid(state.grids[str(alice.id)])
     (row,) = await h.bot.results.for_game(record.id)
-    assert (row.user_id, row.score, row.rank, row.won) == (alice.id, total, 1, True)
+    # A game played alone is never a win (docs/RULES.md, section 6).
+    assert (row.user_id, row.score, row.rank, row.won, row.counters.get("solo")) == (alice.id, total, 1, False, 1)
     await table.shows("Rating:" if kn.solo_rating(total) else "No rating")
     await table.shows(f"🏁 Alice finished with {total} points.")
     assert len(h.posts()) == posts_at_start  # the whole game is one message

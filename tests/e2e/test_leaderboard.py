@@ -12,10 +12,12 @@ from dataclasses import replace
 
 import pytest
 
+from bot.engine import kniffel
 from bot.i18n import t
 from bot.storage import Seat
 from fakediscord import Message, User
 from tests.e2e.conftest import Harness
+from tests.e2e.dice import play_to_end
 from tests.results import store_finished_game
 
 pytestmark = pytest.mark.timeout(60)
@@ -348,3 +350,22 @@ async def test_without_a_chosen_language_boards_speak_the_servers_locale(harness
     tutto = await board(harness, harness.alice, game="tutto")
     wins = t("leaderboard.metric.wins", "pl")
     assert tutto.embeds[0]["title"] == t("leaderboard.title", "pl", game="Tutto", metric=wins)
+
+
+async def test_a_game_played_alone_to_the_end_is_no_win_on_the_board_nor_in_stats(harness: Harness) -> None:
+    """Alice presses Start with nobody else and plays Kniffel to the end: her score counts, a win it is not."""
+    h = harness
+    await h.start_bot(("cogs.kniffel", *EXTENSIONS))
+    message = await h.start_game("kniffel", [h.alice])
+    await play_to_end(h, message, kniffel, chase=False)
+    total = kniffel.card_totals(await h.state(), str(h.alice.id)).total
+    await h.wait_post(f"🏁 Alice finished with {total} points.")
+    assert "Winner" not in message.text
+
+    wins = await board(h, h.alice, game="kniffel")
+    assert description_lines(wins) == [f"`#1` <@{h.alice.id}> — **0** · 1 game"]
+    best = await board(h, h.alice, game="kniffel", metric="best")
+    assert description_lines(best) == [f"🥇 <@{h.alice.id}> — **{total}** · 1 game"]
+    mine = await (await h.command(h.alice, "stats", game="kniffel")).message()
+    (field,) = mine.embeds[0]["fields"]
+    assert field["value"].splitlines()[0] == "Games **1**, all played alone (a game played alone is never a win)"

@@ -15,6 +15,7 @@ from bot.engine.core import GameError
 from bot.play import transitions as tr
 from bot.play.computer import chooser
 from bot.play.transitions import Actor, Game, Notice, Refusal
+from bot.rankings import SOLO
 from bot.storage import GameRecord
 from cogs.kniffel import SPEC
 
@@ -353,3 +354,37 @@ def test_a_computers_steps_are_each_stored_with_their_own_state() -> None:
     assert step.moves[0].state == game.state.dump()
     # refused or unchanged outcomes carry no history: a lobby action, a hint mark
     assert tr.toggle_hints(lobby(ALICE), ALICE).moves == ()
+
+
+def played_out(game: Game, *actors: Actor, seed: int = 5) -> tr.Outcome:
+    """Every turn played with the engine's timeout action until the game ends; the finishing outcome."""
+    rng = random.Random(seed)
+    by_player = {actor.player: actor for actor in actors}
+    while True:
+        player = game.state.current_player
+        outcome = tr.move(SPEC, game, by_player[player], kniffel.timeout_action(game.state, player), rng, NOW)
+        if outcome.after.record.status != "running":
+            return outcome
+        game = outcome.after
+
+
+def test_a_game_played_alone_is_never_a_win_and_is_marked_solo() -> None:
+    outcome = played_out(started(ALICE), ALICE)
+    assert outcome.after.record.status == "finished"
+    (row,) = outcome.results
+    assert (row.user_id, row.kind, row.rank, row.won) == (101, "kniffel", 1, False)
+    assert row.score == kniffel.card_totals(outcome.after.state, ALICE.player).total
+    assert row.counters[SOLO] == 1
+
+
+def test_beating_a_computer_or_a_person_is_still_a_win() -> None:
+    against_computer = played_out(started(ALICE, COMPUTER), ALICE, COMPUTER)
+    (row,) = against_computer.results
+    (alice,) = [result for result in kniffel.results(against_computer.after.state) if result.player == "101"]
+    assert row.won == alice.won and SOLO not in row.counters
+    two = played_out(started(ALICE, BOB), ALICE, BOB)
+    engine = {int(result.player): result for result in kniffel.results(two.after.state)}
+    assert sorted((row.user_id, row.rank, row.won) for row in two.results) == [
+        (user, engine[user].rank, engine[user].won) for user in (101, 102)
+    ]
+    assert any(row.won for row in two.results) and not any(SOLO in row.counters for row in two.results)

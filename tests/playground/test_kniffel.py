@@ -47,7 +47,7 @@ async def test_solo_kniffel_from_slash_command_to_final_scores(world: World) -> 
     await expect(game.get_by_role("button")).to_have_text(
         ["🔍 Review", "🔁Rematch"]
     )  # the post-game review and Rematch
-    await expect(alice.page.locator("#messages")).to_contain_text("Winner")
+    await expect(alice.page.locator("#messages")).to_contain_text("🏁 Alice finished with")
     assert world.playground.bot is not None
     stored = await world.playground.bot.results.for_game(1)
     assert [row.user_id for row in stored] == [alice.user.id]

@@ -321,7 +321,8 @@ async def test_every_leaderboard_and_stats_answer_is_identical_after_migration_0
     assert all(boards_before[kind, "games", "all", None, 1, 0][0].pages > 1 for kind in KINDS)
     assert any("Kniffel rules" in str(answer) for answer in stats_before.values())
 
-    db = await Database.open(path)
+    # Up to 0017: 0018 takes the wins of games played alone away, as players see it on purpose (its own test).
+    db = await Database.open(path, [migration for migration in bundled_migrations() if migration.version < 18])
     try:
         stats = StatsRepository(db)
         assert await every_board(stats, ("all",)) == boards_before

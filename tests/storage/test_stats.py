@@ -22,7 +22,7 @@ import asyncpg
 import pytest
 
 from bot.engine.core import competition_ranks
-from bot.rankings import METRICS, MIN_AVERAGE_GAMES, PERIOD_DAYS, LeaderboardPage
+from bot.rankings import METRICS, MIN_AVERAGE_GAMES, PERIOD_DAYS, SOLO, LeaderboardPage
 from bot.storage import (
     CounterTotal,
     Database,
@@ -280,6 +280,33 @@ async def test_caller_rank_underneath_and_empty_board(games: GamesRepository, st
 
 
 # ---------------------------------------------------------------------- /stats
+
+
+async def play_alone(games: GamesRepository, user: int, score: int, *, at: float = NOW - 3600) -> int:
+    """A finished game of one seat, stored as the plumbing stores it: rank 1, not won, the counter ``solo``."""
+    record = await games.create(
+        kind="kniffel", variant="standard", guild_id=GUILD, channel_id=GUILD * 10 + 1, host=Seat.user(user, "Solo"),
+        locale="en-US", options={}, deadline_at=None,
+    )  # fmt: skip
+    row = ResultRow(
+        game_id=record.id, kind="kniffel", variant="standard", guild_id=GUILD, channel_id=GUILD * 10 + 1,
+        user_id=user, display_name="Solo", score=score, rank=1, won=False, finished_at=at, counters={SOLO: 1},
+    )  # fmt: skip
+    await games.save(replace(record, status="finished", finished_at=at), [row])
+    return record.id
+
+
+async def test_the_win_rate_is_over_the_games_with_an_opponent(games: GamesRepository, stats: StatsRepository) -> None:
+    """Games played alone count for the scores and games played, never for wins nor against the win rate."""
+    await play(games, {1: 250, 2: 200})
+    await play(games, {1: 150, 2: 210})
+    await play_alone(games, 1, 300)
+    await play_alone(games, 1, 280, at=NOW - DAY)
+    (kniffel,) = await stats.user_stats(1, ["kniffel"])
+    assert (kniffel.games, kniffel.wins, kniffel.solo, kniffel.win_rate, kniffel.best) == (4, 1, 2, 0.5, 300)
+    await play_alone(games, 3, 90)
+    (alone,) = await stats.user_stats(3, ["kniffel"])
+    assert (alone.games, alone.wins, alone.solo, alone.win_rate) == (1, 0, 1, 0.0)
 
 
 async def test_user_stats_per_game_with_counters(games: GamesRepository, stats: StatsRepository) -> None:
@@ -580,6 +607,12 @@ async def random_games(
     return played
 
 
+def alone_not_won(played: Sequence[Played]) -> list[Played]:
+    """Games stored before migration 0018 as it leaves them: a game of one result (at one seat) is no win."""
+    results = Counter(row.game_id for row in played)
+    return [replace(row, won=False) if results[row.game_id] == 1 else row for row in played]
+
+
 async def assert_boards_match(
     stats: StatsRepository,
     played: Sequence[Played],
@@ -780,6 +813,7 @@ async def test_migration_backfills_standings_from_existing_results(tmp_path: Pat
         await old.close()
     with sqlite3.connect(path) as conn:
         assert conn.execute("SELECT version FROM schema_version").fetchone()[0] == 1
+    played = alone_not_won(played)
     db = await Database.open(path)
     try:
         await assert_boards_match(StatsRepository(db), played)
@@ -806,6 +840,7 @@ async def test_migration_counts_the_figures_of_the_boards_kept_before_it(
         played = await random_games(GamesRepository(old), random.Random(5), 60)
     finally:
         await old.close()
+    played = alone_not_won(played)
     db = await Database.open(database_url)
     try:
         await assert_figures_match(db)
@@ -814,6 +849,91 @@ async def test_migration_counts_the_figures_of_the_boards_kept_before_it(
             assert row is not None
             assert row[0] > 0, days
         await assert_boards_match(StatsRepository(db), played)
+    finally:
+        await db.close()
+
+
+async def finish(
+    games: GamesRepository,
+    seats: Sequence[Seat],
+    scores: dict[int, int],
+    *,
+    at: float,
+    guild: int | None = GUILD,
+    kind: str = "kniffel",
+    counters: dict[str, int] | None = None,
+) -> int:
+    """A finished game with these seats and the people's results as the bot stored them before migration 0018: the
+    best score wins, also with nobody else at the table."""
+    record = await games.create(
+        kind="kniffel", variant="kniffel", guild_id=guild, channel_id=(guild or 0) * 10 + 2, host=seats[0],
+        locale="en-US", options={}, deadline_at=None,
+    )  # fmt: skip
+    ranks = competition_ranks(list(scores.values()))
+    rows = [
+        ResultRow(
+            game_id=record.id,
+            kind=kind,
+            variant="kniffel",
+            guild_id=guild,
+            channel_id=(guild or 0) * 10 + 2,
+            user_id=user,
+            display_name=f"user{user}",
+            score=score,
+            rank=rank,
+            won=rank == 1,
+            finished_at=at,
+            counters=counters or {},
+        )
+        for (user, score), rank in zip(scores.items(), ranks, strict=True)
+    ]
+    await games.save(replace(record, status="finished", finished_at=at, seats=tuple(seats)), rows)
+    return record.id
+
+
+async def test_migration_takes_the_wins_of_games_played_alone_away(database_url: str) -> None:
+    """Migration 0018: a result that was alone in its game, at a table of one seat, is no win any more and is
+    marked solo; the all-time and window totals and the boards' figures follow. A game against a computer, or
+    one whose other person asked /forget-me, keeps its win."""
+    dialect = "postgres" if postgres_url(database_url) else "sqlite"
+    alice, bob, carol, dave, erin, frank = (Seat.user(user, f"user{user}") for user in range(1, 7))
+    old = await Database.open(database_url, [m for m in bundled_migrations(dialect) if m.version < 18])
+    try:
+        async with old.transaction() as tx:
+            for days in PERIOD_DAYS.values():
+                tx.execute("INSERT INTO window_marks (days, since) VALUES (?, ?)", (days, NOW - days * DAY))
+        games = GamesRepository(old)
+        await finish(games, [alice], {1: 300}, at=NOW - 3600)
+        await finish(games, [alice], {1: 250}, at=NOW - 20 * DAY)
+        await finish(games, [alice, bob], {1: 200, 2: 150}, at=NOW - 2 * DAY)
+        robo = Seat("cpu-normal-1", "Robo", kind="computer")
+        await finish(
+            games, [carol, robo], {3: 220}, at=NOW - DAY, kind="kniffel+computer",
+            counters={"vs_normal": 1, "won_vs_normal": 1},
+        )  # fmt: skip
+        await finish(games, [dave, erin], {4: 240, 5: 100}, at=NOW - DAY)
+        assert await StatsRepository(old).forget(5) == Forgotten(1, 0)
+        await finish(games, [frank], {6: 180}, at=NOW - 3600, guild=None)
+    finally:
+        await old.close()
+    db = await Database.open(database_url)
+    try:
+        stats = StatsRepository(db)
+        await assert_figures_match(db)
+        for period, guild in itertools.product(("all", "month", "week"), (GUILD, None)):
+            page = await board(stats, "wins", period, guild)
+            expected = {1: 1, 2: 0, 4: 1} | ({} if guild else {6: 0})
+            assert {row.user_id: row.value for row in page.rows} == expected, (period, guild)
+        (mine,) = await stats.user_stats(1, ["kniffel"])
+        assert (mine.games, mine.wins, mine.solo, mine.win_rate, mine.best) == (3, 1, 2, 1.0, 300)
+        (franks,) = await stats.user_stats(6, ["kniffel"])
+        assert (franks.games, franks.wins, franks.solo, franks.best) == (1, 0, 1, 180)
+        (carols,) = await stats.user_stats(3, ["kniffel+computer"])
+        assert (carols.games, carols.wins, carols.solo) == (1, 1, 0)
+        best = await board(stats, "best", "all", None)
+        assert [(row.user_id, row.value) for row in best.rows][:2] == [(1, 300), (4, 240)]
+        solo = await db.fetch_all("SELECT user_id, won, rank FROM results WHERE user_id IN (1, 6) ORDER BY score")
+        assert [tuple(row) for row in solo] == [(6, 0, 1), (1, 1, 1), (1, 0, 1), (1, 0, 1)]
     finally:
         await db.close()
 
@@ -895,7 +1015,8 @@ async def test_migration_takes_classic_games_out_of_the_upper_bonus_rate(tmp_pat
         (carol,) = await stats.user_stats(3, ("kniffel",))
         assert (carol.games, carol.counters) == (3, {"kniffels": CounterTotal(3, 3)})
         (tutto,) = await stats.user_stats(1, ("tutto",))
-        assert (tutto.games, tutto.counters) == (1, {"tuttos": CounterTotal(2, 1)})
+        # A game played alone (migration 0018).
+        assert (tutto.games, tutto.counters) == (1, {"tuttos": CounterTotal(2, 1), SOLO: CounterTotal(1, 1)})
 
         # The recreated triggers keep counting after the upgrade, for new games and deleted ones.
         games = GamesRepository(db)

@@ -128,3 +128,21 @@ def test_roll_button_counts_the_roll_it_makes_and_no_further(engine: ModuleType,
         (t("dice.reroll", locale, roll=3), False),
         (t("dice.roll", locale), True),
     ]
+
+
+@pytest.mark.parametrize(("engine", "ui"), [(kniffel, KNIFFEL_UI), (dicepoker, DICEPOKER_UI)])
+def test_a_game_played_alone_ends_with_the_score_not_a_winner(engine: ModuleType, ui: ScorecardUI) -> None:
+    """A game alone is never a win (docs/RULES.md): its news says the player finished, with the score."""
+    for players in (["1"], ["1", "2"]):
+        rng = random.Random(3)
+        state = engine.new_game(players, rng)
+        while not engine.is_over(state):
+            player = engine.to_act(state)[0]
+            state = engine.apply(state, player, engine.timeout_action(state, player), rng)
+        table = Table(tuple(SeatView(player, f"P{player}") for player in players), 1, 2, "en-US", state)
+        over = ui.announce(table)[-1]
+        if len(players) == 1:
+            assert over == f"🏁 P1 finished with {ui.total(table, '1')} points."
+        else:
+            winners = [result.player for result in engine.results(state) if result.won]
+            assert over == t("dice.winners", "en-US", names=", ".join(f"P{p}" for p in winners), count=len(winners))

@@ -391,7 +391,9 @@ def test_a_solo_game_names_nobody_to_buy_the_round() -> None:
     state = act(take(act(act(state, tu.Draw()), tu.Roll(), 1, 2, 3, 4, 6, 6), 1), tu.Stop())
     assert tu.is_over(state)
     assert "next round" not in final_board(state)
-    assert announce(state)[-1] == t("tutto.winners", LOCALE, names="Alice")
+    # A game alone is never a win (docs/RULES.md): it finished, with the score.
+    assert announce(state)[-1] == t("tutto.solo_over", LOCALE, name="Alice", count=1000)
+    assert announce(state)[-1].startswith("🏁 Alice finished with 1,000 points")
 
 
 def test_tied_last_places_buy_the_round_together() -> None:
