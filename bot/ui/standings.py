@@ -12,6 +12,8 @@ from bot.i18n import t
 from bot.ui.render import Table
 
 MEDALS = {1: "🥇", 2: "🥈", 3: "🥉"}
+#: The mark of a game played alone: it is never a win (docs/RULES.md, section 6), so no gold medal either.
+FINISHED_ALONE = "🏁"
 
 
 class Standing(NamedTuple):
@@ -25,6 +27,8 @@ def standing(table: Table[Any], player: str, rank: int, limit: int | None = None
     Who left is the engine's word (``state.left``, which its ranks follow); the seat tells a removal from a leave.
     """
     name = table.name(player, limit)
+    if len(table.state.players) == 1:
+        return Standing(FINISHED_ALONE, name)
     if player not in table.state.left:
         return Standing(MEDALS.get(rank, f"{rank}."), name)
     seat = table.seat(player)

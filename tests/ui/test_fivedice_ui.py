@@ -146,3 +146,20 @@ def test_a_game_played_alone_ends_with_the_score_not_a_winner(engine: ModuleType
         else:
             winners = [result.player for result in engine.results(state) if result.won]
             assert over == t("dice.winners", "en-US", names=", ".join(f"P{p}" for p in winners), count=len(winners))
+
+
+@pytest.mark.parametrize(("engine", "ui"), [(kniffel, KNIFFEL_UI), (dicepoker, DICEPOKER_UI)])
+def test_a_game_played_alone_gives_no_medal_on_the_final_board(engine: ModuleType, ui: ScorecardUI) -> None:
+    """No gold for a game alone (it is no win): its one line is marked as finished; two players keep their medals."""
+    for players in (["1"], ["1", "2"]):
+        rng = random.Random(5)
+        state = engine.new_game(players, rng)
+        while not engine.is_over(state):
+            player = engine.to_act(state)[0]
+            state = engine.apply(state, player, engine.timeout_action(state, player), rng)
+        table = Table(tuple(SeatView(player, f"P{player}") for player in players), 1, 2, "en-US", state)
+        description = ui.render(table).embeds[0].description or ""
+        if len(players) == 1:
+            assert description.startswith("🏁 P1 — ") and "🥇" not in description
+        else:
+            assert "🥇" in description

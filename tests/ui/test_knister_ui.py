@@ -198,10 +198,10 @@ def test_final_grid_shows_line_scores_and_total() -> None:
     state.over = True
     rendered = UI.render(table(state, {ALICE: "Alice"}))
     embed = rendered.embeds[0]
-    assert "🥇 Alice — **53**" in embed.description
+    assert "🏁 Alice — **53**" in embed.description  # alone: no medal, never a win
     assert "Rating: good!" in embed.description
     block = embed.fields[0].value
-    assert embed.fields[0].name == "🥇 Alice — 53"
+    assert embed.fields[0].name == "🏁 Alice — 53"
     assert " 7  4  8  9 11| 0" in block
     assert " 8 11  8  8  7| 3" in block
     assert " 1  0  3  8  1" in block
