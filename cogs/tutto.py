@@ -21,6 +21,7 @@ MAX_TARGET = 20000
 _ACTIONS: dict[str, Callable[[], tutto.AnyAction]] = {
     "draw": tutto.Draw,
     "roll": tutto.Roll,
+    "select_scoring": tutto.SelectScoring,
     "roll_on": tutto.RollOn,
     "stop": tutto.Stop,
     "continue": tutto.Continue,

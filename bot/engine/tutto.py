@@ -159,6 +159,17 @@ class ToggleSelect(_Action):
     index: int = Field(ge=0, lt=DICE)
 
 
+class SelectScoring(_Action):
+    """Select every scoring die of the current roll in one tap: all 1s and 5s and every whole triple, under Street
+    one die of each face not collected yet (see :func:`scoring_selection`).
+
+    The selection a player takes most of the time, one die toggle at a time otherwise; it is a move of its own so
+    the rule of which dice score stays here, and the board only offers it.
+    """
+
+    kind: Literal["select_scoring"] = "select_scoring"
+
+
 class RollOn(_Action):
     """Set the selection aside and roll the remaining dice (a Tutto when no die remains)."""
 
@@ -177,7 +188,7 @@ class Continue(_Action):
     kind: Literal["continue"] = "continue"
 
 
-AnyAction = Draw | Roll | ToggleSelect | RollOn | Stop | Continue
+AnyAction = Draw | Roll | ToggleSelect | SelectScoring | RollOn | Stop | Continue
 Action = Annotated[AnyAction, Field(discriminator="kind")]
 _ACTION_ADAPTER: TypeAdapter[AnyAction] = TypeAdapter(Action)
 
@@ -405,10 +416,13 @@ def apply(state: State, player: str, action: AnyAction, rng: random.Random) -> S
         if refusal is not None:
             raise InvalidSelection(reason=refusal)
         nxt = state.successor()
-        if action.index in nxt.selected:
-            nxt.selected.remove(action.index)
-        else:
-            nxt.selected = sorted([*nxt.selected, action.index])
+        nxt.selected = selected_after(state, action)
+    elif isinstance(action, SelectScoring):
+        _require_roll(state)
+        if not _changes_selection(state):
+            raise IllegalAction("every scoring die is selected already")
+        nxt = state.successor()
+        nxt.selected = selected_after(state, action)
     elif isinstance(action, RollOn):
         _require_roll(state)
         _check_selection_valid(state)
@@ -635,6 +649,7 @@ def _finish(nxt: State) -> None:
 
 #: The actions are frozen models: one instance of each serves every list (the board asks on every click).
 _DRAW, _ROLL, _ROLL_ON, _STOP, _CONTINUE = Draw(), Roll(), RollOn(), Stop(), Continue()
+_SELECT_SCORING = SelectScoring()
 _TOGGLES = tuple(ToggleSelect(index=index) for index in range(DICE))
 
 
@@ -656,6 +671,8 @@ def legal_actions(state: State, player: str) -> list[AnyAction]:
     if state.phase == "tutto":
         return [_STOP, _CONTINUE]
     actions: list[AnyAction] = [*toggle_actions(state)]
+    if _changes_selection(state):
+        actions.append(_SELECT_SCORING)
     check = check_selection(state)
     if check.points is not None:
         actions.append(_ROLL_ON)
@@ -691,6 +708,39 @@ def _target_selection(state: State) -> Counter[int]:
     if card_kind(state.card) == STREET:
         return Counter(set(state.roll) - set(state.aside))
     return _scoring_dice(state.roll)
+
+
+def scoring_selection(state: State) -> list[int]:
+    """The indices :class:`SelectScoring` selects: every scoring die of the roll (under Street one die of every
+    face not collected yet), the most a player may set aside and, under Fireworks, what they must.
+
+    A die already selected stays selected where it is one of them (under Street the 5 a player picked stays, not
+    the other 5), so the tap only adds and takes out what differs. Empty outside the select phase.
+    """
+    if state.phase != "select":
+        return []
+    want = _target_selection(state)
+    chosen = []
+    for index in [*state.selected, *(i for i in range(len(state.roll)) if i not in state.selected)]:
+        face = state.roll[index]
+        if want[face] > 0:
+            want[face] -= 1
+            chosen.append(index)
+    return sorted(chosen)
+
+
+def selected_after(state: State, action: ToggleSelect | SelectScoring) -> list[int]:
+    """The indices selected once ``action`` is applied (not checked: :func:`apply` refuses what it must), for
+    :func:`apply` and for whoever values or describes a selecting move before it is made."""
+    if isinstance(action, SelectScoring):
+        return scoring_selection(state)
+    return sorted(set(state.selected) ^ {action.index})
+
+
+def _changes_selection(state: State) -> bool:
+    """Whether :class:`SelectScoring` changes the selection now (it is legal exactly then)."""
+    selection = scoring_selection(state)
+    return bool(selection) and selection != sorted(state.selected)
 
 
 def timeout_action(state: State, player: str) -> AnyAction:

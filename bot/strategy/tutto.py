@@ -435,9 +435,8 @@ def _action_values(solution: Solution, state: engine.State, player: str) -> list
                 ActionValue(action, on if isinstance(action, engine.RollOn) else (stop if stop is not None else on))
             )
             continue
-        assert isinstance(action, engine.ToggleSelect)
-        toggled = sorted(set(state.selected) ^ {action.index})
-        faces = tuple(sorted(state.roll[i] for i in toggled))
+        assert isinstance(action, engine.ToggleSelect | engine.SelectScoring)
+        faces = tuple(sorted(state.roll[i] for i in engine.selected_after(state, action)))
         wider = [s for s in options if not Counter(faces) - Counter(s.faces)]
         values.append(ActionValue(action, _best(solution, state, wider)))
     return values
@@ -447,8 +446,9 @@ def evaluate(state: engine.State, player: str, level: str = "perfect") -> list[A
     """Every legal action with the expected points it banks this turn (optimal single-turn play after it; the
     values are the same for every ``level``, which only changes how :func:`choose` plays).
 
-    A die toggle is worth the best selection that still contains the selection after the toggle (0 when no
-    valid selection does); Roll on and Stop set the current selection aside.
+    A die toggle, or selecting every scoring die, is worth the best selection that still contains the selection
+    after it (0 when no valid selection does; every scoring die is the widest selection, so that is its own
+    value); Roll on and Stop set the current selection aside.
     """
     if player not in engine.to_act(state):
         return []

@@ -1,8 +1,8 @@
 """The Hint answer: the best few actions of the player to act, with their values, and what the current one is worth.
 
 Pure: it gets the engine state, the player and the strategy's values (best first) and writes lines. Five-dice
-holds are shown as dice ("keep ⚄ ⚄ ⚄ and roll"), Tutto selections as the dice taken, Knister cells as row and
-column, boxes and rows by their names in the catalogue.
+holds are shown as dice ("keep ⚄ ⚄ ⚄ and roll"), Tutto selections as the dice taken (a die toggle and every
+scoring die at once alike), Knister cells as row and column, boxes and rows by their names in the catalogue.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from bot.engine import tutto
 from bot.i18n import number, t
 from bot.ui.common import faces
 
@@ -46,13 +47,9 @@ def describe(kind: str, state: Any, action: Any, locale: str) -> str:
         if name == "place":
             return t("hint.place", locale, row=action.cell // 5 + 1, column=action.cell % 5 + 1)
         return t("hint.roll", locale)
-    if name == "toggle":
-        selected = [state.roll[index] for index in state.selected]
-        if action.index in state.selected:
-            selected.remove(state.roll[action.index])
-        else:
-            selected.append(state.roll[action.index])
-        return t("hint.take", locale, dice=faces(sorted(selected))) if selected else t("hint.take_none", locale)
+    if name in ("toggle", "select_scoring"):
+        selected = sorted(state.roll[index] for index in tutto.selected_after(state, action))
+        return t("hint.take", locale, dice=faces(selected)) if selected else t("hint.take_none", locale)
     return t(f"tutto.{name}", locale)
 
 

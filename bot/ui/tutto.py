@@ -6,6 +6,9 @@ risk this turn. Its buttons:
 
 - the dice of the current roll, tap to select (six dice: two rows of three; fewer: one row); under Street a die
   of a face already collected or picked is greyed out;
+- **Take all** after the dice (the second row of six, or a row of its own under fewer): every scoring die in one
+  tap instead of one tap a die; offered when it would select two dice or more, greyed once they are selected
+  (greyed, not gone, so the rows below stay where the thumb expects Roll on);
 - the dice set aside earlier under this card, greyed out on their own row;
 - the turn's actions: **Draw & roll** (the roll after the card has nothing to choose, so it comes with the
   draw), **Roll** (seen on a computer's turn, which draws and rolls in two paced steps), **Roll on** / **Stop**
@@ -34,6 +37,10 @@ BAR_WIDTH = 10
 NAME_WIDTH = 12
 DICE_PER_ROW = 3
 """Six dice split 3 + 3 so the labels stay readable on phones; fewer fit one row of Discord's five."""
+TAKE_ALL_ROW = 1
+"""Take all follows the second row of three dice, or has the row below fewer: Roll on and Stop leave no room for a
+third button on a phone's row (in Polish, with a four-digit bank, they take 310 of its 313 px: tests/ui/test_phone.py's
+model)."""
 ACTION_ROW = 3
 MISSING_FACE = "▫️"
 STOPPABLE = frozenset({tutto.BONUS, tutto.DOUBLE})
@@ -224,6 +231,7 @@ class TuttoUI:
             )
             return
         self._dice(table, rendered)
+        self._take_all(table, rendered)
         if check.points is None:
             label = t("tutto.roll_on", locale)
         elif check.tutto:
@@ -272,6 +280,19 @@ class TuttoUI:
             rendered.layout.button(
                 2, f"{DIE_FACES[face]} {face}", custom_id(game, "aside", index, stamp), disabled=True
             )
+
+    def _take_all(self, table: Table, rendered: Rendered) -> None:
+        """**Take all** (``SelectScoring``): left out where it would select one die, the same as tapping it."""
+        state = _state(table)
+        if len(tutto.scoring_selection(state)) < 2:
+            return
+        rendered.layout.button(
+            TAKE_ALL_ROW,
+            t("tutto.take_all", table.locale),
+            custom_id(table.game_id, "select_scoring", "", table.stamp),
+            style=discord.ButtonStyle.primary,
+            disabled=tutto.SelectScoring() not in tutto.legal_actions(state, state.current),
+        )
 
     # ------------------------------------------------------------------ the end
 

@@ -21,8 +21,8 @@ pytestmark = pytest.mark.timeout(60)
 EXTENSIONS = ("cogs.help", "cogs.tutto")
 LOCALE = "en-US"
 TURN_SECONDS = 5 * 60
-SECONDARY = 2
-"""Button style of a die not yet selected."""
+PRIMARY, SECONDARY = 1, 2
+"""Button styles of a selected die and of a die not yet selected."""
 
 
 class Script(ScriptedRandom):
@@ -185,6 +185,40 @@ async def test_one_tap_on_draw_shows_the_card_and_the_rolled_dice(harness: Harne
     assert [tuple(row) for row in rows] == [
         (str(alice.id), "player", '{"kind":"draw"}', record.version),
         (str(alice.id), "player", '{"kind":"roll"}', record.version),
+    ]
+
+
+async def test_take_all_selects_every_scoring_die_in_one_tap(harness: Harness) -> None:
+    """One tap instead of one a die: the board values the selection, Roll on sets it aside, and the stored move is
+    the action itself."""
+    script = Script(["bonus_300"], [1, 2, 5, 3, 1, 6, 2, 3, 5])
+    alice, bob = harness.alice, harness.bob
+    game = await play(harness, script, [alice, bob])
+    await game.press(alice, "draw")
+    assert game.button("select_scoring").label == "Take all"
+    assert not game.button("select_scoring").disabled
+
+    await game.press(alice, "select_scoring")
+    assert t("tutto.selected", LOCALE, dice="⚀ ⚄ ⚀", points=250) in game.text
+    assert game.button("select_scoring").disabled
+    assert [game.button("die", index).style for index in range(6)] == [PRIMARY, SECONDARY] * 3
+    assert game.button("stop").label == "Stop · bank 250"
+
+    await game.press(alice, "roll_on")
+    assert t("tutto.aside", LOCALE, dice="⚀ ⚀ ⚄", points=250) in game.text
+    assert [game.button("aside", index).label for index in range(3)] == ["⚀ 1", "⚄ 5", "⚀ 1"]
+    assert not game.has("select_scoring")  # the new roll has one scoring die: a tap on it is all it takes
+    record = await harness.record()
+    assert record is not None and harness.bot is not None
+    rows = await harness.bot.db.fetch_all(
+        "SELECT action FROM game_moves WHERE game_id = ? AND player = ? ORDER BY version, step",
+        (record.id, str(alice.id)),
+    )
+    assert [row[0] for row in rows] == [
+        '{"kind":"draw"}',
+        '{"kind":"roll"}',
+        '{"kind":"select_scoring"}',
+        '{"kind":"roll_on"}',
     ]
 
 

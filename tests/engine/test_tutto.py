@@ -344,7 +344,11 @@ def test_street_refuses_a_die_of_a_face_collected_or_already_picked() -> None:
         act(state, t.ToggleSelect(index=0))
     assert refused.value.params == {"reason": "street_face_taken"}
     state = act(state, t.ToggleSelect(index=1))
-    assert t.legal_actions(state, "alice") == [*(t.ToggleSelect(index=i) for i in (1, 3, 4)), t.RollOn()]
+    assert t.legal_actions(state, "alice") == [
+        *(t.ToggleSelect(index=i) for i in (1, 3, 4)),
+        t.SelectScoring(),
+        t.RollOn(),
+    ]
     with pytest.raises(InvalidSelection) as refused:
         act(state, t.ToggleSelect(index=2))
     assert refused.value.params == {"reason": "street_one_per_face"}
@@ -435,6 +439,113 @@ def test_a_triple_cannot_use_a_die_of_an_earlier_roll() -> None:
     assert t.check_selection(state).reason == "triple_across_rolls"
     state = act(state, t.ToggleSelect(index=0))
     assert t.check_selection(state) == t.SelectionCheck(points=100)
+
+
+# --------------------------------------------------------------------------------------------------
+# Selecting every scoring die in one tap
+
+
+def test_select_scoring_takes_every_scoring_die_in_one_move() -> None:
+    state = act(act(tutto_table(["bonus_400"]), t.Draw()), t.Roll(), 4, 1, 4, 5, 4, 3)
+    assert t.SelectScoring() in t.legal_actions(state, "alice")
+    assert t.scoring_selection(state) == [0, 1, 2, 3, 4]
+    state = act(state, t.SelectScoring())
+    assert state.selection == [4, 1, 4, 5, 4]
+    assert t.check_selection(state) == t.SelectionCheck(points=550)
+    assert t.legal_actions(state, "alice") == [*(t.ToggleSelect(index=i) for i in range(6)), t.RollOn(), t.Stop()]
+    state = act(state, t.RollOn(), 5)
+    assert event(state, "tutto.set_aside") == {"player": "alice", "dice": [4, 1, 4, 5, 4], "points": 550, "total": 550}
+
+
+def test_select_scoring_keeps_the_dice_picked_and_drops_those_that_do_not_score() -> None:
+    state = act(act(tutto_table(["bonus_400"]), t.Draw()), t.Roll(), 5, 2, 5, 3, 2, 6)
+    picked = take(state, 2)
+    assert picked.selected == [1]
+    state = act(picked, t.ToggleSelect(index=2))  # the second 5
+    state = act(state, t.SelectScoring())
+    assert state.selected == [0, 2]
+    assert state.selection == [5, 5]
+    assert t.check_selection(state) == t.SelectionCheck(points=100)
+
+
+def test_select_scoring_is_refused_once_every_scoring_die_is_selected() -> None:
+    state = act(act(tutto_table(["bonus_400"]), t.Draw()), t.Roll(), 1, 2, 3, 4, 6, 6)
+    state = take(state, 1)
+    assert t.SelectScoring() not in t.legal_actions(state, "alice")
+    snapshot = state.model_copy(deep=True)
+    with pytest.raises(IllegalAction, match="selected already"):
+        act(state, t.SelectScoring())
+    assert state == snapshot
+
+
+def test_select_scoring_needs_a_roll_on_the_table() -> None:
+    state = tutto_table(["bonus_400"])
+    with pytest.raises(IllegalAction):
+        act(state, t.SelectScoring())
+    state = act(state, t.Draw())
+    with pytest.raises(MustRollFirst):
+        act(state, t.SelectScoring())
+    assert t.scoring_selection(state) == []
+
+
+def test_select_scoring_under_street_takes_one_die_of_every_new_face() -> None:
+    state = act(act(tutto_table(["street"]), t.Draw()), t.Roll(), 1, 2, 3, 3, 4, 4)
+    state = act(take(state, 1), t.RollOn(), 1, 5, 5, 6, 2)
+    state = act(state, t.ToggleSelect(index=2))  # the second 5 stays the 5 taken
+    state = act(state, t.SelectScoring())
+    assert state.selected == [2, 3, 4]
+    assert state.selection == [5, 6, 2]
+    assert t.check_selection(state) == t.SelectionCheck(points=0)
+    assert t.SelectScoring() not in t.legal_actions(state, "alice")
+
+
+def test_select_scoring_under_fireworks_takes_what_the_card_demands() -> None:
+    state = act(act(tutto_table(["fireworks"]), t.Draw()), t.Roll(), 1, 5, 2, 3, 4, 6)
+    state = act(take(state, 1), t.SelectScoring())
+    assert t.check_selection(state) == t.SelectionCheck(points=150)
+    state = act(state, t.RollOn(), 2, 3, 4, 6)
+    assert event(state, "tutto.fireworks_null") == {"player": "alice", "points": 150}
+
+
+_CARDS = sorted({card for card in t.DECK if t.card_kind(card) != t.STOP})
+
+
+@settings(max_examples=200, deadline=None)
+@given(card=st.sampled_from(_CARDS), dice=dice_lists, rnd=st.randoms())
+def test_select_scoring_yields_the_best_valid_selection(card: str, dice: list[int], rnd: random.Random) -> None:
+    """For any roll and any dice picked from it, the action (when legal) leaves a selection ``check_selection``
+    accepts: worth the roll's best score, or under Street one die of every face not collected yet."""
+    street = t.card_kind(card) == t.STREET
+    faces = [1, 2, 3, 4, 5, 6]
+    rnd.shuffle(faces)
+    aside = faces[: t.DICE - len(dice)] if street else [rnd.randint(1, 6) for _ in range(t.DICE - len(dice))]
+    state = tutto_table([]).model_copy(
+        update={
+            "card": card,
+            "phase": "select",
+            "aside": aside,
+            "roll": dice,
+            "selected": sorted(i for i in range(len(dice)) if rnd.random() < 0.5),
+        }
+    )
+    new_faces = set(dice) - set(aside) if street else set()
+    if (street and not new_faces) or (not street and t.best_score(dice) == 0):
+        return  # a null: the engine never leaves one on the table
+    legal = t.SelectScoring() in t.legal_actions(state, "alice")
+    if not legal:
+        assert state.selected == t.scoring_selection(state)
+        return
+    after = act(state, t.SelectScoring())
+    check = t.check_selection(after)
+    assert check.points is not None
+    if street:
+        assert sorted(after.selection) == sorted(new_faces)
+    else:
+        assert check.points == t.best_score(dice)
+    kept = Counter(dice[i] for i in set(state.selected) & set(after.selected))
+    before = Counter(state.selection)
+    assert kept == Counter({face: min(n, before[face]) for face, n in Counter(after.selection).items()})
+    assert t.SelectScoring() not in t.legal_actions(after, "alice")
 
 
 def test_actions_out_of_phase_or_turn_are_refused() -> None:
@@ -551,6 +662,7 @@ def test_state_round_trips_and_actions_parse() -> None:
     assert t.State.load(state.dump()) == state
     assert t.parse_action({"kind": "toggle", "index": 3}) == t.ToggleSelect(index=3)
     assert t.parse_action({"kind": "roll_on"}) == t.RollOn()
+    assert t.parse_action({"kind": "select_scoring"}) == t.SelectScoring()
     with pytest.raises(ValueError, match="index"):
         t.parse_action({"kind": "toggle", "index": 6})
     with pytest.raises(ValueError, match="kind"):
@@ -564,6 +676,7 @@ _ALL_ACTIONS: list[t.AnyAction] = [
     t.Draw(),
     t.Roll(),
     *(t.ToggleSelect(index=i) for i in range(6)),
+    t.SelectScoring(),
     t.RollOn(),
     t.Stop(),
     t.Continue(),

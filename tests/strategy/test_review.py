@@ -143,6 +143,21 @@ def test_tutto_a_selection_and_what_follows_it_are_one_plan(table_dir: Path) -> 
     assert decision.regret > 0  # taking the two 1s is worth more
 
 
+def test_tutto_take_all_is_no_decision_of_its_own_the_plan_after_it_is(table_dir: Path) -> None:
+    state = tutto_table(["bonus_300"])
+    state = act(state, tutto_engine.Draw())
+    state = act(state, tutto_engine.Roll(), 1, 1, 5, 2, 3, 4)
+    taken = act(state, tutto_engine.SelectScoring())
+    moves = [
+        played("alice", "player", tutto_engine.SelectScoring(), state),
+        played("alice", "player", tutto_engine.RollOn(), taken),
+    ]
+
+    result = review(TUTTO, "standard", "alice", moves, table_dir)
+
+    assert [decision.chosen for decision in result.decisions] == [Plan((1, 1, 5), "roll_on")]
+
+
 def test_a_long_review_fits_discords_limits_and_keeps_the_costliest(table_dir: Path) -> None:
     state = rolled("classic", 6, 6, 6, 6, 6)
     moves = [played(ME, "player", kniffel.Score(box=box), state) for box in kniffel.BOXES for _ in range(20)]

@@ -59,6 +59,18 @@ def test_toggles_that_lead_to_the_same_keep_are_listed_once_and_translated() -> 
     ]
 
 
+def test_selecting_every_scoring_die_reads_as_the_dice_it_takes() -> None:
+    """It is listed once with the toggle that leads to the same selection: the same move in words."""
+    state = tutto.new_game(["a", "b"], random.Random(1)).model_copy(
+        update={"phase": "select", "card": "bonus_300", "roll": [1, 5, 2, 3, 4, 6], "selected": [0]}
+    )
+    assert hint.describe("tutto", state, tutto.SelectScoring(), "de") == "⚀ ⚄ nehmen"
+    values = [Value(tutto.SelectScoring(), 240.0), Value(tutto.ToggleSelect(index=1), 240.0)]
+    assert hint.render("tutto", state, values, None, "en-US").splitlines()[1:] == [
+        "**take ⚀ ⚄** → 240.0 expected this turn"
+    ]
+
+
 def test_tutto_selections_and_knister_cells_in_words() -> None:
     tutto_state = tutto.new_game(["a", "b"], random.Random(1)).model_copy(
         update={"phase": "select", "roll": [1, 5, 2, 3, 4, 6], "selected": [0]}

@@ -20,7 +20,8 @@ from typing import Any
 
 import pytest
 
-from bot.i18n import languages
+from bot.engine import tutto
+from bot.i18n import languages, t
 from bot.play.service import GameService, lobby, table
 from bot.play.spec import AnySpec
 from bot.play.transitions import Game
@@ -226,6 +227,21 @@ def test_the_model_measures_five_dice_and_a_long_label() -> None:
     assert row_px(dice) <= ROW
     long = {"type": 1, "components": [{"type": 2, "label": "x" * 40}]}
     assert row_px(long) > ROW
+
+
+@pytest.mark.parametrize("language", languages())
+def test_take_all_fits_beside_three_selected_dice(language: str) -> None:
+    """Tutto's Take all follows the second row of six dice: its widest case, three selected dice before it, fits
+    (random play rarely shows it)."""
+    ids = [str(10**17 + index) for index in range(2)]
+    seats = tuple(SeatView(player, "W" * 30) for player in ids)
+    state = tutto.State(
+        players=ids, scores=dict.fromkeys(ids, 0), tuttos=dict.fromkeys(ids, 0), current=ids[0], deck=[],
+        card="bonus_600", phase="select", roll=[1, 2, 3, 1, 5, 1], selected=[3, 4, 5],
+    )  # fmt: skip
+    row = TUTTO.ui.render(Table(seats, 987654321, 123456, language, state)).layout.components()[1]
+    assert [component.get("label") for component in row["components"]] == ["1", "5", "1", t("tutto.take_all", language)]
+    assert row_px(row) <= ROW
 
 
 # -- scorecards: one table with a column per player, never wider than a phone's code block --------------------

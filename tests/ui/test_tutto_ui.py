@@ -154,6 +154,56 @@ def test_the_selection_is_valued_live_and_stop_shows_what_it_banks() -> None:
     assert "**+100**" in description(rendered)
 
 
+def test_take_all_follows_the_six_dice_and_selects_every_scoring_die() -> None:
+    state = rolled("bonus_600", 4, 1, 4, 5, 4, 3)
+    rendered = render(state)
+    assert_within_limits(rendered)
+    found = buttons(rendered)
+    assert found["select_scoring"].label == "Take all"
+    assert found["select_scoring"].row == 1
+    second_row = rendered.layout.components()[1]["components"]
+    assert [item["custom_id"] for item in second_row][-1] == found["select_scoring"].custom_id
+    assert "select_scoring" in enabled(rendered)
+    state = act(state, to_action(Click(GAME_ID, "select_scoring", "", STAMP)))
+    rendered = render(state)
+    assert enabled(rendered) == {*(f"die{i}" for i in range(6)), "roll_on", "stop"}
+    assert buttons(rendered)["select_scoring"].row == 1  # greyed, not gone: Roll on stays where it was
+    assert t("tutto.selected", LOCALE, dice="⚃ ⚀ ⚃ ⚄ ⚃", points=550) in description(rendered)
+
+
+def test_take_all_has_a_row_of_its_own_under_fewer_dice() -> None:
+    state = act(take(rolled("bonus_600", 1, 2, 3, 4, 6, 6), 1), tu.RollOn(), 5, 2, 2, 2, 6)
+    rendered = render(state)
+    assert_within_limits(rendered)
+    found = buttons(rendered)
+    assert [found[f"die{i}"].row for i in range(5)] == [0] * 5
+    assert found["select_scoring"].row == 1
+    assert not found["select_scoring"].disabled
+    assert found["aside0"].row == 2
+
+
+@pytest.mark.parametrize(
+    "state",
+    [
+        game(["bonus_600"]),
+        act(game(["bonus_600"]), tu.Draw()),
+        rolled("bonus_600", 1, 2, 3, 4, 6, 6),  # one scoring die: Take all would be the same one tap
+        act(rolled("street", 1, 2, 3, 4, 5, 5), tu.SelectScoring()).model_copy(update={"phase": "tutto"}),
+    ],
+    ids=["draw", "roll", "one scoring die", "after a tutto"],
+)
+def test_no_take_all_where_it_would_not_save_a_tap(state: tu.State) -> None:
+    assert "select_scoring" not in buttons(render(state))
+
+
+def test_take_all_under_street_takes_one_die_of_each_new_face() -> None:
+    state = rolled("street", 1, 2, 2, 4, 6, 6)
+    state = act(state, to_action(Click(GAME_ID, "select_scoring", "", STAMP)))
+    rendered = render(state)
+    assert buttons(rendered)["select_scoring"].disabled
+    assert t("tutto.selected_street", LOCALE, dice="⚀ ⚁ ⚃ ⚅") in description(rendered)
+
+
 def test_set_aside_dice_are_greyed_on_their_own_row() -> None:
     state = act(take(rolled("bonus_600", 1, 2, 3, 4, 5, 6), 1), tu.RollOn(), 2, 2, 2, 3, 6)
     state = take(state, 2, 2, 2)
@@ -262,10 +312,10 @@ def test_an_invalid_selection_disables_the_actions_and_says_why(
 def test_street_disables_the_dice_the_engine_refuses() -> None:
     """A die of a face collected, or a second die of a face picked this roll, cannot be set aside: greyed out."""
     state = act(take(rolled("street", 1, 2, 3, 3, 4, 4), 1), tu.RollOn(), 1, 5, 5, 6, 2)
-    assert enabled(render(state)) == {"die1", "die2", "die3", "die4"}
+    assert enabled(render(state)) == {"die1", "die2", "die3", "die4", "select_scoring"}
     state = take(state, 5)
     rendered = render(state)
-    assert enabled(rendered) == {"die1", "die3", "die4", "roll_on"}
+    assert enabled(rendered) == {"die1", "die3", "die4", "select_scoring", "roll_on"}
     assert buttons(rendered)["die0"].label == "⚀ 1"
     assert t("tutto.rule.street", LOCALE, bonus=2000) in description(rendered)
 
@@ -500,6 +550,7 @@ def test_clicks_map_to_engine_actions() -> None:
     assert to_action(Click(1, "draw", "", 0)) == tu.Draw()
     assert to_action(Click(1, "die", "4", 0)) == tu.ToggleSelect(index=4)
     assert to_action(Click(1, "continue", "", 0)) == tu.Continue()
+    assert to_action(Click(1, "select_scoring", "", 0)) == tu.SelectScoring()
     with pytest.raises(KeyError):
         to_action(Click(1, "aside", "0", 0))
     with pytest.raises(ValueError, match="index"):
