@@ -244,6 +244,20 @@ def test_take_all_fits_beside_three_selected_dice(language: str) -> None:
     assert row_px(row) <= ROW
 
 
+@pytest.mark.parametrize("language", languages())
+def test_roll_on_and_stop_fit_with_five_digits_at_stake(language: str) -> None:
+    """Roll on beside Stop with a five-digit bank (Tuttos in a row under Double): the widest action row, which
+    random play hardly reaches."""
+    ids = [str(10**17 + index) for index in range(2)]
+    state = tutto.State(
+        players=ids, scores=dict.fromkeys(ids, 0), tuttos=dict.fromkeys(ids, 0), current=ids[0], deck=[],
+        card="double", phase="select", roll=[1, 2, 3], selected=[0], secured=18250, card_points=300,
+    )  # fmt: skip
+    row = TUTTO.ui.render(Table(tuple(SeatView(p, "W") for p in ids), 1, 1, language, state)).layout.components()[-1]
+    assert len(row["components"]) == 2
+    assert row_px(row) <= ROW, [component.get("label") for component in row["components"]]
+
+
 # -- scorecards: one table with a column per player, never wider than a phone's code block --------------------
 
 NAMES = ["Alice", "Bob", "Bobby", "Dominika Wiśniewska", "Éva", "Bob", "🎲 Zoe", "W" * 32]
