@@ -123,7 +123,7 @@ async def test_two_player_game_through_clicks(knister: Harness) -> None:
         assert f"= {state.number}" in table.message.text
         faces = " ".join("⚀⚁⚂⚃⚄⚅"[die - 1] for die in state.dice or [])
         # The roll is announced on the board itself: a round adds no message to the channel.
-        await table.shows(f"{h.user(state.roller).name} rolled {faces} = {state.number}")
+        await table.shows(f"{h.user(state.roller).name}'s roll: {faces} = {state.number}")
         assert len(h.posts()) == posts
         first, second = (alice, bob) if round_number % 2 else (bob, alice)  # placements in either order
         grid = await table.place_best(first)

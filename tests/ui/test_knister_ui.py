@@ -8,6 +8,7 @@ import discord
 import pytest
 
 from bot.engine import knister as kn
+from bot.i18n import t
 from bot.ui.knister import UI
 from bot.ui.render import Rendered, SeatView, Table, parse_custom_id
 from cogs.knister import SPEC
@@ -230,7 +231,7 @@ def test_announcements_multiplayer(rng: random.Random) -> None:
     assert f"Round 1/25: {names[state.roller]} rolls." in start
     rolled = kn.apply(state, state.roller, kn.Roll(), rng)
     (line,) = UI.announce(table(rolled, names))
-    assert line.startswith(f"🎲 {names[state.roller]} rolled")
+    assert line.startswith(f"🎲 {names[state.roller]}'s roll:")
     assert f"= {rolled.number} — everybody place it!" in line
     placed = kn.apply(rolled, ALICE, kn.Place(cell=0), rng)
     assert UI.announce(table(placed, names)) == []
@@ -298,3 +299,10 @@ def test_clicks_map_to_actions() -> None:
         SPEC.to_action(parse_custom_id(f"g:{GAME_ID}:place:25:3"))
     with pytest.raises(KeyError):
         SPEC.to_action(parse_custom_id(f"g:{GAME_ID}:hold:1:3"))
+
+
+@pytest.mark.parametrize("language", ["en", "de", "hu", "pl"])
+def test_the_round_text_names_the_place_button_as_it_reads(language: str) -> None:
+    """The round text quotes the button under it word for word (Hungarian said "Beírás" beside "8 beírása")."""
+    label = t("knister.place", language, number=8)
+    assert f"**{label}**" in t("knister.place_prompt", language, number=8)
