@@ -24,10 +24,6 @@ def _no_options(options: Mapping[str, Any], variant: str) -> dict[str, Any]:
     return {}
 
 
-def _never(action: Any) -> bool:
-    return False
-
-
 @dataclass(frozen=True, kw_only=True)
 class GameRules(Generic[StateT, ActionT]):
     """Everything the pure transitions need to run one game."""
@@ -49,8 +45,9 @@ class GameRules(Generic[StateT, ActionT]):
     #: Result counters the game keeps for statistics (names of the engine's ``PlayerResult.counters``).
     counters: Sequence[str] = field(default_factory=tuple)
     #: Whether a person's one legal action is taken for them in the click that left it (Tutto: a roll after a card
-    #: or a Tutto under Fireworks): a step with nothing to choose only costs a tap (``transitions.move``).
-    forced: Callable[[ActionT], bool] = _never
+    #: or a Tutto under Fireworks): a step with nothing to choose only costs a tap (``transitions.move``). None: no
+    #: step is ever forced, and a click costs no look at the legal actions after it (every Kniffel click).
+    forced: Callable[[ActionT], bool] | None = None
 
     def load(self, text: str | None) -> StateT | None:
         """The engine state stored as ``text`` (None before the game starts)."""

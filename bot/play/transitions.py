@@ -399,13 +399,16 @@ def _forced_steps(
     replays see it as if it had been clicked, and it is saved with the click in one transaction: nothing can
     observe the card drawn but not yet rolled. The state carries the events of the click and of every step.
     """
+    forced = rules.forced
+    if forced is None:
+        return state
     engine = rules.engine
     events = list(state.events)
     for _ in range(MAX_AUTO_STEPS):
         if rules.turn_key(state) != key:
             break
         legal = engine.legal_actions(state, player)
-        if len(legal) != 1 or not rules.forced(legal[0]):
+        if len(legal) != 1 or not forced(legal[0]):
             break
         moves.append(played(player, "player", legal[0], state))
         state = engine.apply(state, player, legal[0], rng)
