@@ -16,6 +16,8 @@ from bot.ui.common import faces
 
 #: How many of the best actions a hint lists.
 TOP = 3
+#: The actions that are a player's only move before their dice fall: a turn's first roll, Tutto's draw.
+BEFORE_THE_DICE = frozenset({"roll", "draw"})
 
 
 def _kept(dice: Sequence[int], held: Sequence[bool]) -> list[int]:
@@ -60,9 +62,17 @@ def render(kind: str, state: Any, values: Sequence[Any], current: Any | None, lo
     (Tutto), with its value; None when there is no such action (Knister, a finished roll). It answers "what if I
     press Roll now?", so it gets a line only when it is not among the best already listed: said twice, the same
     action and value read as two different moves.
+
+    When the one move is to roll (a turn's first roll; Tutto's draw) a list of one ("roll → 254.6") read as
+    advice without a choice: the hint then says what the position is worth with best play, and names the move.
     """
+    scope = "tutto" if kind == "tutto" else "final"
+    moves = list(dict.fromkeys(describe(kind, state, entry.action, locale) for entry in values))
+    if len(moves) == 1 and values[0].action.kind in BEFORE_THE_DICE:
+        value = number(values[0].value, locale, decimals=1, exact=True)
+        return "\n".join([t(f"hint.only_{scope}", locale, value=value), t("hint.only_move", locale, action=moves[0])])
     unit = "hint.points_turn" if kind == "tutto" else "hint.points_final"
-    lines = [t(f"hint.title_{'tutto' if kind == 'tutto' else 'final'}", locale)]
+    lines = [t(f"hint.title_{scope}", locale)]
     seen: set[str] = set()
     for entry in values:
         text = describe(kind, state, entry.action, locale)

@@ -80,3 +80,26 @@ def test_tutto_selections_and_knister_cells_in_words() -> None:
     assert hint.describe("tutto", tutto_state, tutto.Stop(), "en-US") == "Stop"
     knister_state = knister.new_game(["a"], random.Random(1))
     assert hint.describe("knister", knister_state, knister.Place(cell=7), "en-US") == "row 2, column 3"
+
+
+def test_before_the_first_roll_the_hint_says_what_the_game_is_worth() -> None:
+    """Rolling is the only move: a list of one "roll → 254.6" told nothing, the expected final score does."""
+    state = kniffel.new_game(["a"], random.Random(1), ruleset="kniffel")
+    values = [Value(kniffel.Roll(), 254.59)]
+    assert hint.render("kniffel", state, values, Value(kniffel.Roll(), 254.59), "en-US").splitlines() == [
+        "💡 Expected final score with best play: **254.6**",
+        "Your only move now: **roll**",
+    ]
+    assert hint.render("kniffel", state, values, values[0], "de").splitlines() == [
+        "💡 Erwartetes Endergebnis bei bestem Spiel: **254,6**",
+        "Dein einziger Zug jetzt: **würfeln**",
+    ]
+
+
+def test_a_tutto_turn_before_the_draw_is_worth_its_expected_points() -> None:
+    state = tutto.new_game(["a", "b"], random.Random(1))
+    text = hint.render("tutto", state, [Value(tutto.Draw(), 412.04)], None, "en-US")
+    assert text.splitlines() == [
+        "💡 Expected points this turn with best play: **412.0**",
+        "Your only move now: **Draw & roll**",
+    ]
