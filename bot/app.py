@@ -258,6 +258,7 @@ class DiceBot(commands.AutoShardedBot):
                         await self._catch_up
                 await self.service.shown.stop()
                 await self.service.followers.close()
+                await self.service.hints.close()
             await super().close()
             if hasattr(self, "db"):
                 await self.db.close()

@@ -23,6 +23,7 @@ from bot.i18n import game_locale, has, t
 from bot.play import board, computer, transitions
 from bot.play.cache import GameCache
 from bot.play.following import Followers
+from bot.play.hints import HintMessages
 from bot.play.inflight import InFlight
 from bot.play.live_board import LiveBoards, RepostBudget
 from bot.play.locks import GameLocks
@@ -192,6 +193,8 @@ class GameService(LiveBoards):
         self.reviews = Reviews(games, history, self.specs, brain)
         #: Each player's latest following private view (a Knister grid), edited when its game changes.
         self.followers = Followers(self._render_private, clock)
+        #: Each player's latest hint message of a game, which their next press of Hint edits.
+        self.hints = HintMessages(clock)
         #: The language a server chose with ``/settings language`` (None: its preferred locale).
         self.guild_language: Callable[[int], Awaitable[str | None]] = no_guild_language
 
@@ -546,14 +549,28 @@ class GameService(LiveBoards):
             await request.refuse("hint.preparing")
             return
         values, current = computer.hint_values(game.state, request.actor.player, self.brain.directory)
-        text = hint_ui.render(spec.kind, game.state, values, current, request.locale)
-        await request.show_private(Rendered(content=text))
+        await self._show_hint(
+            request, record, Rendered(content=hint_ui.render(spec.kind, game.state, values, current, request.locale))
+        )
         marked = transitions.mark_hinted(game, request.actor)
         if marked is not None:
             try:
                 await self.show(spec, await self._save(marked))
             except (StaleVersion, StorageUnavailable) as error:
                 log.warning("game %s: could not mark that %s used a hint: %s", record.id, request.actor.player, error)
+
+    async def _show_hint(self, request: Request, record: GameRecord, rendered: Rendered) -> None:
+        """Show a hint on the player's hint message of this game when it can be edited (``hints.py``), answering
+        the press silently; else as a new private message, which later presses edit."""
+        player = request.actor.player
+        if await self.hints.edit(record.id, player, record.message_id, rendered):
+            try:
+                await request.acknowledge()
+            except ResponseFailed as failed:  # the hint is shown all the same: it still counts as used
+                log.info("game %s: hint shown, but the press was not acknowledged (%s)", record.id, failed)
+            return
+        await request.show_private(rendered)
+        self.hints.shown(record.id, player, record.message_id, request.private_message())
 
     async def _open_private(self, request: Request, spec: AnySpec, game: Game, click: Click) -> None:
         view, record = spec.private_views[click.action], game.record
