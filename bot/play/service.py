@@ -547,6 +547,8 @@ class GameService(LiveBoards):
         if not self.brain.is_ready(game.state):
             self.brain.prepare(game.state, request.actor.player)
             await request.refuse("hint.preparing")
+            # The press once the tables are in memory turns this message into the hint: one message, not two.
+            self.hints.shown(record.id, request.actor.player, record.message_id, request.private_message())
             return
         values, current = computer.hint_values(game.state, request.actor.player, self.brain.directory)
         await self._show_hint(
