@@ -547,8 +547,8 @@ class GameService(LiveBoards):
         if not self.brain.is_ready(game.state):
             self.brain.prepare(game.state, request.actor.player)
             await request.refuse("hint.preparing")
-            # The press once the tables are in memory turns this message into the hint: one message, not two.
-            self.hints.shown(record.id, request.actor.player, record.message_id, request.private_message())
+            # The press once the tables are in memory deletes this message as it shows the hint: one, not two.
+            self.hints.shown(record.id, request.actor.player, request.private_message())
             return
         values, current = computer.hint_values(game.state, request.actor.player, self.brain.directory)
         await self._show_hint(
@@ -562,17 +562,9 @@ class GameService(LiveBoards):
                 log.warning("game %s: could not mark that %s used a hint: %s", record.id, request.actor.player, error)
 
     async def _show_hint(self, request: Request, record: GameRecord, rendered: Rendered) -> None:
-        """Show a hint on the player's hint message of this game when it can be edited (``hints.py``), answering
-        the press silently; else as a new private message, which later presses edit."""
-        player = request.actor.player
-        if await self.hints.edit(record.id, player, record.message_id, rendered):
-            try:
-                await request.acknowledge()
-            except ResponseFailed as failed:  # the hint is shown all the same: it still counts as used
-                log.info("game %s: hint shown, but the press was not acknowledged (%s)", record.id, failed)
-            return
+        """Show a hint as a new private message, right under the board; the player's older one goes (``hints.py``)."""
         await request.show_private(rendered)
-        self.hints.shown(record.id, player, record.message_id, request.private_message())
+        self.hints.shown(record.id, request.actor.player, request.private_message())
 
     async def _open_private(self, request: Request, spec: AnySpec, game: Game, click: Click) -> None:
         view, record = spec.private_views[click.action], game.record
