@@ -162,5 +162,10 @@ def rematch_computers(record: GameRecord, locale: str, name: NameComputer) -> tu
 
 
 def invited(record: GameRecord, host: str) -> list[str]:
-    """The people a rematch invites: everyone who sat at the old table but the new host, in seat order."""
-    return [seat.player for seat in record.seats if seat.kind == "user" and seat.player != host]
+    """The people a rematch invites: everyone who played the old game to its end but the new host, in seat order.
+
+    Someone who left or was removed is not pinged to a game they walked away from; they may still press Join.
+    """
+    return [
+        seat.player for seat in record.seats if seat.kind == "user" and seat.status == "active" and seat.player != host
+    ]

@@ -1,14 +1,15 @@
 """Players who left rank after everyone who stayed, end to end: the final message, the post and stored results; their
-card stays on the running and the ended board."""
+card stays on the running and the ended board; a rematch does not invite them."""
 
 from __future__ import annotations
 
 import pytest
 
-from fakediscord import Message
+from bot.engine import kniffel
+from fakediscord import Message, User
 from tests.e2e.board import live_board
 from tests.e2e.conftest import Harness
-from tests.e2e.dice import play_turn
+from tests.e2e.dice import play_to_end, play_turn
 from tests.e2e.test_tutto import Script, play
 
 pytestmark = pytest.mark.timeout(60)
@@ -77,6 +78,10 @@ def scores(board: Message) -> list[str]:
     return value.strip("`\n").splitlines()
 
 
+def mention(user: User) -> str:
+    return f"<@{user.id}>"
+
+
 async def test_who_left_stays_on_the_running_and_the_ended_board_marked(running: Harness) -> None:
     """QA 15/16: the totals of Alice, then of Bob, vanished from the board when they left; the card stays."""
     h = running
@@ -93,3 +98,19 @@ async def test_who_left_stays_on_the_running_and_the_ended_board_marked(running:
     assert board.embeds[0]["title"] == "Kniffel — ended"
     lines = scores(board)
     assert len(lines) == 3 and all(line.endswith("(left)") for line in lines)
+
+
+async def test_a_rematch_invites_nobody_who_left_but_anybody_may_join(running: Harness) -> None:
+    """QA 44: the rematch lobby pinged Bob, who had left the game in its first turn."""
+    h = running
+    await h.start_game("kniffel", [h.alice, h.bob, h.carol], rules="classic")
+    await (await h.command(h.bob, "kniffel leave")).message()
+    await play_to_end(h, await live_board(h), kniffel, chase=False)
+    final = await live_board(h)
+    lobby = await (await h.server.click_button(h.alice, final, label="Rematch")).message()
+    assert mention(h.carol) in (lobby.content or "") and mention(h.bob) not in (lobby.content or "")
+    record = await h.record()
+    assert record is not None and record.status == "lobby" and record.options["invited"] == [str(h.carol.id)]
+    await h.click(h.bob, lobby, "Join")
+    record = await h.record()
+    assert record is not None and [seat.player for seat in record.seats] == [str(h.alice.id), str(h.bob.id)]

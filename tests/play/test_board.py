@@ -112,8 +112,9 @@ def test_a_rematch_copies_the_options_but_not_what_the_old_game_recorded_and_inv
     assert board.rematch_options(record) == {"timeout": 7, "hints": 1}
     assert board.invited(record, BOB.player) == [ALICE.player]
     assert board.invited(record, ALICE.player) == [BOB.player]
-    left = replace(record, seats=(*record.seats, Seat("104", "Dan", status="left")))
-    assert board.invited(left, ALICE.player) == [BOB.player, "104"]  # who left a game may want the next one
+    gone = (Seat("104", "Dan", status="left"), Seat("105", "Eve", status="removed"))
+    left = replace(record, seats=(*record.seats, *gone))
+    assert board.invited(left, ALICE.player) == [BOB.player]  # not pinged: they may still press Join
 
 
 def test_a_rematch_seats_the_computers_again_named_in_the_new_lobbys_language() -> None:
