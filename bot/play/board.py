@@ -169,3 +169,13 @@ def invited(record: GameRecord, host: str) -> list[str]:
     return [
         seat.player for seat in record.seats if seat.kind == "user" and seat.status == "active" and seat.player != host
     ]
+
+
+def starts_at_once(record: GameRecord) -> bool:
+    """Whether a rematch of this finished game starts without a lobby: its one person played computers only.
+
+    That lobby would wait for nobody (the computers are seated again) and cost a tap on Start. Anyone else seated,
+    even one who left, keeps the lobby: they may want to join. A game played alone keeps it too, so friends can.
+    """
+    people = [seat for seat in record.seats if seat.kind == "user"]
+    return len(people) == 1 and len(record.seats) > 1
