@@ -162,5 +162,20 @@ def rematch_computers(record: GameRecord, locale: str, name: NameComputer) -> tu
 
 
 def invited(record: GameRecord, host: str) -> list[str]:
-    """The people a rematch invites: everyone who sat at the old table but the new host, in seat order."""
-    return [seat.player for seat in record.seats if seat.kind == "user" and seat.player != host]
+    """The people a rematch invites: everyone who played the old game to its end but the new host, in seat order.
+
+    Someone who left or was removed is not pinged to a game they walked away from; they may still press Join.
+    """
+    return [
+        seat.player for seat in record.seats if seat.kind == "user" and seat.status == "active" and seat.player != host
+    ]
+
+
+def starts_at_once(record: GameRecord) -> bool:
+    """Whether a rematch of this finished game starts without a lobby: its one person played computers only.
+
+    That lobby would wait for nobody (the computers are seated again) and cost a tap on Start. Anyone else seated,
+    even one who left, keeps the lobby: they may want to join. A game played alone keeps it too, so friends can.
+    """
+    people = [seat for seat in record.seats if seat.kind == "user"]
+    return len(people) == 1 and len(record.seats) > 1

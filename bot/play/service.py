@@ -846,7 +846,9 @@ class GameService(LiveBoards):
 
     async def _rematch(self, request: Request, spec: AnySpec, record: GameRecord) -> None:
         """**Rematch** on a finished game's board: a new lobby here with the same game, rules, options and
-        computer players, the clicker as host and the other people invited; the old board loses the button.
+        computer players, the clicker as host and the other people who played to the end invited; the old board
+        loses the button. The one person of a game against computers gets the new game started at once instead
+        (``board.starts_at_once``): that lobby would wait for nobody.
 
         The lobby speaks the server's language as it is set now, not the one the old game was played in.
         """
@@ -868,8 +870,53 @@ class GameService(LiveBoards):
         created = await self._open_lobby(
             request, spec, record.variant, record.guild_id, record.channel_id, locale, options, computers
         )
-        if created is not None and await self._post_lobby(request, spec, created):
+        if created is None:
+            return
+        post = self._post_started if board.starts_at_once(record) else self._post_lobby
+        if await post(request, spec, created):
             await self._supersede(spec, record, created.id)
+
+    async def _post_started(self, request: Request, spec: AnySpec, record: GameRecord) -> bool:
+        """Start a new lobby at once (its host's Start, decided here) and post the game's board as the answer to
+        ``request``; False if it never showed, and then the game is gone, as a lobby that could not be posted is.
+
+        The start is saved before the board is posted, so the board shows the game as stored (its roll-off, the
+        first turn); the lock is held until the board's message is noted, so a computer's first move waits for it.
+        A start the database refused posts the lobby instead, with its Start button.
+        """
+        async with self._locks.hold(record.id):
+            lobby_game = Game(record, None)
+            now = self._clock()
+            started = transitions.start(spec, lobby_game, request.actor, self._rng(), now)
+            try:
+                saved = await self._save(self._noted(spec, transitions.paced(spec, started, now, self.computer_delay)))
+            except (StaleVersion, StorageUnavailable) as error:
+                log.warning("rematch %s could not be started, posting its lobby: %s", record.id, error)
+            else:
+                return await self._post_board(request, spec, saved)
+        return await self._post_lobby(request, spec, record)
+
+    async def _post_board(self, request: Request, spec: AnySpec, saved: Game) -> bool:
+        """Post a game started at once as the answer to ``request`` and note its message (under the game's lock)."""
+        record = saved.record
+        try:
+            message_id = await request.send(self.render(spec, saved))
+        except ResponseFailed as failed:
+            log.warning("board of game %s could not be posted (%s); removing the game", record.id, failed)
+            self.cache.drop(record.id)
+            await self._games.delete(record.id)
+            return False
+        except Exception:
+            self.cache.drop(record.id)
+            await self._games.delete(record.id)
+            raise
+        try:
+            await self._games.attach_message(record.id, message_id, shown_version=record.version)
+        except StorageUnavailable as error:
+            # This process still knows its board (the kept copy below); a restart finds the game without one.
+            log.warning("could not store the board message of game %s: %s", record.id, error)
+        self.cache.put(Game(replace(record, message_id=message_id), saved.state))
+        return True
 
     async def _close_previous(self, record: GameRecord) -> None:
         """A new game opened in the channel: the previous game's final board stops offering Rematch.

@@ -30,7 +30,7 @@ from bot.ui.common import (
 )
 from bot.ui.ended import ended_embed
 from bot.ui.render import Rendered, Table, custom_id
-from bot.ui.standings import standing
+from bot.ui.standings import board_mark, standing, staying_first
 
 FIELD_LIMIT = 1024
 #: Names in the totals' code block, in columns: with a 4-digit total a line stays well within a phone's.
@@ -144,14 +144,16 @@ class ScorecardUI:
         return Rendered(embeds=[embed])
 
     def totals(self, table: Table) -> str:
-        """The totals of the players still in the game, in seat order."""
-        state = table.state
+        """Every total in seat order, those who left or were removed last and marked: their card stays."""
         standings = [
-            (cut_to_width(table.plain_name(p), NAME_WIDTH), number(self.total(table, p), table.locale))
-            for p in state.players
-            if p not in state.left
+            (
+                cut_to_width(table.plain_name(p), NAME_WIDTH),
+                number(self.total(table, p), table.locale),
+                board_mark(table, p),
+            )
+            for p in staying_first(table, table.state.players)
         ]
-        return monospace_table(standings)
+        return monospace_table(standings, align_left_from=2)
 
     def _controls(self, table: Table, rendered: Rendered) -> None:
         state, locale, stamp, game = table.state, table.locale, table.stamp, table.game_id

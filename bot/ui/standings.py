@@ -1,11 +1,13 @@
-"""A place in a game's final standings: the medal or rank, and the name marked when the player did not stay.
+"""A place in a game's final standings, and a player who did not stay on a board's scores.
 
 A player who left or was removed ranks after everyone who stayed and can no longer win (docs/RULES.md, section 6),
-so their line takes no medal, only their rank, and says why they are down there.
+so their line takes no medal, only their rank, and says why they are down there. Their card stays, so a running or
+ended board keeps their score too: after everyone still playing, with a short mark of why.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from bot.i18n import t
@@ -35,3 +37,21 @@ def standing(table: Table[Any], player: str, rank: int, limit: int | None = None
     if seat is not None and seat.status == "removed":
         return Standing(f"{rank}.", t("play.standing_removed", table.locale, name=name))
     return Standing(f"{rank}.", t("play.standing_left", table.locale, name=name))
+
+
+def staying_first(table: Table[Any], players: Sequence[str]) -> list[str]:
+    """``players`` in their order, those who left or were removed after everyone still playing."""
+    left = table.state.left
+    return [p for p in players if p not in left] + [p for p in players if p in left]
+
+
+def board_mark(table: Table[Any], player: str) -> str:
+    """The short mark of a player who left or was removed, for a board's scores; empty for one still playing.
+
+    Shorter than the final standings' "(left)" in some languages: it follows a name and a total in a code block
+    that must fit a phone, at most ten columns after them (``tests/ui/test_ended_boards.py``, every language).
+    """
+    if player not in table.state.left:
+        return ""
+    seat = table.seat(player)
+    return t("play.mark_removed" if seat is not None and seat.status == "removed" else "play.mark_left", table.locale)

@@ -29,7 +29,7 @@ from bot.i18n import number, t
 from bot.ui.common import COLOUR_OVER, COLOUR_PLAYING, DIE_FACES, cut_to_width, faces, monospace_table
 from bot.ui.ended import ended_embed
 from bot.ui.render import Rendered, Table, custom_id
-from bot.ui.standings import standing
+from bot.ui.standings import board_mark, standing, staying_first
 
 BAR_WIDTH = 10
 #: Names in the scoreboard code block: with the marker, a 5-digit score and the bar a line stays within 32
@@ -180,18 +180,18 @@ class TuttoUI:
 
     def _scoreboard(self, table: Table) -> str:
         """Banked scores in seat order, the player on turn marked (none once the game ended early), with a bar
-        towards the target."""
+        towards the target; those who left or were removed last, their mark in place of the bar (they cannot win)."""
         state = _state(table)
         current = None if table.ended else state.current
         rows = [
             (
                 f"{'▶' if player == current else ' '} {_board_name(table, player)}",
                 number(state.scores[player], table.locale),
-                progress_bar(state.scores[player], state.target),
+                board_mark(table, player) or progress_bar(state.scores[player], state.target),
             )
-            for player in state.active
+            for player in staying_first(table, state.players)
         ]
-        return monospace_table(rows)
+        return monospace_table(rows, align_left_from=2)
 
     # ------------------------------------------------------------------ buttons
 

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from bot import strategy
 from bot.engine import dicepoker, kniffel
 from bot.play import computer
+from bot.storage import StorageUnavailable
 from fakediscord import Message
 from tests.e2e.conftest import Harness
 from tests.e2e.dice import play_turn
@@ -81,13 +83,19 @@ async def test_a_solo_classic_game_against_an_easy_computer_is_played_to_the_end
     assert all(text.count("your turn") <= 1 for text in h.said())  # the board's own content says it, the news not
     assert "still loading" not in caplog.text  # every decision came from the strategy, none from the fallback
 
-    # Rematch: the same rules with the same computer player, nobody to ping.
+    # Rematch: the same rules with the same computer player, started at once: a lobby would wait for nobody (QA 37).
     rematch = await (await h.server.click_button(h.alice, lobby, label="Rematch")).message()
+    await h.bot.service.drain(10)  # type: ignore[union-attr]
     again = await h.record()
     assert again is not None and again.id != record.id
-    assert (again.status, again.variant, again.host) == ("lobby", "classic", str(h.alice.id))
+    assert (again.status, again.variant, again.host) == ("running", "classic", str(h.alice.id))
     assert [(seat.player, seat.kind) for seat in again.seats] == [(str(h.alice.id), "user"), ("cpu-easy-1", "computer")]
-    assert "🤖 Easy" in rematch.text and not rematch.content
+    assert again.message_id == rematch.id and "Kniffel — turn 1/13" in rematch.text and "🤖 Easy" in rematch.text
+    labels = [button.label for button in rematch.buttons]
+    assert "Roll" in labels and "Start" not in labels and "Join" not in labels
+    await h.server.wait_for(lambda: all(b.label != "Rematch" for b in lobby.buttons), what="the old Rematch to go")
+    await play_solo(h, rematch, kniffel)  # the new game plays to its end like the first
+    assert (await h.record()).status == "finished"  # type: ignore[union-attr]
 
 
 async def test_a_solo_dice_poker_game_against_a_perfect_computer_is_played_to_the_end(bot: Harness) -> None:
@@ -304,3 +312,31 @@ async def test_the_host_switches_hints_off_in_the_lobby(bot: Harness) -> None:
     assert any(button.label == "💡 Hints: off" for button in lobby.buttons)
     await h.click(h.alice, lobby, "Start")
     assert not any(button.label == "💡 Hint" for button in lobby.buttons)
+
+
+async def test_a_rematch_whose_start_is_not_saved_opens_its_lobby_instead(bot: Harness) -> None:
+    """The one-tap rematch (QA 37) when the database refuses the start: the lobby it came from, with Start."""
+    h = bot
+    lobby = await h.open_lobby("kniffel", h.alice, rules="classic", opponents=1, level="easy")
+    await h.click(h.alice, lobby, "Start")
+    await h.tables_ready()
+    await play_solo(h, lobby, kniffel)
+    assert h.bot is not None
+    games = h.bot.service._games
+    real_save = games.save
+
+    async def refused_once(*args: Any, **kwargs: Any) -> Any:
+        games.save = real_save  # type: ignore[method-assign]
+        raise StorageUnavailable("disk I/O error")
+
+    games.save = refused_once  # type: ignore[method-assign]
+    rematch = await (await h.server.click_button(h.alice, lobby, label="Rematch")).message()
+    await h.bot.service.drain(10)
+    record = await h.record()
+    assert record is not None and record.status == "lobby" and record.message_id == rematch.id
+    assert [(seat.player, seat.kind) for seat in record.seats] == [
+        (str(h.alice.id), "user"),
+        ("cpu-easy-1", "computer"),
+    ]
+    await h.click(h.alice, rematch, "Start")
+    assert (await h.record()).status == "running"  # type: ignore[union-attr]

@@ -360,8 +360,8 @@ async def test_a_game_everybody_left_reads_as_over(knister: Harness) -> None:
     for user in (h.bob, h.alice):
         left = await h.command(user, "knister leave")
         assert (await left.message()).text == "You left the game."
-    await ended_board(h, board, "Nobody is left — the game is abandoned.")
-    assert board.content == "Alice left the game.\nNobody is left — the game is abandoned."  # and no winner
+    await ended_board(h, board, "No people are left — the game is abandoned.")
+    assert board.content == "Alice left the game.\nNo people are left — the game is abandoned."  # and no winner
     assert (await h.record()).status == "abandoned"
 
 
@@ -372,7 +372,7 @@ async def test_a_game_whose_players_all_timed_out_reads_as_over(knister: Harness
     for _ in range(6):  # a round times out twice: its roll, then its placements
         await h.advance(TIMEOUT_SECONDS + 1)
     assert (await h.record()).status == "abandoned"
-    await ended_board(h, board, "Nobody is left — the game is abandoned.")
+    await ended_board(h, board, "No people are left — the game is abandoned.")
     assert "timed out 3 times in a row and was removed" in board.content
 
 

@@ -1,10 +1,15 @@
-"""Players who left rank after everyone who stayed, end to end: the final message, the post and stored results."""
+"""Players who left rank after everyone who stayed, end to end: the final message, the post and stored results; their
+card stays on the running and the ended board; a rematch does not invite them."""
 
 from __future__ import annotations
 
 import pytest
 
+from bot.engine import kniffel
+from fakediscord import Message, User
+from tests.e2e.board import live_board
 from tests.e2e.conftest import Harness
+from tests.e2e.dice import play_to_end, play_turn
 from tests.e2e.test_tutto import Script, play
 
 pytestmark = pytest.mark.timeout(60)
@@ -65,3 +70,47 @@ async def test_plus_minus_spares_a_leader_who_left_and_charges_the_leader_still_
     await harness.wait_post("➕➖ Plus/Minus: Alice +1,000, Carol −50")
     state = await harness.state()
     assert state.scores == {str(alice.id): 1000, str(bob.id): 100, str(carol.id): 0}
+
+
+def scores(board: Message) -> list[str]:
+    """The lines of the board's Scores field (its code block)."""
+    (value,) = [field["value"] for field in board.embeds[0]["fields"] if field["name"] == "Scores"]
+    return value.strip("`\n").splitlines()
+
+
+def mention(user: User) -> str:
+    return f"<@{user.id}>"
+
+
+async def test_who_left_stays_on_the_running_and_the_ended_board_marked(running: Harness) -> None:
+    """QA 15/16: the totals of Alice, then of Bob, vanished from the board when they left; the card stays."""
+    h = running
+    board = await h.start_game("kniffel", [h.alice, h.bob, h.carol])
+    await play_turn(h, board, chase=False)
+    assert (await (await h.command(h.alice, "kniffel leave")).message()).text == "You left the game."
+    board = await live_board(h)
+    lines = scores(board)
+    assert len(lines) == 3 and "Alice" in lines[-1] and lines[-1].endswith("(left)")
+    assert not any("(left)" in line for line in lines[:2])
+    for user in (h.bob, h.carol):
+        await (await h.command(user, "kniffel leave")).message()
+    await h.server.wait_for(lambda: "No people are left — the game is abandoned." in board.content, what="the end")
+    assert board.embeds[0]["title"] == "Kniffel — ended"
+    lines = scores(board)
+    assert len(lines) == 3 and all(line.endswith("(left)") for line in lines)
+
+
+async def test_a_rematch_invites_nobody_who_left_but_anybody_may_join(running: Harness) -> None:
+    """QA 44: the rematch lobby pinged Bob, who had left the game in its first turn."""
+    h = running
+    await h.start_game("kniffel", [h.alice, h.bob, h.carol], rules="classic")
+    await (await h.command(h.bob, "kniffel leave")).message()
+    await play_to_end(h, await live_board(h), kniffel, chase=False)
+    final = await live_board(h)
+    lobby = await (await h.server.click_button(h.alice, final, label="Rematch")).message()
+    assert mention(h.carol) in (lobby.content or "") and mention(h.bob) not in (lobby.content or "")
+    record = await h.record()
+    assert record is not None and record.status == "lobby" and record.options["invited"] == [str(h.carol.id)]
+    await h.click(h.bob, lobby, "Join")
+    record = await h.record()
+    assert record is not None and [seat.player for seat in record.seats] == [str(h.alice.id), str(h.bob.id)]

@@ -112,8 +112,19 @@ def test_a_rematch_copies_the_options_but_not_what_the_old_game_recorded_and_inv
     assert board.rematch_options(record) == {"timeout": 7, "hints": 1}
     assert board.invited(record, BOB.player) == [ALICE.player]
     assert board.invited(record, ALICE.player) == [BOB.player]
-    left = replace(record, seats=(*record.seats, Seat("104", "Dan", status="left")))
-    assert board.invited(left, ALICE.player) == [BOB.player, "104"]  # who left a game may want the next one
+    gone = (Seat("104", "Dan", status="left"), Seat("105", "Eve", status="removed"))
+    left = replace(record, seats=(*record.seats, *gone))
+    assert board.invited(left, ALICE.player) == [BOB.player]  # not pinged: they may still press Join
+
+
+def test_a_rematch_starts_at_once_only_for_the_one_person_of_a_game_against_computers() -> None:
+    """A lobby with nobody to wait for is pointless; one that someone who left may join again is not."""
+    assert board.starts_at_once(started(ALICE, COMPUTER).record)
+    assert not board.starts_at_once(started(ALICE).record)  # alone: friends may join the next one
+    assert not board.starts_at_once(started(ALICE, COMPUTER, BOB).record)
+    record = started(ALICE, COMPUTER, BOB).record
+    left = replace(record, seats=(record.seats[0], record.seats[1], replace(record.seats[2], status="left")))
+    assert not board.starts_at_once(left)
 
 
 def test_a_rematch_seats_the_computers_again_named_in_the_new_lobbys_language() -> None:

@@ -44,6 +44,13 @@ def test_a_table_aligns_ragged_rows_whether_its_rows_are_lists_or_tuples() -> No
     assert monospace_table(rows, align_right_from=4) == "```\nAlice    1,200 ▰▱\nBob      15\nDominika 3     ▰▰▰ x\n```"
 
 
+def test_a_word_after_the_numbers_is_aligned_left_again() -> None:
+    """A leaver's mark after their total reads "0 (left)", not "0    (left)" under a longer "(removed)"."""
+    rows = [("Carol", "12"), ("Alice", "3", "(left)"), ("Bob", "150", "(removed)")]
+    table = monospace_table(rows, align_left_from=2)
+    assert table == "```\nCarol  12\nAlice   3 (left)\nBob   150 (removed)\n```"
+
+
 def test_wide_characters_take_two_columns() -> None:
     assert [display_width(text) for text in ("Alice", "🤖 Normal", "Zed 🎲", "漢字", "❤️", "👩\u200d💻", "e\u0301")] == [
         5,

@@ -130,3 +130,51 @@ def test_a_leaver_gets_no_medal_and_a_mark_on_the_final_standings(spec: AnySpec,
     assert len(stayed) == 2 and all(line[0] in "🥇🥈" for line in stayed)
     assert "🥉" not in everything(rendered)
     assert_fits(rendered)
+
+
+SCORED = [(spec, variant) for spec, variant in CASES if spec is not KNISTER]  # Knister's boards show no scores
+
+
+def left_at_once(spec: AnySpec, variant: str, statuses: dict[str, str], ended: bool, language: str = "en-US") -> Table:
+    """A game of Alice, Bob and Carol whose players in ``statuses`` left (or were removed) before a move."""
+    engine = spec.engine
+    state = engine.new_game([ALICE, BOB, CAROL], random.Random(5), **spec.engine_options({}, variant))
+    for player in statuses:
+        state = engine.leave(state, player)
+    names = {ALICE: "Alice", BOB: "Bob", CAROL: "Carol"}
+    seats = tuple(SeatView(p, names[p], status=statuses.get(p, "active")) for p in (ALICE, BOB, CAROL))
+    return Table(seats, 1, 1, language, state, ended=ended)
+
+
+@pytest.mark.parametrize("ended", [False, True], ids=["running", "ended"])
+@pytest.mark.parametrize("status", ["left", "removed"])
+@pytest.mark.parametrize(("spec", "variant"), SCORED, ids=lambda v: getattr(v, "kind", str(v)))
+def test_a_leaver_stays_on_the_board_s_scores_marked_after_those_still_playing(
+    spec: AnySpec, variant: str, status: str, ended: bool
+) -> None:
+    """A card stays when its player leaves (README): the running and the ended board keep their score."""
+    table = left_at_once(spec, variant, {ALICE: status}, ended)
+    lines = list(code_lines(spec.ui.render(table)))  # the board's one code block: its scores
+    names = [next(name for name in ("Alice", "Bob", "Carol") if name in line) for line in lines]
+    assert names == ["Bob", "Carol", "Alice"]
+    assert lines[-1].endswith(t(f"play.mark_{status}", "en-US"))
+    assert not any(t(f"play.mark_{status}", "en-US") in line for line in lines[:-1])
+
+
+@pytest.mark.parametrize("language", languages())
+@pytest.mark.parametrize(("spec", "variant"), SCORED, ids=lambda v: getattr(v, "kind", str(v)))
+def test_leavers_marks_fit_a_phone_beside_long_names(spec: AnySpec, variant: str, language: str) -> None:
+    """The widest names, a leave and a removal, in every language: the scores still fit a phone's code block."""
+    ids = [str(10**17 + index) for index in range(3)]
+    seats = tuple(
+        SeatView(player, f"{'W' * 30}{index:02d}", status=status)
+        for index, (player, status) in enumerate(zip(ids, ["left", "removed", "active"], strict=True))
+    )
+    lines = []
+    states = played(spec.kind, 3, variant, 3)
+    for state, _ in states[: len(states) // 2 : 40]:
+        state = spec.engine.leave(spec.engine.leave(state, ids[0]), ids[1])
+        for ended in (False, True):
+            lines += code_lines(spec.ui.render(Table(seats, 1, 1, language, state, ended=ended)))
+    assert any(t("play.mark_removed", language) in line for line in lines)
+    assert [line for line in lines if len(line) > PHONE_COLUMNS] == []
