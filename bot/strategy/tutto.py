@@ -10,7 +10,8 @@ Model (the numbers come from the engine's ``score_selection``, ``best_score``, d
 - Fireworks has no decision (all scoring dice, no stopping): its haul is linear, ``T + S + h(n)``;
 - Plus/Minus and Cloverleaf pay only for Tuttos: the policy maximises the chance of clearing the dice, and
   Street's chance only depends on how many faces are missing (taking every new face is always right);
-- ``u`` is the utility of banking ``Y``: ``Y`` itself for the expected points per turn, and for the race
+- ``u`` is the utility of banking ``Y``: ``Y`` itself for the expected points per turn, ``Y`` up to the target
+  for the values a player is shown (:func:`points_payoff`: banking the target ends the game), and for the race
   the points up to the target plus a win premium (points short of the target count less when an opponent is
   about to finish), Plus/Minus also counting the 1000 it takes from a leader, a Cloverleaf counting as a win.
 """
@@ -31,7 +32,7 @@ from numba import njit
 from numpy.typing import NDArray
 
 from bot.engine import tutto as engine
-from bot.strategy.base import ActionValue, pick_best
+from bot.strategy.base import ActionValue, best_first, pick_best
 
 STEP = 50
 TOP = 600
@@ -365,17 +366,25 @@ def roll_value(solution: Solution, state: engine.State, dice_left: int, card_poi
     return _other_card(solution, kind, secured, card_points, dice_left, state.card_tuttos)
 
 
+def _tutto_secured(state: engine.State, selection: Selection) -> int:
+    """T right after a Tutto made by ``selection`` under a card that lets the player stop or continue then."""
+    assert state.card is not None
+    kind = engine.card_kind(state.card)
+    x = state.secured + state.card_points + selection.points
+    if kind == engine.BONUS:
+        return x + engine.card_bonus(state.card)
+    if kind == engine.DOUBLE:
+        return 2 * x
+    return state.secured + engine.STREET_POINTS
+
+
 def _tutto_value(solution: Solution, state: engine.State, selection: Selection) -> float:
     """Value right after a Tutto made by ``selection``."""
     assert state.card is not None
     kind = engine.card_kind(state.card)
     x = state.secured + state.card_points + selection.points
-    if kind == engine.BONUS:
-        return float(solution.after[_index(x + engine.card_bonus(state.card))])
-    if kind == engine.DOUBLE:
-        return float(solution.after[_index(2 * x)])
-    if kind == engine.STREET:
-        return float(solution.after[_index(state.secured + engine.STREET_POINTS)])
+    if kind in (engine.BONUS, engine.DOUBLE, engine.STREET):
+        return float(solution.after[_index(_tutto_secured(state, selection))])
     if kind == engine.PLUS_MINUS:
         return (
             solution.payoff.utility[_index(state.secured + engine.PLUS_MINUS_POINTS)] + solution.payoff.plus_minus_extra
@@ -386,12 +395,17 @@ def _tutto_value(solution: Solution, state: engine.State, selection: Selection) 
 
 
 def selection_values(solution: Solution, state: engine.State, selection: Selection) -> tuple[float, float | None]:
-    """(rolling on, stopping) after setting ``selection`` aside; stopping is None where the card forbids it."""
+    """(rolling on, stopping) after setting ``selection`` aside; stopping is None where the card forbids it.
+
+    A Tutto selection rolled on leads to the choice between banking and drawing again; stopping with it banks at
+    once (the engine's Stop), so it is worth the bank alone.
+    """
     assert state.card is not None
     kind = engine.card_kind(state.card)
     if selection.tutto:
         value = _tutto_value(solution, state, selection)
-        return value, (value if kind in (engine.BONUS, engine.DOUBLE, engine.STREET) else None)
+        stoppable = kind in (engine.BONUS, engine.DOUBLE, engine.STREET)
+        return value, (solution.payoff.utility[_index(_tutto_secured(state, selection))] if stoppable else None)
     rest = state.in_hand - len(selection.faces)
     on = roll_value(solution, state, rest, state.card_points + selection.points, state.secured)
     stop = None
@@ -442,9 +456,47 @@ def _action_values(solution: Solution, state: engine.State, player: str) -> list
     return values
 
 
+def points_payoff(state: engine.State, player: str) -> Payoff:
+    """The payoff of the values a player is shown: points banked this turn, counted up to the target.
+
+    Banking the target ends the game at once, so points beyond it are worth nothing and a stop that reaches it
+    is never worse than rolling on (plain points per turn would call rolling on better whenever it is worth a
+    few points more on average); a Cloverleaf's win counts as reaching the target. Far from the target this is
+    :data:`POINTS` but for the Cloverleaf.
+    """
+    reach = max(STEP, state.target - state.scores[player])
+    return Payoff(tuple(float(min(STEP * i, reach)) for i in range(TOP + 1)), cloverleaf=float(min(reach, STEP * TOP)))
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One decision on a roll: set these dice aside, then ``finish`` (``roll_on`` or ``stop``). A player thinks
+    in these; the die toggles only prepare one."""
+
+    dice: tuple[int, ...]
+    finish: str
+    kind: str = "plan"
+
+
+def plan_values(state: engine.State, player: str) -> list[ActionValue]:
+    """Every plan the roll on the table allows (valid selections only; stopping only where the card lets the
+    player stop) with its value as :func:`evaluate` counts it, best first. Empty outside the select phase."""
+    if player not in engine.to_act(state) or state.phase != "select":
+        return []
+    solution = _solution(points_payoff(state, player))
+    plans = []
+    for selection in selections(state):
+        on, stop = selection_values(solution, state, selection)
+        plans.append(ActionValue(Plan(selection.faces, "roll_on"), on))
+        if stop is not None:
+            plans.append(ActionValue(Plan(selection.faces, "stop"), stop))
+    return best_first(plans)
+
+
 def evaluate(state: engine.State, player: str, level: str = "perfect") -> list[ActionValue]:
-    """Every legal action with the expected points it banks this turn (optimal single-turn play after it; the
-    values are the same for every ``level``, which only changes how :func:`choose` plays).
+    """Every legal action with the expected points it banks this turn, counted up to the target
+    (:func:`points_payoff`; optimal single-turn play after it; the values are the same for every ``level``,
+    which only changes how :func:`choose` plays).
 
     A die toggle, or selecting every scoring die, is worth the best selection that still contains the selection
     after it (0 when no valid selection does; every scoring die is the widest selection, so that is its own
@@ -452,7 +504,7 @@ def evaluate(state: engine.State, player: str, level: str = "perfect") -> list[A
     """
     if player not in engine.to_act(state):
         return []
-    return _action_values(solve_turn(), state, player)
+    return _action_values(_solution(points_payoff(state, player)), state, player)
 
 
 def choose(state: engine.State, player: str, level: str, rng: random.Random) -> Any:

@@ -66,13 +66,6 @@ def dice_of(kind: str, state: Any) -> str:
     return faces(state.dice)
 
 
-def describe(kind: str, state: Any, action: Any, locale: str) -> str:
-    """An action, keep or Tutto plan in words (the Hint's wording)."""
-    if action.kind == "plan":
-        return t(f"review.plan_{action.finish}", locale, dice=faces(action.dice))
-    return hint.describe(kind, state, action, locale)
-
-
 def loss(value: float, locale: str) -> str:
     """A loss with one decimal; a loss too small for one (under 0.05) with two, so it never reads "−0.0"."""
     return number(value, locale, decimals=2 if 0 < value < 0.05 else 1, exact=True)
@@ -80,11 +73,11 @@ def loss(value: float, locale: str) -> str:
 
 def line(kind: str, decision: Decision, locale: str) -> str:
     """One decision: its number, the dice, the choice and, when it lost points, the best action and the loss."""
-    chosen = describe(kind, decision.state, decision.chosen, locale)
+    chosen = hint.describe(kind, decision.state, decision.chosen, locale)
     params = {"number": decision.number, "dice": dice_of(kind, decision.state), "action": chosen}
     text = t("review.line_best", locale, **params)
     if decision.regret > 0:
-        best = describe(kind, decision.state, decision.best, locale)
+        best = hint.describe(kind, decision.state, decision.best, locale)
         text = t("review.line_loss", locale, **params, best=best, loss=loss(decision.regret, locale))
     text = " ".join(text.split())  # no double space where a decision had no dice (Tutto's Stop or Continue)
     return f"{t('review.timeout_mark', locale)} {text}" if not decision.counted else text
@@ -157,8 +150,8 @@ def render(review: Review, game_id: int, locale: str) -> Rendered:
         )
         value = "\n".join(
             [
-                t("review.chose", locale, action=describe(kind, decision.state, decision.chosen, locale)),
-                t("review.best", locale, action=describe(kind, decision.state, decision.best, locale)),
+                t("review.chose", locale, action=hint.describe(kind, decision.state, decision.chosen, locale)),
+                t("review.best", locale, action=hint.describe(kind, decision.state, decision.best, locale)),
             ]
         )
         embed.add_field(name=name[:256], value=value[:1024], inline=False)
