@@ -17,6 +17,7 @@ from bot.i18n import number, t
 from bot.ui import hint
 from bot.ui.common import COLOUR_OVER, faces
 from bot.ui.render import Rendered
+from bot.ui.tutto import card_name
 
 
 class Decision(Protocol):
@@ -57,12 +58,14 @@ class Review(Protocol):
 LIST_LIMIT = 3500
 
 
-def dice_of(kind: str, state: Any) -> str:
-    """The dice a decision was made on: five dice, Tutto's roll, Knister's two dice with their sum."""
+def dice_of(kind: str, state: Any, locale: str) -> str:
+    """The dice a decision was made on: five dice, Knister's two dice with their sum, Tutto's card and roll (the
+    card's short name: the same dice ask for other moves under Street or Fireworks than under a Bonus)."""
     if kind == "knister":
         return f"{faces(state.dice)} ({sum(state.dice)})" if state.dice else ""
     if kind == "tutto":
-        return faces(state.roll) if state.phase == "select" else ""
+        card = card_name(state.card, locale)
+        return t("review.card_roll", locale, card=card, dice=faces(state.roll)) if state.phase == "select" else card
     return faces(state.dice)
 
 
@@ -74,7 +77,7 @@ def loss(value: float, locale: str) -> str:
 def line(kind: str, decision: Decision, locale: str) -> str:
     """One decision: its number, the dice, the choice and, when it lost points, the best action and the loss."""
     chosen = hint.describe(kind, decision.state, decision.chosen, locale)
-    params = {"number": decision.number, "dice": dice_of(kind, decision.state), "action": chosen}
+    params = {"number": decision.number, "dice": dice_of(kind, decision.state, locale), "action": chosen}
     text = t("review.line_best", locale, **params)
     if decision.regret > 0:
         best = hint.describe(kind, decision.state, decision.best, locale)
@@ -145,7 +148,7 @@ def render(review: Review, game_id: int, locale: str) -> Rendered:
             "review.worst_name",
             locale,
             number=decision.number,
-            dice=dice_of(kind, decision.state) or "—",
+            dice=dice_of(kind, decision.state, locale) or "—",
             loss=loss(decision.regret, locale),
         )
         value = "\n".join(

@@ -222,3 +222,12 @@ def test_tutto_a_stop_that_reaches_the_target_wins_and_loses_nothing(table_dir: 
     assert decision.chosen_value == pytest.approx(400)
     values = tutto_strategy.evaluate(state, "alice")  # the hint's values on Roll on and Stop agree
     assert value(values, tutto_engine.Stop()) == 400 > value(values, tutto_engine.RollOn())
+
+
+def test_tutto_decisions_name_the_card_they_were_made_under() -> None:
+    """Under Street "take ⚀ → best: take ⚀ ⚁ ⚃ ⚅" only reads right with the card beside it."""
+    state = tutto_table(["street", "double"])
+    street = act(act(state, tutto_engine.Draw()), tutto_engine.Roll(), 1, 2, 4, 6, 6, 1)
+    assert review_ui.dice_of("tutto", street, "en-US") == "Street: ⚀ ⚁ ⚃ ⚅ ⚅ ⚀"
+    after_a_tutto = street.model_copy(update={"phase": "tutto", "card": "double"})
+    assert review_ui.dice_of("tutto", after_a_tutto, "de") == "×2"  # Stop or Continue: no dice to show
