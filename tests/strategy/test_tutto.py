@@ -99,3 +99,19 @@ def test_stopping_with_a_tutto_banks_it_and_gives_up_drawing_again() -> None:
 
     assert stop == 700
     assert on == pytest.approx(float(tutto.solve_turn().after[700 // tutto.STEP])) and on > stop
+
+
+@pytest.mark.parametrize(("mine", "target"), [(600, 1000), (0, 6000), (990, 1000)])
+def test_the_values_shown_end_at_the_target_exactly(mine: int, target: int) -> None:
+    """The solve shown to players stops at the target; the full table with the same capped points agrees."""
+    payoff = tutto.points_payoff(tutto_table([], {"alice": mine, "bob": 0}, target=target), "alice")
+    reach = max(tutto.STEP, target - mine)
+    assert len(payoff.utility) - 1 == -(-reach // tutto.STEP) and payoff.utility[-1] == reach
+    full = tutto.solve_turn(
+        tutto.Payoff(tuple(float(min(tutto.STEP * i, reach)) for i in range(tutto.TOP + 1)), cloverleaf=reach)
+    )
+    short = tutto.solve_turn(payoff)
+    size = len(payoff.utility)
+    np.testing.assert_allclose(short.values, full.values[:, :size], rtol=0, atol=1e-9)
+    np.testing.assert_allclose(short.carry, full.carry[:size], rtol=0, atol=1e-9)
+    np.testing.assert_allclose(short.after, full.after[:size], rtol=0, atol=1e-9)
