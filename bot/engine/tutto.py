@@ -251,28 +251,31 @@ class State(core.GameState):
 
 
 def new_game(players: Sequence[str], rng: random.Random, *, target: int = DEFAULT_TARGET) -> State:
-    """Start a game: shuffle the deck and draw the starting player at random; play follows seat order."""
-    order = list(players)
-    if not order:
+    """Start a game: shuffle the deck and draw the starting player at random; play follows the join order from
+    there. The seats are stored in play order (the starter first), so the scoreboard and the standings list the
+    players in the order they play, like the other games."""
+    joined = list(players)
+    if not joined:
         raise ValueError("Tutto needs at least one player")
-    if len(set(order)) != len(order):
+    if len(set(joined)) != len(joined):
         raise ValueError("player ids must be unique")
     if isinstance(target, bool) or not isinstance(target, int) or target < 1:
         raise ValueError(f"the target is a positive number of points, got {target!r}")
     deck = list(DECK)
     rng.shuffle(deck)
-    start = rng.randrange(len(order))
+    start = rng.randrange(len(joined))
+    order = joined[start:] + joined[:start]
     state = State(
         players=order,
         target=target,
         scores=dict.fromkeys(order, 0),
         tuttos=dict.fromkeys(order, 0),
-        current=order[start],
+        current=order[0],
         deck=deck,
     )
     state.events = [
-        Event(key="game.order", params={"order": order[start:] + order[:start]}),
-        Event(key="tutto.turn", params={"player": order[start]}),
+        Event(key="game.order", params={"order": list(order)}),
+        Event(key="tutto.turn", params={"player": order[0]}),
     ]
     return state
 

@@ -19,6 +19,7 @@ from collections.abc import Callable, Hashable
 from pathlib import Path
 from typing import Any
 
+from bot.engine import tutto
 from bot.play.game import AnyRules
 from bot.storage.games import Seat
 
@@ -246,10 +247,16 @@ def hint_values(state: Any, player: str, directory: Path) -> tuple[list[Any], An
     ``strategy.evaluate`` values a five-dice toggle as "toggle one die, then roll"; a person thinks in keeps, so
     for the five-dice games the toggles and the roll give way to every distinct keep (``strategy.keep_values``,
     :class:`bot.strategy.Keep`), and the boxes (or rows) stay as they are. With every die held there is no roll
-    to set up and the toggles are shown. Tutto's and Knister's actions are shown as the strategy values them.
+    to set up and the toggles are shown. On a Tutto roll the toggles and Roll on or Stop give way to whole plans
+    (``strategy.tutto.plan_values``: a selection and rolling on or stopping), the current one being the dice
+    selected now and rolling on; otherwise Tutto's and Knister's actions are shown as the strategy values them.
     """
     from bot import strategy  # lazily: numba and the solvers (see LEVELS)
 
+    plans = strategy.tutto.plan_values(state, player) if isinstance(state, tutto.State) else []
+    if plans:
+        chosen = strategy.tutto.Plan(tuple(sorted(state.selection)), "roll_on")
+        return plans, next((entry for entry in plans if entry.action == chosen), None)
     values = strategy.evaluate(state, player, directory=directory)
     current = next((entry for entry in values if entry.action.kind in ("roll", "roll_on")), None)
     keeps = strategy.keep_values(state, player, directory=directory) if current is not None else []

@@ -11,7 +11,8 @@ shows) and compares the action taken with the best one. What counts as one decis
   stopping or continuing after a Tutto. Drawing a card and the first roll have no alternative.
 
 Regret is the best value minus the chosen one, in the hint's unit (expected final score; Tutto: expected points
-this turn), never negative. Moves the computer made for a person whose time ran out are listed but not counted.
+this turn, counted up to the target, so a stop that wins the game loses nothing), never negative. Moves the
+computer made for a person whose time ran out are listed but not counted.
 """
 
 from __future__ import annotations
@@ -28,15 +29,6 @@ from bot.storage.history import MoveRow
 
 #: How many of the most costly decisions a review singles out.
 WORST = 3
-
-
-@dataclass(frozen=True)
-class Plan:
-    """Tutto: set these dice aside, then ``finish`` (``roll_on`` or ``stop``), as one decision."""
-
-    dice: tuple[int, ...]
-    finish: str
-    kind: str = "plan"
 
 
 @dataclass(frozen=True)
@@ -147,7 +139,7 @@ def decide(state: Any, player: str, action: Any, directory: Path) -> tuple[Any, 
             chosen, chosen_value = action, _value_of(values, action)
         return chosen, chosen_value, values[0].action, values[0].value
     if kind in ("roll_on", "stop") and getattr(state, "phase", None) == "select":
-        return _tutto_plan(state, action)
+        return _tutto_plan(state, player, action, directory)
     if kind in ("place", "stop", "continue"):
         values, _ = computer.hint_values(state, player, directory)
         return action, _value_of(values, action), values[0].action, values[0].value
@@ -161,20 +153,15 @@ def _value_of(values: Sequence[Any], action: Any) -> float:
     raise ValueError(f"{action!r} is not among the legal actions of the stored state")
 
 
-def _tutto_plan(state: Any, action: Any) -> tuple[Plan, float, Plan, float]:
-    """Tutto: the selection set aside and rolling on or stopping, against the best such plan of the roll."""
-    from bot.strategy import tutto as tutto_strategy  # lazily: numba and the solvers (see computer.LEVELS)
+def _tutto_plan(state: Any, player: str, action: Any, directory: Path) -> tuple[Any, float, Any, float]:
+    """Tutto: the selection set aside and rolling on or stopping, against the best such plan of the roll (the
+    plans the hint lists)."""
+    from bot.strategy.tutto import Plan  # lazily: numba and the solvers (see computer.LEVELS)
 
-    solution = tutto_strategy.solve_turn()
-    plans: dict[Plan, float] = {}
-    for selection in tutto_strategy.selections(state):
-        on, stop = tutto_strategy.selection_values(solution, state, selection)
-        plans[Plan(selection.faces, "roll_on")] = on
-        plans[Plan(selection.faces, "stop")] = stop if stop is not None else on
+    values, _ = computer.hint_values(state, player, directory)
     chosen = Plan(tuple(sorted(state.selection)), action.kind)
-    if chosen not in plans:
-        raise ValueError(f"the selection {chosen.dice} is not valid in the stored state")
-    best = max(plans, key=lambda plan: plans[plan])
-    if plans[chosen] >= plans[best]:
-        best = chosen
-    return chosen, plans[chosen], best, plans[best]
+    chosen_value = _value_of(values, chosen)
+    best, best_value = values[0].action, values[0].value
+    if chosen_value >= best_value:
+        best, best_value = chosen, chosen_value
+    return chosen, chosen_value, best, best_value

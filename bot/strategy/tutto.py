@@ -10,7 +10,8 @@ Model (the numbers come from the engine's ``score_selection``, ``best_score``, d
 - Fireworks has no decision (all scoring dice, no stopping): its haul is linear, ``T + S + h(n)``;
 - Plus/Minus and Cloverleaf pay only for Tuttos: the policy maximises the chance of clearing the dice, and
   Street's chance only depends on how many faces are missing (taking every new face is always right);
-- ``u`` is the utility of banking ``Y``: ``Y`` itself for the expected points per turn, and for the race
+- ``u`` is the utility of banking ``Y``: ``Y`` itself for the expected points per turn, ``Y`` up to the target
+  for the values a player is shown (:func:`points_payoff`: banking the target ends the game), and for the race
   the points up to the target plus a win premium (points short of the target count less when an opponent is
   about to finish), Plus/Minus also counting the 1000 it takes from a leader, a Cloverleaf counting as a win.
 """
@@ -31,7 +32,7 @@ from numba import njit
 from numpy.typing import NDArray
 
 from bot.engine import tutto as engine
-from bot.strategy.base import ActionValue, pick_best
+from bot.strategy.base import ActionValue, best_first, pick_best
 
 STEP = 50
 TOP = 600
@@ -162,6 +163,7 @@ def _solve(
     """
     top = utility.shape[0] - 1
     cards = values.shape[0]
+    after[top] = utility[top]  # the clamped top refers to itself: a Tutto there banks (nothing beyond is worth more)
     for i in range(top, -1, -1):
         for c in range(cards):
             for n in range(1, 7):
@@ -216,19 +218,20 @@ class Solution:
     carry: NDArray[np.float64]
     after: NDArray[np.float64]
 
+    def index(self, points: int) -> int:
+        """The amount's index in the arrays: steps of 50, clamped at the payoff's last (:data:`TOP`, or the
+        target for :func:`points_payoff`, beyond which every amount is worth the same)."""
+        return min(len(self.payoff.utility) - 1, points // STEP)
+
     def card_value(self, card: str, secured: int = 0) -> float:
         """Expected payoff of playing ``card`` with ``secured`` points at risk, from six dice."""
-        i = _index(secured)
+        i = self.index(secured)
         kind = engine.card_kind(card)
         if kind == engine.BONUS:
             return float(self.values[BONUS_CARDS.index(card), i, DICE])
         if kind == engine.DOUBLE:
             return float(self.values[-1, i, DICE])
         return _other_card(self, kind, secured)
-
-
-def _index(points: int) -> int:
-    return min(TOP, points // STEP)
 
 
 def _other_card(
@@ -242,16 +245,17 @@ def _other_card(
         return _interpolate(u, (secured + card_points + fireworks_haul()[dice_left % DICE]) / STEP)
     if kind == engine.PLUS_MINUS:
         return clear_chance(dice_left) * (
-            u[_index(secured + engine.PLUS_MINUS_POINTS)] + solution.payoff.plus_minus_extra
+            u[solution.index(secured + engine.PLUS_MINUS_POINTS)] + solution.payoff.plus_minus_extra
         )
     if kind == engine.STREET:
-        return street_chance(dice_left) * float(solution.after[_index(secured + engine.STREET_POINTS)])
+        return street_chance(dice_left) * float(solution.after[solution.index(secured + engine.STREET_POINTS)])
     return clear_chance(dice_left) * (clear_chance(DICE) if tuttos == 0 else 1.0) * solution.payoff.cloverleaf
 
 
 def _interpolate(utility: Sequence[float], steps: float) -> float:
-    low = min(TOP, int(steps))
-    high = min(TOP, low + 1)
+    top = len(utility) - 1
+    low = min(top, int(steps))
+    high = min(top, low + 1)
     share = steps - int(steps)
     return (1 - share) * utility[low] + share * utility[high]
 
@@ -268,9 +272,10 @@ def solve_turn(payoff: Payoff = POINTS) -> Solution:
     plus_minus = np.array(
         [CARD_CHANCE[engine.PLUS_MINUS] * clear_chance(DICE), engine.PLUS_MINUS_POINTS / STEP, payoff.plus_minus_extra]
     )
-    values = np.zeros((len(BONUS_CARDS) + 1, TOP + 1, DICE + 1))
-    carry = np.zeros(TOP + 1)
-    after = np.zeros(TOP + 1)
+    size = len(payoff.utility)
+    values = np.zeros((len(BONUS_CARDS) + 1, size, DICE + 1))
+    carry = np.zeros(size)
+    after = np.zeros(size)
     utility = np.array(payoff.utility)
     _solve(starts, chances, best, bonuses, weights, utility, fixed, street, fireworks, plus_minus, values, carry, after)
     return Solution(payoff, values, carry, after)
@@ -361,8 +366,20 @@ def roll_value(solution: Solution, state: engine.State, dice_left: int, card_poi
     assert state.card is not None
     kind = engine.card_kind(state.card)
     if kind in (engine.BONUS, engine.DOUBLE):
-        return float(solution.values[_card_row(state.card), _index(secured + card_points), dice_left])
+        return float(solution.values[_card_row(state.card), solution.index(secured + card_points), dice_left])
     return _other_card(solution, kind, secured, card_points, dice_left, state.card_tuttos)
+
+
+def _tutto_secured(state: engine.State, selection: Selection) -> int:
+    """T right after a Tutto made by ``selection`` under a card that lets the player stop or continue then."""
+    assert state.card is not None
+    kind = engine.card_kind(state.card)
+    x = state.secured + state.card_points + selection.points
+    if kind == engine.BONUS:
+        return x + engine.card_bonus(state.card)
+    if kind == engine.DOUBLE:
+        return 2 * x
+    return state.secured + engine.STREET_POINTS
 
 
 def _tutto_value(solution: Solution, state: engine.State, selection: Selection) -> float:
@@ -370,15 +387,12 @@ def _tutto_value(solution: Solution, state: engine.State, selection: Selection) 
     assert state.card is not None
     kind = engine.card_kind(state.card)
     x = state.secured + state.card_points + selection.points
-    if kind == engine.BONUS:
-        return float(solution.after[_index(x + engine.card_bonus(state.card))])
-    if kind == engine.DOUBLE:
-        return float(solution.after[_index(2 * x)])
-    if kind == engine.STREET:
-        return float(solution.after[_index(state.secured + engine.STREET_POINTS)])
+    if kind in (engine.BONUS, engine.DOUBLE, engine.STREET):
+        return float(solution.after[solution.index(_tutto_secured(state, selection))])
     if kind == engine.PLUS_MINUS:
         return (
-            solution.payoff.utility[_index(state.secured + engine.PLUS_MINUS_POINTS)] + solution.payoff.plus_minus_extra
+            solution.payoff.utility[solution.index(state.secured + engine.PLUS_MINUS_POINTS)]
+            + solution.payoff.plus_minus_extra
         )
     if kind == engine.FIREWORKS:
         return _other_card(solution, kind, x, 0, DICE)
@@ -386,17 +400,22 @@ def _tutto_value(solution: Solution, state: engine.State, selection: Selection) 
 
 
 def selection_values(solution: Solution, state: engine.State, selection: Selection) -> tuple[float, float | None]:
-    """(rolling on, stopping) after setting ``selection`` aside; stopping is None where the card forbids it."""
+    """(rolling on, stopping) after setting ``selection`` aside; stopping is None where the card forbids it.
+
+    A Tutto selection rolled on leads to the choice between banking and drawing again; stopping with it banks at
+    once (the engine's Stop), so it is worth the bank alone.
+    """
     assert state.card is not None
     kind = engine.card_kind(state.card)
     if selection.tutto:
         value = _tutto_value(solution, state, selection)
-        return value, (value if kind in (engine.BONUS, engine.DOUBLE, engine.STREET) else None)
+        stoppable = kind in (engine.BONUS, engine.DOUBLE, engine.STREET)
+        return value, (solution.payoff.utility[solution.index(_tutto_secured(state, selection))] if stoppable else None)
     rest = state.in_hand - len(selection.faces)
     on = roll_value(solution, state, rest, state.card_points + selection.points, state.secured)
     stop = None
     if kind in (engine.BONUS, engine.DOUBLE):
-        stop = solution.payoff.utility[_index(state.secured + state.card_points + selection.points)]
+        stop = solution.payoff.utility[solution.index(state.secured + state.card_points + selection.points)]
     return on, stop
 
 
@@ -408,7 +427,7 @@ def _action_values(solution: Solution, state: engine.State, player: str) -> list
     legal = engine.legal_actions(state, player)
     u = solution.payoff.utility
     if state.phase == "draw":
-        return [ActionValue(a, float(solution.carry[_index(state.secured)])) for a in legal]
+        return [ActionValue(a, float(solution.carry[solution.index(state.secured)])) for a in legal]
     if state.phase == "roll":
         return [
             ActionValue(a, roll_value(solution, state, state.in_hand, state.card_points, state.secured)) for a in legal
@@ -417,9 +436,9 @@ def _action_values(solution: Solution, state: engine.State, player: str) -> list
         return [
             ActionValue(
                 a,
-                u[_index(state.secured)]
+                u[solution.index(state.secured)]
                 if isinstance(a, engine.Stop)
-                else float(solution.carry[_index(state.secured)]),
+                else float(solution.carry[solution.index(state.secured)]),
             )
             for a in legal
         ]
@@ -442,9 +461,52 @@ def _action_values(solution: Solution, state: engine.State, player: str) -> list
     return values
 
 
+def points_payoff(state: engine.State, player: str) -> Payoff:
+    """The payoff of the values a player is shown: points banked this turn, counted up to the target.
+
+    Banking the target ends the game at once, so points beyond it are worth nothing and a stop that reaches it
+    is never worse than rolling on (plain points per turn would call rolling on better whenever it is worth a
+    few points more on average); a Cloverleaf's win counts as reaching the target. Far from the target this is
+    :data:`POINTS` but for the Cloverleaf.
+
+    The amounts end at the target: from there on every amount is worth the target (nothing reachable from it is
+    worth less to bank or more to roll for), so clamping there is exact, and the solve of a hint's first question
+    in a turn takes a millisecond or two near the target instead of the whole table's 30 ms on the event loop.
+    """
+    reach = max(STEP, state.target - state.scores[player])
+    top = min(TOP, -(-reach // STEP))
+    return Payoff(tuple(float(min(STEP * i, reach)) for i in range(top + 1)), cloverleaf=float(min(reach, STEP * top)))
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One decision on a roll: set these dice aside, then ``finish`` (``roll_on`` or ``stop``). A player thinks
+    in these; the die toggles only prepare one."""
+
+    dice: tuple[int, ...]
+    finish: str
+    kind: str = "plan"
+
+
+def plan_values(state: engine.State, player: str) -> list[ActionValue]:
+    """Every plan the roll on the table allows (valid selections only; stopping only where the card lets the
+    player stop) with its value as :func:`evaluate` counts it, best first. Empty outside the select phase."""
+    if player not in engine.to_act(state) or state.phase != "select":
+        return []
+    solution = _solution(points_payoff(state, player))
+    plans = []
+    for selection in selections(state):
+        on, stop = selection_values(solution, state, selection)
+        plans.append(ActionValue(Plan(selection.faces, "roll_on"), on))
+        if stop is not None:
+            plans.append(ActionValue(Plan(selection.faces, "stop"), stop))
+    return best_first(plans)
+
+
 def evaluate(state: engine.State, player: str, level: str = "perfect") -> list[ActionValue]:
-    """Every legal action with the expected points it banks this turn (optimal single-turn play after it; the
-    values are the same for every ``level``, which only changes how :func:`choose` plays).
+    """Every legal action with the expected points it banks this turn, counted up to the target
+    (:func:`points_payoff`; optimal single-turn play after it; the values are the same for every ``level``,
+    which only changes how :func:`choose` plays).
 
     A die toggle, or selecting every scoring die, is worth the best selection that still contains the selection
     after it (0 when no valid selection does; every scoring die is the widest selection, so that is its own
@@ -452,7 +514,7 @@ def evaluate(state: engine.State, player: str, level: str = "perfect") -> list[A
     """
     if player not in engine.to_act(state):
         return []
-    return _action_values(solve_turn(), state, player)
+    return _action_values(_solution(points_payoff(state, player)), state, player)
 
 
 def choose(state: engine.State, player: str, level: str, rng: random.Random) -> Any:
@@ -469,8 +531,8 @@ def choose(state: engine.State, player: str, level: str, rng: random.Random) -> 
 
 def _choose_perfect(solution: Solution, state: engine.State, rng: random.Random) -> Any:
     if state.phase == "tutto":
-        bank = solution.payoff.utility[_index(state.secured)]
-        return engine.Stop() if bank >= solution.carry[_index(state.secured)] else engine.Continue()
+        bank = solution.payoff.utility[solution.index(state.secured)]
+        return engine.Stop() if bank >= solution.carry[solution.index(state.secured)] else engine.Continue()
     plans = []
     for selection in selections(state):
         on, stop = selection_values(solution, state, selection)

@@ -1,8 +1,8 @@
 """The Hint answer: the best few actions of the player to act, with their values, and what the current one is worth.
 
 Pure: it gets the engine state, the player and the strategy's values (best first) and writes lines. Five-dice
-holds are shown as dice ("keep ⚄ ⚄ ⚄ and roll"), Tutto selections as the dice taken (a die toggle and every
-scoring die at once alike), Knister cells as row and column, boxes and rows by their names in the catalogue.
+holds are shown as dice ("keep ⚄ ⚄ ⚄ and roll"), Tutto's plans as the dice taken and what follows ("take ⚀ ⚀
+and roll on"), Knister cells as row and column, boxes and rows by their names in the catalogue.
 """
 
 from __future__ import annotations
@@ -10,12 +10,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from bot.engine import tutto
 from bot.i18n import number, t
 from bot.ui.common import faces
 
-#: How many of the best actions a hint lists.
-TOP = 3
+#: How many of the best actions a hint lists: three keeps or boxes; four Tutto plans, as a selection often comes
+#: twice (rolling on and stopping), and a plan's line is short enough for a phone.
+TOP = {"tutto": 4}
+TOP_OTHERS = 3
 #: The actions that are a player's only move before their dice fall: a turn's first roll, Tutto's draw.
 BEFORE_THE_DICE = frozenset({"roll", "draw"})
 
@@ -30,8 +31,11 @@ def _keep(kept: Sequence[int], locale: str) -> str:
 
 def describe(kind: str, state: Any, action: Any, locale: str) -> str:
     """One action in words, for the game ``kind``; besides engine actions, a five-dice keep (``kind == "keep"``
-    with its ``dice``: keep these and roll the rest)."""
+    with its ``dice``: keep these and roll the rest) and a Tutto plan (``kind == "plan"``: take these dice, then
+    roll on or stop)."""
     name = action.kind
+    if name == "plan":
+        return t(f"hint.plan_{action.finish}", locale, dice=faces(action.dice))
     if kind in ("kniffel", "dicepoker"):
         if name == "keep":
             return _keep(action.dice, locale)
@@ -49,29 +53,32 @@ def describe(kind: str, state: Any, action: Any, locale: str) -> str:
         if name == "place":
             return t("hint.place", locale, row=action.cell // 5 + 1, column=action.cell % 5 + 1)
         return t("hint.roll", locale)
-    if name in ("toggle", "select_scoring"):
-        selected = sorted(state.roll[index] for index in tutto.selected_after(state, action))
-        return t("hint.take", locale, dice=faces(selected)) if selected else t("hint.take_none", locale)
     return t(f"tutto.{name}", locale)
 
 
 def render(kind: str, state: Any, values: Sequence[Any], current: Any | None, locale: str) -> str:
-    """The private hint: the best ``TOP`` actions (``values``, best first) and what rolling now is worth.
+    """The private hint: the best few actions (``values``, best first) and what rolling now is worth.
 
-    ``current`` is the roll with the dice held as they are (five dice) or rolling on with the current selection
-    (Tutto), with its value; None when there is no such action (Knister, a finished roll). It answers "what if I
-    press Roll now?", so it gets a line only when it is not among the best already listed: said twice, the same
-    action and value read as two different moves.
+    ``current`` is the roll with the dice held as they are (five dice) or rolling on with the dice selected now
+    (Tutto), with its value; None when there is no such action (Knister, a finished roll, nothing selected). It
+    answers "what if I press Roll now?", so it gets a line only when it is not among the best already listed:
+    said twice, the same action and value read as two different moves. Tutto's values are whole points (its
+    amounts come in fifties; the title names the unit once), the others' expected final scores have a decimal.
 
     When the one move is to roll (a turn's first roll; Tutto's draw) a list of one ("roll → 254.6") read as
     advice without a choice: the hint then says what the position is worth with best play, and names the move.
     """
-    scope = "tutto" if kind == "tutto" else "final"
+    tutto = kind == "tutto"
+    scope = "tutto" if tutto else "final"
+
+    def value_of(entry: Any) -> str:
+        return number(entry.value, locale, decimals=0 if tutto else 1, exact=True)
+
     moves = list(dict.fromkeys(describe(kind, state, entry.action, locale) for entry in values))
     if len(moves) == 1 and values[0].action.kind in BEFORE_THE_DICE:
-        value = number(values[0].value, locale, decimals=1, exact=True)
-        return "\n".join([t(f"hint.only_{scope}", locale, value=value), t("hint.only_move", locale, action=moves[0])])
-    unit = "hint.points_turn" if kind == "tutto" else "hint.points_final"
+        return "\n".join(
+            [t(f"hint.only_{scope}", locale, value=value_of(values[0])), t("hint.only_move", locale, action=moves[0])]
+        )
     lines = [t(f"hint.title_{scope}", locale)]
     seen: set[str] = set()
     for entry in values:
@@ -79,12 +86,12 @@ def render(kind: str, state: Any, values: Sequence[Any], current: Any | None, lo
         if text in seen:  # two toggles can lead to the same holds
             continue
         seen.add(text)
-        lines.append(f"**{text}** → {t(unit, locale, value=number(entry.value, locale, decimals=1, exact=True))}")
-        if len(seen) == TOP:
+        value = value_of(entry) if tutto else t("hint.points_final", locale, value=value_of(entry))
+        lines.append(f"**{text}** → {value}")
+        if len(seen) == TOP.get(kind, TOP_OTHERS):
             break
     if current is not None:
         action = describe(kind, state, current.action, locale)
         if action not in seen:
-            value = number(current.value, locale, decimals=1, exact=True)
-            lines.append(t("hint.current", locale, action=action, value=value))
+            lines.append(t(f"hint.current{'_tutto' if tutto else ''}", locale, action=action, value=value_of(current)))
     return "\n".join(lines)

@@ -17,6 +17,7 @@ from bot.i18n import number, t
 from bot.ui import hint
 from bot.ui.common import COLOUR_OVER, faces
 from bot.ui.render import Rendered
+from bot.ui.tutto import card_name
 
 
 class Decision(Protocol):
@@ -57,20 +58,15 @@ class Review(Protocol):
 LIST_LIMIT = 3500
 
 
-def dice_of(kind: str, state: Any) -> str:
-    """The dice a decision was made on: five dice, Tutto's roll, Knister's two dice with their sum."""
+def dice_of(kind: str, state: Any, locale: str) -> str:
+    """The dice a decision was made on: five dice, Knister's two dice with their sum, Tutto's card and roll (the
+    card's short name: the same dice ask for other moves under Street or Fireworks than under a Bonus)."""
     if kind == "knister":
         return f"{faces(state.dice)} ({sum(state.dice)})" if state.dice else ""
     if kind == "tutto":
-        return faces(state.roll) if state.phase == "select" else ""
+        card = card_name(state.card, locale)
+        return t("review.card_roll", locale, card=card, dice=faces(state.roll)) if state.phase == "select" else card
     return faces(state.dice)
-
-
-def describe(kind: str, state: Any, action: Any, locale: str) -> str:
-    """An action, keep or Tutto plan in words (the Hint's wording)."""
-    if action.kind == "plan":
-        return t(f"review.plan_{action.finish}", locale, dice=faces(action.dice))
-    return hint.describe(kind, state, action, locale)
 
 
 def loss(value: float, locale: str) -> str:
@@ -80,11 +76,11 @@ def loss(value: float, locale: str) -> str:
 
 def line(kind: str, decision: Decision, locale: str) -> str:
     """One decision: its number, the dice, the choice and, when it lost points, the best action and the loss."""
-    chosen = describe(kind, decision.state, decision.chosen, locale)
-    params = {"number": decision.number, "dice": dice_of(kind, decision.state), "action": chosen}
+    chosen = hint.describe(kind, decision.state, decision.chosen, locale)
+    params = {"number": decision.number, "dice": dice_of(kind, decision.state, locale), "action": chosen}
     text = t("review.line_best", locale, **params)
     if decision.regret > 0:
-        best = describe(kind, decision.state, decision.best, locale)
+        best = hint.describe(kind, decision.state, decision.best, locale)
         text = t("review.line_loss", locale, **params, best=best, loss=loss(decision.regret, locale))
     text = " ".join(text.split())  # no double space where a decision had no dice (Tutto's Stop or Continue)
     return f"{t('review.timeout_mark', locale)} {text}" if not decision.counted else text
@@ -152,13 +148,13 @@ def render(review: Review, game_id: int, locale: str) -> Rendered:
             "review.worst_name",
             locale,
             number=decision.number,
-            dice=dice_of(kind, decision.state) or "—",
+            dice=dice_of(kind, decision.state, locale) or "—",
             loss=loss(decision.regret, locale),
         )
         value = "\n".join(
             [
-                t("review.chose", locale, action=describe(kind, decision.state, decision.chosen, locale)),
-                t("review.best", locale, action=describe(kind, decision.state, decision.best, locale)),
+                t("review.chose", locale, action=hint.describe(kind, decision.state, decision.chosen, locale)),
+                t("review.best", locale, action=hint.describe(kind, decision.state, decision.best, locale)),
             ]
         )
         embed.add_field(name=name[:256], value=value[:1024], inline=False)

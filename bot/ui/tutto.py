@@ -179,8 +179,9 @@ class TuttoUI:
         return t("tutto.at_risk", locale, points=total)
 
     def _scoreboard(self, table: Table) -> str:
-        """Banked scores in seat order, the player on turn marked (none once the game ended early), with a bar
-        towards the target; those who left or were removed last, their mark in place of the bar (they cannot win)."""
+        """Banked scores in play order (from the first player), the player on turn marked (none once the game ended
+        early), with a bar towards the target; those who left or were removed last, their mark in place of the bar
+        (they cannot win)."""
         state = _state(table)
         current = None if table.ended else state.current
         rows = [

@@ -20,6 +20,7 @@ from bot.engine import kniffel
 from bot.engine import tutto as tutto_engine
 from bot.storage.forgotten import FORGOTTEN_NAME
 from bot.strategy import tutto as tutto_strategy
+from bot.strategy.tutto import Plan
 from fakediscord import Message, User
 from tests.e2e.conftest import Harness
 from tests.e2e.dice import play_to_end
@@ -242,14 +243,15 @@ async def test_a_tutto_review_values_each_selection_and_stop_as_one_plan(harness
         (record.id, str(h.alice.id), '{"kind":"stop"}'),
     )
     first = tutto_engine.State.load(rows[0][0])
-    solution = tutto_strategy.solve_turn()
-    (five,) = tutto_strategy.selections(first)
-    roll_on, stop = tutto_strategy.selection_values(solution, first, five)
-    assert stop is not None and roll_on > stop
+    plans = {entry.action: entry.value for entry in tutto_strategy.plan_values(first, str(h.alice.id))}
+    roll_on, stop = plans[Plan((5,), "roll_on")], plans[Plan((5,), "stop")]
+    assert roll_on > stop
 
     review = await review_message(h, await h.server.click_button(h.alice, game.message, label=REVIEW))
 
     assert "Decisions: **2**" in review.text  # drawing a card and the first roll are no decisions
-    expected = f"`#1` ⚄ ⚁ ⚂ ⚃ ⚅ ⚅ take ⚄ and stop → best: take ⚄ and roll on · **−{roll_on - stop:,.1f}**"
+    # each line names the turn's card; the stop that reached the target won the game: nothing was better
+    expected = f"`#1` Bonus 200: ⚄ ⚁ ⚂ ⚃ ⚅ ⚅ take ⚄ and stop → best: take ⚄ and roll on · **−{roll_on - stop:,.1f}**"
     assert expected in review.text, review.text
+    assert "`#2` Bonus 400: ⚀ ⚀ ⚀ ⚁ ⚂ ⚃ take ⚀ ⚀ ⚀ and stop ✓" in review.text, review.text
     assert "Values: the expected points banked this turn" in review.text

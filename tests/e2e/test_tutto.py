@@ -188,6 +188,28 @@ async def test_one_tap_on_draw_shows_the_card_and_the_rolled_dice(harness: Harne
     ]
 
 
+async def test_the_hint_lists_whole_moves_that_can_score(harness: Harness) -> None:
+    """The playground's roll ⚁ ⚁ ⚂ ⚀ ⚀ ⚁: the hint listed die toggles, "take ⚂ → 0.0 expected this turn" among them."""
+    alice = harness.alice
+    game = await play(harness, Script(["bonus_600"], [2, 2, 3, 1, 1, 2]), [alice], target=1000)  # alone: hints on
+    await game.press(alice, "draw")
+    await game.pick(alice, 1)
+    assert harness.bot is not None
+    loading = harness.bot.brain.prepare(await harness.state(), str(alice.id))
+    if loading is not None:
+        await loading
+
+    hint = await (await harness.server.click_button(alice, game.message, label="💡 Hint")).message()
+
+    assert hint.ephemeral and hint.text.splitlines() == [
+        "💡 Best moves (expected points this turn):",
+        "**take ⚀ ⚀ ⚁ ⚁ ⚁ and stop** → 400",
+        "**take ⚀ and roll on** → 372",  # as selected now: no line of its own below
+        "**take ⚀ ⚀ ⚁ ⚁ ⚁ and roll on** → 333",
+        "**take ⚀ ⚀ and roll on** → 329",
+    ], hint.text
+
+
 async def test_take_all_selects_every_scoring_die_in_one_tap(harness: Harness) -> None:
     """One tap instead of one a die: the board values the selection, Roll on sets it aside, and the stored move is
     the action itself."""

@@ -125,6 +125,15 @@ def test_card_rule_keys() -> None:
         t.card_rule("joker")
 
 
+def test_the_seats_are_in_play_order_from_the_starter() -> None:
+    """The scoreboard and the standings list the seats: in play order, as Kniffel's and dice poker's are."""
+    for seed in range(10):
+        state = t.new_game(["a", "b", "c"], random.Random(seed))
+        assert state.players == state.events[0].params["order"]
+        assert state.players[0] == state.current
+        assert state.players in (["a", "b", "c"], ["b", "c", "a"], ["c", "a", "b"])
+
+
 def test_new_game_shuffles_and_draws_the_starter() -> None:
     state = t.new_game(["a", "b", "c"], random.Random(5), target=2000)
     assert sorted(state.deck) == sorted(t.DECK)

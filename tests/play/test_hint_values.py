@@ -9,7 +9,8 @@ from bot import strategy
 from bot.engine import kniffel, tutto
 from bot.engine.fivedice import Roll
 from bot.play import computer
-from tests.scripted import scripted_dice
+from bot.ui import hint
+from tests.scripted import act, scripted_dice, tutto_table
 
 
 def rolled(*held: bool) -> kniffel.State:
@@ -50,3 +51,20 @@ def test_tutto_is_shown_as_the_strategy_values_it(shared_tables: Path) -> None:
 
     assert values == strategy.evaluate(state, player, directory=shared_tables)
     assert current is not None and current.action == tutto.Roll()  # what is set up now: rolling the dice
+
+
+def test_a_tutto_hint_lists_whole_moves_that_can_score_best_first(shared_tables: Path) -> None:
+    """The playground's roll ⚁ ⚁ ⚂ ⚀ ⚀ ⚁ under Bonus 600: each line was one die toggle ("take ⚂ → 0.0")."""
+    state = tutto_table(["bonus_600"], {"bob": 0, "alice": 0}, target=1000)
+    state = act(act(state, tutto.Draw()), tutto.Roll(), 2, 2, 3, 1, 1, 2)
+
+    values, current = computer.hint_values(state, "bob", shared_tables)
+    lines = hint.render("tutto", state, values, current, "en-US").splitlines()
+
+    assert lines[0] == "💡 Best moves (expected points this turn):"
+    assert len(lines) == 5 and current is None  # nothing selected yet: no "with the dice selected now"
+    assert lines[1] == "**take ⚀ ⚀ ⚁ ⚁ ⚁ and stop** → 400"
+    assert all(line.endswith(("and stop", "and roll on")) for line in (line.split("**")[1] for line in lines[1:]))
+    assert not any("⚂" in line or "expected" in line for line in lines[1:])
+    shown = [float(line.rsplit("→ ", 1)[1].replace(",", "")) for line in lines[1:]]
+    assert shown == sorted(shown, reverse=True)

@@ -14,9 +14,10 @@ from bot.engine import dicepoker, kniffel, knister
 from bot.engine import tutto as tutto_engine
 from bot.engine.fivedice import Roll, ToggleHold
 from bot.play import computer
-from bot.play.review import Plan, complete, review
+from bot.play.review import complete, review
 from bot.play.transitions import played
 from bot.strategy import tutto as tutto_strategy
+from bot.strategy.tutto import Plan
 from bot.ui import review as review_ui
 from cogs.dicepoker import SPEC as DICEPOKER
 from cogs.kniffel import SPEC as KNIFFEL
@@ -130,12 +131,7 @@ def test_tutto_a_selection_and_what_follows_it_are_one_plan(table_dir: Path) -> 
     result = review(TUTTO, "standard", "alice", moves, table_dir)
 
     decision = result.decisions[0]
-    solution = tutto_strategy.solve_turn()
-    plans = {}
-    for selection in tutto_strategy.selections(state):
-        on, stop = tutto_strategy.selection_values(solution, state, selection)
-        plans[Plan(selection.faces, "roll_on")] = on
-        plans[Plan(selection.faces, "stop")] = stop if stop is not None else on
+    plans = {entry.action: entry.value for entry in tutto_strategy.plan_values(state, "alice")}
     best = max(plans, key=lambda plan: plans[plan])
     assert decision.chosen == Plan((5,), "stop")
     assert decision.chosen_value == pytest.approx(plans[Plan((5,), "stop")])
@@ -210,3 +206,28 @@ def test_a_history_is_complete_from_the_new_game_even_after_a_player_left_before
     assert complete(KNIFFEL, [played(first, "player", Roll(), state)])
     assert not complete(KNIFFEL, history[1:]), "a history that starts after a stored move was cut"
     assert not complete(KNIFFEL, [])
+
+
+def test_tutto_a_stop_that_reaches_the_target_wins_and_loses_nothing(table_dir: Path) -> None:
+    """Rolling on is worth a few points more per turn, but stopping at the target ends the game: nothing is better."""
+    state = tutto_table(["bonus_600"], {"alice": 600, "bob": 800}, target=1000)  # the playground game: −9.0
+    state = act(state, tutto_engine.Draw())
+    state = act(state, tutto_engine.Roll(), 4, 4, 4, 2, 4, 4)
+    state = take(state, 4, 4, 4)  # 400 set aside: stopping banks exactly the 1,000 of the target
+    moves = [played("alice", "player", tutto_engine.Stop(), state)]
+
+    decision = review(TUTTO, "standard", "alice", moves, table_dir).decisions[0]
+
+    assert decision.chosen == decision.best and decision.regret == 0
+    assert decision.chosen_value == pytest.approx(400)
+    values = tutto_strategy.evaluate(state, "alice")  # the hint's values on Roll on and Stop agree
+    assert value(values, tutto_engine.Stop()) == 400 > value(values, tutto_engine.RollOn())
+
+
+def test_tutto_decisions_name_the_card_they_were_made_under() -> None:
+    """Under Street "take ⚀ → best: take ⚀ ⚁ ⚃ ⚅" only reads right with the card beside it."""
+    state = tutto_table(["street", "double"])
+    street = act(act(state, tutto_engine.Draw()), tutto_engine.Roll(), 1, 2, 4, 6, 6, 1)
+    assert review_ui.dice_of("tutto", street, "en-US") == "Street: ⚀ ⚁ ⚃ ⚅ ⚅ ⚀"
+    after_a_tutto = street.model_copy(update={"phase": "tutto", "card": "double"})
+    assert review_ui.dice_of("tutto", after_a_tutto, "de") == "×2"  # Stop or Continue: no dice to show

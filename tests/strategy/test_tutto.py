@@ -10,7 +10,7 @@ import pytest
 from bot import strategy
 from bot.engine import tutto as engine
 from bot.strategy import tutto
-from tests.scripted import tutto_table
+from tests.scripted import act, take, tutto_table
 
 
 def test_chances_checked_by_hand() -> None:
@@ -86,3 +86,32 @@ def test_played_turns_bank_about_the_expected_points() -> None:
     banked = tutto.play_turns("perfect", 300, seed=2)
     error = np.std(banked) / np.sqrt(len(banked))
     assert abs(np.mean(banked) - tutto.expected_per_turn()["overall"]) < 4 * error
+
+
+def test_stopping_with_a_tutto_banks_it_and_gives_up_drawing_again() -> None:
+    """Stop on a Tutto selection banks at once (the engine gives no Continue then); Roll on leads to the choice."""
+    state = tutto_table(["bonus_300"], {"alice": 0, "bob": 0})
+    state = act(act(state, engine.Draw()), engine.Roll(), 2, 2, 2, 3, 3, 1)
+    state = act(take(state, 2, 2, 2, 1), engine.RollOn(), 5, 5)  # 300 aside; 5-5 makes a Tutto: 400 + 300
+    (tutto_selection,) = [s for s in tutto.selections(state) if s.tutto]
+
+    on, stop = tutto.selection_values(tutto.solve_turn(), state, tutto_selection)
+
+    assert stop == 700
+    assert on == pytest.approx(float(tutto.solve_turn().after[700 // tutto.STEP])) and on > stop
+
+
+@pytest.mark.parametrize(("mine", "target"), [(600, 1000), (0, 6000), (990, 1000)])
+def test_the_values_shown_end_at_the_target_exactly(mine: int, target: int) -> None:
+    """The solve shown to players stops at the target; the full table with the same capped points agrees."""
+    payoff = tutto.points_payoff(tutto_table([], {"alice": mine, "bob": 0}, target=target), "alice")
+    reach = max(tutto.STEP, target - mine)
+    assert len(payoff.utility) - 1 == -(-reach // tutto.STEP) and payoff.utility[-1] == reach
+    full = tutto.solve_turn(
+        tutto.Payoff(tuple(float(min(tutto.STEP * i, reach)) for i in range(tutto.TOP + 1)), cloverleaf=reach)
+    )
+    short = tutto.solve_turn(payoff)
+    size = len(payoff.utility)
+    np.testing.assert_allclose(short.values, full.values[:, :size], rtol=0, atol=1e-9)
+    np.testing.assert_allclose(short.carry, full.carry[:size], rtol=0, atol=1e-9)
+    np.testing.assert_allclose(short.after, full.after[:size], rtol=0, atol=1e-9)

@@ -8,6 +8,7 @@ from typing import Any
 
 from bot.engine import kniffel, knister, tutto
 from bot.strategy import Keep
+from bot.strategy.tutto import Plan
 from bot.ui import hint
 
 
@@ -59,24 +60,24 @@ def test_toggles_that_lead_to_the_same_keep_are_listed_once_and_translated() -> 
     ]
 
 
-def test_selecting_every_scoring_die_reads_as_the_dice_it_takes() -> None:
-    """It is listed once with the toggle that leads to the same selection: the same move in words."""
+def test_tutto_plans_in_words_with_whole_points_and_no_unit_on_every_line() -> None:
+    """The title names the unit once; a phone's line holds the plan and its value."""
     state = tutto.new_game(["a", "b"], random.Random(1)).model_copy(
-        update={"phase": "select", "card": "bonus_300", "roll": [1, 5, 2, 3, 4, 6], "selected": [0]}
+        update={"phase": "select", "card": "bonus_300", "roll": [1, 1, 2, 2, 2, 6], "selected": [0]}
     )
-    assert hint.describe("tutto", state, tutto.SelectScoring(), "de") == "⚀ ⚄ nehmen"
-    values = [Value(tutto.SelectScoring(), 240.0), Value(tutto.ToggleSelect(index=1), 240.0)]
-    assert hint.render("tutto", state, values, None, "en-US").splitlines()[1:] == [
-        "**take ⚀ ⚄** → 240.0 expected this turn"
+    values = [Value(Plan((1, 1, 2, 2, 2), "stop"), 400.0), Value(Plan((1,), "roll_on"), 371.6)]
+    assert hint.render("tutto", state, values, Value(Plan((1,), "roll_on"), 371.6), "en-US").splitlines()[1:] == [
+        "**take ⚀ ⚀ ⚁ ⚁ ⚁ and stop** → 400",
+        "**take ⚀ and roll on** → 372",
+    ]
+    assert hint.render("tutto", state, values[:1], values[1], "de").splitlines()[1:] == [
+        "**⚀ ⚀ ⚁ ⚁ ⚁ nehmen und aufhören** → 400",
+        "Mit den jetzt gewählten Würfeln (⚀ nehmen und weiterwürfeln): 372",
     ]
 
 
-def test_tutto_selections_and_knister_cells_in_words() -> None:
-    tutto_state = tutto.new_game(["a", "b"], random.Random(1)).model_copy(
-        update={"phase": "select", "roll": [1, 5, 2, 3, 4, 6], "selected": [0]}
-    )
-    assert hint.describe("tutto", tutto_state, tutto.ToggleSelect(index=1), "en-US") == "take ⚀ ⚄"
-    assert hint.describe("tutto", tutto_state, tutto.ToggleSelect(index=0), "en-US") == "take nothing"
+def test_tutto_actions_and_knister_cells_in_words() -> None:
+    tutto_state = tutto.new_game(["a", "b"], random.Random(1)).model_copy(update={"phase": "tutto"})
     assert hint.describe("tutto", tutto_state, tutto.Stop(), "en-US") == "Stop"
     knister_state = knister.new_game(["a"], random.Random(1))
     assert hint.describe("knister", knister_state, knister.Place(cell=7), "en-US") == "row 2, column 3"
@@ -100,6 +101,6 @@ def test_a_tutto_turn_before_the_draw_is_worth_its_expected_points() -> None:
     state = tutto.new_game(["a", "b"], random.Random(1))
     text = hint.render("tutto", state, [Value(tutto.Draw(), 412.04)], None, "en-US")
     assert text.splitlines() == [
-        "💡 Expected points this turn with best play: **412.0**",
+        "💡 Expected points this turn with best play: **412**",  # Tutto in whole points, as its other hints
         "Your only move now: **Draw & roll**",
     ]
