@@ -117,7 +117,7 @@ async def knister_pl(world: World) -> Screen:
     await expect(grid).to_contain_text("Wpisano 7. Czekamy na: Alice.")
     await expect(grid).to_contain_text("Punkty za rzędy na razie")
     await expect(game).to_contain_text("Wpisane (1/2)")
-    await expect(screen.message_with("wszyscy wpisują!")).to_contain_text("Dora wyrzuca ⚂ ⚃ = 7")
+    await expect(screen.message_with("wszyscy wpisują!")).to_contain_text("Rzut (Dora): ⚂ ⚃ = 7")
     # What only Alice sees follows her own client's language.
     await alice.click(await alice.pin(alice.message_with("Knister — runda 1/25")), "Wpisz 7")
     await expect(alice.ephemerals().filter(has_text="Your grid — round 1/25")).to_contain_text(
