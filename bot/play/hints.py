@@ -1,11 +1,14 @@
 """Each player's hint of a game is one private message: a new press shows its hint and deletes the older one.
 
 On a phone every private message stays under the board and pushes its controls up; a review and two hints put
-Roll and Score a screen away. So the service keeps, per game and player, the hint message the last press showed
+Roll and Score a screen away. So the service keeps, per channel and player, the hint message the last press showed
 and the token that can delete it (only the interaction that showed an ephemeral message can, for 15 minutes:
 ``following.py``). The next press shows its hint as a new message, right under the board where the player looks,
 and deletes the older one in the background. Editing the older one in place was tried and dropped: a hint the
 player dismissed would take the edit unseen (the bot cannot tell), and the press would seem to do nothing.
+
+Per channel rather than per game: a channel holds one game at a time, and a rematch's first hint should take the
+finished game's last one away too.
 
 In memory only, like the following views: the token dies within 15 minutes anyway, and after a restart an older
 hint simply stays. A hint follows nothing: it changes only when its player presses Hint.
@@ -33,7 +36,7 @@ class Shown:
 
 
 class HintMessages:
-    """The latest hint message of every player of every game, while its token lives."""
+    """The latest hint message of every player in every channel, while its token lives."""
 
     def __init__(
         self, clock: Callable[[], float], lifetime: float = TOKEN_LIFETIME, timeout: float = EDIT_TIMEOUT
@@ -47,28 +50,34 @@ class HintMessages:
     def __len__(self) -> int:
         return len(self._shown)
 
-    def shown(self, game_id: int, player: str, message: PrivateMessage) -> None:
+    def shown(self, channel_id: int, player: str, message: PrivateMessage) -> None:
         """A press showed ``message`` as the player's hint: the older one goes, if its token still allows.
 
         Hints whose tokens died are dropped here (not deleted: Discord would refuse), so the map holds at most the
         hints of the last 15 minutes.
         """
         now = self._clock()
-        older = self._shown.pop((game_id, player), None)
+        older = self._shown.pop((channel_id, player), None)
         for key in [key for key, shown in self._shown.items() if now >= shown.expires_at]:
             del self._shown[key]
-        self._shown[(game_id, player)] = Shown(message, now + self._lifetime)
+        self._shown[(channel_id, player)] = Shown(message, now + self._lifetime)
         if older is not None and now < older.expires_at:
-            task = asyncio.create_task(self._delete(game_id, player, older.message), name=f"dicebot-hint-{game_id}")
+            task = asyncio.create_task(
+                self._delete(channel_id, player, older.message), name=f"dicebot-hint-{channel_id}"
+            )
             self._retiring.add(task)
             task.add_done_callback(self._retiring.discard)
 
-    async def _delete(self, game_id: int, player: str, message: PrivateMessage) -> None:
+    async def _delete(self, channel_id: int, player: str, message: PrivateMessage) -> None:
         try:
             await asyncio.wait_for(message.delete(), self._timeout)
         except Exception as error:  # dismissed already, or its token died: it stays, no worse than before
             log.info(
-                "game %s: could not delete the older hint of %s (%s: %s)", game_id, player, type(error).__name__, error
+                "channel %s: could not delete the older hint of %s (%s: %s)",
+                channel_id,
+                player,
+                type(error).__name__,
+                error,
             )
 
     async def close(self) -> None:

@@ -548,7 +548,7 @@ class GameService(LiveBoards):
             self.brain.prepare(game.state, request.actor.player)
             await request.refuse("hint.preparing")
             # The press once the tables are in memory deletes this message as it shows the hint: one, not two.
-            self.hints.shown(record.id, request.actor.player, request.private_message())
+            self.hints.shown(record.channel_id, request.actor.player, request.private_message())
             return
         values, current = computer.hint_values(game.state, request.actor.player, self.brain.directory)
         await self._show_hint(
@@ -564,7 +564,7 @@ class GameService(LiveBoards):
     async def _show_hint(self, request: Request, record: GameRecord, rendered: Rendered) -> None:
         """Show a hint as a new private message, right under the board; the player's older one goes (``hints.py``)."""
         await request.show_private(rendered)
-        self.hints.shown(record.id, request.actor.player, request.private_message())
+        self.hints.shown(record.channel_id, request.actor.player, request.private_message())
 
     async def _open_private(self, request: Request, spec: AnySpec, game: Game, click: Click) -> None:
         view, record = spec.private_views[click.action], game.record

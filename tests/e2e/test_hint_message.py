@@ -40,3 +40,16 @@ async def test_each_hint_press_shows_a_new_message_and_deletes_the_older_one(bot
     third = await (await h.server.click_button(h.alice, message, label=HINT)).message()
     await h.server.wait_for(lambda: second.deleted, what="the second hint to go")
     assert "**score Kniffel**" in third.text and third.ephemeral and not third.deleted
+
+
+async def test_the_next_game_in_the_channel_takes_the_last_games_hint_away(bot: Harness) -> None:
+    """One hint on screen per player and channel: a game ended (or finished, then a rematch) leaves none behind."""
+    h = bot
+    message = await h.start_game("kniffel", [h.alice], rules="classic")
+    await h.tables_ready(str(h.alice.id))
+    old = await (await h.server.click_button(h.alice, message, label=HINT)).message()
+    assert (await (await h.command(h.alice, "kniffel end")).message()).text == "The game was ended."
+    message = await h.start_game("kniffel", [h.alice], rules="classic")
+    new = await (await h.server.click_button(h.alice, message, label=HINT)).message()
+    await h.server.wait_for(lambda: old.deleted, what="the ended game's hint to go")
+    assert not new.deleted

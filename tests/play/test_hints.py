@@ -1,4 +1,4 @@
-"""The rule for a player's hint message: each press shows a new one and deletes the player's older one."""
+"""A player's hint message: each press shows a new one and deletes the player's older one in the channel."""
 
 from __future__ import annotations
 
@@ -7,17 +7,17 @@ import asyncio
 from bot.play.hints import HintMessages
 from tests.play.test_following import Clock, Message
 
-GAME = 7
+CHANNEL = 7
 
 
 async def test_a_new_hint_deletes_the_older_one_of_the_same_player_and_game() -> None:
     kept = HintMessages(Clock())
     first, other_player, other_game = Message(), Message(), Message()
-    kept.shown(GAME, "a", first)
-    kept.shown(GAME, "b", other_player)
-    kept.shown(GAME + 1, "a", other_game)
+    kept.shown(CHANNEL, "a", first)
+    kept.shown(CHANNEL, "b", other_player)
+    kept.shown(CHANNEL + 1, "a", other_game)
     second = Message()
-    kept.shown(GAME, "a", second)
+    kept.shown(CHANNEL, "a", second)
     await asyncio.wait_for(first.gone.wait(), 1)  # one hint message per player and game
     assert not second.deleted and not other_player.deleted and not other_game.deleted
     await kept.close()
@@ -26,11 +26,11 @@ async def test_a_new_hint_deletes_the_older_one_of_the_same_player_and_game() ->
 async def test_hints_past_their_token_are_dropped_when_another_is_shown() -> None:
     clock = Clock()
     kept = HintMessages(clock, lifetime=900.0)
-    kept.shown(GAME, "a", Message())
-    kept.shown(GAME + 1, "b", Message())
+    kept.shown(CHANNEL, "a", Message())
+    kept.shown(CHANNEL + 1, "b", Message())
     assert len(kept) == 2
     clock.now += 900.0
-    kept.shown(GAME + 2, "c", Message())
+    kept.shown(CHANNEL + 2, "c", Message())
     assert len(kept) == 1
     await kept.close()
 
@@ -39,11 +39,11 @@ async def test_a_hint_whose_token_died_is_not_deleted() -> None:
     clock = Clock()
     kept = HintMessages(clock, lifetime=900.0)
     old = Message()
-    kept.shown(GAME, "a", old)
+    kept.shown(CHANNEL, "a", old)
     clock.now += 900.0  # Discord's 15 minutes: a delete would only be refused
     second = Message()
-    kept.shown(GAME, "a", second)
-    kept.shown(GAME, "a", Message())
+    kept.shown(CHANNEL, "a", second)
+    kept.shown(CHANNEL, "a", Message())
     await asyncio.wait_for(second.gone.wait(), 1)  # deleted in the order shown: the first would be gone by now
     assert not old.deleted
     await kept.close()
