@@ -44,6 +44,8 @@ model)."""
 ACTION_ROW = 3
 MISSING_FACE = "▫️"
 STOPPABLE = frozenset({tutto.BONUS, tutto.DOUBLE})
+#: The events of a roll that scores nothing, and their line with the dice (``TuttoUI._null_rolled``).
+NULLS = {"tutto.null": "tutto.null_dice", "tutto.fireworks_null": "tutto.fireworks_null_dice"}
 """Cards that offer **Stop** before a Tutto (Street banks only through its Tutto, so it offers none)."""
 
 
@@ -335,6 +337,13 @@ class TuttoUI:
                 continue
             if index + 1 < len(events) and _drawn_and_rolled(event, events[index + 1]):
                 line: str | None = self._drew_rolled(event, events[index + 1], table)
+            elif (
+                event.key in NULLS
+                and index
+                and events[index - 1].key == "tutto.rolled"
+                and not (index > 1 and _drawn_and_rolled(events[index - 2], events[index - 1]))
+            ):
+                line = self._null_rolled(event, events[index - 1], table)
             else:
                 line = self.event_line(event, table)
             if line:
@@ -350,6 +359,12 @@ class TuttoUI:
             card=card_name(card.params["card"], table.locale),
             dice=faces(roll.params["dice"]),
         )
+
+    def _null_rolled(self, null: Event, roll: Event, table: Table) -> str:
+        """A null with the dice that made it: the turn ends at once, so the board never shows that roll."""
+        lost = null.params.get("lost", 0)
+        key = "tutto.null_nothing_dice" if null.key == "tutto.null" and not lost else NULLS[null.key]
+        return t(key, table.locale, name=table.name(null.params["player"]), dice=faces(roll.params["dice"]), lost=lost)
 
     def event_line(self, event: Event, table: Table) -> str | None:
         """The announcement for one engine event, or None to stay quiet."""

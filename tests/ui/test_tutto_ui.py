@@ -482,7 +482,10 @@ def test_a_card_drawn_and_rolled_in_one_click_is_told_in_one_line() -> None:
 def test_stop_card_and_null_say_what_was_lost() -> None:
     assert announce(act(game(["stop"]), tu.Draw())) == [t("tutto.stop_card", LOCALE, name="Alice")]
     state = act(take(rolled("bonus_600", 1, 2, 3, 4, 5, 6), 1, 5), tu.RollOn(), 2, 2, 3, 4)
-    assert announce(state)[0] == t("tutto.null", LOCALE, name="Alice", lost=150)
+    assert announce(state)[0] == "💥 Alice rolled ⚁ ⚁ ⚂ ⚃: Null — the turn's 150 points are lost."  # the dice: the
+    # turn ends at once, so the board never shows the roll that ended it
+    nothing = act(act(game(["bonus_300"]), tu.Draw()), tu.Roll(), 2, 2, 3, 3, 4, 6)  # a computer's own Roll step
+    assert announce(nothing) == ["💥 Alice rolled ⚁ ⚁ ⚂ ⚂ ⚃ ⚅: Null — the turn ends with nothing."]
     assert "1,050" in t("tutto.null", LOCALE, name="Alice", lost=1050)
 
 
@@ -514,7 +517,7 @@ def test_street_fireworks_and_cloverleaf_lines() -> None:
     assert "Street complete: +2,000" in announce(street)[0]
     fireworks = act(take(rolled("fireworks", 1, 2, 3, 4, 6, 6), 1), tu.RollOn(), 2, 3, 4, 6, 6)
     assert announce(fireworks)[:2] == [
-        t("tutto.fireworks_null", LOCALE, name="Alice"),
+        "🎆 Alice rolled ⚁ ⚂ ⚃ ⚅ ⚅: the Fireworks end at a null; the points are kept.",
         t("tutto.banked", LOCALE, name="Alice", points=100, score=100),
     ]
     clover = act(take(rolled("cloverleaf", 1, 1, 1, 5, 5, 5), 1, 1, 1, 5, 5, 5), tu.RollOn())
