@@ -19,6 +19,8 @@ TOP = {"tutto": 4}
 TOP_OTHERS = 3
 #: The actions that are a player's only move before their dice fall: a turn's first roll, Tutto's draw.
 BEFORE_THE_DICE = frozenset({"roll", "draw"})
+#: The catalogue of a game's button labels, where it is not named after the game.
+BUTTON_CATALOGUE = {"kniffel": "dice", "dicepoker": "dice"}
 
 
 def _kept(dice: Sequence[int], held: Sequence[bool]) -> list[int]:
@@ -76,8 +78,10 @@ def render(kind: str, state: Any, values: Sequence[Any], current: Any | None, lo
 
     moves = list(dict.fromkeys(describe(kind, state, entry.action, locale) for entry in values))
     if len(moves) == 1 and values[0].action.kind in BEFORE_THE_DICE:
+        # The move named as its button reads ("Roll", "Draw & roll"), so the player finds it at a glance.
+        button = t(f"{BUTTON_CATALOGUE.get(kind, kind)}.{values[0].action.kind}", locale)
         return "\n".join(
-            [t(f"hint.only_{scope}", locale, value=value_of(values[0])), t("hint.only_move", locale, action=moves[0])]
+            [t(f"hint.only_{scope}", locale, value=value_of(values[0])), t("hint.only_move", locale, action=button)]
         )
     lines = [t(f"hint.title_{scope}", locale)]
     seen: set[str] = set()

@@ -89,11 +89,11 @@ def test_before_the_first_roll_the_hint_says_what_the_game_is_worth() -> None:
     values = [Value(kniffel.Roll(), 254.59)]
     assert hint.render("kniffel", state, values, Value(kniffel.Roll(), 254.59), "en-US").splitlines() == [
         "💡 Expected final score with best play: **254.6**",
-        "Your only move now: **roll**",
+        "Your only move now: **Roll**",  # as the button reads
     ]
     assert hint.render("kniffel", state, values, values[0], "de").splitlines() == [
         "💡 Erwartetes Endergebnis bei bestem Spiel: **254,6**",
-        "Dein einziger Zug jetzt: **würfeln**",
+        "Dein einziger Zug jetzt: **Würfeln**",
     ]
 
 
