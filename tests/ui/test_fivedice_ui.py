@@ -130,36 +130,30 @@ def test_roll_button_counts_the_roll_it_makes_and_no_further(engine: ModuleType,
     ]
 
 
+def finished_table(engine: ModuleType, players: list[str], seed: int) -> Table:
+    """A game played to its end by the engine's timeout moves, seated as P1, P2, …"""
+    rng = random.Random(seed)
+    state = engine.new_game(players, rng)
+    while not engine.is_over(state):
+        player = engine.to_act(state)[0]
+        state = engine.apply(state, player, engine.timeout_action(state, player), rng)
+    return Table(tuple(SeatView(player, f"P{player}") for player in players), 1, 2, "en-US", state)
+
+
 @pytest.mark.parametrize(("engine", "ui"), [(kniffel, KNIFFEL_UI), (dicepoker, DICEPOKER_UI)])
 def test_a_game_played_alone_ends_with_the_score_not_a_winner(engine: ModuleType, ui: ScorecardUI) -> None:
     """A game alone is never a win (docs/RULES.md): its news says the player finished, with the score."""
-    for players in (["1"], ["1", "2"]):
-        rng = random.Random(3)
-        state = engine.new_game(players, rng)
-        while not engine.is_over(state):
-            player = engine.to_act(state)[0]
-            state = engine.apply(state, player, engine.timeout_action(state, player), rng)
-        table = Table(tuple(SeatView(player, f"P{player}") for player in players), 1, 2, "en-US", state)
-        over = ui.announce(table)[-1]
-        if len(players) == 1:
-            assert over == f"🏁 P1 finished with {ui.total(table, '1')} points."
-        else:
-            winners = [result.player for result in engine.results(state) if result.won]
-            assert over == t("dice.winners", "en-US", names=", ".join(f"P{p}" for p in winners), count=len(winners))
+    alone = finished_table(engine, ["1"], 3)
+    assert ui.announce(alone)[-1] == f"🏁 P1 finished with {ui.total(alone, '1')} points."
+    two = finished_table(engine, ["1", "2"], 3)
+    winners = [result.player for result in engine.results(two.state) if result.won]
+    expected = t("dice.winners", "en-US", names=", ".join(f"P{p}" for p in winners), count=len(winners))
+    assert ui.announce(two)[-1] == expected
 
 
 @pytest.mark.parametrize(("engine", "ui"), [(kniffel, KNIFFEL_UI), (dicepoker, DICEPOKER_UI)])
 def test_a_game_played_alone_gives_no_medal_on_the_final_board(engine: ModuleType, ui: ScorecardUI) -> None:
     """No gold for a game alone (it is no win): its one line is marked as finished; two players keep their medals."""
-    for players in (["1"], ["1", "2"]):
-        rng = random.Random(5)
-        state = engine.new_game(players, rng)
-        while not engine.is_over(state):
-            player = engine.to_act(state)[0]
-            state = engine.apply(state, player, engine.timeout_action(state, player), rng)
-        table = Table(tuple(SeatView(player, f"P{player}") for player in players), 1, 2, "en-US", state)
-        description = ui.render(table).embeds[0].description or ""
-        if len(players) == 1:
-            assert description.startswith("🏁 P1 — ") and "🥇" not in description
-        else:
-            assert "🥇" in description
+    alone = ui.render(finished_table(engine, ["1"], 5)).embeds[0].description or ""
+    assert alone.startswith("🏁 P1 — ") and "🥇" not in alone
+    assert "🥇" in (ui.render(finished_table(engine, ["1", "2"], 5)).embeds[0].description or "")
