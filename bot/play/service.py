@@ -193,7 +193,7 @@ class GameService(LiveBoards):
         self.reviews = Reviews(games, history, self.specs, brain)
         #: Each player's latest following private view (a Knister grid), edited when its game changes.
         self.followers = Followers(self._render_private, clock)
-        #: Each player's latest hint message of a game, which their next press of Hint edits.
+        #: Each player's latest hint message in a channel, deleted when their next hint is shown.
         self.hints = HintMessages(clock)
         #: The language a server chose with ``/settings language`` (None: its preferred locale).
         self.guild_language: Callable[[int], Awaitable[str | None]] = no_guild_language
