@@ -134,4 +134,5 @@ def origin(request: Request) -> Origin:
         request.message_is_private,
         request.message_owner,
         request.message_by_bot,
+        request.message_games,
     )

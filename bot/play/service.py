@@ -282,21 +282,31 @@ class GameService(LiveBoards):
         async with self._locks.hold(record.id):
             # Held until the message id is stored, so a fast first click finds the game message.
             self.on_saved(record)
-            try:
-                message_id = await request.send(lobby_ui.render(lobby(spec, record)))
-            except ResponseFailed as failed:
-                log.warning("lobby of game %s could not be posted (%s); removing the game", record.id, failed)
-                await self._games.delete(record.id)
-                return False
-            except Exception:
-                await self._games.delete(record.id)
-                raise
-            try:
-                await self._games.attach_message(record.id, message_id, shown_version=record.version)
-            except StorageUnavailable as error:
-                # The host's first click on the lobby links it (see transitions.check_origin).
-                log.warning("could not store the lobby message of game %s: %s", record.id, error)
-            return True
+            return await self._post_first(request, record, lobby_ui.render(lobby(spec, record)), "lobby") is not None
+
+    async def _post_first(self, request: Request, record: GameRecord, rendered: Rendered, what: str) -> int | None:
+        """Post a new game's first message (its lobby, or its board when a rematch started it at once) as the answer
+        to ``request`` and store its id; None if it never showed, and then the game is deleted.
+
+        A store the database refuses leaves the message posted: the host's first click on it links it
+        (``transitions.check_origin``).
+        """
+        try:
+            message_id = await request.send(rendered)
+        except ResponseFailed as failed:
+            log.warning("%s of game %s could not be posted (%s); removing the game", what, record.id, failed)
+            self.cache.drop(record.id)
+            await self._games.delete(record.id)
+            return None
+        except Exception:
+            self.cache.drop(record.id)
+            await self._games.delete(record.id)
+            raise
+        try:
+            await self._games.attach_message(record.id, message_id, shown_version=record.version)
+        except StorageUnavailable as error:
+            log.warning("could not store the %s message of game %s: %s", what, record.id, error)
+        return message_id
 
     async def leave(self, request: Request, spec: AnySpec) -> None:
         """``/<game> leave``: leave the lobby, or the running game (the card stays, the turn is skipped)."""
@@ -518,7 +528,7 @@ class GameService(LiveBoards):
             raise Refusal("error.illegal_action") from error
 
     async def _adopt_message(self, record: GameRecord, message_id: int) -> GameRecord:
-        """Link a lobby to its public message if posting it was interrupted before the id was stored."""
+        """Link a game to its public message if posting it was interrupted before the id was stored."""
         await self._games.attach_message(record.id, message_id)
         return replace(record, message_id=message_id)
 
@@ -899,22 +909,9 @@ class GameService(LiveBoards):
     async def _post_board(self, request: Request, spec: AnySpec, saved: Game) -> bool:
         """Post a game started at once as the answer to ``request`` and note its message (under the game's lock)."""
         record = saved.record
-        try:
-            message_id = await request.send(self.render(spec, saved))
-        except ResponseFailed as failed:
-            log.warning("board of game %s could not be posted (%s); removing the game", record.id, failed)
-            self.cache.drop(record.id)
-            await self._games.delete(record.id)
+        message_id = await self._post_first(request, record, self.render(spec, saved), "board")
+        if message_id is None:
             return False
-        except Exception:
-            self.cache.drop(record.id)
-            await self._games.delete(record.id)
-            raise
-        try:
-            await self._games.attach_message(record.id, message_id, shown_version=record.version)
-        except StorageUnavailable as error:
-            # This process still knows its board (the kept copy below); a restart finds the game without one.
-            log.warning("could not store the board message of game %s: %s", record.id, error)
         self.cache.put(Game(replace(record, message_id=message_id), saved.state))
         return True
 

@@ -154,14 +154,17 @@ class Origin:
     owner: str | None = None
     #: The message was posted by the bot itself (a forged click may name anybody's message).
     by_bot: bool = False
+    #: The games whose controls the message carries, from Discord's copy of it (a click cannot change that).
+    games: frozenset[int] = frozenset()
 
 
 def check_origin(record: GameRecord, actor: Actor, origin: Origin, from_private_view: bool) -> bool:
     """Refuse a click that did not come from this game's own message; True when it adopts the message.
 
     A click acts only in the game's guild and channel, through the game's public message, or, for an action made
-    from a private view (``from_private_view``), through the clicker's own private message. A lobby whose message
-    id was never stored (posting was interrupted) is linked to its message only by the host clicking on it.
+    from a private view (``from_private_view``), through the clicker's own private message. A game whose message
+    id was never stored (posting was interrupted) is linked to its message only by the host clicking on it: a
+    lobby, or a game a rematch started at once (then only a message of the bot's carrying this game's controls).
     """
     if origin.guild_id != record.guild_id or origin.channel_id != record.channel_id:
         raise Refusal("play.wrong_place")
@@ -172,7 +175,7 @@ def check_origin(record: GameRecord, actor: Actor, origin: Origin, from_private_
     if origin.message_id is None:
         raise Refusal("play.wrong_place")
     if record.message_id is None:
-        if record.status == "lobby" and actor.player == record.host:
+        if actor.player == record.host and (record.status == "lobby" or (origin.by_bot and record.id in origin.games)):
             return True
         raise Refusal("play.wrong_place")
     if origin.message_id != record.message_id:

@@ -340,3 +340,33 @@ async def test_a_rematch_whose_start_is_not_saved_opens_its_lobby_instead(bot: H
     ]
     await h.click(h.alice, rematch, "Start")
     assert (await h.record()).status == "running"  # type: ignore[union-attr]
+
+
+async def test_a_rematch_started_at_once_whose_board_was_not_stored_is_linked_by_the_hosts_click(
+    bot: Harness,
+) -> None:
+    """The one-tap rematch when storing its board's message fails: after a restart the host's first click on that
+    board links it (as for a lobby), instead of every click being refused as not this game's message."""
+    h = bot
+    lobby = await h.open_lobby("kniffel", h.alice, rules="classic", opponents=1, level="easy")
+    await h.click(h.alice, lobby, "Start")
+    await h.tables_ready()
+    await play_solo(h, lobby, kniffel)
+    assert h.bot is not None
+    games = h.bot.service._games
+    real_attach = games.attach_message
+
+    async def refused_once(*args: Any, **kwargs: Any) -> Any:
+        games.attach_message = real_attach  # type: ignore[method-assign]
+        raise StorageUnavailable("disk I/O error")
+
+    games.attach_message = refused_once  # type: ignore[method-assign]
+    board = await (await h.server.click_button(h.alice, lobby, label="Rematch")).message()
+    await h.bot.service.drain(10)
+    record = await h.record()
+    assert record is not None and record.status == "running" and record.message_id is None
+    await h.restart()
+    rolled = await h.click(h.alice, board, "Roll")
+    assert not rolled.ephemeral_messages, [m.text for m in rolled.ephemeral_messages]
+    record = await h.record()
+    assert record is not None and record.message_id == board.id

@@ -80,6 +80,21 @@ def test_only_the_host_adopts_a_lobby_message_that_was_never_stored() -> None:
         tr.check_origin(replace(lost, status="running"), HOST, origin(message_id=77), from_private_view=False)
 
 
+def test_only_the_host_adopts_a_started_games_board_that_was_never_stored_and_only_one_with_its_controls() -> None:
+    """A rematch started at once posts the running board directly; if its id was not stored, the host's click on
+    the bot's message carrying the game's controls links it. Another message, or anybody else, is refused."""
+    lost = replace(RECORD, status="running", message_id=None)
+    board = origin(message_id=77, by_bot=True, games=frozenset({lost.id}))
+    assert tr.check_origin(lost, HOST, board, from_private_view=False) is True
+    for who, where in (
+        (GUEST, board),
+        (HOST, replace(board, games=frozenset({lost.id + 1}))),  # another game's message
+        (HOST, replace(board, by_bot=False)),  # somebody else's message naming the game
+    ):
+        with pytest.raises(Refusal, match="wrong_place"):
+            tr.check_origin(lost, who, where, from_private_view=False)
+
+
 class Dice:
     held: ClassVar[list[bool]] = [True, False, False, False, False]
 
