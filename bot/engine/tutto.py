@@ -749,7 +749,8 @@ def _changes_selection(state: State) -> bool:
 def timeout_action(state: State, player: str) -> AnyAction:
     """The cautious move for an absent player: draw, roll, select the most, bank as soon as allowed.
 
-    Returned one step at a time (a die toggle is one action); the runner repeats until the turn passes.
+    Returned one step at a time; the runner repeats until the turn passes. The selection is Take all's
+    (:func:`scoring_selection`), so an absent player's turn reads as a player's would.
     """
     if player not in to_act(state):
         raise IllegalAction(f"{player} has nothing to do now")
@@ -759,15 +760,9 @@ def timeout_action(state: State, player: str) -> AnyAction:
         return Roll()
     if state.phase == "tutto":
         return Stop()
-    want = _target_selection(state)
-    have = core.counts(state.selection)
-    for index in state.selected:
-        if have[state.roll[index]] > want[state.roll[index]]:
-            return ToggleSelect(index=index)
-    for index, face in enumerate(state.roll):
-        if index not in state.selected and have[face] < want[face]:
-            return ToggleSelect(index=index)
-    return Stop() if can_stop(state) else RollOn()
+    if _changes_selection(state):
+        return _SELECT_SCORING
+    return _STOP if can_stop(state) else _ROLL_ON
 
 
 def is_over(state: State) -> bool:

@@ -484,9 +484,14 @@ def computers_to_act(rules: AnyRules, record: GameRecord, state: Any) -> list[st
     ]
 
 
+#: Actions that only pick dice (Tutto's Take all besides the die toggles): they prepare the action after them.
+PICKING = frozenset({"select_scoring"})
+
+
 def _is_toggle(action: Any) -> bool:
-    """A die toggle only prepares the action after it: a computer's step goes on to that action."""
-    return str(getattr(action, "kind", "")).startswith("toggle")
+    """Picking dice only prepares the action after it: a computer's step goes on to that action."""
+    kind = str(getattr(action, "kind", ""))
+    return kind.startswith("toggle") or kind in PICKING
 
 
 def computer_step(rules: AnyRules, game: Game, choose: Choose, rng: random.Random, now: float) -> Outcome:

@@ -641,12 +641,7 @@ def test_timeout_selects_the_most_then_stops_when_allowed() -> None:
         action = t.timeout_action(state, "alice")
         moves.append(action)
         state = act(state, action)
-    assert moves == [
-        t.ToggleSelect(index=0),  # a wrong die out first
-        t.ToggleSelect(index=1),
-        t.ToggleSelect(index=2),
-        t.Stop(),
-    ]
+    assert moves == [t.SelectScoring(), t.Stop()]  # the wrong die out and the 1 and the 5 in: Take all's selection
     assert state.scores["alice"] == 150
     with pytest.raises(IllegalAction):
         t.timeout_action(state, "alice")
@@ -654,13 +649,11 @@ def test_timeout_selects_the_most_then_stops_when_allowed() -> None:
 
 def test_timeout_rolls_on_when_the_card_forbids_stopping() -> None:
     state = act(act(tutto_table(["street"]), t.Draw()), t.Roll(), 3, 3, 5, 5, 6, 6)
-    for _ in range(3):
-        state = act(state, t.timeout_action(state, "alice"))
+    state = act(state, t.timeout_action(state, "alice"))
     assert state.selection == [3, 5, 6]
     assert t.timeout_action(state, "alice") == t.RollOn()
     state = act(state, t.RollOn(), 1, 2, 4)
-    for _ in range(3):
-        state = act(state, t.timeout_action(state, "alice"))
+    state = act(state, t.timeout_action(state, "alice"))
     assert t.timeout_action(state, "alice") == t.Stop()  # completes the street
     assert act(state, t.Stop()).scores["alice"] == 2000
 
@@ -730,7 +723,7 @@ def test_full_seeded_game_with_the_timeout_strategy() -> None:
     while not t.is_over(state):
         player = t.to_act(state)[0]
         state = t.apply(state, player, t.timeout_action(state, player), rng)
-    assert state.move == 108
+    assert state.move == 76  # a selection is one move (Take all), not a toggle per die
     assert [(r.player, r.score, r.rank, r.won, r.counters) for r in t.results(state)] == [
         ("alice", 900, 2, False, {"tuttos": 1}),
         ("bob", 3250, 1, True, {"tuttos": 2}),  # two Fireworks Tuttos, then 2800 banked at the null

@@ -104,6 +104,15 @@ def test_a_computer_still_draws_and_rolls_one_paced_step_at_a_time() -> None:
     assert (state.phase, state.card) == ("roll", "bonus_300")
 
 
+def test_a_computers_take_all_goes_on_to_the_action_it_prepares() -> None:
+    """Take all only picks dice, as a toggle does: the computer's one paced step also rolls on or stops."""
+    seats = tutto_table(["bonus_300"], {COMPUTER.player: 0, ALICE.player: 0})
+    game = running(act(act(seats, tutto.Draw()), tutto.Roll(), 1, 2, 3, 4, 6, 6), COMPUTER, ALICE)
+    outcome = tr.computer_step(SPEC, game, FALLBACK, scripted_dice(), NOW)
+    assert steps(outcome) == [(COMPUTER.player, "computer", "select_scoring"), (COMPUTER.player, "computer", "stop")]
+    assert outcome.after.state.current == ALICE.player
+
+
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_no_click_takes_a_step_for_the_player_that_had_a_choice(seed: int) -> None:
