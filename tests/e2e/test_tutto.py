@@ -219,6 +219,9 @@ async def test_take_all_selects_every_scoring_die_in_one_tap(harness: Harness) -
     await game.press(alice, "draw")
     assert game.button("select_scoring").label == "Take all"
     assert not game.button("select_scoring").disabled
+    before = await harness.record()
+    assert "not your turn" in await game.refused(bob, "select_scoring")  # the wrong player: refused, nothing moved
+    assert await harness.record() == before
 
     await game.press(alice, "select_scoring")
     assert t("tutto.selected", LOCALE, dice="⚀ ⚄ ⚀", points=250) in game.text
