@@ -562,7 +562,13 @@ class GameService(LiveBoards):
             return
         values, current = computer.hint_values(game.state, request.actor.player, self.brain.directory)
         await self._show_hint(
-            request, record, Rendered(content=hint_ui.render(spec.kind, game.state, values, current, request.locale))
+            request,
+            record,
+            Rendered(
+                content=hint_ui.render(
+                    spec.kind, game.state, values, current, request.locale, player=request.actor.player
+                )
+            ),
         )
         marked = transitions.mark_hinted(game, request.actor)
         if marked is not None:

@@ -10,8 +10,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from bot.engine import knister
 from bot.i18n import number, t
 from bot.ui.common import faces
+from bot.ui.knister import EMPTY_CELL
 
 #: How many of the best actions a hint lists: three keeps or boxes; four Tutto plans, as a selection often comes
 #: twice (rolling on and stopping), and a plan's line is short enough for a phone.
@@ -21,6 +23,9 @@ TOP_OTHERS = 3
 BEFORE_THE_DICE = frozenset({"roll", "draw"})
 #: The catalogue of a game's button labels, where it is not named after the game.
 BUTTON_CATALOGUE = {"kniffel": "dice", "dicepoker": "dice"}
+#: Marks of the listed Knister cells, in the list and on the map of the player's grid below it: the grid's
+#: buttons carry no row or column numbers to count against, a mark on a copy of the grid is found at a glance.
+CELL_MARKS = "ABC"
 
 
 def _kept(dice: Sequence[int], held: Sequence[bool]) -> list[int]:
@@ -58,8 +63,21 @@ def describe(kind: str, state: Any, action: Any, locale: str) -> str:
     return t(f"tutto.{name}", locale)
 
 
-def render(kind: str, state: Any, values: Sequence[Any], current: Any | None, locale: str) -> str:
-    """The private hint: the best few actions (``values``, best first) and what rolling now is worth.
+def _cell_map(grid: knister.Grid, marks: dict[int, str]) -> str:
+    """The player's grid as a code block, the listed cells marked, laid out as the final grids are."""
+    lines = []
+    for row_index, row in enumerate(grid):
+        cells = []
+        for column, placed in enumerate(row):
+            cell = row_index * knister.SIZE + column
+            text = str(placed) if placed is not None else marks.get(cell, EMPTY_CELL)
+            cells.append(f"{text:>2}")
+        lines.append(" ".join(cells))
+    return "```\n" + "\n".join(lines) + "\n```"
+
+
+def render(kind: str, state: Any, values: Sequence[Any], current: Any | None, locale: str, *, player: str) -> str:
+    """The private hint for ``player``: the best few actions (``values``, best first) and what rolling now is worth.
 
     ``current`` is the roll with the dice held as they are (five dice) or rolling on with the dice selected now
     (Tutto), with its value; None when there is no such action (Knister, a finished roll, nothing selected). It
@@ -85,15 +103,22 @@ def render(kind: str, state: Any, values: Sequence[Any], current: Any | None, lo
         )
     lines = [t(f"hint.title_{scope}", locale)]
     seen: set[str] = set()
+    marks: dict[int, str] = {}
     for entry in values:
         text = describe(kind, state, entry.action, locale)
         if text in seen:  # two toggles can lead to the same holds
             continue
         seen.add(text)
         value = value_of(entry) if tutto else t("hint.points_final", locale, value=value_of(entry))
-        lines.append(f"**{text}** → {value}")
+        if entry.action.kind == "place":
+            marks[entry.action.cell] = CELL_MARKS[len(marks)]
+            lines.append(f"`{marks[entry.action.cell]}` **{text}** → {value}")
+        else:
+            lines.append(f"**{text}** → {value}")
         if len(seen) == TOP.get(kind, TOP_OTHERS):
             break
+    if marks:
+        lines.append(_cell_map(state.grids[player], marks))
     if current is not None:
         action = describe(kind, state, current.action, locale)
         if action not in seen:

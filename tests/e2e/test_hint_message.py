@@ -53,3 +53,18 @@ async def test_the_next_game_in_the_channel_takes_the_last_games_hint_away(bot: 
     new = await (await h.server.click_button(h.alice, message, label=HINT)).message()
     await h.server.wait_for(lambda: old.deleted, what="the ended game's hint to go")
     assert not new.deleted
+
+
+async def test_a_knister_hint_letters_its_cells_on_a_map_of_the_players_grid(bot: Harness) -> None:
+    """The grid's buttons carry no row or column numbers, so "row 4, column 2" alone had nothing to count against."""
+    h = bot
+    message = await h.start_game("knister", [h.alice])
+    await h.tables_ready(str(h.alice.id))
+    h.rng.script(6, 6)
+    await h.click(h.alice, message, "Roll")
+    hint = await (await h.server.click_button(h.alice, message, label=HINT)).message()
+    lines = hint.text.splitlines()
+    assert [line[:4] for line in lines[1:4]] == ["`A` ", "`B` ", "`C` "], hint.text
+    grid = lines[lines.index("```") + 1 : -1]
+    assert len(grid) == 5 and all(len(row.split()) == 5 for row in grid), hint.text
+    assert sorted(cell for row in grid for cell in row.split() if cell != "·") == ["A", "B", "C"], hint.text

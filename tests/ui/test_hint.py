@@ -31,7 +31,7 @@ def test_the_best_three_with_values_then_the_current_roll() -> None:
         Value(Keep((5, 5)), 229.0),
         Value(Keep(()), 220.0),
     ]
-    text = hint.render("kniffel", state, values, Value(kniffel.Roll(), 220.04), "en-US")
+    text = hint.render("kniffel", state, values, Value(kniffel.Roll(), 220.04), "en-US", player="a")
     assert text.splitlines() == [
         "💡 Best moves (expected final score):",
         "**keep ⚄ ⚄ ⚄ and roll** → 241.3 expected",
@@ -44,7 +44,7 @@ def test_the_best_three_with_values_then_the_current_roll() -> None:
 def test_the_roll_as_held_now_is_not_repeated_when_it_is_among_the_best() -> None:
     state = rolled(1, 1, 2, 2, 3)
     values = [Value(Keep((2, 2)), 250.6), Value(Keep((3,)), 249.6), Value(Keep(()), 249.5)]
-    text = hint.render("kniffel", state, values, Value(kniffel.Roll(), 249.5), "en-US")
+    text = hint.render("kniffel", state, values, Value(kniffel.Roll(), 249.5), "en-US", player="a")
     assert text.splitlines()[1:] == [
         "**keep ⚁ ⚁ and roll** → 250.6 expected",
         "**keep ⚂ and roll** → 249.6 expected",
@@ -55,7 +55,7 @@ def test_the_roll_as_held_now_is_not_repeated_when_it_is_among_the_best() -> Non
 def test_toggles_that_lead_to_the_same_keep_are_listed_once_and_translated() -> None:
     state = rolled(5, 5, 1, 2, 3)
     values = [Value(kniffel.ToggleHold(index=0), 230.0), Value(kniffel.ToggleHold(index=1), 230.0)]
-    assert hint.render("kniffel", state, values, None, "de").splitlines()[1:] == [
+    assert hint.render("kniffel", state, values, None, "de", player="a").splitlines()[1:] == [
         "**⚄ behalten und würfeln** → 230,0 erwartet"
     ]
 
@@ -66,11 +66,13 @@ def test_tutto_plans_in_words_with_whole_points_and_no_unit_on_every_line() -> N
         update={"phase": "select", "card": "bonus_300", "roll": [1, 1, 2, 2, 2, 6], "selected": [0]}
     )
     values = [Value(Plan((1, 1, 2, 2, 2), "stop"), 400.0), Value(Plan((1,), "roll_on"), 371.6)]
-    assert hint.render("tutto", state, values, Value(Plan((1,), "roll_on"), 371.6), "en-US").splitlines()[1:] == [
+    assert hint.render("tutto", state, values, Value(Plan((1,), "roll_on"), 371.6), "en-US", player="a").splitlines()[
+        1:
+    ] == [
         "**take ⚀ ⚀ ⚁ ⚁ ⚁ and stop** → 400",
         "**take ⚀ and roll on** → 372",
     ]
-    assert hint.render("tutto", state, values[:1], values[1], "de").splitlines()[1:] == [
+    assert hint.render("tutto", state, values[:1], values[1], "de", player="a").splitlines()[1:] == [
         "**⚀ ⚀ ⚁ ⚁ ⚁ nehmen und aufhören** → 400",
         "Mit den jetzt gewählten Würfeln (⚀ nehmen und weiterwürfeln): 372",
     ]
@@ -87,11 +89,11 @@ def test_before_the_first_roll_the_hint_says_what_the_game_is_worth() -> None:
     """Rolling is the only move: a list of one "roll → 254.6" told nothing, the expected final score does."""
     state = kniffel.new_game(["a"], random.Random(1), ruleset="kniffel")
     values = [Value(kniffel.Roll(), 254.59)]
-    assert hint.render("kniffel", state, values, Value(kniffel.Roll(), 254.59), "en-US").splitlines() == [
+    assert hint.render("kniffel", state, values, Value(kniffel.Roll(), 254.59), "en-US", player="a").splitlines() == [
         "💡 Expected final score with best play: **254.6**",
         "Your only move now: **Roll**",  # as the button reads
     ]
-    assert hint.render("kniffel", state, values, values[0], "de").splitlines() == [
+    assert hint.render("kniffel", state, values, values[0], "de", player="a").splitlines() == [
         "💡 Erwartetes Endergebnis bei bestem Spiel: **254,6**",
         "Dein einziger Zug jetzt: **Würfeln**",
     ]
@@ -99,8 +101,34 @@ def test_before_the_first_roll_the_hint_says_what_the_game_is_worth() -> None:
 
 def test_a_tutto_turn_before_the_draw_is_worth_its_expected_points() -> None:
     state = tutto.new_game(["a", "b"], random.Random(1))
-    text = hint.render("tutto", state, [Value(tutto.Draw(), 412.04)], None, "en-US")
+    text = hint.render("tutto", state, [Value(tutto.Draw(), 412.04)], None, "en-US", player="a")
     assert text.splitlines() == [
         "💡 Expected points this turn with best play: **412**",  # Tutto in whole points, as its other hints
         "Your only move now: **Draw & roll**",
+    ]
+
+
+def test_a_knister_hint_marks_its_cells_on_a_map_of_the_players_grid() -> None:
+    """The grid's buttons carry no row or column numbers: the listed cells are lettered on a copy of the grid."""
+    state = knister.new_game(["a", "b"], random.Random(1))
+    grid = [[None] * knister.SIZE for _ in range(knister.SIZE)]
+    grid[0][0], grid[1][2], grid[4][4] = 5, 12, 7
+    state = state.model_copy(update={"grids": {"a": grid, "b": [[None] * knister.SIZE] * knister.SIZE}})
+    values = [
+        Value(knister.Place(cell=1), 71.34),
+        Value(knister.Place(cell=24 - 1), 70.9),
+        Value(knister.Place(cell=6), 70.0),
+    ]
+    assert hint.render("knister", state, values, None, "en-US", player="a").splitlines() == [
+        "💡 Best moves (expected final score):",
+        "`A` **row 1, column 2** → 71.3 expected",
+        "`B` **row 5, column 4** → 70.9 expected",
+        "`C` **row 2, column 2** → 70.0 expected",
+        "```",
+        " 5  A  ·  ·  ·",
+        " ·  C 12  ·  ·",
+        " ·  ·  ·  ·  ·",
+        " ·  ·  ·  ·  ·",
+        " ·  ·  ·  B  7",
+        "```",
     ]
