@@ -2,7 +2,8 @@
 
 Pure: it gets the engine state, the player and the strategy's values (best first) and writes lines. Five-dice
 holds are shown as dice ("keep ⚄ ⚄ ⚄ and roll"), Tutto's plans as the dice taken and what follows ("take ⚀ ⚀
-and roll on"), Knister cells as row and column, boxes and rows by their names in the catalogue.
+and roll on"), Knister cells as row and column and lettered on a map of the player's grid, boxes and rows by
+their names in the catalogue.
 """
 
 from __future__ import annotations
