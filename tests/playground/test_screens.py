@@ -35,6 +35,9 @@ async def knister(world: World, screen: Screen) -> None:
     grid = await screen.pin(screen.ephemerals().filter(has_text="Your grid"))
     await grid.locator(".components").get_by_role("button").nth(12).click()
     await expect(grid.locator(".components").get_by_role("button").nth(12)).to_have_text("7")
+    # Discord draws a small button at least 60 px wide: "·" and "7" are one size, the grid stays square.
+    cells = await grid.locator(".components").get_by_role("button").all()
+    assert len({round((await box_of(cell))["width"]) for cell in cells}) == 1
     # The next roll updates the open grid by itself: no Place click, its empty cells are ready for 11.
     await screen.click(game, "🎲 Roll")
     await expect(grid).to_contain_text("round 2/25")
