@@ -124,6 +124,10 @@ def render_board(
     if not lines:
         if page.metric == "average":
             lines.append(t("leaderboard.empty_average", locale, min=MIN_AVERAGE_GAMES))
+        elif page.metric == "wins":
+            # Games played may well be stored (alone, or lost): the board lists only those who have won.
+            lines.append(t("leaderboard.empty_wins", locale))
+            lines.append(t("leaderboard.empty_wins_hint", locale, command=page.kind))
         else:
             lines.append(t("leaderboard.empty", locale))
             lines.append(t("leaderboard.empty_hint", locale, command=page.kind))

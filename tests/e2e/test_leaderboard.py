@@ -224,10 +224,18 @@ async def test_stats_write_the_settlement_as_the_dice_poker_board_does(bot: Harn
 
 
 async def test_empty_leaderboard_says_so(bot: Harness) -> None:
-    message = await board(bot, bot.alice, game="knister")
-    assert "Nobody is on this board yet." in message.text
-    assert "Finish a game (`/knister start`) to get on it." in message.text
+    message = await board(bot, bot.alice, game="knister", metric="games")
+    assert description_lines(message) == [
+        "Nobody is on this board yet.",
+        "Finish a game (`/knister start`) to get on it.",
+    ]
     assert not message.buttons
+    wins = await board(bot, bot.alice, game="knister")
+    assert description_lines(wins) == [
+        "Nobody has won on this board yet.",
+        "Win a game against another person (`/knister start`) to get on it.",
+    ]
+    assert not wins.buttons
 
 
 async def test_paging_in_place_privately_for_others_and_after_a_restart(bot: Harness) -> None:
