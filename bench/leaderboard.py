@@ -278,10 +278,14 @@ async def time_queries(
 
 
 async def middle_of_longest_tie(db: Database, metric: str, period: str, guild: int | None) -> int:
-    """The page holding the middle line of the board's figure with the most players (for an average, its floor)."""
+    """The page holding the middle line of the board's figure with the most players (for an average, its floor).
+
+    The wins board lists only players who have won: its figure 0 (most players) is no line of it.
+    """
+    listed = " AND figure >= 1" if metric == "wins" else ""
     found = await db.fetch_one(
         "SELECT above + players / 2 FROM (SELECT players, SUM(players) OVER (ORDER BY figure DESC) - players AS above "
-        "FROM board_figures WHERE days = ? AND kind = 'kniffel' AND scope = ? AND metric = ?) AS f "
+        f"FROM board_figures WHERE days = ? AND kind = 'kniffel' AND scope = ? AND metric = ?{listed}) AS f "
         "ORDER BY players DESC LIMIT 1",
         (PERIOD_DAYS[period] if period != "all" else 0, guild or 0, metric),
     )

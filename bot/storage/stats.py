@@ -180,29 +180,52 @@ _FLOOR = {
 
 #: A board's rows in board_figures (parameters 1-4: days, 0 for all time; kind; scope; metric).
 _FIGURES = "days = ?1 AND kind = ?2 AND scope = ?3 AND metric = ?4"
-#: The board's figures with the players above each: a running sum, best figure first.
-_RUNNING = (
-    "SELECT figure, players, SUM(players) OVER (ORDER BY figure DESC) - players AS above "
-    f"FROM board_figures WHERE {_FIGURES}"
-)
-#: The first page (the most asked for) starts at the best figure anyone has, without the running sum.
-_SEEK_FIRST = (
-    f"SELECT figure, 0 AS above FROM board_figures WHERE {_FIGURES} AND players > 0 ORDER BY figure DESC LIMIT 1"
-)
-#: Any other page. span: the offsets of its first and last lines (?5 and on, or the last page's when ?5 is past
-#: the end, so such a page is answered by the same statement). at, from the few figures that hold the page's
-#: lines: the figures of its first and last lines (head and tail), and the lines that a read from the first line
-#: steps over at the start of its figure (ahead), or a read backwards from the last line at the end of its (behind).
-_SEEK_ANY = (
-    f"size AS (SELECT COALESCE(SUM(players), 0) AS total FROM board_figures WHERE {_FIGURES}), "
-    "span AS (SELECT first_line, "
-    "CASE WHEN first_line + ?6 < total THEN first_line + ?6 ELSE total END - 1 AS last_line FROM ("
-    "SELECT CASE WHEN ?5 >= total AND total > 0 THEN (total - 1) / ?6 * ?6 ELSE ?5 END AS first_line, total FROM size"
-    ") AS s), "
-    "at AS (SELECT MAX(figure) AS head, COALESCE(MAX(first_line - above), 0) AS ahead, MIN(figure) AS tail, "
-    "COALESCE(MAX(above + players - 1 - last_line), 0) AS behind "
-    f"FROM ({_RUNNING}) AS f CROSS JOIN span WHERE players > 0 AND above <= last_line AND above + players > first_line)"
-)
+#: Which of the players with a kept row a board lists, over that row (``{games}`` and ``{figure}``: its columns of
+#: games and of the metric), and over its rows in board_figures. The average board: the players with enough games
+#: for an average (its index and its figures hold no others). The wins board: the players who have won (a game
+#: alone is no win, migration 0018, and "#1 — 0 wins" would rank a loss first); the figure 0 keeps its row in
+#: board_figures, left out of every sum, so the board's size, where its pages start and its ranks count the
+#: winners alone, and nothing new is kept.
+_LISTED = {"average": f"{{games}} >= {MIN_AVERAGE_GAMES}", "wins": "{figure} >= 1"}
+_LISTED_FIGURES = {"wins": "figure >= 1"}
+
+
+def _figures(metric: str) -> str:
+    """The board's rows in board_figures that count: those of the figures it lists."""
+    listed = _LISTED_FIGURES.get(metric)
+    return _FIGURES if listed is None else f"{_FIGURES} AND {listed}"
+
+
+def _running(figures: str) -> str:
+    """The board's figures with the players above each: a running sum, best figure first."""
+    return (
+        "SELECT figure, players, SUM(players) OVER (ORDER BY figure DESC) - players AS above "
+        f"FROM board_figures WHERE {figures}"
+    )
+
+
+def _seek_first(figures: str) -> str:
+    """The first page (the most asked for) starts at the best figure anyone has, without the running sum."""
+    return f"SELECT figure, 0 AS above FROM board_figures WHERE {figures} AND players > 0 ORDER BY figure DESC LIMIT 1"
+
+
+def _seek_any(figures: str) -> str:
+    """Any other page. span: the offsets of its first and last lines (?5 and on, or the last page's when ?5 is past
+    the end, so such a page is answered by the same statement). at, from the few figures that hold the page's
+    lines: the figures of its first and last lines (head and tail), and the lines that a read from the first line
+    steps over at the start of its figure (ahead), or a read backwards from the last line at the end of its
+    (behind)."""
+    return (
+        f"size AS (SELECT COALESCE(SUM(players), 0) AS total FROM board_figures WHERE {figures}), "
+        "span AS (SELECT first_line, "
+        "CASE WHEN first_line + ?6 < total THEN first_line + ?6 ELSE total END - 1 AS last_line FROM ("
+        "SELECT CASE WHEN ?5 >= total AND total > 0 THEN (total - 1) / ?6 * ?6 ELSE ?5 END AS first_line, total "
+        "FROM size) AS s), "
+        "at AS (SELECT MAX(figure) AS head, COALESCE(MAX(first_line - above), 0) AS ahead, MIN(figure) AS tail, "
+        "COALESCE(MAX(above + players - 1 - last_line), 0) AS behind "
+        f"FROM ({_running(figures)}) AS f CROSS JOIN span "
+        "WHERE players > 0 AND above <= last_line AND above + players > first_line)"
+    )
 
 
 @dataclass
@@ -211,7 +234,8 @@ class _Read:
 
     lines: list[tuple[int, int, float, object]] = field(default_factory=list)
     mine: tuple[int, int, float, object] | None = None
-    caller_rank: int = 0
+    #: None when the board does not list the caller (too few games for an average, no win on a wins board).
+    caller_rank: int | None = None
     total: int = 0
     offset: int = 0
     first_rank: int = 1
@@ -249,14 +273,15 @@ class _Board:
         self, db: Database, page: int, page_size: int, caller_id: int
     ) -> tuple[int, int, list[Standing], Standing | None, int]:
         """The page (the last one when asked past the end), the total, the page's lines, the caller's line, and the
-        caller's games in this board's scope and period whether or not they rank (for "5 games needed" hints)."""
+        caller's games in this board's scope and period whether or not they rank (for the hints "5 games needed" and
+        "no wins yet")."""
         read = await self._read(db, page * page_size, page_size, caller_id)
         page = read.offset // page_size
         rows = _ranked(read.lines, read.offset, read.first_rank)
         caller = next((row for row in rows if row.user_id == caller_id), None)
         mine = read.mine
         caller_games = mine[1] if mine else 0
-        if caller is None and mine is not None and (self.metric != "average" or caller_games >= MIN_AVERAGE_GAMES):
+        if caller is None and mine is not None and read.caller_rank is not None:
             user_id, games, value, name = mine
             caller = Standing(read.caller_rank, user_id, str(name), value, games)
         return page, read.total, rows, caller, caller_games
@@ -284,7 +309,9 @@ class _Board:
         # such hint and its planner finds the index by itself.
         indexed = f"INDEXED BY {table}_{metric}" if db.dialect == "sqlite" else ""
         plain = "kind = ?2 AND scope = ?3" if self.period == "all" else "days = ?1 AND kind = ?2 AND scope = ?3"
-        where = plain + (f" AND games >= {MIN_AVERAGE_GAMES}" if metric == "average" else "")
+        listed = _LISTED.get(metric)
+        where = plain if listed is None else f"{plain} AND {listed.format(games='games', figure=metric)}"
+        figures = _figures(metric)
         name = "COALESCE(n.display_name, CAST(s.user_id AS TEXT))"
         # Where the page's lines start: the first page at the best figure, any other at its first line's.
         start = "(SELECT figure FROM seek)" if offset == 0 else "(SELECT head FROM at)"
@@ -292,21 +319,24 @@ class _Board:
             floor = _FLOOR[db.dialect].format(value="s.figure")
             bound = f"average < {start} + 1"
             rank = (
-                f"1 + (SELECT COALESCE(SUM(players), 0) FROM board_figures WHERE {_FIGURES} AND figure > {floor}) "
+                f"1 + (SELECT COALESCE(SUM(players), 0) FROM board_figures WHERE {figures} AND figure > {floor}) "
                 f"+ (SELECT COUNT(*) FROM {table} {indexed} "
                 f"WHERE {where} AND average > s.figure AND average < {floor} + 1)"
             )
         else:
             bound = f"{metric} <= {start}"
-            rank = f"1 + (SELECT COALESCE(SUM(players), 0) FROM board_figures WHERE {_FIGURES} AND figure > s.figure)"
+            rank = f"1 + (SELECT COALESCE(SUM(players), 0) FROM board_figures WHERE {figures} AND figure > s.figure)"
+        if listed is not None:
+            # The caller's row is read whether or not the board lists them (their games are told either way).
+            rank = f"CASE WHEN {listed.format(games='s.games', figure='s.figure')} THEN {rank} END"
         lines = f"SELECT user_id, games, {metric} AS figure FROM {table} {indexed} WHERE {where} AND"
         if offset == 0:
             # The first page is never past the end, and starts at the best figure: no running sum.
             page = (
                 f"{lines} {bound} ORDER BY {_order(metric)} LIMIT ?6 OFFSET COALESCE(?5 - (SELECT above FROM seek), 0)"
             )
-            pages = f"WITH seek AS ({_SEEK_FIRST}), page AS ({page})"
-            size = f"SELECT COALESCE(SUM(players), 0) FROM board_figures WHERE {_FIGURES}"
+            pages = f"WITH seek AS ({_seek_first(figures)}), page AS ({page})"
+            size = f"SELECT COALESCE(SUM(players), 0) FROM board_figures WHERE {figures}"
             offset_sql = "?5"
             # The best line ranks first: no part 3, the read's first rank stays 1.
             first_rank = ""
@@ -323,7 +353,7 @@ class _Board:
                 "OFFSET (SELECT behind FROM at)"
             )
             pages = (
-                f"WITH {_SEEK_ANY}, forwards AS ({forwards}), backwards AS ({backwards}), "
+                f"WITH {_seek_any(figures)}, forwards AS ({forwards}), backwards AS ({backwards}), "
                 "page AS (SELECT * FROM forwards UNION ALL SELECT * FROM backwards)"
             )
             size, offset_sql = "SELECT total FROM size", "(SELECT first_line FROM span)"
@@ -360,7 +390,7 @@ class _Board:
             if part == 0:
                 read.lines.append((user_id, games, value, name))
             elif part == 1:
-                read.mine, read.caller_rank = (user_id, games, value, name), int(rank)
+                read.mine, read.caller_rank = (user_id, games, value, name), None if rank is None else int(rank)
             elif part == 2:
                 read.offset, read.total = int(user_id), int(rank)
             else:

@@ -80,13 +80,8 @@ def figure(metric: str, value: float, locale: str | None) -> str:
     return number(value, locale, decimals=1, exact=True) if metric == "average" else number(round(value), locale)
 
 
-def rank_label(rank: int, metric: str, value: float) -> str:
-    """A medal for the first three ranks, but none for no wins: "🥈 — 0 wins" would honour a loss.
-
-    The other metrics keep theirs at 0: a best or average of 0 (or below, in dice poker) can lead a board.
-    """
-    if metric == "wins" and value <= 0:
-        return f"`#{rank}`"
+def rank_label(rank: int) -> str:
+    """A medal for the first three ranks (a wins board lists only players who have won: no medal honours a loss)."""
     return MEDALS.get(rank, f"`#{rank}`")
 
 
@@ -115,7 +110,7 @@ def render_board(
             t(
                 key,
                 locale,
-                rank=rank_label(row.rank, page.metric, row.value),
+                rank=rank_label(row.rank),
                 name=player_label(row, scope),
                 value=figure(page.metric, row.value, locale),
                 games=t("leaderboard.games", locale, count=row.games),
@@ -124,6 +119,10 @@ def render_board(
     if not lines:
         if page.metric == "average":
             lines.append(t("leaderboard.empty_average", locale, min=MIN_AVERAGE_GAMES))
+        elif page.metric == "wins":
+            # Games played may well be stored (alone, or lost): the board lists only those who have won.
+            lines.append(t("leaderboard.empty_wins", locale))
+            lines.append(t("leaderboard.empty_wins_hint", locale, command=page.kind))
         else:
             lines.append(t("leaderboard.empty", locale))
             lines.append(t("leaderboard.empty_hint", locale, command=page.kind))
@@ -173,8 +172,11 @@ def _caller_line(page: LeaderboardPage, locale: str | None) -> str:
             value=figure(page.metric, caller.value, locale),
             games=t("leaderboard.games", locale, count=caller.games),
         )
+    # Played here, and not listed: say why rather than only "not on this board".
     if page.metric == "average" and page.caller_games:
         return t("leaderboard.you_need_games", locale, min=MIN_AVERAGE_GAMES, games=page.caller_games)
+    if page.metric == "wins" and page.caller_games:
+        return t("leaderboard.you_no_wins", locale)
     return t("leaderboard.you_unranked", locale)
 
 

@@ -148,8 +148,9 @@ async def test_leaderboard_ranks_in_each_scope_and_period(bot: Harness) -> None:
     ]
     assert footer(week) == "This server · Last 7 days · page 1/1"
 
+    # Alice lost her one Tutto game: the wins board lists only Carol, and tells Alice why she is not on it.
     tutto = await board(h, h.alice, game="tutto")
-    assert description_lines(tutto)[:2] == [f"🥇 <@{carol}> — **1** · 1 game", f"`#2` <@{alice}> — **0** · 1 game"]
+    assert description_lines(tutto) == [f"🥇 <@{carol}> — **1** · 1 game", "", "You have no wins on this board yet."]
 
     average = await board(h, h.alice, game="kniffel", metric="average")
     assert "Nobody has 5 finished games on this board yet" in average.text
@@ -224,10 +225,18 @@ async def test_stats_write_the_settlement_as_the_dice_poker_board_does(bot: Harn
 
 
 async def test_empty_leaderboard_says_so(bot: Harness) -> None:
-    message = await board(bot, bot.alice, game="knister")
-    assert "Nobody is on this board yet." in message.text
-    assert "Finish a game (`/knister start`) to get on it." in message.text
+    message = await board(bot, bot.alice, game="knister", metric="games")
+    assert description_lines(message) == [
+        "Nobody is on this board yet.",
+        "Finish a game (`/knister start`) to get on it.",
+    ]
     assert not message.buttons
+    wins = await board(bot, bot.alice, game="knister")
+    assert description_lines(wins) == [
+        "Nobody has won on this board yet.",
+        "Win a game against another person (`/knister start`) to get on it.",
+    ]
+    assert not wins.buttons
 
 
 async def test_paging_in_place_privately_for_others_and_after_a_restart(bot: Harness) -> None:
@@ -353,7 +362,8 @@ async def test_without_a_chosen_language_boards_speak_the_servers_locale(harness
 
 
 async def test_a_game_played_alone_to_the_end_is_no_win_on_the_board_nor_in_stats(harness: Harness) -> None:
-    """Alice presses Start with nobody else and plays Kniffel to the end: her score counts, a win it is not."""
+    """Alice presses Start with nobody else and plays Kniffel to the end: her score counts, a win it is not. The
+    wins board lists nobody until a game against someone else, and then only its winner."""
     h = harness
     await h.start_bot(("cogs.kniffel", *EXTENSIONS))
     message = await h.start_game("kniffel", [h.alice])
@@ -363,9 +373,27 @@ async def test_a_game_played_alone_to_the_end_is_no_win_on_the_board_nor_in_stat
     assert "Winner" not in message.text
 
     wins = await board(h, h.alice, game="kniffel")
-    assert description_lines(wins) == [f"`#1` <@{h.alice.id}> — **0** · 1 game"]
+    assert description_lines(wins) == [
+        "Nobody has won on this board yet.",
+        "Win a game against another person (`/kniffel start`) to get on it.",
+    ]
     best = await board(h, h.alice, game="kniffel", metric="best")
     assert description_lines(best) == [f"🥇 <@{h.alice.id}> — **{total}** · 1 game"]
     mine = await (await h.command(h.alice, "stats", game="kniffel")).message()
     (field,) = mine.embeds[0]["fields"]
     assert field["value"].splitlines()[0] == "Games **1**, all played alone (a game played alone is never a win)"
+
+    message = await h.start_game("kniffel", [h.alice, h.bob])
+    await play_to_end(h, message, kniffel, chase=False)
+    state = await h.state()
+    totals = {int(player): kniffel.card_totals(state, player).total for player in state.players}
+    (winner,) = [user for user in (h.alice, h.bob) if totals[user.id] == max(totals.values())]
+    (loser,) = [user for user in (h.alice, h.bob) if user is not winner]
+    games = t("leaderboard.games", "en", count=2 if winner is h.alice else 1)  # Alice's game alone is no win
+    wins = await board(h, loser, game="kniffel")
+    assert description_lines(wins) == [
+        f"🥇 <@{winner.id}> — **1** · {games}",
+        "",
+        "You have no wins on this board yet.",
+    ]
+    assert footer(wins) == "This server · All time · page 1/1"

@@ -123,14 +123,16 @@ def lines(page: LeaderboardPage) -> list[tuple[int, int, float, int]]:
 
 
 async def test_ties_share_a_rank_and_the_next_rank_skips(games: GamesRepository, stats: StatsRepository) -> None:
-    # Wins (games): 1 → 2 (2), 2 → 2 (2), 3 → 1 (3), 4 → 0 (2); equal figures list more games first.
+    # Wins (games): 1 → 2 (2), 2 → 2 (2), 3 → 1 (3), 4 → 1 (4), 5 → 0 (1); equal figures list more games first,
+    # and no win is no line.
     await play(games, {1: 300, 4: 100})
     await play(games, {1: 250, 3: 120})
     await play(games, {2: 280, 4: 90})
     await play(games, {2: 270, 3: 260})
-    await play(games, {3: 310})
+    await play(games, {3: 310, 4: 50})
+    await play(games, {4: 320, 5: 10})
     page = await board(stats, "wins")
-    assert lines(page) == [(1, 1, 2, 2), (1, 2, 2, 2), (3, 3, 1, 3), (4, 4, 0, 2)]
+    assert lines(page) == [(1, 1, 2, 2), (1, 2, 2, 2), (3, 4, 1, 4), (3, 3, 1, 3)]
     for period in ("month", "week"):
         assert lines(await board(stats, "wins", period)) == lines(page)
     assert page.total == 4
@@ -206,9 +208,9 @@ async def test_server_scope_counts_only_that_server_and_global_counts_all(
     await play(games, {3: 300}, guild=None)  # in a DM: global only
 
     here = await board(stats, "wins", guild=GUILD)
-    assert [(r, u, v, g) for r, u, v, g in lines(here)] == [(1, 1, 1, 1), (2, 2, 0, 1)]
+    assert [(r, u, v, g) for r, u, v, g in lines(here)] == [(1, 1, 1, 1)]
     there = await board(stats, "wins", guild=OTHER_GUILD)
-    assert [(r, u, v, g) for r, u, v, g in lines(there)] == [(1, 2, 2, 2), (2, 1, 0, 1), (2, 3, 0, 1)]
+    assert [(r, u, v, g) for r, u, v, g in lines(there)] == [(1, 2, 2, 2)]
     everywhere = await board(stats, "wins", guild=None)
     assert [(r, u, v, g) for r, u, v, g in lines(everywhere)] == [(1, 2, 2, 3), (2, 1, 1, 2), (2, 3, 1, 2)]
 
@@ -307,6 +309,46 @@ async def test_the_win_rate_is_over_the_games_with_an_opponent(games: GamesRepos
     await play_alone(games, 3, 90)
     (alone,) = await stats.user_stats(3, ["kniffel"])
     assert (alone.games, alone.wins, alone.solo, alone.win_rate) == (1, 0, 1, 0.0)
+
+
+# ---------------------------------------------------------------------- the wins board lists winners only
+
+
+async def test_the_wins_board_lists_only_players_who_have_won(games: GamesRepository, stats: StatsRepository) -> None:
+    """Players with no win (beaten, or only alone) are on the other boards, never on the wins board: its size, its
+    pages and its ranks count the winners alone, in every period and scope."""
+    wins = {1: 5, 2: 4, 3: 4, 4: 3, 5: 3, 6: 3, 7: 2, 8: 2, 9: 1, 10: 1, 11: 1, 12: 1}
+    for user, count in wins.items():
+        for _ in range(count):
+            await play(games, {user: 200, 100 + user: 100})  # 101-112 never win
+    await play_alone(games, 200, 300)
+    await play_alone(games, 200, 310)
+    ranks = [1, 2, 2, 4, 4, 4, 7, 7, 9, 9, 9, 9]
+    expected = [(rank, user, count, count) for rank, (user, count) in zip(ranks, wins.items(), strict=True)]
+    for period, guild in itertools.product(("all", "month", "week"), (GUILD, None)):
+        where = (period, guild)
+        pages = [await board(stats, "wins", period, guild, page=page, caller=9, page_size=5) for page in range(3)]
+        assert [(page.page, page.total, page.pages) for page in pages] == [(0, 12, 3), (1, 12, 3), (2, 12, 3)], where
+        assert [line for page in pages for line in lines(page)] == expected, where
+        assert pages[0].caller == pages[1].rows[3], where  # below the first page, ranked among the winners
+        past = await board(stats, "wins", period, guild, page=7, page_size=5)
+        assert (past.page, lines(past)) == (2, expected[10:]), where
+        for loser, games_played in ((101, 5), (112, 1), (200, 2)):
+            mine = await board(stats, "wins", period, guild, caller=loser, page_size=5)
+            assert (mine.caller, mine.caller_games) == (None, games_played), (*where, loser)
+        # The other boards list everyone who played.
+        assert (await board(stats, "games", period, guild)).total == 25, where
+
+
+async def test_a_wins_board_of_games_played_alone_is_empty(games: GamesRepository, stats: StatsRepository) -> None:
+    await play_alone(games, 1, 250)
+    await play_alone(games, 1, 180)
+    for period, guild in itertools.product(("all", "month", "week"), (GUILD, None)):
+        for page in (0, 1):
+            empty = await board(stats, "wins", period, guild, page=page, caller=1)
+            assert (empty.total, empty.pages, empty.rows, empty.caller, empty.caller_games) == (0, 1, (), None, 2)
+        best = await board(stats, "best", period, guild, caller=1)
+        assert lines(best) == [(1, 1, 250, 2)]
 
 
 async def test_user_stats_per_game_with_counters(games: GamesRepository, stats: StatsRepository) -> None:
@@ -543,25 +585,36 @@ class Played:
     at: float
 
 
-def reference(
-    played: Sequence[Played], kind: str, metric: str, period: str, guild: int | None, now: float = NOW
-) -> list[tuple]:
-    """(rank, user, figure, games) for every ranked player, ordered as the board lists them."""
+def results_per_user(
+    played: Sequence[Played], kind: str, period: str, guild: int | None, now: float = NOW
+) -> dict[int, list[Played]]:
+    """Each player's results that a board of this kind, period and scope counts, listed or not."""
     since = now - PERIOD_DAYS[period] * DAY if period != "all" else float("-inf")
     per_user: dict[int, list[Played]] = defaultdict(list)
     for row in played:
         if row.kind == kind and row.at >= since and (guild is None or row.guild == guild):
             per_user[row.user].append(row)
+    return per_user
+
+
+def reference(
+    played: Sequence[Played], kind: str, metric: str, period: str, guild: int | None, now: float = NOW
+) -> list[tuple]:
+    """(rank, user, figure, games) for every ranked player, ordered as the board lists them: on the average board
+    those with enough games, on the wins board those who have won."""
+    per_user = results_per_user(played, kind, period, guild, now)
     figures = {}
     for user, rows in per_user.items():
         if metric == "average" and len(rows) < MIN_AVERAGE_GAMES:
             continue
-        figures[user] = {
+        figure = {
             "wins": sum(row.won for row in rows),
             "best": max(row.score for row in rows),
             "average": sum(row.score for row in rows) / len(rows),
             "games": len(rows),
         }[metric]
+        if metric != "wins" or figure > 0:
+            figures[user] = figure
     order = sorted(figures, key=lambda user: (-figures[user], -len(per_user[user]), user))
     values = [figures[user] for user in order]
     ranks = competition_ranks(values)
@@ -627,12 +680,16 @@ async def assert_boards_match(
         expected = reference(played, kind, metric, period, guild, now)
         assert await everything(stats, kind, metric, period, guild, now) == expected, where
         mine = {line[1]: line for line in expected}
-        # Callers below the first page: the middle and the last of the board, and one with no line on it.
+        per_user = results_per_user(played, kind, period, guild, now)
+        # Callers below the first page: the middle and the last of the board, one who played and is not listed (too
+        # few games for an average, no win), and one who never played.
         callers = {expected[len(expected) // 2][1], expected[-1][1]} if expected else set()
+        callers |= set(sorted(set(per_user) - set(mine))[:1])
         for user in (*sorted(callers), 99):
             first = await board(stats, metric, period, guild, caller=user, kind=kind, now=now, page_size=3)
             found = None if first.caller is None else lines(replace(first, rows=(first.caller,)))[0]
             assert found == mine.get(user), (*where, user)
+            assert first.caller_games == len(per_user.get(user, ())), (*where, user)
             assert first.total == len(expected), where
 
 
@@ -801,7 +858,8 @@ async def test_a_page_asked_past_the_end_is_one_read(
         assert len(statements) == 1, metric
         if metric != "average":  # nobody has the 5 games of an average: that board is empty
             assert past == last, metric
-            assert (past.page, len(past.rows)) == (2, 5), metric
+            # Six won (the score 3): the wins board has one page.
+            assert (past.page, len(past.rows)) == ((0, 6) if metric == "wins" else (2, 5)), metric
 
 
 async def test_migration_backfills_standings_from_existing_results(tmp_path: Path) -> None:
@@ -922,8 +980,7 @@ async def test_migration_takes_the_wins_of_games_played_alone_away(database_url:
         await assert_figures_match(db)
         for period, guild in itertools.product(("all", "month", "week"), (GUILD, None)):
             page = await board(stats, "wins", period, guild)
-            expected = {1: 1, 2: 0, 4: 1} | ({} if guild else {6: 0})
-            assert {row.user_id: row.value for row in page.rows} == expected, (period, guild)
+            assert {row.user_id: row.value for row in page.rows} == {1: 1, 4: 1}, (period, guild)
         (mine,) = await stats.user_stats(1, ["kniffel"])
         assert (mine.games, mine.wins, mine.solo, mine.win_rate, mine.best) == (3, 1, 2, 1.0, 300)
         (franks,) = await stats.user_stats(6, ["kniffel"])
