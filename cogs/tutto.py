@@ -40,12 +40,6 @@ def turn_key(state: tutto.State) -> Hashable:
     return (state.current, state.turn, tutto.is_over(state))
 
 
-def forced(action: tutto.AnyAction) -> bool:
-    """A roll that is a person's only legal action (after a card, or a Tutto under Fireworks or the Cloverleaf) is
-    rolled with the click before it: the tap that draws the card rolls the six dice too."""
-    return isinstance(action, tutto.Roll)
-
-
 def engine_options(options: Mapping[str, Any], variant: str) -> dict[str, Any]:
     return {"target": int(options.get("target", tutto.DEFAULT_TARGET))}
 
@@ -63,7 +57,7 @@ SPEC = GameSpec(
     engine_options=engine_options,
     option_ranges={"target": (MIN_TARGET, MAX_TARGET)},
     counters=("tuttos",),
-    forced=forced,
+    forced=tutto.forced_step,
 )
 
 

@@ -684,6 +684,22 @@ def legal_actions(state: State, player: str) -> list[AnyAction]:
     return actions
 
 
+def forced_step(state: State, legal: Sequence[AnyAction]) -> AnyAction | None:
+    """The action of ``legal`` (the player's legal actions in ``state``) that leaves them no choice, or None.
+
+    A roll that is the only legal action (after a card, or a Tutto under Fireworks or the Cloverleaf). And under
+    Fireworks, rolling on once every scoring die is selected: the card demands exactly those dice and forbids
+    stopping, so the only other moves take a die out again. The bot takes such a step with a person's click
+    (``GameRules.forced``): one tap draws and rolls, and under Fireworks the tap that completes the selection (Take
+    all, or the last die) rolls on.
+    """
+    if len(legal) == 1 and isinstance(legal[0], Roll):
+        return legal[0]
+    if state.card is not None and card_kind(state.card) == FIREWORKS and _ROLL_ON in legal:
+        return _ROLL_ON
+    return None
+
+
 def to_act(state: State) -> list[str]:
     """The player whose turn it is (nobody once the game is over)."""
     return [] if state.phase == "over" else [state.current]

@@ -44,10 +44,12 @@ class GameRules(Generic[StateT, ActionT]):
     engine_options: Callable[[Mapping[str, Any], str], dict[str, Any]] = _no_options
     #: Result counters the game keeps for statistics (names of the engine's ``PlayerResult.counters``).
     counters: Sequence[str] = field(default_factory=tuple)
-    #: Whether a person's one legal action is taken for them in the click that left it (Tutto: a roll after a card
-    #: or a Tutto under Fireworks): a step with nothing to choose only costs a tap (``transitions.move``). None: no
-    #: step is ever forced, and a click costs no look at the legal actions after it (every Kniffel click).
-    forced: Callable[[ActionT], bool] | None = None
+    #: The action a person has no choice but to take next, given the state after their click and its legal actions,
+    #: or None: it is taken for them in the same click (Tutto: a roll after a card or a Tutto under Fireworks, and
+    #: rolling on under Fireworks once every scoring die is selected), since a step with nothing to choose only
+    #: costs a tap (``transitions.move``). None here: no step is ever forced, and a click costs no look at the legal
+    #: actions after it (every Kniffel click).
+    forced: Callable[[StateT, Sequence[ActionT]], ActionT | None] | None = None
 
     def load(self, text: str | None) -> StateT | None:
         """The engine state stored as ``text`` (None before the game starts)."""

@@ -8,7 +8,8 @@ shows) and compares the action taken with the best one. What counts as one decis
   (or passing). Die toggles only prepare a reroll and the first roll of a turn has no alternative.
 - Knister: placing the roll. Rolling has no alternative.
 - Tutto: setting dice aside and rolling on or stopping (the selection and what follows it, as one plan), and
-  stopping or continuing after a Tutto. Drawing a card and the first roll have no alternative.
+  stopping or continuing after a Tutto. Drawing a card and the first roll have no alternative, nor has rolling
+  on under Fireworks (every scoring die must be taken, stopping is not allowed).
 
 Regret is the best value minus the chosen one, in the hint's unit (expected final score; Tutto: expected points
 this turn, counted up to the target, so a stop that wins the game loses nothing), never negative. Moves the
@@ -153,12 +154,14 @@ def _value_of(values: Sequence[Any], action: Any) -> float:
     raise ValueError(f"{action!r} is not among the legal actions of the stored state")
 
 
-def _tutto_plan(state: Any, player: str, action: Any, directory: Path) -> tuple[Any, float, Any, float]:
+def _tutto_plan(state: Any, player: str, action: Any, directory: Path) -> tuple[Any, float, Any, float] | None:
     """Tutto: the selection set aside and rolling on or stopping, against the best such plan of the roll (the
-    plans the hint lists)."""
+    plans the hint lists); no decision where the roll leaves one plan (Fireworks: every scoring die, roll on)."""
     from bot.strategy.tutto import Plan  # lazily: numba and the solvers (see computer.LEVELS)
 
     values, _ = computer.hint_values(state, player, directory)
+    if len(values) == 1:
+        return None
     chosen = Plan(tuple(sorted(state.selection)), action.kind)
     chosen_value = _value_of(values, chosen)
     best, best_value = values[0].action, values[0].value

@@ -397,10 +397,11 @@ def _forced_steps(
 ) -> Any:
     """The state after the steps ``player`` has no choice in, taken as part of their click (``GameRules.forced``).
 
-    Only while it is still their turn and the engine leaves them exactly one legal action: a real choice is never
-    made for them. Each step goes into ``moves`` with the state it was applied to, so the history, the reviews and
-    replays see it as if it had been clicked, and it is saved with the click in one transaction: nothing can
-    observe the card drawn but not yet rolled. The state carries the events of the click and of every step.
+    Only while it is still their turn and the game's rules name the step (what the player has no choice but to do
+    next): a real choice is never made for them. Each step goes into ``moves`` with the state it was applied to, so
+    the history, the reviews and replays see it as if it had been clicked, and it is saved with the click in one
+    transaction: nothing can observe the card drawn but not yet rolled. The state carries the events of the click
+    and of every step.
     """
     forced = rules.forced
     if forced is None:
@@ -410,11 +411,11 @@ def _forced_steps(
     for _ in range(MAX_AUTO_STEPS):
         if rules.turn_key(state) != key:
             break
-        legal = engine.legal_actions(state, player)
-        if len(legal) != 1 or not forced(legal[0]):
+        step = forced(state, engine.legal_actions(state, player))
+        if step is None:
             break
-        moves.append(played(player, "player", legal[0], state))
-        state = engine.apply(state, player, legal[0], rng)
+        moves.append(played(player, "player", step, state))
+        state = engine.apply(state, player, step, rng)
         events.extend(state.events)
     state.events = events
     return state

@@ -235,6 +235,10 @@ class TuttoUI:
             return
         self._dice(table, rendered)
         self._take_all(table, rendered)
+        assert state.card is not None
+        if tutto.card_kind(state.card) == tutto.FIREWORKS and check.points is None:
+            # The tap that completes the selection rolls on (``tutto.forced_step``): Roll on could never be pressed.
+            return
         if check.points is None:
             label = t("tutto.roll_on", locale)
         elif check.tutto:
@@ -248,7 +252,6 @@ class TuttoUI:
             style=discord.ButtonStyle.success if check.points is not None else discord.ButtonStyle.secondary,
             disabled=check.points is None,
         )
-        assert state.card is not None
         if tutto.card_kind(state.card) in STOPPABLE:
             bank = tutto.bank_preview(state)
             layout.button(
@@ -285,13 +288,16 @@ class TuttoUI:
             )
 
     def _take_all(self, table: Table, rendered: Rendered) -> None:
-        """**Take all** (``SelectScoring``): left out where it would select one die, the same as tapping it."""
+        """**Take all** (``SelectScoring``): left out where it would select one die, the same as tapping it. Under
+        Fireworks it reads **Take all & roll**: completing the selection rolls on there (``tutto.forced_step``)."""
         state = _state(table)
         if len(tutto.scoring_selection(state)) < 2:
             return
+        assert state.card is not None
+        fireworks = tutto.card_kind(state.card) == tutto.FIREWORKS
         rendered.layout.button(
             TAKE_ALL_ROW,
-            t("tutto.take_all", table.locale),
+            t("tutto.take_all_roll" if fireworks else "tutto.take_all", table.locale),
             custom_id(table.game_id, "select_scoring", "", table.stamp),
             style=discord.ButtonStyle.primary,
             disabled=tutto.SelectScoring() not in tutto.legal_actions(state, state.current),
@@ -327,7 +333,7 @@ class TuttoUI:
     def announce(self, table: Table) -> list[str]:
         """Card effects, banked points and turns, in plain words; rolls and toggles stay on the message.
 
-        A card drawn and rolled in one click (Draw & roll, ``cogs.tutto.forced``; a timeout's turn) is told in one
+        A card drawn and rolled in one click (Draw & roll, ``tutto.forced_step``; a timeout's turn) is told in one
         line with the dice: a null on that roll ends the turn before the board could show either.
         """
         lines = []

@@ -268,13 +268,10 @@ async def test_fireworks_take_every_scoring_die_and_bank_at_the_null(harness: Ha
     assert "Fireworks" in game.text
     await game.pick(alice, 1)
     assert t("tutto.reason.fireworks_take_all", LOCALE) in game.text
-    assert game.button("roll_on").disabled
-    assert not game.has("stop")
-    await game.pick(alice, 5)
-    await game.press(alice, "roll_on")
+    assert not game.has("roll_on") and not game.has("stop")
+    await game.pick(alice, 5)  # the last scoring die rolls on
     assert not game.has("stop")
     await game.pick(alice, 1, 1, 1, 5)
-    await game.press(alice, "roll_on")
     await harness.wait_post("Tutto under Fireworks — 1,200 secured, all six dice again!")
     assert not game.has("stop")
     await harness.wait_post(": the Fireworks end at a null; the points are kept.")
@@ -531,3 +528,37 @@ async def test_commands_and_rules(harness: Harness) -> None:
     assert rules.ephemeral
     assert "Tutto — rules" in rules.text
     assert "Cloverleaf" in rules.text
+
+
+async def test_under_fireworks_one_tap_a_roll_takes_every_scoring_die_and_rolls_on(harness: Harness) -> None:
+    """The card demands every scoring die and forbids stopping, so there is nothing to choose between two rolls:
+    Take all & roll (or the last scoring die tapped) is the one tap, and no Roll on button waits for a second."""
+    script = Script(["fireworks"], [1, 2, 5, 3, 4, 6, 1, 2, 3, 6, 2, 3, 4])
+    alice, bob = harness.alice, harness.bob
+    game = await play(harness, script, [alice, bob])
+    await game.press(alice, "draw")
+    assert game.button("select_scoring").label == "Take all & roll"
+    assert not game.has("roll_on") and not game.has("stop")
+
+    await game.press(alice, "select_scoring")
+    assert t("tutto.aside", LOCALE, dice="⚀ ⚄", points=150) in game.text
+    assert [game.button("die", index).label for index in range(4)] == ["⚀ 1", "⚁ 2", "⚂ 3", "⚅ 6"]
+    assert not game.has("select_scoring")  # one scoring die: tapping it is the one tap
+
+    await game.pick(alice, 1)  # the roll after it, 2 3 4: a null ends the Fireworks with the points kept
+    await harness.wait_post("Alice")
+    assert await score(harness, alice) == 250
+    record = await harness.record()
+    assert record is not None and harness.bot is not None
+    rows = await harness.bot.db.fetch_all(
+        "SELECT action FROM game_moves WHERE game_id = ? AND player = ? ORDER BY version, step",
+        (record.id, str(alice.id)),
+    )
+    assert [row[0] for row in rows] == [
+        '{"kind":"draw"}',
+        '{"kind":"roll"}',
+        '{"kind":"select_scoring"}',
+        '{"kind":"roll_on"}',
+        '{"kind":"toggle","index":0}',
+        '{"kind":"roll_on"}',
+    ]

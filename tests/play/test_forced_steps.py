@@ -91,6 +91,43 @@ def test_a_fireworks_tutto_rolls_all_six_again_at_once() -> None:
     assert steps(outcome) == [(ALICE.player, "player", "roll_on"), (ALICE.player, "player", "roll")]
 
 
+def fireworks_roll(*dice: int) -> tutto.State:
+    return act(act(table("fireworks"), tutto.Draw()), tutto.Roll(), *dice)
+
+
+def test_under_fireworks_take_all_rolls_on_in_the_same_click() -> None:
+    """The card demands every scoring die and forbids stopping: the tap that takes them is the tap that rolls on."""
+    game = running(fireworks_roll(1, 5, 2, 3, 4, 6))
+    outcome = tr.move(SPEC, game, ALICE, tutto.SelectScoring(), scripted_dice(1, 2, 3, 4), NOW)
+    after = outcome.after.state
+    assert (after.phase, after.aside, after.roll, after.selected) == ("select", [1, 5], [1, 2, 3, 4], [])
+    assert steps(outcome) == [(ALICE.player, "player", "select_scoring"), (ALICE.player, "player", "roll_on")]
+    assert [event.key for event in after.events][-1] == "tutto.rolled"
+
+
+def test_under_fireworks_the_last_scoring_die_tapped_rolls_on() -> None:
+    game = running(fireworks_roll(1, 5, 2, 3, 4, 6))
+    first = tr.move(SPEC, game, ALICE, tutto.ToggleSelect(index=0), scripted_dice(), NOW)
+    assert first.after.state.selected == [0] and len(first.moves) == 1  # the 5 is still to take: nothing rolls
+    second = tr.move(SPEC, first.after, ALICE, tutto.ToggleSelect(index=1), scripted_dice(1, 2, 3, 4), NOW)
+    assert (second.after.state.aside, second.after.state.roll) == ([1, 5], [1, 2, 3, 4])
+    assert steps(second)[1:] == [(ALICE.player, "player", "roll_on")]
+
+
+def test_under_fireworks_a_null_after_take_all_ends_the_turn_with_the_points_kept() -> None:
+    game = running(fireworks_roll(1, 5, 2, 3, 4, 6))
+    outcome = tr.move(SPEC, game, ALICE, tutto.SelectScoring(), scripted_dice(2, 3, 4, 6), NOW)
+    after = outcome.after.state
+    assert (after.current, after.phase, after.scores[ALICE.player]) == (BOB.player, "draw", 150)
+
+
+def test_a_bonus_card_never_rolls_on_for_the_player() -> None:
+    """Outside Fireworks a complete selection still leaves Roll on or Stop to the player."""
+    state = act(act(table("bonus_300"), tutto.Draw()), tutto.Roll(), 1, 5, 2, 3, 4, 6)
+    outcome = tr.move(SPEC, running(state), ALICE, tutto.SelectScoring(), scripted_dice(), NOW)
+    assert outcome.after.state.selected == [0, 1] and len(outcome.moves) == 1
+
+
 def test_a_selection_is_never_completed_for_the_player() -> None:
     state = act(act(table("bonus_300"), tutto.Draw()), tutto.Roll(), 1, 2, 3, 4, 6, 6)
     outcome = tr.move(SPEC, running(state), ALICE, tutto.ToggleSelect(index=0), scripted_dice(), NOW)
@@ -128,7 +165,15 @@ def test_no_click_takes_a_step_for_the_player_that_had_a_choice(seed: int) -> No
         outcome = tr.move(SPEC, game, actor, pick.choice(tutto.legal_actions(state, actor.player)), rng, NOW)
         for row in outcome.moves[1:]:
             before = tutto.State.load(row.state)
-            assert tutto.legal_actions(before, actor.player) == [tutto.Roll()]
+            legal = tutto.legal_actions(before, actor.player)
+            if legal != [tutto.Roll()]:
+                # Fireworks with every scoring die selected: besides rolling on, only toggles that spoil the selection
+                assert before.card is not None and tutto.card_kind(before.card) == tutto.FIREWORKS
+                assert json.loads(row.action)["kind"] == "roll_on"
+                for other in (action for action in legal if action != tutto.RollOn()):
+                    assert isinstance(other, tutto.ToggleSelect)
+                    spoilt = tutto.apply(before, actor.player, other, random.Random(0))
+                    assert tutto.RollOn() not in tutto.legal_actions(spoilt, actor.player)
             assert (before.current, before.turn) == (actor.player, state.turn)
         after = outcome.after.state
         assert tutto.is_over(after) or after.phase != "roll"

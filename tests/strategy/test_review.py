@@ -154,6 +154,18 @@ def test_tutto_take_all_is_no_decision_of_its_own_the_plan_after_it_is(table_dir
     assert [decision.chosen for decision in result.decisions] == [Plan((1, 1, 5), "roll_on")]
 
 
+def test_tutto_rolling_on_under_fireworks_is_no_decision(table_dir: Path) -> None:
+    """The card demands every scoring die and forbids stopping: one plan, nothing chosen (the bot rolls it on)."""
+    state = act(act(tutto_table(["fireworks"]), tutto_engine.Draw()), tutto_engine.Roll(), 1, 1, 5, 2, 3, 4)
+    taken = act(state, tutto_engine.SelectScoring())
+    moves = [
+        played("alice", "player", tutto_engine.SelectScoring(), state),
+        played("alice", "player", tutto_engine.RollOn(), taken),
+    ]
+
+    assert review(TUTTO, "standard", "alice", moves, table_dir).decisions == ()
+
+
 def test_a_long_review_fits_discords_limits_and_keeps_the_costliest(table_dir: Path) -> None:
     state = rolled("classic", 6, 6, 6, 6, 6)
     moves = [played(ME, "player", kniffel.Score(box=box), state) for box in kniffel.BOXES for _ in range(20)]
