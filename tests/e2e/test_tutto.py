@@ -113,6 +113,17 @@ async def score(harness: Harness, user: User) -> int:
     return state.scores[str(user.id)]
 
 
+async def stored_actions(harness: Harness, user: User) -> list[str]:
+    """The actions of ``user`` in the game's stored move history, in order."""
+    record = await harness.record()
+    assert record is not None and harness.bot is not None
+    rows = await harness.bot.db.fetch_all(
+        "SELECT action FROM game_moves WHERE game_id = ? AND player = ? ORDER BY version, step",
+        (record.id, str(user.id)),
+    )
+    return [row[0] for row in rows]
+
+
 # --------------------------------------------------------------------------------------------------
 
 
@@ -233,13 +244,7 @@ async def test_take_all_selects_every_scoring_die_in_one_tap(harness: Harness) -
     assert t("tutto.aside", LOCALE, dice="⚀ ⚀ ⚄", points=250) in game.text
     assert [game.button("aside", index).label for index in range(3)] == ["⚀ 1", "⚄ 5", "⚀ 1"]
     assert not game.has("select_scoring")  # the new roll has one scoring die: a tap on it is all it takes
-    record = await harness.record()
-    assert record is not None and harness.bot is not None
-    rows = await harness.bot.db.fetch_all(
-        "SELECT action FROM game_moves WHERE game_id = ? AND player = ? ORDER BY version, step",
-        (record.id, str(alice.id)),
-    )
-    assert [row[0] for row in rows] == [
+    assert await stored_actions(harness, alice) == [
         '{"kind":"draw"}',
         '{"kind":"roll"}',
         '{"kind":"select_scoring"}',
@@ -548,13 +553,7 @@ async def test_under_fireworks_one_tap_a_roll_takes_every_scoring_die_and_rolls_
     await game.pick(alice, 1)  # the roll after it, 2 3 4: a null ends the Fireworks with the points kept
     await harness.wait_post("Alice")
     assert await score(harness, alice) == 250
-    record = await harness.record()
-    assert record is not None and harness.bot is not None
-    rows = await harness.bot.db.fetch_all(
-        "SELECT action FROM game_moves WHERE game_id = ? AND player = ? ORDER BY version, step",
-        (record.id, str(alice.id)),
-    )
-    assert [row[0] for row in rows] == [
+    assert await stored_actions(harness, alice) == [
         '{"kind":"draw"}',
         '{"kind":"roll"}',
         '{"kind":"select_scoring"}',
