@@ -5,7 +5,9 @@ Roll and Score a screen away. So the service keeps, per channel and player, the 
 and the token that can delete it (only the interaction that showed an ephemeral message can, for 15 minutes:
 ``following.py``). The next press shows its hint as a new message, right under the board where the player looks,
 and deletes the older one in the background. Editing the older one in place was tried and dropped: a hint the
-player dismissed would take the edit unseen (the bot cannot tell), and the press would seem to do nothing.
+player dismissed would take the edit unseen (the bot cannot tell), and the press would seem to do nothing. The
+one message edited is a press's own "preparing" answer, seconds after it was shown: it becomes that press's hint
+once the strategy tables are in memory, so the player need not guess when to press again.
 
 Per channel rather than per game: a channel holds one game at a time, and a rematch's first hint should take the
 finished game's last one away too.
@@ -80,8 +82,14 @@ class HintMessages:
                 error,
             )
 
+    def waiting(self, task: asyncio.Task[None]) -> None:
+        """``task`` answers a press told "preparing" once the strategy tables are in memory; kept until it is done,
+        and cancelled at shutdown (the tables may take seconds to load)."""
+        self._retiring.add(task)
+        task.add_done_callback(self._retiring.discard)
+
     async def close(self) -> None:
-        """Cancel the deletions still running (at shutdown)."""
+        """Cancel the deletions and the presses waiting for their tables still running (at shutdown)."""
         tasks = list(self._retiring)
         self._shown.clear()
         for task in tasks:

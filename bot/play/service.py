@@ -10,6 +10,7 @@ about it.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
 import random
@@ -27,7 +28,7 @@ from bot.play.hints import HintMessages
 from bot.play.inflight import InFlight
 from bot.play.live_board import LiveBoards, RepostBudget
 from bot.play.locks import GameLocks
-from bot.play.ports import Channels, Request, ResponseFailed, origin
+from bot.play.ports import Channels, PrivateMessage, Request, ResponseFailed, origin
 from bot.play.reviewing import REVIEW, Reviews
 from bot.play.shown import ShownVersions
 from bot.play.spec import AnySpec
@@ -532,14 +533,22 @@ class GameService(LiveBoards):
         await self._games.attach_message(record.id, message_id)
         return replace(record, message_id=message_id)
 
-    async def _hint(self, request: Request, spec: AnySpec, game: Game) -> None:
+    async def _hint(self, request: Request, spec: AnySpec, game: Game, preparing: PrivateMessage | None = None) -> None:
         """The Hint button: the best actions of the player to act, privately; never a change to the game.
 
-        The values are computed only from tables already in memory (milliseconds); while they load in a worker
-        thread the player is told the tables are being prepared, and that hints are unavailable once the load
-        failed (it is not tried again before a restart, so "preparing" would never end).
+        The values are computed only from tables already in memory (milliseconds). While they load in a worker
+        thread the press is answered "preparing", and that message becomes the hint once they are in memory
+        (``preparing``: this call is then the second part of the press, made again for the game as it is by now);
+        hints are unavailable once the load failed (it is not tried again before a restart).
         """
         record = game.record
+
+        async def answer(key: str) -> None:
+            if preparing is None:
+                await request.refuse(key)
+            else:
+                await preparing.edit(Rendered(content=t(key, request.locale)))
+
         try:
             if record.status != "running" or game.state is None:
                 raise Refusal("play.game_over" if record.state is not None else "play.not_started")
@@ -549,33 +558,56 @@ class GameService(LiveBoards):
             if request.actor.player not in spec.engine.to_act(game.state):
                 raise Refusal("error.not_your_turn")
         except Refusal as refusal:
-            await request.refuse(refusal.key, **refusal.params)
+            await answer(refusal.key)
             return
         if self.brain is None or self.brain.failed(game.state):
-            await request.refuse("hint.unavailable")
+            await answer("hint.unavailable")
             return
         if not self.brain.is_ready(game.state):
-            self.brain.prepare(game.state, request.actor.player)
+            loading = self.brain.prepare(game.state, request.actor.player)
+            if preparing is not None or loading is None:
+                return  # the tables it waited for were not these (a start-up warm-up): the next press starts them
             await request.refuse("hint.preparing")
-            # The press once the tables are in memory deletes this message as it shows the hint: one, not two.
-            self.hints.shown(record.channel_id, request.actor.player, request.private_message())
+            shown = request.private_message()
+            # The next press deletes this message as it shows its hint: one, not two.
+            self.hints.shown(record.channel_id, request.actor.player, shown)
+            self.hints.waiting(
+                asyncio.create_task(
+                    self._hint_once_ready(loading, request, spec, record.id, shown), name=f"dicebot-hint-{record.id}"
+                )
+            )
             return
         values, current = computer.hint_values(game.state, request.actor.player, self.brain.directory)
-        await self._show_hint(
-            request,
-            record,
-            Rendered(
-                content=hint_ui.render(
-                    spec.kind, game.state, values, current, request.locale, player=request.actor.player
-                )
-            ),
+        rendered = Rendered(
+            content=hint_ui.render(spec.kind, game.state, values, current, request.locale, player=request.actor.player)
         )
+        if preparing is None:
+            await self._show_hint(request, record, rendered)
+        else:
+            await preparing.edit(rendered)
         marked = transitions.mark_hinted(game, request.actor)
         if marked is not None:
             try:
                 await self.show(spec, await self._save(marked))
             except (StaleVersion, StorageUnavailable) as error:
                 log.warning("game %s: could not mark that %s used a hint: %s", record.id, request.actor.player, error)
+
+    async def _hint_once_ready(
+        self, loading: Awaitable[Any], request: Request, spec: AnySpec, game_id: int, preparing: PrivateMessage
+    ) -> None:
+        """Wait for the tables outside the game's lock (seconds, while clicks go on), then answer the press."""
+        await loading
+        await self._hint_prepared(request, spec, game_id, preparing)
+
+    @tracked
+    async def _hint_prepared(self, request: Request, spec: AnySpec, game_id: int, preparing: PrivateMessage) -> None:
+        """The second part of a press answered "preparing": the hint of the game as it is now, in that message."""
+        async with self._locks.hold(game_id), self.cache.dropped_on_failure(game_id):
+            game = await self._load(game_id)
+            if game is None:
+                await preparing.edit(Rendered(content=t("play.game_over", request.locale)))
+                return
+            await self._hint(request, spec, game, preparing)
 
     async def _show_hint(self, request: Request, record: GameRecord, rendered: Rendered) -> None:
         """Show a hint as a new private message, right under the board; the player's older one goes (``hints.py``)."""

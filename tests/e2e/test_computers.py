@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -241,14 +242,11 @@ async def test_a_hint_for_a_scripted_roll_shows_the_exact_best_action(bot: Harne
     message = await h.start_game("kniffel", [h.alice], rules="classic")  # alone: hints are on by default
     h.rng.script(6, 6, 6, 6, 6)
     await h.click(h.alice, message, "Roll")
-    first = await (await h.server.click_button(h.alice, message, label="💡 Hint")).message()
-    assert first.ephemeral and "Preparing the hint tables" in first.text  # loading in a worker thread meanwhile
-    state = await h.state()
-    loading = h.bot.brain.prepare(state, str(h.alice.id))
-    if loading is not None:
-        await loading
     hint = await (await h.server.click_button(h.alice, message, label="💡 Hint")).message()
-    await h.server.wait_for(lambda: first.deleted, what="'preparing' to go: one private message, not two")
+    assert hint.ephemeral and "Preparing the hint" in hint.text  # loading in a worker thread meanwhile
+    # The press is answered once the tables are in memory: "preparing" becomes the hint, no second press asked for
+    await h.server.wait_for(lambda: "Best moves" in hint.text, what="'preparing' to become the hint")
+    state = await h.state()
     best = strategy.evaluate(state, str(h.alice.id), directory=strategy_dir)[0]
     assert best.action == kniffel.Score(box="kniffel")
     expected = f"**score Kniffel** → {best.value:,.1f} expected"
@@ -259,10 +257,40 @@ async def test_a_hint_for_a_scripted_roll_shows_the_exact_best_action(bot: Harne
     assert hint.text.splitlines()[-1].startswith("If you roll now (roll all five dice): ")
     refused = await (await h.server.click_button(h.bob, message, label="💡 Hint")).message()
     assert "not playing" in refused.text
+    assert h.bot is not None
+    await h.bot.service.drain(10)  # the press's second part marks her result after showing the hint
     record = await h.record()
     assert record is not None and record.options["hinted"] == [str(h.alice.id)]  # her result will be marked
     handle = await h.click(h.alice, message, "Roll (2/3)")  # the message was redrawn with the new version
     assert not handle.ephemeral_messages and (await h.state()).rolls == 2
+
+
+async def test_a_hint_prepared_while_the_player_rolled_is_the_hint_of_the_roll(
+    bot: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The press waits for the tables outside the game's lock: the player rolls meanwhile, and the hint that
+    replaces "preparing" is the one of the game as it is then, not as it was at the press."""
+    h = bot
+    release = threading.Event()
+    evaluate = computer._evaluate
+
+    def held(state: object, player: str, directory: Path) -> object:
+        release.wait(timeout=60)
+        return evaluate(state, player, directory)
+
+    monkeypatch.setattr(computer, "_evaluate", held)
+    message = await h.start_game("kniffel", [h.alice], rules="classic")
+    hint = await (await h.server.click_button(h.alice, message, label="💡 Hint")).message()
+    assert "Preparing the hint" in hint.text
+    h.rng.script(6, 6, 6, 6, 6)
+    await h.click(h.alice, message, "Roll")  # answered at once: the load holds no lock
+    release.set()
+    await h.server.wait_for(lambda: "Best moves" in hint.text, what="'preparing' to become the hint")
+    assert hint.text.splitlines()[1].startswith("**score Kniffel** → "), hint.text
+    assert h.bot is not None
+    await h.bot.service.drain(10)  # the press's second part marks her result after showing the hint
+    record = await h.record()
+    assert record is not None and record.options["hinted"] == [str(h.alice.id)]
 
 
 async def test_a_hint_names_the_roll_as_held_now_once(bot: Harness) -> None:
@@ -293,13 +321,10 @@ async def test_a_hint_after_the_tables_failed_to_load_says_hints_are_unavailable
     monkeypatch.setattr(computer, "_evaluate", failing)
     message = await h.start_game("kniffel", [h.alice], rules="classic")
     await h.click(h.alice, message, "Roll")
-    first = await (await h.server.click_button(h.alice, message, label="💡 Hint")).message()
-    assert first.ephemeral and "Preparing the hint tables" in first.text
-    state = await h.state()
-    loading = h.bot.brain.prepare(state, str(h.alice.id))
-    assert loading is not None
-    await loading
     before = await h.record()
+    first = await (await h.server.click_button(h.alice, message, label="💡 Hint")).message()
+    assert first.ephemeral and "Preparing the hint" in first.text
+    await h.server.wait_for(lambda: "Hints are unavailable" in first.text, what="'preparing' to say so")
     again = await (await h.server.click_button(h.alice, message, label="💡 Hint")).message()
     assert again.ephemeral and "Hints are unavailable" in again.text, again.text
     assert await h.record() == before  # no hint was shown, so the player's result is not marked
