@@ -75,4 +75,8 @@ async def test_a_running_game_fits_desktop_and_phone(world: World, game: str) ->
         box = await box_of(button)
         assert box["x"] >= 0
         assert box["x"] + box["width"] <= PHONE["width"]
+    # Each row of buttons stays one line: a Knister grid row wrapped 4 + 1 put its last cell under the next row
+    for row in await screen.page.locator(".action-row").all():
+        tops = {round((await box_of(button))["y"]) for button in await row.get_by_role("button").all()}
+        assert len(tops) <= 1, await row.inner_text()
     await screen.screenshot(f"{game}-phone")
