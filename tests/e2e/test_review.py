@@ -131,7 +131,7 @@ async def test_the_review_button_after_a_restart_lists_the_scripted_games_regret
     assert review.ephemeral
     text = review.text
     assert f"Decisions: **{decisions(moves)}**" in text
-    assert f"`#1` ⚅ ⚅ ⚅ ⚅ ⚅ score Chance → best: score Kniffel · **−{loss:.1f}**" in text
+    assert f"`#1` ⚅ ⚅ ⚅ ⚅ ⚅ · score Chance → best: score Kniffel · **−{loss:.1f}**" in text
     fields = review.embeds[0]["fields"]
     assert fields[0]["name"] == "The most costly decisions"
     assert fields[1]["name"] == f"#1 · ⚅ ⚅ ⚅ ⚅ ⚅ · −{loss:.1f}"  # the costliest decision, with its dice
@@ -251,7 +251,7 @@ async def test_a_tutto_review_values_each_selection_and_stop_as_one_plan(harness
 
     assert "Decisions: **2**" in review.text  # drawing a card and the first roll are no decisions
     # each line names the turn's card; the stop that reached the target won the game: nothing was better
-    expected = f"`#1` Bonus 200: ⚄ ⚁ ⚂ ⚃ ⚅ ⚅ take ⚄ and stop → best: take ⚄ and roll on · **−{roll_on - stop:,.1f}**"
+    expected = f"`#1` Bonus 200: ⚄ ⚁ ⚂ ⚃ ⚅ ⚅ · take ⚄ and stop → best: take ⚄ and roll on · **−{roll_on - stop:,.1f}**"
     assert expected in review.text, review.text
-    assert "`#2` Bonus 400: ⚀ ⚀ ⚀ ⚁ ⚂ ⚃ take ⚀ ⚀ ⚀ and stop ✓" in review.text, review.text
+    assert "`#2` Bonus 400: ⚀ ⚀ ⚀ ⚁ ⚂ ⚃ · take ⚀ ⚀ ⚀ and stop ✓" in review.text, review.text
     assert "Values: the expected points banked this turn" in review.text

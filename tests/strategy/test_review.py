@@ -77,6 +77,17 @@ def test_a_reroll_is_valued_as_the_keep_held_when_rolling(table_dir: Path) -> No
     assert decision.best_value == pytest.approx(values[0].value) and decision.regret >= 0
 
 
+def test_a_german_reroll_line_keeps_the_roll_apart_from_the_dice_kept(table_dir: Path) -> None:
+    """German names the dice first ("⚂ ⚂ behalten und würfeln"): right after the roll it read as nine dice."""
+    state = rolled("classic", 3, 3, 2, 3, 3)
+    for index in (0, 1, 3, 4):
+        state = kniffel.apply(state, ME, ToggleHold(index=index), scripted_dice())
+    result = review(KNIFFEL, "classic", ME, [played(ME, "player", Roll(), state)], table_dir)
+
+    description = review_ui.render(result, 7, "de").embeds[0].description or ""
+    assert "`#1` ⚂ ⚂ ⚁ ⚂ ⚂ · ⚂ ⚂ ⚂ ⚂ behalten und würfeln" in description, description
+
+
 def test_computer_moves_are_left_out_and_timed_out_moves_are_listed_but_not_counted(table_dir: Path) -> None:
     state = rolled("classic", 6, 6, 6, 6, 6)
     chance = kniffel.Score(box="chance")
