@@ -4,10 +4,12 @@ On a phone every private message stays under the board and pushes its controls u
 Roll and Score a screen away. So the service keeps, per channel and player, the hint message the last press showed
 and the token that can delete it (only the interaction that showed an ephemeral message can, for 15 minutes:
 ``following.py``). The next press shows its hint as a new message, right under the board where the player looks,
-and deletes the older one in the background. Editing the older one in place was tried and dropped: a hint the
-player dismissed would take the edit unseen (the bot cannot tell), and the press would seem to do nothing. The
-one message edited is a press's own "preparing" answer, seconds after it was shown: it becomes that press's hint
-once the strategy tables are in memory, so the player need not guess when to press again.
+and deletes the older one in the background. A hint also goes once it is out of date: after its player's next
+move other than picking dice (a hint to keep ⚄ ⚄ ⚄ stays while the player taps them), and when the game ends.
+Editing the older one in place was tried and dropped: a hint the player dismissed would take the edit unseen (the
+bot cannot tell), and the press would seem to do nothing. The one message edited is a press's own "preparing"
+answer, seconds after it was shown: it becomes that press's hint once the strategy tables are in memory, so the
+player need not guess when to press again.
 
 Per channel rather than per game: a channel holds one game at a time, and a rematch's first hint should take the
 finished game's last one away too.
@@ -64,11 +66,12 @@ class HintMessages:
             del self._shown[key]
         self._shown[(channel_id, player)] = Shown(message, now + self._lifetime)
         if older is not None and now < older.expires_at:
-            task = asyncio.create_task(
-                self._delete(channel_id, player, older.message), name=f"dicebot-hint-{channel_id}"
-            )
-            self._retiring.add(task)
-            task.add_done_callback(self._retiring.discard)
+            self._delete_later(channel_id, player, older.message)
+
+    def _delete_later(self, channel_id: int, player: str, message: PrivateMessage) -> None:
+        task = asyncio.create_task(self._delete(channel_id, player, message), name=f"dicebot-hint-{channel_id}")
+        self._retiring.add(task)
+        task.add_done_callback(self._retiring.discard)
 
     async def _delete(self, channel_id: int, player: str, message: PrivateMessage) -> None:
         try:
@@ -81,6 +84,21 @@ class HintMessages:
                 type(error).__name__,
                 error,
             )
+
+    def retire(self, channel_id: int, player: str) -> None:
+        """The player's hint in this channel is out of date (they moved on, or the game ended): it goes."""
+        shown = self._shown.pop((channel_id, player), None)
+        if shown is not None and self._clock() < shown.expires_at:
+            self._delete_later(channel_id, player, shown.message)
+
+    def holds(self, channel_id: int, player: str) -> bool:
+        """Whether a hint of this player in this channel may still be on screen."""
+        return (channel_id, player) in self._shown
+
+    def shows(self, channel_id: int, player: str, message: PrivateMessage) -> bool:
+        """Whether ``message`` is still the player's hint here (not replaced by a newer press, nor out of date)."""
+        shown = self._shown.get((channel_id, player))
+        return shown is not None and shown.message is message
 
     def waiting(self, task: asyncio.Task[None]) -> None:
         """``task`` answers a press told "preparing" once the strategy tables are in memory; kept until it is done,

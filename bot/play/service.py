@@ -40,6 +40,7 @@ from bot.storage import (
     GameRecord,
     GamesRepository,
     HistoryRepository,
+    MoveRow,
     Seat,
     StaleVersion,
     StorageUnavailable,
@@ -538,10 +539,13 @@ class GameService(LiveBoards):
 
         The values are computed only from tables already in memory (milliseconds). While they load in a worker
         thread the press is answered "preparing", and that message becomes the hint once they are in memory
-        (``preparing``: this call is then the second part of the press, made again for the game as it is by now);
-        hints are unavailable once the load failed (it is not tried again before a restart).
+        (``preparing``: this call is then the second part of the press, made for the game as it is by now, unless
+        the player pressed again or moved on meanwhile); hints are unavailable once the load failed (it is not
+        tried again before a restart).
         """
         record = game.record
+        if preparing is not None and not self.hints.shows(record.channel_id, request.actor.player, preparing):
+            return
 
         async def answer(key: str) -> None:
             if preparing is None:
@@ -1008,9 +1012,21 @@ class GameService(LiveBoards):
         saved = Game(record, outcome.after.state)
         self.cache.put(saved)
         self.followers.changed(saved)
+        self._retire_hints(record, outcome.moves)
         self._prepare_computers(saved)
         self.on_saved(record)
         return saved
+
+    def _retire_hints(self, record: GameRecord, moves: Collection[MoveRow]) -> None:
+        """Hints this save made out of date go: every player's when the game ended, else the movers'."""
+        channel = record.channel_id
+        if not record.active:
+            for seat in record.seats:
+                self.hints.retire(channel, seat.player)
+            return
+        for move in moves:
+            if self.hints.holds(channel, move.player) and transitions.moved_on(move):
+                self.hints.retire(channel, move.player)
 
     def _prepare_computers(self, game: Game) -> None:
         """A running game with computer players: start loading its strategy tables (once, in a worker thread)."""

@@ -9,6 +9,7 @@ engine's ``GameError`` (game rules); either way nothing was changed.
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -491,8 +492,17 @@ PICKING = frozenset({"select_scoring"})
 
 def _is_toggle(action: Any) -> bool:
     """Picking dice only prepares the action after it: a computer's step goes on to that action."""
-    kind = str(getattr(action, "kind", ""))
+    return _picks(str(getattr(action, "kind", "")))
+
+
+def _picks(kind: str) -> bool:
     return kind.startswith("toggle") or kind in PICKING
+
+
+def moved_on(move: MoveRow) -> bool:
+    """Whether ``move`` went past the position it was made in: anything but picking dice (a hint given there is
+    stale after it; one given before the dice the player is still picking stays useful)."""
+    return not _picks(str(json.loads(move.action).get("kind", "")))
 
 
 def computer_step(rules: AnyRules, game: Game, choose: Choose, rng: random.Random, now: float) -> Outcome:

@@ -265,11 +265,11 @@ async def test_a_hint_for_a_scripted_roll_shows_the_exact_best_action(bot: Harne
     assert not handle.ephemeral_messages and (await h.state()).rolls == 2
 
 
-async def test_a_hint_prepared_while_the_player_rolled_is_the_hint_of_the_roll(
+async def test_a_press_answered_preparing_is_dropped_when_the_player_moves_on_meanwhile(
     bot: Harness, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The press waits for the tables outside the game's lock: the player rolls meanwhile, and the hint that
-    replaces "preparing" is the one of the game as it is then, not as it was at the press."""
+    """The press waits for the tables outside the game's lock, so the player may roll meanwhile: the advice asked
+    for is then out of date, and "preparing" goes rather than turn into a hint nobody asked for."""
     h = bot
     release = threading.Event()
     evaluate = computer._evaluate
@@ -280,17 +280,19 @@ async def test_a_hint_prepared_while_the_player_rolled_is_the_hint_of_the_roll(
 
     monkeypatch.setattr(computer, "_evaluate", held)
     message = await h.start_game("kniffel", [h.alice], rules="classic")
-    hint = await (await h.server.click_button(h.alice, message, label="💡 Hint")).message()
-    assert "Preparing the hint" in hint.text
+    preparing = await (await h.server.click_button(h.alice, message, label="💡 Hint")).message()
+    assert "Preparing the hint" in preparing.text
     h.rng.script(6, 6, 6, 6, 6)
     await h.click(h.alice, message, "Roll")  # answered at once: the load holds no lock
+    await h.server.wait_for(lambda: preparing.deleted, what="'preparing' to go")
     release.set()
-    await h.server.wait_for(lambda: "Best moves" in hint.text, what="'preparing' to become the hint")
-    assert hint.text.splitlines()[1].startswith("**score Kniffel** → "), hint.text
     assert h.bot is not None
-    await h.bot.service.drain(10)  # the press's second part marks her result after showing the hint
+    await h.tables_ready(str(h.alice.id))
+    await h.bot.service.drain(10)
     record = await h.record()
-    assert record is not None and record.options["hinted"] == [str(h.alice.id)]
+    assert record is not None and "hinted" not in record.options  # no hint was shown
+    hint = await (await h.server.click_button(h.alice, message, label="💡 Hint")).message()
+    assert hint.text.splitlines()[1].startswith("**score Kniffel** → "), hint.text
 
 
 async def test_a_hint_names_the_roll_as_held_now_once(bot: Harness) -> None:

@@ -68,3 +68,29 @@ async def test_a_knister_hint_letters_its_cells_on_a_map_of_the_players_grid(bot
     grid = lines[lines.index("```") + 1 : -1]
     assert len(grid) == 5 and all(len(row.split()) == 5 for row in grid), hint.text
     assert sorted(cell for row in grid for cell in row.split() if cell != "·") == ["A", "B", "C"], hint.text
+
+
+async def test_a_hint_stays_while_the_player_picks_dice_and_goes_once_they_move_on(bot: Harness) -> None:
+    """A hint left under the board after its move kept advising a position that was gone ("score Ones" at turn 2)."""
+    h = bot
+    message = await h.start_game("kniffel", [h.alice], rules="classic")
+    await h.tables_ready(str(h.alice.id))
+    h.rng.script(6, 6, 6, 2, 3)
+    await h.click(h.alice, message, "Roll")
+    hint = await (await h.server.click_button(h.alice, message, label=HINT)).message()
+    await h.click(h.alice, message, "⚅ 6")  # holding the dice the hint names: it stays to be read
+    assert h.bot is not None
+    await h.bot.service.drain(10)
+    assert not hint.deleted
+    h.rng.script(6, 6)
+    await h.click(h.alice, message, "Roll (2/3)")
+    await h.server.wait_for(lambda: hint.deleted, what="the hint of the roll before to go")
+
+
+async def test_the_hints_go_when_the_game_ends(bot: Harness) -> None:
+    h = bot
+    message = await h.start_game("kniffel", [h.alice], rules="classic")
+    await h.tables_ready(str(h.alice.id))
+    hint = await (await h.server.click_button(h.alice, message, label=HINT)).message()
+    assert (await (await h.command(h.alice, "kniffel end")).message()).text == "The game was ended."
+    await h.server.wait_for(lambda: hint.deleted, what="the ended game's hint to go")

@@ -388,3 +388,12 @@ def test_beating_a_computer_or_a_person_is_still_a_win() -> None:
         (user, engine[user].rank, engine[user].won) for user in (101, 102)
     ]
     assert any(row.won for row in two.results) and not any(SOLO in row.counters for row in two.results)
+
+
+def test_picking_dice_does_not_move_on_from_a_position_anything_else_does() -> None:
+    """A hint stays while its player picks the dice it names, and goes after any other move (``moved_on``)."""
+    state = kniffel.new_game(["a"], random.Random(1), ruleset="kniffel")
+    assert not tr.moved_on(tr.played("a", "player", kniffel.ToggleHold(index=2), state))
+    assert tr.moved_on(tr.played("a", "player", kniffel.Roll(), state))
+    assert tr.moved_on(tr.played("a", "timeout", kniffel.Score(box="chance"), state))
+    assert not tr.moved_on(tr.MoveRow("a", "player", '{"kind":"select_scoring"}', "{}"))
