@@ -121,6 +121,7 @@ class ScorecardUI:
             title=t("dice.title", locale, game=title, turn=turn, turns=self.turns), colour=COLOUR_PLAYING
         )
         lines = [t("dice.turn_of", locale, player=table.mention(player))]
+        computer = table.is_computer(player)
         if state.rolls:
             held = " ".join("🔒" if keep else "▫️" for keep in state.held)
             lines += [
@@ -128,12 +129,13 @@ class ScorecardUI:
                 held,
                 t("dice.roll_count", locale, roll=state.rolls, rolls=fivedice.ROLLS),
             ]
-        else:
+        elif not computer:
             lines.append(t("dice.press_roll", locale))
         lines += self.status_lines(table)
         embed.description = "\n".join(lines)
         embed.add_field(name=t("dice.totals", locale), value=self.totals(table), inline=False)
-        rendered = Rendered(content=t("dice.content", locale, player=table.mention(player)), embeds=[embed])
+        content = t("computer.playing" if computer else "dice.content", locale, player=table.mention(player))
+        rendered = Rendered(content=content, embeds=[embed])
         self._controls(table, rendered)
         return rendered
 

@@ -326,6 +326,11 @@ class Seating:
         seat = self.seat(player)
         return seat.mention if seat else f"<@{player}>"
 
+    def is_computer(self, player: str) -> bool:
+        """Whether a computer sits there: a board neither tells it "your turn" nor what to press."""
+        seat = self.seat(player)
+        return seat is not None and seat.kind == "computer"
+
 
 @dataclass(frozen=True)
 class Table(Seating, Generic[StateT]):

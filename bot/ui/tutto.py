@@ -125,10 +125,8 @@ class TuttoUI:
         embed = discord.Embed(title=self._title(table), description="\n".join(self._turn_lines(table, check)))
         embed.colour = COLOUR_PLAYING
         embed.add_field(name=t("tutto.scores", table.locale), value=self._scoreboard(table), inline=False)
-        rendered = Rendered(
-            content=t("tutto.content", table.locale, player=table.mention(state.current)),
-            embeds=[embed],
-        )
+        to_act = "computer.playing" if table.is_computer(state.current) else "tutto.content"
+        rendered = Rendered(content=t(to_act, table.locale, player=table.mention(state.current)), embeds=[embed])
         self._controls(table, rendered, check)
         return rendered
 
@@ -138,8 +136,10 @@ class TuttoUI:
     def _turn_lines(self, table: Table, check: tutto.SelectionCheck) -> list[str]:
         state, locale = _state(table), table.locale
         lines = [t("tutto.turn_of", locale, player=table.mention(state.current))]
+        person = not table.is_computer(state.current)  # a computer is never told what to press
         if state.card is None:
-            lines.append(t("tutto.press_draw", locale))
+            if person:
+                lines.append(t("tutto.press_draw", locale))
             return lines
         lines.append(
             t("tutto.card_line", locale, card=card_name(state.card, locale), rule=card_rule(state.card, locale))
@@ -152,10 +152,12 @@ class TuttoUI:
         elif state.aside:
             lines.append(t("tutto.aside", locale, dice=faces(sorted(state.aside)), points=state.card_points))
         if state.phase == "roll":
-            lines.append(t("tutto.press_roll", locale, count=state.in_hand))
+            if person:
+                lines.append(t("tutto.press_roll", locale, count=state.in_hand))
         elif state.phase == "select":
             lines.append(f"# {faces(state.roll)}")
-            lines.append(self._selection_line(state, check, locale))
+            if person or check.reason != "empty":
+                lines.append(self._selection_line(state, check, locale))
         lines.append(self._at_risk_line(state, locale))
         return lines
 

@@ -80,7 +80,8 @@ async def test_a_solo_classic_game_against_an_easy_computer_is_played_to_the_end
     state = await h.state()
     assert state.turns == {"cpu-easy-1": 13, str(h.alice.id): 13}
     posts = "\n".join(h.said())
-    assert "**🤖 Easy**, your turn" in posts and "<@cpu" not in posts  # named in bold, never mentioned
+    assert "**🤖 Easy** is playing…" in posts and "<@cpu" not in posts  # named in bold, never mentioned
+    assert "🤖 Easy**, your turn" not in posts  # a computer is not asked to act
     assert all(text.count("your turn") <= 1 for text in h.said())  # the board's own content says it, the news not
     assert "still loading" not in caplog.text  # every decision came from the strategy, none from the fallback
 

@@ -157,3 +157,12 @@ def test_a_game_played_alone_gives_no_medal_on_the_final_board(engine: ModuleTyp
     alone = ui.render(finished_table(engine, ["1"], 5)).embeds[0].description or ""
     assert alone.startswith("🏁 P1 — ") and "🥇" not in alone
     assert "🥇" in (ui.render(finished_table(engine, ["1", "2"], 5)).embeds[0].description or "")
+
+
+def test_a_computers_turn_names_it_as_playing_and_tells_nobody_to_roll() -> None:
+    state = kniffel.new_game(["cpu-normal-1", "1"], random.Random(1), ruleset="kniffel")
+    state = state.model_copy(update={"current": state.players.index("cpu-normal-1")})
+    seats = (SeatView("cpu-normal-1", "🤖 Normal", kind="computer"), SeatView("1", "Alice"))
+    rendered = KNIFFEL_UI.render(Table(game_id=1, stamp=1, state=state, seats=seats, locale="en-US"))
+    assert rendered.content == "**🤖 Normal** is playing…"
+    assert t("dice.press_roll", "en-US") not in (rendered.embeds[0].description or "")

@@ -100,6 +100,18 @@ def no_missing_messages(caplog: pytest.LogCaptureFixture):
 # The turn message
 
 
+def test_a_computers_turn_names_it_as_playing_and_tells_nobody_what_to_press() -> None:
+    """QA: "🤖 Normal, your turn." and "Press Roll to throw 6 dice." addressed the onlookers as if they were it."""
+    state = game(["bonus_300"])
+    seats = (SeatView(ALICE, "🤖 Normal", kind="computer"), SeatView(BOB, "Bob"))
+    rendered = UI.render(Table(game_id=1, stamp=1, state=state, seats=seats, locale=LOCALE))
+    assert rendered.content == "**🤖 Normal** is playing…"
+    assert "Press" not in description(rendered)
+    rolled_state = act(act(state, tu.Draw()), tu.Roll(), 1, 2, 3, 4, 6, 6)
+    rendered = UI.render(Table(game_id=1, stamp=1, state=rolled_state, seats=seats, locale=LOCALE))
+    assert t("tutto.reason.empty", LOCALE) not in description(rendered)
+
+
 def test_draw_phase_offers_only_draw_and_shows_the_scoreboard() -> None:
     state = game(["bonus_300"], {ALICE: 2400, BOB: 600})
     rendered = render(state)
