@@ -374,8 +374,12 @@ def expire_lobby(game: Game, now: float) -> Outcome:
 def require_seated(game: Game, actor: Actor) -> Seat:
     """The actor's seat at a running game, or a refusal for anyone who is not (or no longer) playing."""
     seat = game.record.seat(actor.player)
-    if seat is None or seat.status != "active":
+    if seat is None:
         raise Refusal("play.not_seated_here")
+    if seat.status == "left":
+        raise Refusal("play.you_left_this_game")
+    if seat.status != "active":
+        raise Refusal("play.you_were_removed")
     return seat
 
 

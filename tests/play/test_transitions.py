@@ -125,6 +125,17 @@ def test_an_illegal_move_raises_and_changes_nothing() -> None:
         tr.move(SPEC, game, CAROL, kniffel.Roll(), random.Random(2), NOW)
 
 
+@pytest.mark.parametrize(("status", "key"), [("left", "play.you_left_this_game"), ("removed", "play.you_were_removed")])
+def test_a_player_no_longer_in_the_game_is_told_why_a_click_is_refused(status: str, key: str) -> None:
+    """QA: a player who had left read "You are not playing in this game." as if they had never been in it."""
+    game = started(ALICE, BOB, CAROL)
+    seats = tuple(replace(seat, status=status) if seat.player == CAROL.player else seat for seat in game.record.seats)
+    game = Game(replace(game.record, seats=seats), game.state)
+    with pytest.raises(Refusal) as refused:
+        tr.move(SPEC, game, CAROL, kniffel.Roll(), random.Random(2), NOW)
+    assert refused.value.key == key
+
+
 def test_a_deadline_before_its_time_or_of_a_finished_game_does_nothing() -> None:
     game = started(ALICE)
     assert tr.deadline(SPEC, game, FALLBACK, random.Random(1), game.record.deadline_at - 1) is None
