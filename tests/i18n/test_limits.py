@@ -25,7 +25,7 @@ from bot.play import board
 from bot.play.computer import LEVELS
 from bot.play.service import GameService, computer_name, lobby, table
 from bot.play.spec import AnySpec
-from bot.play.transitions import MAX_TIMEOUTS, Game
+from bot.play.transitions import HINTED, MAX_TIMEOUTS, Game
 from bot.rankings import PAGE_SIZE
 from bot.storage import CounterTotal, GameRecord, GameStats, LeaderboardPage, Seat, Standing
 from bot.ui import board as board_ui
@@ -46,12 +46,13 @@ VARIANTS = {"kniffel": "kniffel", "dicepoker": "russian", "knister": "standard",
 
 
 def record(spec: AnySpec, players: list[str], language: str, status: str) -> GameRecord:
+    """A full table of the longest names, every one of whom used a hint (the final board marks them all)."""
     seats = tuple(Seat(player, f"{LONG_NAME[:-2]}{index:02d}") for index, player in enumerate(players))
     now = time.time()
     return GameRecord(
         id=987654321, kind=spec.kind, variant=VARIANTS[spec.kind], guild_id=1, channel_id=2,
         host=players[0], status=status, version=123456, created_at=now, updated_at=now, locale=language,
-        options={"timeout": 60, "target": 20000}, seats=seats,
+        options={"timeout": 60, "target": 20000, HINTED: players}, seats=seats,
     )  # fmt: skip
 
 
