@@ -26,7 +26,7 @@ from bot.play.computer import LEVELS
 from bot.play.service import GameService, computer_name, lobby, table
 from bot.play.spec import AnySpec
 from bot.play.transitions import HINTED, MAX_TIMEOUTS, Game
-from bot.rankings import PAGE_SIZE
+from bot.rankings import HINTS_USED, PAGE_SIZE
 from bot.storage import CounterTotal, GameRecord, GameStats, LeaderboardPage, Seat, Standing
 from bot.ui import board as board_ui
 from bot.ui import lobby as lobby_ui
@@ -172,6 +172,7 @@ HUGE_COUNTERS = {
     "upper_bonus": CounterTotal(1234, 2345),
     "tuttos": CounterTotal(5678, 98765),
     "settlement": CounterTotal(-12345.678, 98765),
+    HINTS_USED: CounterTotal(98765, 98765),
 }
 
 
