@@ -24,6 +24,8 @@ PAGE_SIZE = 10
 #: The counter of a result from a game played alone (one person, no computer): never a win, so /stats counts the
 #: win rate over the other games; written by the plumbing at a game's end, read back through the counter totals.
 SOLO = "solo"
+#: The counter of a result whose player used the Hint button in that game (written by the plumbing, as :data:`SOLO`).
+HINTS_USED = "hints_used"
 
 
 @dataclass(frozen=True)
@@ -96,6 +98,12 @@ class GameStats:
         """Games played alone (one person, no computer): never a win."""
         alone = self.counters.get(SOLO)
         return alone.games if alone else 0
+
+    @property
+    def hinted(self) -> int:
+        """Games in which the user pressed the Hint button (the counter is 1 in each of those results)."""
+        used = self.counters.get(HINTS_USED)
+        return int(used.total) if used else 0
 
     @property
     def win_rate(self) -> float:

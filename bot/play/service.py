@@ -106,7 +106,11 @@ jump_url = board.jump_url
 
 
 def seat_views(record: GameRecord) -> tuple[SeatView, ...]:
-    return tuple(SeatView(seat.player, seat.display_name, seat.kind, seat.status) for seat in record.seats)
+    """The seats as a renderer sees them, each marked when its player used a hint (``transitions.mark_hinted``)."""
+    hinted = frozenset(record.options.get(transitions.HINTED, ()))
+    return tuple(
+        SeatView(seat.player, seat.display_name, seat.kind, seat.status, seat.player in hinted) for seat in record.seats
+    )
 
 
 def table(game: Game, locale: str | None = None) -> Table[Any]:

@@ -17,7 +17,7 @@ from typing import Any
 
 from bot.play import computer
 from bot.play.game import AnyRules
-from bot.rankings import SOLO
+from bot.rankings import HINTS_USED, SOLO
 from bot.storage.games import GameRecord, Seat, SeatKind
 from bot.storage.history import MoveRow, MoveSource
 from bot.storage.results import ResultRow
@@ -619,7 +619,7 @@ def results(rules: AnyRules, record: GameRecord, state: Any) -> tuple[ResultRow,
 
     A game with computer players is stored under its own kind (``<kind>+computer``), with the levels played
     against and won against as counters: people are ranked against people only. A player who used the Hint
-    button has the counter ``hints_used``. A game of one seat (a person alone, no computer) is never a win, or
+    button has the counter :data:`HINTS_USED`. A game of one seat (a person alone, no computer) is never a win, or
     anyone could fill the wins board by playing alone; it counts for the scores and is marked :data:`SOLO`, so
     /stats takes the win rate over the games that had an opponent.
     """
@@ -635,7 +635,7 @@ def results(rules: AnyRules, record: GameRecord, state: Any) -> tuple[ResultRow,
         counters = {name: value for name, value in result.counters.items() if name in rules.counters}
         counters.update(computer.vs_computer_counters(levels, result.won))
         if seat.player in record.options.get(HINTED, ()):
-            counters["hints_used"] = 1
+            counters[HINTS_USED] = 1
         if alone:
             counters[SOLO] = 1
         rows.append(

@@ -30,7 +30,7 @@ from bot.ui.common import (
 )
 from bot.ui.ended import ended_embed
 from bot.ui.render import Rendered, Table, custom_id
-from bot.ui.standings import board_mark, standing, staying_first
+from bot.ui.standings import board_mark, hint_legend, marked_name, standing, staying_first
 
 FIELD_LIMIT = 1024
 #: Names in the totals' code block, in columns: with a 4-digit total a line stays well within a phone's.
@@ -86,8 +86,9 @@ class ScorecardUI:
         """The game-over news: the winners, or for a game played alone (never a win, docs/RULES.md) the score."""
         if len(table.state.players) == 1:
             (player,) = table.state.players
-            return t("dice.solo_over", table.locale, name=table.name(player), count=self.total(table, player))
-        return t("dice.winners", table.locale, names=", ".join(table.name(p) for p in winners), count=len(winners))
+            return t("dice.solo_over", table.locale, name=marked_name(table, player), count=self.total(table, player))
+        names = ", ".join(marked_name(table, p) for p in winners)
+        return t("dice.winners", table.locale, names=names, count=len(winners))
 
     @property
     def engine(self) -> Any:
@@ -198,6 +199,7 @@ class ScorecardUI:
             description="\n".join(self.final_lines(table)),
             colour=COLOUR_OVER,
         )
+        hint_legend(table, embed)
         if len(state.players) > 2:
             # Inline fields stack on a phone: one table with a column per player reads at any width.
             blocks = self.card_tables(table)

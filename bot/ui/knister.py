@@ -17,7 +17,7 @@ from bot.i18n import t
 from bot.ui.common import COLOUR_OVER, COLOUR_PLAYING, faces, monospace_table
 from bot.ui.ended import ended_embed
 from bot.ui.render import Rendered, Table, custom_id
-from bot.ui.standings import standing
+from bot.ui.standings import hint_legend, marked_name, standing
 
 #: Discord shows at most 32 characters of a display name; longer stored names are cut so embeds stay small.
 NAME_LIMIT = 32
@@ -199,6 +199,7 @@ class KnisterUI:
         if len(state.players) == 1:
             lines.append(self._rating(results[0].score, locale))
         embed = discord.Embed(title=t("knister.final_title", locale), description="\n".join(lines), colour=COLOUR_OVER)
+        hint_legend(table, embed)
         for place, result in zip(standings, results, strict=True):
             grid = state.grids[result.player]
             embed.add_field(
@@ -261,9 +262,10 @@ class KnisterUI:
             player = state.players[0]
             points = scores[player]
             rating = self._rating(points, locale)
-            return t("knister.solo_over", locale, name=table.name(player), points=points, rating=rating)
+            return t("knister.solo_over", locale, name=marked_name(table, player), points=points, rating=rating)
         points = scores[winners[0]] if winners else 0
-        return t("knister.winners", locale, names=self._names(table, winners), points=points, count=len(winners))
+        names = ", ".join(marked_name(table, player) for player in winners)
+        return t("knister.winners", locale, names=names, points=points, count=len(winners))
 
     @staticmethod
     def _names(table: Table, players: Sequence[str]) -> str:

@@ -250,7 +250,8 @@ def _games_line(entry: GameStats, locale: str | None) -> str:
 
 
 def render_stats(name: str, stats: Sequence[GameStats], game: str | None, locale: str | None) -> discord.Embed:
-    """One field per game played: games, wins and win rate, best and average, last played, game counters."""
+    """One field per game played: games, wins and win rate, best and average, game counters, the games played with
+    hints, last played."""
     shown = in_markdown(shorten(name, 100))  # escaped, at most 200 characters: the title's 256 still hold
     embed = discord.Embed(title=t("stats.title", locale, name=shown), colour=COLOUR_LOBBY)
     if not stats:
@@ -270,6 +271,8 @@ def render_stats(name: str, stats: Sequence[GameStats], game: str | None, locale
             lines.append(counter_line(entry, locale))
         if against:
             lines.append(_computer_line(entry, locale))
+        if entry.hinted:
+            lines.append(t("stats.hinted", locale, games=entry.hinted))
         lines.append(t("stats.last", locale, when=discord.utils.format_dt(last, "R")))
         title = (
             t("stats.vs_computer_title", locale, game=t(f"game.{kind}", locale))

@@ -265,6 +265,8 @@ class SeatView:
     name: str
     kind: SeatKind = "user"
     status: str = "active"
+    #: The player pressed the Hint button in this game: the final board marks them (``standings.marked_name``).
+    hinted: bool = False
 
     @property
     def mention(self) -> str:

@@ -3,6 +3,10 @@
 A player who left or was removed ranks after everyone who stayed and can no longer win (docs/RULES.md, section 6),
 so their line takes no medal, only their rank, and says why they are down there. Their card stays, so a running or
 ended board keeps their score too: after everyone still playing, with a short mark of why.
+
+A player who used the Hint button is marked 💡 wherever the end of the game names them with a score: their line in
+the final standings and the game-over news; the final embed's footer says what the mark means. Not in the cards'
+and grids' code blocks, whose columns a name already fills to a phone's width.
 """
 
 from __future__ import annotations
@@ -10,12 +14,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
+import discord
+
 from bot.i18n import t
 from bot.ui.render import Table
 
 MEDALS = {1: "🥇", 2: "🥈", 3: "🥉"}
 #: The mark of a game played alone: it is never a win (docs/RULES.md, section 6), so no gold medal either.
 FINISHED_ALONE = "🏁"
+#: The mark of a player who used a hint in the game, after their name.
+HINT_MARK = "💡"
 
 
 class Standing(NamedTuple):
@@ -28,7 +36,7 @@ def standing(table: Table[Any], player: str, rank: int, limit: int | None = None
 
     Who left is the engine's word (``state.left``, which its ranks follow); the seat tells a removal from a leave.
     """
-    name = table.name(player, limit)
+    name = marked_name(table, player, limit)
     if len(table.state.players) == 1:
         return Standing(FINISHED_ALONE, name)
     if player not in table.state.left:
@@ -55,3 +63,17 @@ def board_mark(table: Table[Any], player: str) -> str:
         return ""
     seat = table.seat(player)
     return t("play.mark_removed" if seat is not None and seat.status == "removed" else "play.mark_left", table.locale)
+
+
+def marked_name(table: Table[Any], player: str, limit: int | None = None) -> str:
+    """``player``'s name for markdown (cut to ``limit``), followed by :data:`HINT_MARK` when they used a hint."""
+    name = table.name(player, limit)
+    seat = table.seat(player)
+    return f"{name} {HINT_MARK}" if seat is not None and seat.hinted else name
+
+
+def hint_legend(table: Table[Any], embed: discord.Embed) -> discord.Embed:
+    """The final ``embed`` with a footer saying what :data:`HINT_MARK` means, when someone on it is marked."""
+    if any(seat.hinted for seat in table.seats):
+        embed.set_footer(text=t("play.hinted_legend", table.locale))
+    return embed

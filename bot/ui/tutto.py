@@ -29,7 +29,7 @@ from bot.i18n import number, t
 from bot.ui.common import COLOUR_OVER, COLOUR_PLAYING, DIE_FACES, cut_to_width, faces, monospace_table
 from bot.ui.ended import ended_embed
 from bot.ui.render import Rendered, Table, custom_id
-from bot.ui.standings import board_mark, standing, staying_first
+from bot.ui.standings import board_mark, hint_legend, marked_name, standing, staying_first
 
 BAR_WIDTH = 10
 #: Names in the scoreboard code block: with the marker, a 5-digit score and the bar a line stays within 32
@@ -86,8 +86,8 @@ def _over_line(table: Table, winners: Sequence[str]) -> str:
     state = table.state
     if len(state.players) == 1:
         (player,) = state.players
-        return t("tutto.solo_over", table.locale, name=table.name(player), count=state.scores[player])
-    return t("tutto.winners", table.locale, names=_names(table, winners))
+        return t("tutto.solo_over", table.locale, name=marked_name(table, player), count=state.scores[player])
+    return t("tutto.winners", table.locale, names=", ".join(marked_name(table, player) for player in winners))
 
 
 def buys_round_line(table: Table, winners: Sequence[str], buyers: Sequence[str]) -> str | None:
@@ -328,7 +328,7 @@ class TuttoUI:
             description="\n".join(lines),
             colour=COLOUR_OVER,
         )
-        return Rendered(embeds=[embed])
+        return Rendered(embeds=[hint_legend(table, embed)])
 
     # ------------------------------------------------------------------ the channel
 

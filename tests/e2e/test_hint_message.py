@@ -2,7 +2,8 @@
 
 At phone width every private message pushes the board's controls up; a review and two hints used to push Roll
 and Score a full screen away. A new message for each press lands right under the board, where the player looks,
-and never goes to a hint the player dismissed (an edit of that one would be unseen).
+and never goes to a hint the player dismissed (an edit of that one would be unseen). A player who used a hint is
+marked 💡 on the final board, and /stats counts their games with hints.
 """
 
 from __future__ import annotations
@@ -11,7 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from bot.engine import kniffel
+from tests.e2e.board import live_board, settle
 from tests.e2e.conftest import Harness
+from tests.e2e.dice import play_to_end
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -94,3 +98,23 @@ async def test_the_hints_go_when_the_game_ends(bot: Harness) -> None:
     hint = await (await h.server.click_button(h.alice, message, label=HINT)).message()
     assert (await (await h.command(h.alice, "kniffel end")).message()).text == "The game was ended."
     await h.server.wait_for(lambda: hint.deleted, what="the ended game's hint to go")
+
+
+async def test_a_game_played_with_a_hint_is_marked_on_the_final_board_and_counted_in_stats(bot: Harness) -> None:
+    h = bot
+    message = await h.start_game("kniffel", [h.alice], rules="classic")
+    await h.tables_ready(str(h.alice.id))
+    await (await h.server.click_button(h.alice, message, label=HINT)).message()
+    await settle(h)  # the hint's mark redraws the board: the next click is on the new one
+    await play_to_end(h, message, kniffel, chase=False)
+
+    final = await live_board(h)
+    (embed,) = final.embeds
+    (standing,) = [line for line in embed["description"].splitlines() if " — " in line]
+    assert standing.startswith("🏁 Alice 💡 — "), standing
+    assert embed["footer"]["text"] == "💡 played with hints"
+    assert any(line.startswith("🏁 Alice 💡 finished with ") for line in final.content.splitlines()), final.content
+
+    stats = await (await h.command(h.alice, "stats")).message()
+    fields = {field["name"]: field["value"] for field in stats.embeds[0]["fields"]}
+    assert "💡 Games with hints **1**" in fields["Kniffel"].splitlines()

@@ -25,8 +25,8 @@ from bot.play import board
 from bot.play.computer import LEVELS
 from bot.play.service import GameService, computer_name, lobby, table
 from bot.play.spec import AnySpec
-from bot.play.transitions import MAX_TIMEOUTS, Game
-from bot.rankings import PAGE_SIZE
+from bot.play.transitions import HINTED, MAX_TIMEOUTS, Game
+from bot.rankings import HINTS_USED, PAGE_SIZE
 from bot.storage import CounterTotal, GameRecord, GameStats, LeaderboardPage, Seat, Standing
 from bot.ui import board as board_ui
 from bot.ui import lobby as lobby_ui
@@ -46,12 +46,13 @@ VARIANTS = {"kniffel": "kniffel", "dicepoker": "russian", "knister": "standard",
 
 
 def record(spec: AnySpec, players: list[str], language: str, status: str) -> GameRecord:
+    """A full table of the longest names, every one of whom used a hint (the final board marks them all)."""
     seats = tuple(Seat(player, f"{LONG_NAME[:-2]}{index:02d}") for index, player in enumerate(players))
     now = time.time()
     return GameRecord(
         id=987654321, kind=spec.kind, variant=VARIANTS[spec.kind], guild_id=1, channel_id=2,
         host=players[0], status=status, version=123456, created_at=now, updated_at=now, locale=language,
-        options={"timeout": 60, "target": 20000}, seats=seats,
+        options={"timeout": 60, "target": 20000, HINTED: players}, seats=seats,
     )  # fmt: skip
 
 
@@ -171,6 +172,7 @@ HUGE_COUNTERS = {
     "upper_bonus": CounterTotal(1234, 2345),
     "tuttos": CounterTotal(5678, 98765),
     "settlement": CounterTotal(-12345.678, 98765),
+    HINTS_USED: CounterTotal(98765, 98765),
 }
 
 

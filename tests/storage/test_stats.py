@@ -22,7 +22,7 @@ import asyncpg
 import pytest
 
 from bot.engine.core import competition_ranks
-from bot.rankings import METRICS, MIN_AVERAGE_GAMES, PERIOD_DAYS, SOLO, LeaderboardPage
+from bot.rankings import HINTS_USED, METRICS, MIN_AVERAGE_GAMES, PERIOD_DAYS, SOLO, LeaderboardPage
 from bot.storage import (
     CounterTotal,
     Database,
@@ -373,6 +373,21 @@ async def test_user_stats_per_game_with_counters(games: GamesRepository, stats: 
     assert theirs == {"kniffel": {}, "dicepoker": {"settlement": CounterTotal(-20.5, 1)}, "tutto": {}}
     assert [entry.kind for entry in await stats.user_stats(1, ("tutto",))] == ["tutto"]
     assert await stats.user_stats(3, KINDS) == []
+
+
+async def test_user_stats_count_the_games_played_with_hints(games: GamesRepository, stats: StatsRepository) -> None:
+    """The plumbing marks a result of someone who used a hint with the counter ``hints_used``: /stats counts them."""
+    await play(games, {1: 250, 2: 200}, counters={1: {HINTS_USED: 1}, 2: {HINTS_USED: 1}})
+    await play(games, {1: 150, 2: 210}, counters={1: {HINTS_USED: 1}})
+    await play(games, {1: 180, 2: 170})
+    await play(games, {1: 6000, 2: 3000}, kind="tutto", guild=OTHER_GUILD, counters={1: {HINTS_USED: 1}})
+    kniffel, tutto = await stats.user_stats(1, KINDS)
+    assert (kniffel.games, kniffel.hinted, tutto.hinted) == (3, 2, 1)
+    (theirs,) = await stats.user_stats(2, ("kniffel",))
+    assert (theirs.games, theirs.hinted) == (3, 1)
+    await play(games, {3: 100, 4: 90})
+    (none,) = await stats.user_stats(3, ("kniffel",))
+    assert none.hinted == 0
 
 
 async def test_upper_bonus_rate_counts_only_games_with_the_bonus_rules(

@@ -1,8 +1,12 @@
-"""/stats' line of games and wins: the win rate is over the games that had an opponent, never the games alone."""
+"""/stats' line of games and wins (the win rate is over the games that had an opponent, never the games alone), and
+the line of the games played with hints."""
 
 from __future__ import annotations
 
-from bot.rankings import SOLO, CounterTotal, GameStats
+import pytest
+
+from bot.i18n import languages
+from bot.rankings import HINTS_USED, SOLO, CounterTotal, GameStats
 from bot.ui.leaderboard import render_stats
 
 
@@ -24,3 +28,24 @@ def test_games_alone_are_counted_apart_and_left_out_of_the_win_rate() -> None:
 
 def test_only_games_alone_show_no_win_rate() -> None:
     assert games_line(3, 0, 3) == "Games **3**, all played alone (a game played alone is never a win)"
+
+
+def stats_lines(kind: str, counters: dict[str, CounterTotal], locale: str = "en-US") -> list[str]:
+    entry = GameStats(kind, 5, 2, best=250, score_sum=1000, last_at=0.0, counters=counters)
+    return (render_stats("Alice", [entry], None, locale).fields[0].value or "").splitlines()
+
+
+@pytest.mark.parametrize("kind", ["kniffel", "tutto", "knister", "dicepoker+computer"])
+def test_games_played_with_hints_are_counted_on_a_line_of_their_own(kind: str) -> None:
+    """How many of the games used the Hint button (the results' counter ``hints_used``), after the game's figures."""
+    lines = stats_lines(kind, {HINTS_USED: CounterTotal(3, 3)})
+    assert lines[-2] == "💡 Games with hints **3**"
+    assert lines[-1].startswith("Last played")
+
+
+@pytest.mark.parametrize("language", languages())
+def test_games_without_hints_show_no_hint_line(language: str) -> None:
+    hinted = stats_lines("kniffel", {HINTS_USED: CounterTotal(1, 1)}, language)
+    assert [line for line in hinted if line.startswith("💡")] == [hinted[-2]]
+    assert hinted[-2].endswith("**1**")
+    assert not any("💡" in line for line in stats_lines("kniffel", {}, language))
