@@ -58,6 +58,7 @@ SPEC = GameSpec(
     option_ranges={"target": (MIN_TARGET, MAX_TARGET)},
     counters=("tuttos",),
     forced=tutto.forced_step,
+    news_keeps_turn_end=True,
 )
 
 

@@ -12,6 +12,7 @@ applies is decided here, without Discord or the database, so it can be tested on
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -22,9 +23,11 @@ from bot.storage.games import GameRecord, Seat
 
 #: How many of the channel's latest messages the service looks at below the board (one is enough to move it).
 LOOK_BELOW = 3
-#: Game options the board keeps: the turn's announcements shown on it, the people a rematch lobby invites, and
-#: the channel's next game (a finished game's board then stops offering Rematch).
+#: Game options the board keeps: the turn's announcements shown on it (and which of them the next announcement
+#: keeps, as ``[start, stop]``), the people a rematch lobby invites, and the channel's next game (a finished game's
+#: board then stops offering Rematch).
 NEWS = "news"
+NEWS_KEPT = "news_kept"
 INVITED = "invited"
 NEXT_GAME = "next_game"
 
@@ -39,6 +42,24 @@ def jump_url(record: GameRecord, message_id: int | None = None) -> str:
 def news_of(record: GameRecord) -> list[str]:
     """The lines the board shows on top: what the game's latest announced action did (see ``GameService._noted``)."""
     return [str(line) for line in record.options.get(NEWS, ())]
+
+
+def noted(options: Mapping[str, Any], lines: Sequence[str], turn_over: bool, keep_turn_end: bool) -> dict[str, Any]:
+    """The game's options with ``lines``, an action's announcements, as its news.
+
+    Without ``keep_turn_end`` the lines replace the news before them. With it, the news also keeps the lines that
+    ended the last turn (``NEWS_KEPT``) above them: the next player's first steps, a computer's within seconds,
+    would otherwise replace how the turn before ended before anyone saw it. An action of the same turn replaces the
+    turn's own lines; one that ends the turn (``turn_over``) keeps what ended the turn before and becomes what the
+    next turn keeps. So the board shows the announcements of two actions at most.
+    """
+    if not keep_turn_end:
+        return {**options, NEWS: list(lines)}
+    news = [str(line) for line in options.get(NEWS, ())]
+    start, stop = options.get(NEWS_KEPT, (0, 0))
+    kept = news[start:stop]
+    shown = [*kept, *lines]
+    return {**options, NEWS: shown, NEWS_KEPT: [len(kept), len(shown)] if turn_over else [0, len(kept)]}
 
 
 def turn_started(rules: AnyRules, before: Game, after: Game) -> bool:
@@ -149,7 +170,8 @@ def pointer(clicked: GameRecord | None, current: GameRecord | None, action: str 
 
 def rematch_options(record: GameRecord) -> dict[str, Any]:
     """The options a rematch lobby starts with: the old game's, without what only that game's play recorded."""
-    return {name: value for name, value in record.options.items() if name not in (HINTED, NEXT_GAME, INVITED, NEWS)}
+    played = (HINTED, NEXT_GAME, INVITED, NEWS, NEWS_KEPT)
+    return {name: value for name, value in record.options.items() if name not in played}
 
 
 def rematch_computers(record: GameRecord, locale: str, name: NameComputer) -> tuple[Seat, ...]:

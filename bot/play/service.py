@@ -858,13 +858,15 @@ class GameService(LiveBoards):
         """The outcome with its announcements stored as the game's news (``options.news``), shown on the board.
 
         An action with nothing to announce keeps the news before it, so the latest thing that happened (a roll, a
-        scored box) stays in sight until something new happens, also on a board shown again after a restart.
+        scored box) stays in sight until something new happens, also on a board shown again after a restart. A game
+        that asks for it keeps how the last turn ended above its lines (``board.noted``).
         """
         lines = self.announcements(spec, outcome)
         if not lines:
             return outcome
         after = outcome.after
-        options = {**after.record.options, board.NEWS: lines}
+        turn_over = board.turn_started(spec, outcome.before, after)
+        options = board.noted(after.record.options, lines, turn_over, spec.news_keeps_turn_end)
         return replace(outcome, after=Game(replace(after.record, options=options), after.state))
 
     def announcements(self, spec: AnySpec, outcome: Outcome) -> list[str]:

@@ -44,6 +44,9 @@ class GameSpec(GameRules[StateT, ActionT]):
     stamp_of: Callable[[Click, int, StateT], int] = _stamp_is_version
     #: True when what a click asks for is already so (a double click on "hold die 3"): shown, not applied again.
     in_effect: Callable[[Click, StateT], bool] = _never_in_effect
+    #: True when the news keeps the lines that ended the last turn above the current turn's (``board.noted``): in
+    #: Tutto a computer's first step follows a person's bust within seconds and would replace it at once.
+    news_keeps_turn_end: bool = False
 
 
 #: A spec of any game, as the registry and the service hold them side by side.

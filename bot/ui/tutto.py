@@ -103,6 +103,15 @@ def _drawn_and_rolled(first: Event, then: Event) -> bool:
     return first.key == "tutto.card" and then.key == "tutto.rolled" and first.params["player"] == then.params["player"]
 
 
+def _shown(events: Sequence[Event], index: int, table: Table) -> bool:
+    """Whether the roll ``events[index]`` is the one the board shows: the last of the click, whose turn goes on.
+
+    A timeout plays a whole turn in one go; its roll-ons are not told, as the turn's end replaced their dice.
+    """
+    later = any(event.key == "tutto.rolled" for event in events[index + 1 :])
+    return not later and _state(table).phase == "select"
+
+
 class TuttoUI:
     """Renders a Tutto table; stateless, one shared instance.
 
@@ -333,10 +342,13 @@ class TuttoUI:
     # ------------------------------------------------------------------ the channel
 
     def announce(self, table: Table) -> list[str]:
-        """Card effects, banked points and turns, in plain words; rolls and toggles stay on the message.
+        """Card effects, banked points and turns, in plain words; toggles stay on the message.
 
         A card drawn and rolled in one click (Draw & roll, ``tutto.forced_step``; a timeout's turn) is told in one
-        line with the dice: a null on that roll ends the turn before the board could show either.
+        line with the dice: a null on that roll ends the turn before the board could show either. A roll on is told
+        with the dice set aside and rolled, replacing the news of the roll before it, which the board no longer
+        shows. A roll on its own (a computer's step after its card, all six again after a Tutto) stays quiet: the
+        news above it describes no dice the board replaced.
         """
         lines = []
         events = table.events
@@ -345,6 +357,8 @@ class TuttoUI:
                 continue
             if index + 1 < len(events) and _drawn_and_rolled(event, events[index + 1]):
                 line: str | None = self._drew_rolled(event, events[index + 1], table)
+            elif event.key == "tutto.rolled" and index and events[index - 1].key == "tutto.set_aside":
+                line = self._rolled_on(events[index - 1], event, table) if _shown(events, index, table) else None
             elif (
                 event.key in NULLS
                 and index
@@ -365,6 +379,16 @@ class TuttoUI:
             table.locale,
             name=name,
             card=card_name(card.params["card"], table.locale),
+            dice=faces(roll.params["dice"]),
+        )
+
+    def _rolled_on(self, aside: Event, roll: Event, table: Table) -> str:
+        """Roll on: the dice set aside and the new roll, so the news never describes a roll the board replaced."""
+        return t(
+            "tutto.rolled_on",
+            table.locale,
+            name=table.name(roll.params["player"]),
+            aside=faces(aside.params["dice"]),
             dice=faces(roll.params["dice"]),
         )
 

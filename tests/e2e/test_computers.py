@@ -13,9 +13,11 @@ from bot.engine import dicepoker, kniffel
 from bot.play import computer
 from bot.storage import StorageUnavailable
 from fakediscord import Message
+from tests.e2e.board import live_board
 from tests.e2e.conftest import Harness
 from tests.e2e.dice import play_turn
-from tests.e2e.test_tutto import TURN_SECONDS, Script
+from tests.e2e.test_tutto import TURN_SECONDS, Script, news
+from tests.e2e.test_tutto import Table as TuttoTable
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -221,6 +223,29 @@ async def test_a_tutto_computer_plays_its_whole_turn_step_by_step(bot: Harness) 
     state = await h.state()
     assert state.current == str(h.alice.id) and state.scores["cpu-normal-1"] == 100  # Fireworks keep the haul
     assert "Fireworks" in "\n".join([*h.posts(), *h.said()])
+
+
+async def test_a_persons_bust_stays_in_the_news_while_the_computer_takes_its_first_steps(bot: Harness) -> None:
+    """Alice's Draw & roll is a null; the computer's first step, 1.2 seconds later, draws Stop and ends its turn at
+    once. The news keeps how Alice's turn ended above the computer's line, so a glance away does not miss it; and
+    once Alice plays again, her new turn's news replaces her bust and keeps the computer's ending above it."""
+    h = bot
+    h.rng = Script(cards=("bonus_300", "stop", "bonus_200"), faces=(2, 2, 3, 3, 4, 6, 1, 2, 3, 4, 6, 6))
+    lobby = await h.open_lobby("tutto", h.alice)
+    await add_computer(h, lobby, "normal")
+    await h.click(h.alice, lobby, "Start")
+    game = TuttoTable(h, await live_board(h))
+    await game.press(h.alice, "draw")
+    bust = ["🃏 Alice drew **Bonus 300** and rolled ⚁ ⚁ ⚂ ⚂ ⚃ ⚅.", "💥 Alice: Null — the turn ends with nothing."]
+    assert news(game)[-2:] == bust
+
+    await h.advance(STEP)
+    game = TuttoTable(h, await live_board(h))
+    stop = "🛑 🤖 Normal drew Stop — turn over."
+    assert news(game) == [*bust, stop]
+
+    await game.press(h.alice, "draw")
+    assert news(game) == [stop, "🃏 Alice drew **Bonus 200** and rolled ⚀ ⚁ ⚂ ⚃ ⚅ ⚅."]
 
 
 async def test_a_timed_out_person_is_played_by_the_normal_computer(bot: Harness) -> None:

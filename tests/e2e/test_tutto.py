@@ -499,9 +499,9 @@ async def test_restart_mid_turn_then_a_timeout_plays_cautiously(harness: Harness
     await harness.wait_post("Bob ran out of time")
     await harness.wait_post("Bob banks 200 — 200 in all.")
     assert await score(harness, bob) == 200
-    # What happened in order: the timeout, what the bot played for Bob, then whose turn it is.
+    # What happened in order: how Alice's turn ended, the timeout, what the bot played for Bob, then whose turn it is.
     lines = game.message.content.splitlines()
-    assert lines[0] == t("play.timed_out", LOCALE, name="Bob")
+    assert lines[:2] == ["💰 Alice banks 150 — 150 in all.", t("play.timed_out", LOCALE, name="Bob")]
     assert lines[-2:] == ["💰 Bob banks 200 — 200 in all.", f"<@{alice.id}>, your turn."]
 
 
@@ -560,4 +560,27 @@ async def test_under_fireworks_one_tap_a_roll_takes_every_scoring_die_and_rolls_
         '{"kind":"roll_on"}',
         '{"kind":"toggle","index":0}',
         '{"kind":"roll_on"}',
+    ]
+
+
+def news(game: Table) -> list[str]:
+    """The board's news: the lines of its content above the ping of the player to act (its last line)."""
+    return (game.message.content or "").splitlines()[:-1]
+
+
+async def test_roll_on_replaces_the_news_of_the_roll_before_it(harness: Harness) -> None:
+    """The news never describes dice the board no longer shows: Roll on tells what was set aside and the new roll,
+    under the line that ended the turn before (here the game's order of play, told as it started)."""
+    script = Script(["bonus_300"], [1, 2, 3, 4, 6, 6, 2, 3, 4, 6, 5])
+    alice, bob = harness.alice, harness.bob
+    game = await play(harness, script, [alice, bob])
+    await game.press(alice, "draw")
+    assert news(game)[-1] == "🃏 Alice drew **Bonus 300** and rolled ⚀ ⚁ ⚂ ⚃ ⚅ ⚅."
+
+    await game.pick(alice, 1)
+    await game.press(alice, "roll_on")
+    assert "# ⚁ ⚂ ⚃ ⚅ ⚄" in game.text
+    assert news(game) == [
+        t("tutto.order", LOCALE, players="Alice, Bob"),
+        "🎲 Alice set aside ⚀ and rolled ⚁ ⚂ ⚃ ⚅ ⚄.",
     ]

@@ -205,3 +205,32 @@ def test_a_new_gateway_session_forgets_every_tail() -> None:
     assert not tail.complete_since(1, 100) and tail.below(1, 50) == 0
     tail.seen(1, 110)
     assert not tail.complete_since(1, 100) and tail.complete_since(1, 110)
+
+
+def test_the_news_replaces_the_last_announcement_unless_the_game_keeps_how_the_last_turn_ended() -> None:
+    options = board.noted({"timeout": 5}, ["A rolled"], turn_over=False, keep_turn_end=False)
+    assert board.noted(options, ["A banked"], turn_over=True, keep_turn_end=False) == {
+        "timeout": 5,
+        "news": ["A banked"],
+    }
+
+    def step(options: dict[str, object], lines: list[str], turn_over: bool = False) -> dict[str, object]:
+        return board.noted(options, lines, turn_over, keep_turn_end=True)
+
+    options = step({}, ["Order"], turn_over=True)  # the game started: its order ends no turn, but starts the first
+    options = step(options, ["A drew and rolled"])
+    assert options["news"] == ["Order", "A drew and rolled"]
+    options = step(options, ["A rolled on"])  # the same turn: replaces its own line, keeps the one above
+    assert options["news"] == ["Order", "A rolled on"]
+    options = step(options, ["A: null"], turn_over=True)
+    assert options["news"] == ["Order", "A: null"]
+    options = step(options, ["B drew Stop"], turn_over=True)  # within seconds: A's end stays in sight
+    assert options["news"] == ["A: null", "B drew Stop"]
+    options = step(options, ["A drew and rolled", "A: null"], turn_over=True)
+    assert options["news"] == ["B drew Stop", "A drew and rolled", "A: null"]
+    options = step(options, ["B rolled on"])
+    assert options["news"] == ["A drew and rolled", "A: null", "B rolled on"]
+    options = step(options, ["B rolled on again"])
+    assert options["news"] == ["A drew and rolled", "A: null", "B rolled on again"]
+    record = replace(started(ALICE, BOB).record, options=options)
+    assert board.rematch_options(record) == {}

@@ -473,11 +473,33 @@ def announce(state: tu.State) -> list[str]:
     return UI.announce(table(state))
 
 
-def test_rolls_and_toggles_are_not_announced() -> None:
-    state = rolled("bonus_600", 1, 2, 3, 4, 5, 6)
+def test_toggles_and_a_roll_on_its_own_are_not_announced() -> None:
+    state = rolled("bonus_600", 1, 2, 3, 4, 5, 6)  # a computer's Roll step after its card: the board shows it
     assert announce(state) == []
     assert announce(take(state, 1)) == []
-    assert announce(act(take(state, 1), tu.RollOn(), 2, 2, 2, 3, 6)) == []
+
+
+def test_a_roll_on_tells_the_dice_set_aside_and_the_new_roll() -> None:
+    """The news before it described the roll it replaced, which the board no longer shows."""
+    state = act(take(rolled("bonus_600", 1, 2, 3, 4, 5, 6), 1, 5), tu.RollOn(), 2, 2, 2, 6)
+    assert announce(state) == ["🎲 Alice set aside ⚀ ⚄ and rolled ⚁ ⚁ ⚁ ⚅."]
+
+
+def test_a_roll_on_is_not_told_once_the_click_replaced_its_dice() -> None:
+    """A timeout plays the whole turn in one go: only the card drawn and how the turn ended are told."""
+    drawn = act(game(["bonus_300"]), tu.Draw())
+    first = act(drawn, tu.Roll(), 1, 2, 3, 4, 6, 6)
+    on = act(take(first, 1), tu.RollOn(), 5, 2, 3, 4, 6)
+    banked = act(take(on, 5), tu.Stop())
+    story = [*drawn.events, *first.events, *on.events, *banked.events]
+    lines = announce(banked.model_copy(update={"events": story}))
+    assert lines == [
+        "🃏 Alice drew **Bonus 300** and rolled ⚀ ⚁ ⚂ ⚃ ⚅ ⚅.",
+        t("tutto.banked", LOCALE, name="Alice", points=150, score=150),
+    ]
+    again = act(take(on, 5), tu.RollOn(), 1, 2, 3, 4)
+    both = again.model_copy(update={"events": [*on.events, *again.events]})
+    assert announce(both) == ["🎲 Alice set aside ⚄ and rolled ⚀ ⚁ ⚂ ⚃."]  # the second roll is the one shown
 
 
 def test_a_card_drawn_and_rolled_in_one_click_is_told_in_one_line() -> None:
