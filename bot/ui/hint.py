@@ -102,7 +102,7 @@ def render(kind: str, state: Any, values: Sequence[Any], current: Any | None, lo
         return "\n".join(
             [t(f"hint.only_{scope}", locale, value=value_of(values[0])), t("hint.only_move", locale, action=button)]
         )
-    lines = [t(f"hint.title_{scope}", locale)]
+    lines: list[str] = []
     seen: set[str] = set()
     marks: dict[int, str] = {}
     for entry in values:
@@ -118,6 +118,7 @@ def render(kind: str, state: Any, values: Sequence[Any], current: Any | None, lo
             lines.append(f"**{text}** → {value}")
         if len(seen) == TOP.get(kind, TOP_OTHERS):
             break
+    lines.insert(0, t(f"hint.title_{scope}", locale, count=len(seen)))
     if marks:
         lines.append(_cell_map(state.grids[player], marks))
     if current is not None:

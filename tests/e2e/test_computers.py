@@ -271,7 +271,7 @@ async def test_a_hint_for_a_scripted_roll_shows_the_exact_best_action(bot: Harne
     hint = await (await h.server.click_button(h.alice, message, label="💡 Hint")).message()
     assert hint.ephemeral and "Preparing the hint" in hint.text  # loading in a worker thread meanwhile
     # The press is answered once the tables are in memory: "preparing" becomes the hint, no second press asked for
-    await h.server.wait_for(lambda: "Best moves" in hint.text, what="'preparing' to become the hint")
+    await h.server.wait_for(lambda: "Best move" in hint.text, what="'preparing' to become the hint")
     state = await h.state()
     best = strategy.evaluate(state, str(h.alice.id), directory=strategy_dir)[0]
     assert best.action == kniffel.Score(box="kniffel")

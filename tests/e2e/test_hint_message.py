@@ -68,7 +68,7 @@ async def test_a_knister_hint_letters_its_cells_on_a_map_of_the_players_grid(bot
     await h.click(h.alice, message, "Roll")
     hint = await (await h.server.click_button(h.alice, message, label=HINT)).message()
     # "preparing" first if the Knister value network is still loading: it becomes the hint by itself
-    await h.server.wait_for(lambda: "Best moves" in hint.text, what="the hint")
+    await h.server.wait_for(lambda: "Best move" in hint.text, what="the hint")
     lines = hint.text.splitlines()
     assert [line[:4] for line in lines[1:4]] == ["`A` ", "`B` ", "`C` "], hint.text
     grid = lines[lines.index("```") + 1 : -1]

@@ -132,3 +132,15 @@ def test_a_knister_hint_marks_its_cells_on_a_map_of_the_players_grid() -> None:
         " ·  ·  ·  B  7",
         "```",
     ]
+
+
+def test_a_hint_with_one_move_names_it_in_the_singular() -> None:
+    """QA: the last empty Knister cell was listed under "Best moves" (Polish "Najlepsze ruchy")."""
+    state = knister.new_game(["a"], random.Random(1))
+    values = [Value(knister.Place(cell=24), 61.0)]
+    assert hint.render("knister", state, values, None, "en-US", player="a").splitlines()[0] == (
+        "💡 Best move (expected final score):"
+    )
+    assert hint.render("knister", state, values, None, "pl", player="a").splitlines()[0] == (
+        "💡 Najlepszy ruch (oczekiwany wynik końcowy):"
+    )
