@@ -60,7 +60,7 @@ class DicePokerCog(
         description=_("Open a dice poker lobby in this channel", key="cmd.dicepoker.start.description"),
     )
     @app_commands.describe(
-        turn_timeout=_("Minutes per turn before the bot plays for you (1-60, default 5)", key="cmd.start.turn_timeout"),
+        turn_timeout=_("Minutes per turn before the bot plays for you (1–60, default 5)", key="cmd.start.turn_timeout"),
         **COMPUTER_DESCRIBE,
     )
     @app_commands.rename(turn_timeout=_("turn_timeout", key="cmd.option.turn_timeout"), **COMPUTER_RENAME)

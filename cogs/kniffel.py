@@ -58,7 +58,7 @@ class KniffelCog(
     )
     @app_commands.describe(
         rules=_("Rule set: Kniffel (bonuses, joker) or Classic (none)", key="cmd.kniffel.start.rules"),
-        turn_timeout=_("Minutes per turn before the bot plays for you (1-60, default 5)", key="cmd.start.turn_timeout"),
+        turn_timeout=_("Minutes per turn before the bot plays for you (1–60, default 5)", key="cmd.start.turn_timeout"),
         **COMPUTER_DESCRIBE,
     )
     @app_commands.rename(

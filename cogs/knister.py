@@ -65,7 +65,7 @@ class KnisterCog(
     )
     @app_commands.describe(
         round_timeout=_(
-            "Minutes per round before the bot rolls or places for you (1-60, default 2)",
+            "Minutes per round before the bot rolls or places for you (1–60, default 2)",
             key="cmd.knister.start.round_timeout",
         ),
         **COMPUTER_DESCRIBE,

@@ -73,7 +73,7 @@ class TuttoCog(
     )
     @app_commands.describe(
         target=_("Points to win (1,000–20,000, default 6,000)", key="cmd.tutto.start.target"),
-        turn_timeout=_("Minutes per turn before the bot plays for you (1-60, default 5)", key="cmd.start.turn_timeout"),
+        turn_timeout=_("Minutes per turn before the bot plays for you (1–60, default 5)", key="cmd.start.turn_timeout"),
         **COMPUTER_DESCRIBE,
     )
     @app_commands.rename(

@@ -9,7 +9,7 @@ import pytest
 
 from bot import registry
 from bot.engine import dicepoker, kniffel, tutto
-from bot.i18n import catalogue
+from bot.i18n import Message, catalogue
 
 ROOT = Path(__file__).resolve().parents[1]
 #: A literal key asked of ``t``.
@@ -53,3 +53,14 @@ def test_dynamic_key_families_are_complete(prefix: str, ids: tuple[str, ...]) ->
 def test_every_tutto_card_has_a_rule_reminder() -> None:
     missing = [card for card in set(tutto.DECK) if tutto.card_rule(card)[0] not in catalogue("en")]
     assert missing == []
+
+
+@pytest.mark.parametrize("language", ["en", "de", "hu", "pl"])
+def test_ranges_of_numbers_take_an_en_dash(language: str) -> None:
+    """QA: "(1-60, default 5)" beside "(1,000–20,000, default 6,000)" in the same command's options."""
+    texts = [text for message in catalogue(language).values() for text in _texts(message)]
+    assert [text for text in texts if re.search(r"\d-\d", text)] == []
+
+
+def _texts(message: Message) -> list[str]:
+    return [message] if isinstance(message, str) else list(message.values())

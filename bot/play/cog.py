@@ -35,7 +35,7 @@ LEVEL_CHOICES = [
 ]
 #: Descriptions and names of the computer options every ``/<game> start`` has.
 COMPUTER_DESCRIBE = {
-    "opponents": _("Computer players to seat at once (0-7, default 0)", key="cmd.start.opponents"),
+    "opponents": _("Computer players to seat at once (0–7, default 0)", key="cmd.start.opponents"),
     "level": _("How well those computers play (default normal)", key="cmd.start.level"),
 }
 COMPUTER_RENAME = {
