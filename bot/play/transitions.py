@@ -225,7 +225,7 @@ def leave_lobby(game: Game, actor: Actor, now: float, reply_key: str = "play.don
         raise Refusal("lobby.not_joined")
     seats = tuple(seat for seat in record.seats if seat.player != actor.player)
     if not any(seat.kind == "user" for seat in seats):
-        return _closed(game, now, seats=seats, reply_key=reply_key)
+        return _closed(game, now, Notice("lobby.emptied"), seats=seats, reply_key=reply_key)
     return Outcome(game, Game(hosted(replace(record, seats=seats)), None), reply_key=reply_key)
 
 

@@ -135,3 +135,12 @@ async def test_private_views_during_a_database_outage_say_try_again(tmp_path: Pa
         assert await h.record() == before
         card = await (await h.command(h.alice, "kniffel scorecard")).message()
         assert card.ephemeral and "Alice" in card.text
+
+
+async def test_the_last_person_leaving_a_lobby_closes_it_and_says_why(running: Harness) -> None:
+    """QA: the lobby only turned into "This lobby is closed." with nobody told what happened."""
+    h = running
+    lobby = await h.open_lobby("kniffel", h.alice)
+    await h.click(h.alice, lobby, "Leave")
+    await h.wait_post("Everyone left the Kniffel lobby, so it is closed.")
+    assert (await h.record()).status == "abandoned"  # type: ignore[union-attr]

@@ -59,8 +59,10 @@ def test_the_host_role_passes_on_and_the_last_person_out_closes_the_lobby() -> N
     game = lobby(ALICE, COMPUTER, BOB)
     after = tr.leave_lobby(game, ALICE, NOW).after.record
     assert after.host == BOB.player and after.status == "lobby"
-    closed = tr.leave_lobby(Game(after, None), BOB, NOW).after.record
+    emptied = tr.leave_lobby(Game(after, None), BOB, NOW)
+    closed = emptied.after.record
     assert closed.status == "abandoned" and closed.finished_at == NOW and closed.deadline_at is None
+    assert emptied.notices == (Notice("lobby.emptied"),)  # the channel is told why the lobby closed
     with pytest.raises(Refusal, match=r"lobby\.not_joined"):
         tr.leave_lobby(game, CAROL, NOW)
 
