@@ -227,11 +227,11 @@ def _missing(directory: Path) -> list[str]:
 
 
 def _evaluate(state: Any, player: str, directory: Path) -> None:
-    """``strategy.evaluate`` (which loads the tables ``state`` needs), imported in its worker thread (see
+    """``strategy.prepare`` (which loads the tables ``state`` needs, compiled), imported in its worker thread (see
     :func:`_missing`)."""
     from bot import strategy
 
-    strategy.evaluate(state, player, directory=directory)
+    strategy.prepare(state, player, directory=directory)
 
 
 def _warm(directory: Path) -> dict[str, float]:

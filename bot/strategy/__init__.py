@@ -58,6 +58,18 @@ def evaluate(state: Any, player: str, *, directory: Path | str | None = None) ->
     return best_first(values(state, player, "perfect"))
 
 
+def prepare(state: Any, player: str, *, directory: Path | str | None = None) -> None:
+    """Load what decisions in ``state``'s game need, whatever its phase, compiled: blocking, for a worker thread.
+
+    Valuing the state alone left Knister's search uncompiled before a roll (the only move then is to roll): the
+    first placement after it compiled on the caller's thread, seconds on a fresh install, so a hint press on the
+    event loop went unanswered.
+    """
+    evaluate(state, player, directory=directory)
+    if isinstance(state, knister_engine.State):
+        knister.compile_search(knister.load(directory))
+
+
 def keep_values(state: Any, player: str, *, directory: Path | str | None = None) -> list[ActionValue]:
     """Every distinct keep of a five-dice roll (:class:`Keep`: hold these dice, reroll the rest) with its value
     under perfect play, best first: the value of rolling with exactly those dice held, as :func:`evaluate` gives

@@ -90,3 +90,18 @@ def test_warming_the_tables_compiles_the_perfect_search(table_dir: Path) -> None
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300, check=True)
     assert done.stdout.split() == ["1"]
+
+
+def test_preparing_a_game_before_its_first_roll_compiles_the_perfect_search(table_dir: Path) -> None:
+    """The bot loads one game's tables with ``strategy.prepare`` when it did not warm them all: before a roll
+    (rolling the only move) Knister's search stayed uncompiled, and the first hint after the roll compiled it on
+    the event loop (a fresh clone's CI: the press went unanswered for 3 s)."""
+    probe = (
+        "import random; from bot import strategy; from bot.engine import knister; "
+        "from bot.strategy import knister_net; "
+        "state = knister.new_game(['a'], random.Random(1)); "
+        f"strategy.prepare(state, 'a', directory={str(table_dir)!r}); "
+        "print(len(knister_net.search_values.signatures))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300, check=True)
+    assert done.stdout.split() == ["1"]
