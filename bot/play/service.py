@@ -612,10 +612,8 @@ class GameService(LiveBoards):
         """The second part of a press answered "preparing": the hint of the game as it is now, in that message."""
         async with self._locks.hold(game_id), self.cache.dropped_on_failure(game_id):
             game = await self._load(game_id)
-            if game is None:
-                await preparing.edit(Rendered(content=t("play.game_over", request.locale)))
-                return
-            await self._hint(request, spec, game, preparing)
+            if game is not None:  # a game that is gone took its hints with it
+                await self._hint(request, spec, game, preparing)
 
     async def _show_hint(self, request: Request, record: GameRecord, rendered: Rendered) -> None:
         """Show a hint as a new private message, right under the board; the player's older one goes (``hints.py``)."""
