@@ -128,7 +128,12 @@ class ScorecardUI:
             lines += [
                 f"# {faces(state.dice)}",
                 held,
-                t("dice.roll_count", locale, roll=state.rolls, rolls=fivedice.ROLLS),
+                t(
+                    "dice.roll_count_plain" if computer else "dice.roll_count",
+                    locale,
+                    roll=state.rolls,
+                    rolls=fivedice.ROLLS,
+                ),
             ]
         elif not computer:
             lines.append(t("dice.press_roll", locale))

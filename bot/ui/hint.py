@@ -43,7 +43,9 @@ def describe(kind: str, state: Any, action: Any, locale: str) -> str:
     roll on or stop)."""
     name = action.kind
     if name == "plan":
-        return t(f"hint.plan_{action.finish}", locale, dice=faces(action.dice))
+        # Rolling on with every die in hand is no roll: it is the Tutto (under Plus/Minus it ends the turn)
+        finish = "tutto" if action.finish == "roll_on" and len(action.dice) == state.in_hand else action.finish
+        return t(f"hint.plan_{finish}", locale, dice=faces(action.dice))
     if kind in ("kniffel", "dicepoker"):
         if name == "keep":
             return _keep(action.dice, locale)

@@ -154,7 +154,8 @@ class TuttoUI:
             t("tutto.card_line", locale, card=card_name(state.card, locale), rule=card_rule(state.card, locale))
         )
         if state.phase == "tutto":
-            lines.append(t("tutto.tutto_choice", locale, points=state.secured))
+            if person:
+                lines.append(t("tutto.tutto_choice", locale, points=state.secured))
         elif tutto.card_kind(state.card) == tutto.STREET:
             collected = " ".join(DIE_FACES[face] if face in state.aside else MISSING_FACE for face in range(1, 7))
             lines.append(t("tutto.street_aside", locale, faces=collected))
@@ -171,12 +172,18 @@ class TuttoUI:
         return lines
 
     def _selection_line(self, state: tutto.State, check: tutto.SelectionCheck, locale: str) -> str:
-        """The live value of the selection (``check``), or the reason Roll on and Stop are disabled."""
+        """The live value of the selection (``check``), or the reason Roll on and Stop are disabled; under
+        Fireworks, while the dice picked are among those the card demands, how many are left to take (the last one
+        rolls on: ``tutto.forced_step``), with no warning for a pick that is right so far."""
+        assert state.card is not None
+        if tutto.card_kind(state.card) == tutto.FIREWORKS and check.points is None:
+            demanded = set(tutto.scoring_selection(state))
+            if demanded >= set(state.selected):
+                return t("tutto.fireworks_left", locale, count=len(demanded) - len(state.selected))
         if check.reason == "empty":
             return t("tutto.reason.empty", locale)
         if check.points is None:
             return t("tutto.invalid", locale, reason=t(f"tutto.reason.{check.reason}", locale))
-        assert state.card is not None
         dice = faces(state.selection)
         if tutto.card_kind(state.card) == tutto.STREET:
             return t("tutto.selected_street_tutto" if check.tutto else "tutto.selected_street", locale, dice=dice)
@@ -388,7 +395,7 @@ class TuttoUI:
             "tutto.rolled_on",
             table.locale,
             name=table.name(roll.params["player"]),
-            aside=faces(aside.params["dice"]),
+            aside=faces(sorted(aside.params["dice"])),  # as the board lists them
             dice=faces(roll.params["dice"]),
         )
 

@@ -166,3 +166,7 @@ def test_a_computers_turn_names_it_as_playing_and_tells_nobody_to_roll() -> None
     rendered = KNIFFEL_UI.render(Table(game_id=1, stamp=1, state=state, seats=seats, locale="en-US"))
     assert rendered.content == "**🤖 Normal** is playing…"
     assert t("dice.press_roll", "en-US") not in (rendered.embeds[0].description or "")
+    state = kniffel.apply(state, "cpu-normal-1", kniffel.Roll(), random.Random(2))
+    rendered = KNIFFEL_UI.render(Table(game_id=1, stamp=2, state=state, seats=seats, locale="en-US"))
+    description = rendered.embeds[0].description or ""
+    assert "Roll 1/3" in description and "tap dice" not in description  # QA: the computer was told how to hold

@@ -144,3 +144,12 @@ def test_a_hint_with_one_move_names_it_in_the_singular() -> None:
     assert hint.render("knister", state, values, None, "pl", player="a").splitlines()[0] == (
         "💡 Najlepszy ruch (oczekiwany wynik końcowy):"
     )
+
+
+def test_a_plan_that_takes_every_die_in_hand_is_named_a_tutto_not_a_roll() -> None:
+    """QA: a review read "⚀ ⚄ nehmen und weiterwürfeln" for the pick that made a Tutto under Plus/Minus and ended
+    the turn; nothing was rolled."""
+    state = tutto.new_game(["a", "b"], random.Random(1)).model_copy(update={"aside": [1, 5, 5, 5]})  # 2 in hand
+    assert hint.describe("tutto", state, Plan((1, 5), "roll_on"), "en-US") == "take ⚀ ⚄: Tutto"
+    assert hint.describe("tutto", state, Plan((1, 5), "roll_on"), "de") == "⚀ ⚄ nehmen: Tutto"
+    assert hint.describe("tutto", state, Plan((1,), "roll_on"), "en-US") == "take ⚀ and roll on"

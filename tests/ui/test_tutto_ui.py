@@ -295,7 +295,6 @@ def stored_selection(state: tu.State, *faces: int) -> tu.State:
     ("card", "faces", "pick", "before", "reason"),
     [
         ("bonus_300", (1, 2, 3, 4, 6, 6), (2,), (), "not_scoring"),
-        ("fireworks", (1, 5, 3, 4, 6, 6), (1,), (), "fireworks_take_all"),
         ("street", (1, 1, 3, 4, 6, 6), (1, 1), (), "street_one_per_face"),
         ("street", (1, 1, 3, 4, 6, 6), (1,), ((1, 2, 3, 4, 6), (1,)), "street_face_taken"),
         ("double", (2, 2, 2, 1, 3, 4), (2, 2, 2), ((2, 5, 6), (2,)), "triple_across_rolls"),
@@ -316,10 +315,36 @@ def test_an_invalid_selection_disables_the_actions_and_says_why(
     assert tu.check_selection(state).reason == reason
     rendered = render(state)
     found = buttons(rendered)
-    # Under Fireworks the tap that completes the selection rolls on: no Roll on button waits for it
-    assert "roll_on" not in found if card == "fireworks" else found["roll_on"].disabled
+    assert found["roll_on"].disabled
     assert "stop" not in found or found["stop"].disabled
     assert t(f"tutto.reason.{reason}", LOCALE) in description(rendered)
+
+
+def test_under_fireworks_the_board_counts_the_dice_left_to_take_and_warns_only_of_a_wrong_one() -> None:
+    """QA: a right pick so far read as a warning ("⚠️ Fireworks: take every scoring die"), and one die of the
+    triple the card demands as "only 1s, 5s and triples score"."""
+    state = rolled("fireworks", 6, 5, 6, 4, 6, 2)  # the card demands the three 6s and the 5
+
+    def line(rendered: Rendered) -> str:
+        return next(text for text in description(rendered).splitlines() if "🎆" in text or "⚠️" in text)
+
+    assert line(render(state)) == t("tutto.fireworks_left", LOCALE, count=4)
+    picked = take(state, 6)
+    assert line(render(picked)) == t("tutto.fireworks_left", LOCALE, count=3)
+    assert "⚠️" not in description(render(picked))
+    found = buttons(render(picked))
+    assert "roll_on" not in found and found["select_scoring"].label == "Take all & roll"  # the last tap rolls on
+    wrong = stored_selection(state, 4)
+    assert line(render(wrong)) == t("tutto.invalid", LOCALE, reason=t("tutto.reason.not_scoring", LOCALE))
+
+
+def test_a_computers_tutto_tells_nobody_to_stop_or_continue() -> None:
+    state = take(rolled("bonus_300", 1, 1, 1, 5, 5, 1), 1, 1, 1, 5, 5, 1)
+    seats = (SeatView(ALICE, "🤖 Normal", kind="computer"), SeatView(BOB, "Bob"))
+    tutto_now = act(state, tu.RollOn())
+    assert tutto_now.phase == "tutto"
+    rendered = UI.render(Table(game_id=1, stamp=1, state=tutto_now, seats=seats, locale=LOCALE))
+    assert "**Stop**" not in description(rendered)
 
 
 def test_street_disables_the_dice_the_engine_refuses() -> None:
@@ -482,6 +507,9 @@ def test_toggles_and_a_roll_on_its_own_are_not_announced() -> None:
 def test_a_roll_on_tells_the_dice_set_aside_and_the_new_roll() -> None:
     """The news before it described the roll it replaced, which the board no longer shows."""
     state = act(take(rolled("bonus_600", 1, 2, 3, 4, 5, 6), 1, 5), tu.RollOn(), 2, 2, 2, 6)
+    assert announce(state) == ["🎲 Alice set aside ⚀ ⚄ and rolled ⚁ ⚁ ⚁ ⚅."]
+    # in the order the board lists them, not the order they were tapped (QA: "set aside ⚄ ⚀ ⚄")
+    state = act(take(rolled("bonus_600", 5, 2, 3, 4, 1, 6), 5, 1), tu.RollOn(), 2, 2, 2, 6)
     assert announce(state) == ["🎲 Alice set aside ⚀ ⚄ and rolled ⚁ ⚁ ⚁ ⚅."]
 
 
