@@ -186,14 +186,19 @@ class Leaderboard(commands.Cog):
             return
         if interaction.user.id != request.owner:
             private = request.for_user(interaction.user.id)
-            embed, view = await self._board(interaction, private, _locale(interaction))
+            embed, view = await self._board(interaction, private, _locale(interaction), seen_by_owner_only=True)
             await interaction.response.send_message(embed=embed, view=view, ephemeral=True)
             return
         embed, view = await self._board(interaction, request, await self._public_locale(interaction))
         await interaction.response.edit_message(embed=embed, view=view)
 
     async def _board(
-        self, interaction: discord.Interaction[Any], request: ui.BoardRequest, locale: str
+        self,
+        interaction: discord.Interaction[Any],
+        request: ui.BoardRequest,
+        locale: str,
+        *,
+        seen_by_owner_only: bool = False,
     ) -> tuple[discord.Embed, discord.ui.View]:
         # Outside a server there is no "this server": such a board spans every server.
         guild_id = interaction.guild_id if request.scope == "server" else None
@@ -206,7 +211,7 @@ class Leaderboard(commands.Cog):
             caller_id=request.owner,
             now=self._now(),
         )
-        return ui.render_board(page, request, locale)
+        return ui.render_board(page, request, locale, seen_by_owner_only=seen_by_owner_only)
 
     # ------------------------------------------------------------------ /stats
 

@@ -93,9 +93,13 @@ def player_label(row: Standing, scope: Scope) -> str:
 
 
 def render_board(
-    page: LeaderboardPage, request: BoardRequest, locale: str | None
+    page: LeaderboardPage, request: BoardRequest, locale: str | None, *, seen_by_owner_only: bool = False
 ) -> tuple[discord.Embed, discord.ui.View]:
-    """The leaderboard embed with Previous/Next (when there is more than one page)."""
+    """The leaderboard embed with Previous/Next (when there is more than one page).
+
+    The line under the board is about whoever asked (``request.owner``): a board the whole channel sees names
+    them ("@Bob has no wins on this board yet"), where "you" read as every reader; a private one says "you".
+    """
     scope: Scope = "global" if page.guild_id is None else "server"
     title = t(
         "leaderboard.title",
@@ -128,7 +132,7 @@ def render_board(
             lines.append(t("leaderboard.empty_hint", locale, command=page.kind))
     elif not page.caller_on_page:
         lines.append("")
-        lines.append(_caller_line(page, locale))
+        lines.append(_caller_line(page, locale, request.owner, seen_by_owner_only))
     embed = discord.Embed(title=title, description="\n".join(lines), colour=COLOUR_OVER)
     embed.set_footer(
         text=t(
@@ -162,22 +166,26 @@ def render_board(
     return embed, _stopped(items)
 
 
-def _caller_line(page: LeaderboardPage, locale: str | None) -> str:
+def _caller_line(page: LeaderboardPage, locale: str | None, owner: int, private: bool) -> str:
+    """The asker's own line: "you" when only they see the board, their name when the channel does."""
+    prefix = "leaderboard.you" if private else "leaderboard.asker"
+    name = f"<@{owner}>"  # an embed's mention names without pinging
     caller = page.caller
     if caller is not None:
         return t(
-            "leaderboard.you_games" if page.metric == "games" else "leaderboard.you",
+            f"{prefix}_games" if page.metric == "games" else prefix,
             locale,
+            name=name,
             rank=caller.rank,
             value=figure(page.metric, caller.value, locale),
             games=t("leaderboard.games", locale, count=caller.games),
         )
     # Played here, and not listed: say why rather than only "not on this board".
     if page.metric == "average" and page.caller_games:
-        return t("leaderboard.you_need_games", locale, min=MIN_AVERAGE_GAMES, games=page.caller_games)
+        return t(f"{prefix}_need_games", locale, name=name, min=MIN_AVERAGE_GAMES, games=page.caller_games)
     if page.metric == "wins" and page.caller_games:
-        return t("leaderboard.you_no_wins", locale)
-    return t("leaderboard.you_unranked", locale)
+        return t(f"{prefix}_no_wins", locale, name=name)
+    return t(f"{prefix}_unranked", locale, name=name)
 
 
 def _total(entry: GameStats, name: str) -> int | float:

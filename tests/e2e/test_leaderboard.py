@@ -150,7 +150,12 @@ async def test_leaderboard_ranks_in_each_scope_and_period(bot: Harness) -> None:
 
     # Alice lost her one Tutto game: the wins board lists only Carol, and tells Alice why she is not on it.
     tutto = await board(h, h.alice, game="tutto")
-    assert description_lines(tutto) == [f"🥇 <@{carol}> — **1** · 1 game", "", "You have no wins on this board yet."]
+    # The board is the channel's: the line names who asked, where "you" read as every reader (QA)
+    assert description_lines(tutto) == [
+        f"🥇 <@{carol}> — **1** · 1 game",
+        "",
+        f"<@{alice}> has no wins on this board yet.",
+    ]
 
     average = await board(h, h.alice, game="kniffel", metric="average")
     assert "Nobody has 5 finished games on this board yet" in average.text
@@ -251,7 +256,7 @@ async def test_paging_in_place_privately_for_others_and_after_a_restart(bot: Har
     lines = description_lines(message)
     assert lines[0] == "🥇 <@1001> — **14** · 14 games"
     assert len(lines) == 12
-    assert lines[-1] == "**You:** #14 — 1 · 1 game"
+    assert lines[-1] == f"**<@{h.alice.id}>:** #14 — 1 · 1 game"
     assert footer(message) == "This server · All time · page 1/2"
     assert message.button(label="Previous").disabled
     assert not message.button(label="Next").disabled
@@ -308,8 +313,8 @@ async def test_forget_me_removes_exactly_the_callers_results(bot: Harness) -> No
     assert {user.id: await count(user) for user in (h.bob, h.carol)} == others
 
     wins = await board(h, h.alice, game="kniffel")
-    assert f"<@{h.alice.id}>" not in wins.text
-    assert "You are not on this board yet." in wins.text
+    assert f"<@{h.alice.id}>" not in "\n".join(description_lines(wins)[:-1])  # on no line of the board
+    assert description_lines(wins)[-1] == f"<@{h.alice.id}> is not on this board yet."  # only as who asked
     again = await (await h.command(h.alice, "forget-me")).message()
     assert again.text == "There are no stored game results of yours."
     assert not again.buttons
@@ -394,6 +399,6 @@ async def test_a_game_played_alone_to_the_end_is_no_win_on_the_board_nor_in_stat
     assert description_lines(wins) == [
         f"🥇 <@{winner.id}> — **1** · {games}",
         "",
-        "You have no wins on this board yet.",
+        f"<@{loser.id}> has no wins on this board yet.",
     ]
     assert footer(wins) == "This server · All time · page 1/1"
