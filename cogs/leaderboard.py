@@ -179,7 +179,8 @@ class Leaderboard(commands.Cog):
     async def turn_page(self, interaction: discord.Interaction[Any], request: ui.BoardRequest) -> None:
         """Previous/Next: the owner's board changes in place; anyone else gets that page privately.
 
-        The board in the channel keeps the server's language whoever pages it; a private copy is the clicker's.
+        The board in the channel keeps the server's language whoever pages it; a private copy is the clicker's, on
+        every page of it.
         """
         if request.kind not in self.kinds or request.metric not in METRICS or request.period not in PERIODS:
             await interaction.response.send_message(t("leaderboard.outdated", _locale(interaction)), ephemeral=True)
@@ -189,7 +190,10 @@ class Leaderboard(commands.Cog):
             embed, view = await self._board(interaction, private, _locale(interaction), seen_by_owner_only=True)
             await interaction.response.send_message(embed=embed, view=view, ephemeral=True)
             return
-        embed, view = await self._board(interaction, request, await self._public_locale(interaction))
+        # A private copy's own pages stay private: "you", in the clicker's language.
+        ephemeral = interaction.message is not None and interaction.message.flags.ephemeral
+        locale = _locale(interaction) if ephemeral else await self._public_locale(interaction)
+        embed, view = await self._board(interaction, request, locale, seen_by_owner_only=ephemeral)
         await interaction.response.edit_message(embed=embed, view=view)
 
     async def _board(

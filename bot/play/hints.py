@@ -15,7 +15,7 @@ Per channel rather than per game: a channel holds one game at a time, and a rema
 finished game's last one away too.
 
 In memory only, like the following views: the token dies within 15 minutes anyway, and after a restart an older
-hint simply stays. A hint follows nothing: it changes only when its player presses Hint.
+hint simply stays. A hint follows no game change: it goes (``retire``), it is never redrawn.
 """
 
 from __future__ import annotations

@@ -40,7 +40,6 @@ from bot.storage import (
     GameRecord,
     GamesRepository,
     HistoryRepository,
-    MoveRow,
     Seat,
     StaleVersion,
     StorageUnavailable,
@@ -129,6 +128,13 @@ def table(game: Game, locale: str | None = None) -> Table[Any]:
 def notice_line(notice: Notice, locale: str, game: str) -> str:
     """A notice in the game's language, the player it names escaped for the board's markdown."""
     return t(notice.key, locale, game=game, **name_in_markdown(notice.params))
+
+
+def computers_to_act(spec: AnySpec, game: Game) -> bool:
+    """Whether only computers have something to do in the running ``game`` (its board then offers nobody a move)."""
+    players = spec.engine.to_act(game.state)
+    seats = [game.record.seat(player) for player in players]
+    return bool(seats) and all(seat is not None and seat.kind == "computer" for seat in seats)
 
 
 def lobby(spec: AnySpec, record: GameRecord) -> Lobby:
@@ -551,11 +557,11 @@ class GameService(LiveBoards):
         if preparing is not None and not self.hints.shows(record.channel_id, request.actor.player, preparing):
             return
 
-        async def answer(key: str) -> None:
+        async def answer(key: str, **params: Any) -> None:
             if preparing is None:
-                await request.refuse(key)
+                await request.refuse(key, **params)
             else:
-                await preparing.edit(Rendered(content=t(key, request.locale)))
+                await preparing.edit(Rendered(content=t(key, request.locale, **name_in_markdown(params))))
 
         try:
             if record.status != "running" or game.state is None:
@@ -566,22 +572,24 @@ class GameService(LiveBoards):
             if request.actor.player not in spec.engine.to_act(game.state):
                 raise Refusal("error.not_your_turn")
         except Refusal as refusal:
-            await answer(refusal.key)
+            await answer(refusal.key, **refusal.params)
             return
         if self.brain is None or self.brain.failed(game.state):
             await answer("hint.unavailable")
             return
         if not self.brain.is_ready(game.state):
+            if preparing is not None:  # waited and still not in memory: "preparing" must not stay for good
+                await answer("hint.unavailable")
+                return
             loading = self.brain.prepare(game.state, request.actor.player)
-            if preparing is not None or loading is None:
-                return  # the tables it waited for were not these (a start-up warm-up): the next press starts them
+            assert loading is not None  # None only once the tables are in memory
             await request.refuse("hint.preparing")
             shown = request.private_message()
             # The next press deletes this message as it shows its hint: one, not two.
             self.hints.shown(record.channel_id, request.actor.player, shown)
             self.hints.waiting(
                 asyncio.create_task(
-                    self._hint_once_ready(loading, request, spec, record.id, shown), name=f"dicebot-hint-{record.id}"
+                    self._hint_once_ready(loading, request, spec, game, shown), name=f"dicebot-hint-{record.id}"
                 )
             )
             return
@@ -601,11 +609,22 @@ class GameService(LiveBoards):
                 log.warning("game %s: could not mark that %s used a hint: %s", record.id, request.actor.player, error)
 
     async def _hint_once_ready(
-        self, loading: Awaitable[Any], request: Request, spec: AnySpec, game_id: int, preparing: PrivateMessage
+        self, loading: asyncio.Future[Any], request: Request, spec: AnySpec, game: Game, preparing: PrivateMessage
     ) -> None:
-        """Wait for the tables outside the game's lock (seconds, while clicks go on), then answer the press."""
-        await loading
-        await self._hint_prepared(request, spec, game_id, preparing)
+        """Wait for the tables outside the game's lock (seconds, while clicks go on), then answer the press.
+
+        ``loading`` may be the start-up warm-up, which can fail or end without this game's tables in memory: a
+        failure is the brain's to log and remember (the answer then says hints are unavailable), and this game's
+        own load follows the warm-up when it is still needed.
+        """
+        await asyncio.wait([loading])
+        assert self.brain is not None
+        assert game.state is not None
+        if not self.brain.failed(game.state):
+            again = self.brain.prepare(game.state, request.actor.player)
+            if again is not None:
+                await asyncio.wait([again])
+        await self._hint_prepared(request, spec, game.record.id, preparing)
 
     @tracked
     async def _hint_prepared(self, request: Request, spec: AnySpec, game_id: int, preparing: PrivateMessage) -> None:
@@ -847,6 +866,8 @@ class GameService(LiveBoards):
         if record.status == "finished" and board.NEXT_GAME not in record.options:
             label = t("play.rematch", record.locale)
             rendered.layout.button(HINT_ROW, label, custom_id(record.id, REMATCH, "", record.version), emoji="🔁")
+        if record.status == "running" and computers_to_act(spec, game):
+            rendered.layout = rendered.layout.disabled_except(spec.private_views)
         if record.status == "abandoned":
             rendered.content = None
             rendered.layout = type(rendered.layout)()
@@ -1016,19 +1037,21 @@ class GameService(LiveBoards):
         saved = Game(record, outcome.after.state)
         self.cache.put(saved)
         self.followers.changed(saved)
-        self._retire_hints(record, outcome.moves)
+        self._retire_hints(record, outcome)
         self._prepare_computers(saved)
         self.on_saved(record)
         return saved
 
-    def _retire_hints(self, record: GameRecord, moves: Collection[MoveRow]) -> None:
-        """Hints this save made out of date go: every player's when the game ended, else the movers'."""
+    def _retire_hints(self, record: GameRecord, outcome: Outcome) -> None:
+        """Hints this save made out of date go: every player's when it ended the game, else the movers'. A later
+        save of an ended game (noting the rematch) leaves the channel's hints alone: they are the new game's."""
         channel = record.channel_id
         if not record.active:
-            for seat in record.seats:
-                self.hints.retire(channel, seat.player)
+            if outcome.before.record.active:
+                for seat in record.seats:
+                    self.hints.retire(channel, seat.player)
             return
-        for move in moves:
+        for move in outcome.moves:
             if self.hints.holds(channel, move.player) and transitions.moved_on(move):
                 self.hints.retire(channel, move.player)
 

@@ -12,7 +12,7 @@ recognised; everything a click needs is in the id, so buttons keep working after
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from typing import Any, Generic, Literal, NamedTuple, Protocol, TypeVar
@@ -221,6 +221,17 @@ class Layout:
         )
         self._items.append(_Select(row, placeholder[:150], component_id, choices, disabled))
         return self
+
+    def disabled_except(self, actions: Collection[str]) -> Layout:
+        """This layout with every game control disabled but those whose action is in ``actions`` (the private
+        views anyone may open) and links: on a computer's turn nobody has anything to press, and a live button
+        that only answers "not your turn" reads as broken."""
+        layout = Layout()
+        for item in self._items:
+            click = parse_custom_id(item.custom_id) if item.custom_id else None
+            keep = click is None or click.action in actions
+            layout._items.append(item if keep else item._replace(disabled=True))
+        return layout
 
     def link(self, row: int, label: str, url: str) -> Layout:
         self._items.append(_Button(row, label, None, discord.ButtonStyle.link, url=url))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from pathlib import Path
 from typing import Any
@@ -66,6 +67,23 @@ async def play_solo(h: Harness, message: Message, engine: object) -> None:
         else:
             await play_turn(h, message)
     raise AssertionError("the game did not end")
+
+
+async def test_on_a_computers_turn_the_board_offers_nobody_a_move(bot: Harness) -> None:
+    """QA: Roll and Hint stayed live while the computer played; a press only answered "not your turn". The
+    scorecard, which anyone may open, stays."""
+    h = bot
+    lobby = await h.open_lobby("kniffel", h.alice, rules="classic", opponents=1, level="easy")
+    await h.click(h.alice, lobby, "Start")
+    for _ in range(60):  # play until the computer is to act (it moves only when the clock passes its step)
+        if await computer_to_act(h):
+            break
+        await play_turn(h, lobby)
+    assert await computer_to_act(h)
+    board = await live_board(h)
+    live = {button.label: button.disabled for button in board.buttons}
+    assert live["Roll"] and live["💡 Hint"], live  # disabled
+    assert not live["Scorecard"], live
 
 
 async def test_a_solo_classic_game_against_an_easy_computer_is_played_to_the_end(
@@ -289,6 +307,21 @@ async def test_a_hint_for_a_scripted_roll_shows_the_exact_best_action(bot: Harne
     assert record is not None and record.options["hinted"] == [str(h.alice.id)]  # her result will be marked
     handle = await h.click(h.alice, message, "Roll (2/3)")  # the message was redrawn with the new version
     assert not handle.ephemeral_messages and (await h.state()).rolls == 2
+
+
+async def test_a_press_that_waited_for_a_failed_warm_up_still_gets_its_hint(bot: Harness) -> None:
+    """The press waits for whatever load is under way, the start-up warm-up too: when that fails, the game's own
+    tables are loaded next and "preparing" still turns into the hint (it had stayed for good, its task dead)."""
+    h = bot
+    assert h.bot is not None and h.bot.brain is not None
+    warm_up: asyncio.Future[dict[str, float]] = asyncio.get_running_loop().create_future()
+    h.bot.brain._warming = warm_up  # a start-up build still running
+    message = await h.start_game("kniffel", [h.alice], rules="classic")
+    hint = await (await h.server.click_button(h.alice, message, label="💡 Hint")).message()
+    assert "Preparing the hint" in hint.text
+    warm_up.set_exception(RuntimeError("the build failed"))
+    await h.server.wait_for(lambda: "Expected final score" in hint.text, what="'preparing' to become the hint")
+    assert isinstance(warm_up.exception(), RuntimeError)  # the warm-up's own failure, read (the bot logs it)
 
 
 async def test_a_press_answered_preparing_is_dropped_when_the_player_moves_on_meanwhile(

@@ -85,8 +85,9 @@ async def test_a_hint_stays_while_the_player_picks_dice_and_goes_once_they_move_
     await h.click(h.alice, message, "Roll")
     hint = await (await h.server.click_button(h.alice, message, label=HINT)).message()
     await h.click(h.alice, message, "⚅ 6")  # holding the dice the hint names: it stays to be read
-    assert h.bot is not None
-    await h.bot.service.drain(10)
+    record = await h.record()
+    assert h.bot is not None and record is not None
+    assert h.bot.service.hints.holds(record.channel_id, str(h.alice.id))  # not even handed to a deletion
     assert not hint.deleted
     h.rng.script(6, 6)
     await h.click(h.alice, message, "Roll (2/3)")

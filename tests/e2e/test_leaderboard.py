@@ -273,6 +273,10 @@ async def test_paging_in_place_privately_for_others_and_after_a_restart(bot: Har
     assert footer(private) == "This server · All time · page 1/2"
     assert "You are not on this board yet." in private.text
     assert footer(message) == "This server · All time · page 2/2"
+    # Paging the private copy keeps it private: still "you", not "@Bob" (review)
+    await h.click(h.bob, private, "Next")
+    assert footer(private) == "This server · All time · page 2/2"
+    assert "You are not on this board yet." in private.text, private.text
 
     await h.restart()
     await h.click(h.alice, message, "Previous")
