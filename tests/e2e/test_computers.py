@@ -400,22 +400,32 @@ async def test_the_host_switches_hints_off_in_the_lobby(bot: Harness) -> None:
     assert not any(button.label == "💡 Hint" for button in lobby.buttons)
 
 
-async def test_a_rematch_whose_start_is_not_saved_opens_its_lobby_instead(bot: Harness) -> None:
-    """The one-tap rematch (QA 37) when the database refuses the start: the lobby it came from, with Start."""
-    h = bot
+async def finished_against_easy(h: Harness) -> Message:
+    """A classic Kniffel game of Alice against an easy computer, played to its end; its final board."""
     lobby = await h.open_lobby("kniffel", h.alice, rules="classic", opponents=1, level="easy")
     await h.click(h.alice, lobby, "Start")
     await h.tables_ready()
     await play_solo(h, lobby, kniffel)
-    assert h.bot is not None
-    games = h.bot.service._games
-    real_save = games.save
+    return lobby
+
+
+def refuse_once(games: Any, method: str) -> None:
+    """The storage's next call of ``method`` fails as a database out of reach would; later calls go through."""
+    real = getattr(games, method)
 
     async def refused_once(*args: Any, **kwargs: Any) -> Any:
-        games.save = real_save  # type: ignore[method-assign]
+        setattr(games, method, real)
         raise StorageUnavailable("disk I/O error")
 
-    games.save = refused_once  # type: ignore[method-assign]
+    setattr(games, method, refused_once)
+
+
+async def test_a_rematch_whose_start_is_not_saved_opens_its_lobby_instead(bot: Harness) -> None:
+    """The one-tap rematch (QA 37) when the database refuses the start: the lobby it came from, with Start."""
+    h = bot
+    lobby = await finished_against_easy(h)
+    assert h.bot is not None
+    refuse_once(h.bot.service._games, "save")
     rematch = await (await h.server.click_button(h.alice, lobby, label="Rematch")).message()
     await h.bot.service.drain(10)
     record = await h.record()
@@ -434,19 +444,9 @@ async def test_a_rematch_started_at_once_whose_board_was_not_stored_is_linked_by
     """The one-tap rematch when storing its board's message fails: after a restart the host's first click on that
     board links it (as for a lobby), instead of every click being refused as not this game's message."""
     h = bot
-    lobby = await h.open_lobby("kniffel", h.alice, rules="classic", opponents=1, level="easy")
-    await h.click(h.alice, lobby, "Start")
-    await h.tables_ready()
-    await play_solo(h, lobby, kniffel)
+    lobby = await finished_against_easy(h)
     assert h.bot is not None
-    games = h.bot.service._games
-    real_attach = games.attach_message
-
-    async def refused_once(*args: Any, **kwargs: Any) -> Any:
-        games.attach_message = real_attach  # type: ignore[method-assign]
-        raise StorageUnavailable("disk I/O error")
-
-    games.attach_message = refused_once  # type: ignore[method-assign]
+    refuse_once(h.bot.service._games, "attach_message")
     board = await (await h.server.click_button(h.alice, lobby, label="Rematch")).message()
     await h.bot.service.drain(10)
     record = await h.record()
