@@ -400,17 +400,15 @@ async def test_the_host_switches_hints_off_in_the_lobby(bot: Harness) -> None:
     assert not any(button.label == "💡 Hint" for button in lobby.buttons)
 
 
-async def finished_against_easy(h: Harness) -> Message:
-    """A classic Kniffel game of Alice against an easy computer, played to its end; its final board."""
+async def rematch_refused_once(h: Harness, method: str) -> Message:
+    """Alice's classic Kniffel game against an easy computer played to its end, then Rematch while the storage's
+    next call of ``method`` fails as a database out of reach would (later calls go through); the message it gave."""
     lobby = await h.open_lobby("kniffel", h.alice, rules="classic", opponents=1, level="easy")
     await h.click(h.alice, lobby, "Start")
     await h.tables_ready()
     await play_solo(h, lobby, kniffel)
-    return lobby
-
-
-def refuse_once(games: Any, method: str) -> None:
-    """The storage's next call of ``method`` fails as a database out of reach would; later calls go through."""
+    assert h.bot is not None
+    games = h.bot.service._games
     real = getattr(games, method)
 
     async def refused_once(*args: Any, **kwargs: Any) -> Any:
@@ -418,16 +416,15 @@ def refuse_once(games: Any, method: str) -> None:
         raise StorageUnavailable("disk I/O error")
 
     setattr(games, method, refused_once)
+    message = await (await h.server.click_button(h.alice, lobby, label="Rematch")).message()
+    await h.bot.service.drain(10)
+    return message
 
 
 async def test_a_rematch_whose_start_is_not_saved_opens_its_lobby_instead(bot: Harness) -> None:
     """The one-tap rematch (QA 37) when the database refuses the start: the lobby it came from, with Start."""
     h = bot
-    lobby = await finished_against_easy(h)
-    assert h.bot is not None
-    refuse_once(h.bot.service._games, "save")
-    rematch = await (await h.server.click_button(h.alice, lobby, label="Rematch")).message()
-    await h.bot.service.drain(10)
+    rematch = await rematch_refused_once(h, "save")
     record = await h.record()
     assert record is not None and record.status == "lobby" and record.message_id == rematch.id
     assert [(seat.player, seat.kind) for seat in record.seats] == [
@@ -444,11 +441,7 @@ async def test_a_rematch_started_at_once_whose_board_was_not_stored_is_linked_by
     """The one-tap rematch when storing its board's message fails: after a restart the host's first click on that
     board links it (as for a lobby), instead of every click being refused as not this game's message."""
     h = bot
-    lobby = await finished_against_easy(h)
-    assert h.bot is not None
-    refuse_once(h.bot.service._games, "attach_message")
-    board = await (await h.server.click_button(h.alice, lobby, label="Rematch")).message()
-    await h.bot.service.drain(10)
+    board = await rematch_refused_once(h, "attach_message")
     record = await h.record()
     assert record is not None and record.status == "running" and record.message_id is None
     await h.restart()
