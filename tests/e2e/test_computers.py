@@ -262,7 +262,7 @@ async def test_a_persons_bust_stays_in_the_news_only_until_the_computers_turn_en
 
     await h.advance(STEP)
     game = TuttoTable(h, await live_board(h))
-    assert all(line in news(game) for line in bust)
+    assert news(game) == [*bust, "🃏 🤖 Normal drew **Bonus 200**."]
 
     await h.advance(STEP)
     game = TuttoTable(h, await live_board(h))
