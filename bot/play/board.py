@@ -50,16 +50,18 @@ def noted(options: Mapping[str, Any], lines: Sequence[str], turn_over: bool, kee
     Without ``keep_turn_end`` the lines replace the news before them. With it, the news also keeps the lines that
     ended the last turn (``NEWS_KEPT``) above them: the next player's first steps, a computer's within seconds,
     would otherwise replace how the turn before ended before anyone saw it. An action of the same turn replaces the
-    turn's own lines; one that ends the turn (``turn_over``) keeps what ended the turn before and becomes what the
-    next turn keeps. So the board shows the announcements of two actions at most.
+    turn's own lines; one that ends the turn (``turn_over``) replaces everything and becomes what the next turn
+    keeps. So the board shows the announcements of two actions at most, and never a line older than the end of
+    the turn just before the current one (QA: a bust stayed on top after the next player's whole turn had ended).
     """
     if not keep_turn_end:
         return {**options, NEWS: list(lines)}
+    if turn_over:
+        return {**options, NEWS: list(lines), NEWS_KEPT: [0, len(lines)]}
     news = [str(line) for line in options.get(NEWS, ())]
     start, stop = options.get(NEWS_KEPT, (0, 0))
     kept = news[start:stop]
-    shown = [*kept, *lines]
-    return {**options, NEWS: shown, NEWS_KEPT: [len(kept), len(shown)] if turn_over else [0, len(kept)]}
+    return {**options, NEWS: [*kept, *lines], NEWS_KEPT: [0, len(kept)]}
 
 
 def turn_started(rules: AnyRules, before: Game, after: Game) -> bool:

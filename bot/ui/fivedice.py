@@ -104,14 +104,33 @@ class ScorecardUI:
         return self.render_turn(table)
 
     def announce(self, table: Table) -> list[str]:
+        """The game's lines; a computer's roll is told too (what it kept and rolled), since nobody watched it press
+        anything: without the line, the news above its board still told the move before its turn."""
         lines = []
         for event in table.events:
             if event.key == "game.left":
                 continue
-            line = self.event_line(event, table)
+            if event.key == f"{self.kind}.rolled":
+                line = self.computer_roll_line(event, table)
+            else:
+                line = self.event_line(event, table)
             if line:
                 lines.append(line)
         return lines
+
+    @staticmethod
+    def computer_roll_line(event: Event, table: Table) -> str | None:
+        """A computer's roll: the dice it kept and the ones it rolled (a person's own roll needs no line)."""
+        player = event.params["player"]
+        if not table.is_computer(player):
+            return None
+        dice, held = event.params["dice"], table.state.held
+        kept = [die for die, keep in zip(dice, held, strict=True) if keep]
+        rolled = [die for die, keep in zip(dice, held, strict=True) if not keep]
+        name = table.name(player)
+        if not kept:
+            return t("dice.computer_rolled", table.locale, name=name, dice=faces(rolled))
+        return t("dice.computer_kept_rolled", table.locale, name=name, kept=faces(kept), dice=faces(rolled))
 
     def render_turn(self, table: Table) -> Rendered:
         state, locale = table.state, table.locale

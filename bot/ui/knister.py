@@ -188,22 +188,28 @@ class KnisterUI:
     # ------------------------------------------------------------------ the end
 
     def render_final(self, table: Table) -> Rendered:
-        """Standings, then every grid with its line scores as an inline field (12 players fit Discord's limits)."""
+        """Standings, then every grid with its line scores as an inline field (12 players fit Discord's limits).
+
+        A game played alone shows only the grid under the player's name: the news above it already says the score
+        and its rating in one sentence (``_over_line``), which standings and the field's title repeated (QA: the
+        score three times, the rating twice).
+        """
         state, locale = table.state, table.locale
         results = sorted(knister.results(state), key=lambda r: (r.rank, state.players.index(r.player)))
         standings = [standing(table, result.player, result.rank, NAME_LIMIT) for result in results]
+        alone = len(state.players) == 1
         lines = [
             t("knister.final_line", locale, **place._asdict(), points=result.score)
             for place, result in zip(standings, results, strict=True)
         ]
-        if len(state.players) == 1:
-            lines.append(self._rating(results[0].score, locale))
-        embed = discord.Embed(title=t("knister.final_title", locale), description="\n".join(lines), colour=COLOUR_OVER)
+        embed = discord.Embed(
+            title=t("knister.final_title", locale), description=None if alone else "\n".join(lines), colour=COLOUR_OVER
+        )
         hint_legend(table, embed)
         for place, result in zip(standings, results, strict=True):
             grid = state.grids[result.player]
             embed.add_field(
-                name=t("knister.final_field", locale, **place._asdict(), points=result.score),
+                name=place.name if alone else t("knister.final_field", locale, **place._asdict(), points=result.score),
                 value=grid_block(grid, knister.line_scores(grid), locale),
                 inline=True,
             )

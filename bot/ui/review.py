@@ -117,12 +117,18 @@ def fit(kind: str, decisions: Sequence[Decision], locale: str, limit: int = LIST
     return lines
 
 
-def render(review: Review, game_id: int, locale: str) -> Rendered:
-    """The review of one player's game, privately."""
+def render(review: Review, channel_id: int, finished_at: float | None, locale: str) -> Rendered:
+    """The review of one player's game, privately.
+
+    The game is named by what its players recognise: its channel and when it ended, which Discord shows as a link
+    and in the reader's own time zone and language (QA: "Kniffel #1234", the bot's global game id, meant nothing).
+    """
     kind = review.kind
     game = t(f"game.{kind}", locale)
     counted = review.counted
+    when = f"<t:{int(finished_at)}:f>" if finished_at is not None else "—"
     summary = [
+        t("review.played", locale, channel=f"<#{channel_id}>", when=when),
         t(
             "review.summary",
             locale,
@@ -139,7 +145,7 @@ def render(review: Review, game_id: int, locale: str) -> Rendered:
         summary.append(t("review.perfect", locale))
     description = "\n".join([*summary, "", *fit(kind, review.decisions, locale)])
     embed = discord.Embed(
-        title=t("review.title", locale, game=game, id=str(game_id)), description=description[:4096], colour=COLOUR_OVER
+        title=t("review.title", locale, game=game), description=description[:4096], colour=COLOUR_OVER
     )
     if review.worst:
         embed.add_field(name=t("review.worst", locale), value="\u200b", inline=False)

@@ -103,6 +103,11 @@ def _drawn_and_rolled(first: Event, then: Event) -> bool:
     return first.key == "tutto.card" and then.key == "tutto.rolled" and first.params["player"] == then.params["player"]
 
 
+def _turn_ends_with_card(events: Sequence[Event], index: int) -> bool:
+    """Whether the card ``events[index]`` is a Stop card, whose own line tells it."""
+    return any(event.key == "tutto.stop_card" for event in events[index + 1 : index + 2])
+
+
 def _shown(events: Sequence[Event], index: int, table: Table) -> bool:
     """Whether the roll ``events[index]`` is the one the board shows: the last of the click, whose turn goes on.
 
@@ -354,8 +359,8 @@ class TuttoUI:
         A card drawn and rolled in one click (Draw & roll, ``tutto.forced_step``; a timeout's turn) is told in one
         line with the dice: a null on that roll ends the turn before the board could show either. A roll on is told
         with the dice set aside and rolled, replacing the news of the roll before it, which the board no longer
-        shows. A roll on its own (a computer's step after its card, all six again after a Tutto) stays quiet: the
-        news above it describes no dice the board replaced.
+        shows. A computer draws and rolls in two paced steps: its card alone and its roll alone (also all six again
+        after a Tutto) are each told, so the news says what it just did rather than what happened before its turn.
         """
         lines = []
         events = table.events
@@ -366,6 +371,15 @@ class TuttoUI:
                 line: str | None = self._drew_rolled(event, events[index + 1], table)
             elif event.key == "tutto.rolled" and index and events[index - 1].key == "tutto.set_aside":
                 line = self._rolled_on(events[index - 1], event, table) if _shown(events, index, table) else None
+            elif event.key == "tutto.card" and not _turn_ends_with_card(events, index):
+                line = self._drew(event, table)
+            elif event.key == "tutto.rolled" and not index and _shown(events, index, table):
+                line = t(
+                    "tutto.rolled",
+                    table.locale,
+                    name=table.name(event.params["player"]),
+                    dice=faces(event.params["dice"]),
+                )
             elif (
                 event.key in NULLS
                 and index
@@ -388,6 +402,11 @@ class TuttoUI:
             card=card_name(card.params["card"], table.locale),
             dice=faces(roll.params["dice"]),
         )
+
+    def _drew(self, card: Event, table: Table) -> str:
+        """A card drawn without a roll in the same step: a computer's first step, or its Continue after a Tutto."""
+        name = table.name(card.params["player"])
+        return t("tutto.drew", table.locale, name=name, card=card_name(card.params["card"], table.locale))
 
     def _rolled_on(self, aside: Event, roll: Event, table: Table) -> str:
         """Roll on: the dice set aside and the new roll, so the news never describes a roll the board replaced."""

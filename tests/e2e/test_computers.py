@@ -243,12 +243,15 @@ async def test_a_tutto_computer_plays_its_whole_turn_step_by_step(bot: Harness) 
     assert "Fireworks" in "\n".join([*h.posts(), *h.said()])
 
 
-async def test_a_persons_bust_stays_in_the_news_while_the_computer_takes_its_first_steps(bot: Harness) -> None:
-    """Alice's Draw & roll is a null; the computer's first step, 1.2 seconds later, draws Stop and ends its turn at
-    once. The news keeps how Alice's turn ended above the computer's line, so a glance away does not miss it; and
-    once Alice plays again, her new turn's news replaces her bust and keeps the computer's ending above it."""
+async def test_a_persons_bust_stays_in_the_news_only_until_the_computers_turn_ends(bot: Harness) -> None:
+    """Alice's Draw & roll is a null; the computer's first step, 1.2 seconds later, draws a card. The news keeps how
+    Alice's turn ended above the computer's line, so a glance away does not miss it. Once the computer's turn ends
+    (its roll is a null too) and Alice's starts, her bust is two turns old and goes: only the computer's ending
+    stays, above her new turn's news (QA: the bust stayed on top)."""
     h = bot
-    h.rng = Script(cards=("bonus_300", "stop", "bonus_200"), faces=(2, 2, 3, 3, 4, 6, 1, 2, 3, 4, 6, 6))
+    h.rng = Script(
+        cards=("bonus_300", "bonus_200", "bonus_200"), faces=(2, 2, 3, 3, 4, 6, 2, 3, 4, 6, 2, 3, 1, 2, 3, 4, 6, 6)
+    )
     lobby = await h.open_lobby("tutto", h.alice)
     await add_computer(h, lobby, "normal")
     await h.click(h.alice, lobby, "Start")
@@ -259,11 +262,16 @@ async def test_a_persons_bust_stays_in_the_news_while_the_computer_takes_its_fir
 
     await h.advance(STEP)
     game = TuttoTable(h, await live_board(h))
-    stop = "🛑 🤖 Normal drew Stop — turn over."
-    assert news(game) == [*bust, stop]
+    assert news(game) == [*bust, "🃏 🤖 Normal drew **Bonus 200**."]
+
+    await h.advance(STEP)
+    game = TuttoTable(h, await live_board(h))
+    assert (await h.state()).current == str(h.alice.id)
+    ended = news(game)
+    assert ended == ["💥 🤖 Normal rolled ⚁ ⚂ ⚃ ⚅ ⚁ ⚂: Null — the turn ends with nothing."]
 
     await game.press(h.alice, "draw")
-    assert news(game) == [stop, "🃏 Alice drew **Bonus 200** and rolled ⚀ ⚁ ⚂ ⚃ ⚅ ⚅."]
+    assert news(game) == [*ended, "🃏 Alice drew **Bonus 200** and rolled ⚀ ⚁ ⚂ ⚃ ⚅ ⚅."]
 
 
 async def test_a_timed_out_person_is_played_by_the_normal_computer(bot: Harness) -> None:

@@ -146,7 +146,11 @@ async def test_the_review_button_after_a_restart_lists_the_scripted_games_regret
     record = await h.record()
     assert record is not None
     chosen = await review_message(h, await h.command(h.alice, "kniffel review", game=record.id))
-    assert chosen.embeds[0]["title"] == f"🔍 Review · Kniffel #{record.id}"
+    # named by what players know, the channel and when it ended, never by the bot's global game id (QA)
+    assert chosen.embeds[0]["title"] == "🔍 Review · Kniffel"
+    assert record.finished_at is not None
+    played = f"<#{record.channel_id}> · ended <t:{int(record.finished_at)}:f>"
+    assert chosen.embeds[0]["description"].splitlines()[0] == played
     other = await (await h.command(h.bob, "kniffel review", game=record.id)).message()
     assert other.ephemeral and "That is not a finished Kniffel game of yours." in other.text
     none = await (await h.command(h.alice, "dicepoker review")).message()

@@ -136,3 +136,18 @@ def test_english_box_names_are_in_sentence_case(section: str) -> None:
     assert names
     capitalised = [name for name in names if any(word[0].isupper() for word in name.split()[1:] if word not in PROPER)]
     assert capitalised == []
+
+
+#: Texts that tell a player to tap a die or a cell, shown on boards beside the 💡 hint button.
+TAP_INSTRUCTIONS = ("dice.roll_count", "knister.grid_place", "tutto.reason.empty")
+
+
+@pytest.mark.parametrize("language", languages())
+def test_a_tap_instruction_never_reads_as_the_hint_button(language: str) -> None:
+    """QA: German "Tipp die Würfel an" beside the "💡 Tipp" button read as if the hint were meant."""
+    hint = t("hint.button", language).removeprefix("💡").strip().lower()
+    texts = [t(key, language, roll=1, rolls=3, number=7) for key in TAP_INSTRUCTIONS]
+    rules = (rules_text(language) or "").lower()
+    assert [text for text in texts if hint in text.lower()] == []
+    # the players' rules name the button "💡 <hint>", never a tap by the same word
+    assert rules.count(hint) == rules.count(f"💡 {hint}")

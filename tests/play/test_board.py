@@ -223,14 +223,18 @@ def test_the_news_replaces_the_last_announcement_unless_the_game_keeps_how_the_l
     options = step(options, ["A rolled on"])  # the same turn: replaces its own line, keeps the one above
     assert options["news"] == ["Order", "A rolled on"]
     options = step(options, ["A: null"], turn_over=True)
-    assert options["news"] == ["Order", "A: null"]
-    options = step(options, ["B drew Stop"], turn_over=True)  # within seconds: A's end stays in sight
-    assert options["news"] == ["A: null", "B drew Stop"]
-    options = step(options, ["A drew and rolled", "A: null"], turn_over=True)
-    assert options["news"] == ["B drew Stop", "A drew and rolled", "A: null"]
-    options = step(options, ["B rolled on"])
-    assert options["news"] == ["A drew and rolled", "A: null", "B rolled on"]
-    options = step(options, ["B rolled on again"])
-    assert options["news"] == ["A drew and rolled", "A: null", "B rolled on again"]
+    assert options["news"] == ["A: null"]  # what ended the turn before the current one, nothing older
+    options = step(options, ["B drew and rolled"])  # within seconds: A's end stays in sight
+    assert options["news"] == ["A: null", "B drew and rolled"]
+    options = step(options, ["B banked 300"], turn_over=True)  # A's turn again: A's null is two turns old
+    assert options["news"] == ["B banked 300"]
+    options = step(options, ["A drew Stop"], turn_over=True)
+    assert options["news"] == ["A drew Stop"]
+    options = step(options, ["B drew and rolled", "B: null"], turn_over=True)
+    assert options["news"] == ["B drew and rolled", "B: null"]
+    options = step(options, ["A rolled on"])
+    assert options["news"] == ["B drew and rolled", "B: null", "A rolled on"]
+    options = step(options, ["A rolled on again"])
+    assert options["news"] == ["B drew and rolled", "B: null", "A rolled on again"]
     record = replace(started(ALICE, BOB).record, options=options)
     assert board.rematch_options(record) == {}

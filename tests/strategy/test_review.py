@@ -84,7 +84,7 @@ def test_a_german_reroll_line_keeps_the_roll_apart_from_the_dice_kept(table_dir:
         state = kniffel.apply(state, ME, ToggleHold(index=index), scripted_dice())
     result = review(KNIFFEL, "classic", ME, [played(ME, "player", Roll(), state)], table_dir)
 
-    description = review_ui.render(result, 7, "de").embeds[0].description or ""
+    description = review_ui.render(result, 7, 1_800_000_000.0, "de").embeds[0].description or ""
     assert "`#1` ⚂ ⚂ ⚁ ⚂ ⚂ · ⚂ ⚂ ⚂ ⚂ behalten und würfeln" in description, description
 
 
@@ -182,7 +182,7 @@ def test_a_long_review_fits_discords_limits_and_keeps_the_costliest(table_dir: P
     moves = [played(ME, "player", kniffel.Score(box=box), state) for box in kniffel.BOXES for _ in range(20)]
 
     result = review(KNIFFEL, "classic", ME, moves, table_dir)
-    rendered = review_ui.render(result, 7, "en-US")
+    rendered = review_ui.render(result, 7, 1_800_000_000.0, "en-US")
 
     embed = rendered.embeds[0]
     assert len(embed.description or "") <= 4096 and len(embed) <= 6000 and len(embed.fields) <= 25

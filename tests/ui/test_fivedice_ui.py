@@ -8,7 +8,7 @@ from types import ModuleType
 import discord
 import pytest
 
-from bot.engine import dicepoker, kniffel
+from bot.engine import dicepoker, fivedice, kniffel
 from bot.i18n import t
 from bot.ui.dicepoker import UI as DICEPOKER_UI
 from bot.ui.dicepoker import bonus_status, signed
@@ -170,3 +170,23 @@ def test_a_computers_turn_names_it_as_playing_and_tells_nobody_to_roll() -> None
     rendered = KNIFFEL_UI.render(Table(game_id=1, stamp=2, state=state, seats=seats, locale="en-US"))
     description = rendered.embeds[0].description or ""
     assert "Roll 1/3" in description and "tap dice" not in description  # QA: the computer was told how to hold
+
+
+@pytest.mark.parametrize(("engine", "ui"), [(kniffel, KNIFFEL_UI), (dicepoker, DICEPOKER_UI)])
+def test_a_computers_roll_is_told_with_the_dice_it_kept_and_a_persons_is_not(
+    engine: ModuleType, ui: ScorecardUI
+) -> None:
+    """QA: while a computer rolled, the news above its board still told the move before its turn."""
+    seats = (SeatView("cpu-normal-1", "🤖 Normal", kind="computer"), SeatView("1", "Alice"))
+    state = engine.new_game(["cpu-normal-1", "1"], random.Random(1))
+    state = state.model_copy(update={"current": state.players.index("cpu-normal-1")})
+    state = engine.apply(state, "cpu-normal-1", fivedice.Roll(), random.Random(2))
+    first = ui.announce(Table(seats, 1, 1, "en-US", state))
+    assert first == [f"🎲 🤖 Normal rolled {' '.join('⚀⚁⚂⚃⚄⚅'[die - 1] for die in state.dice)}."]
+    held = engine.apply(state, "cpu-normal-1", fivedice.ToggleHold(index=0), random.Random(3))
+    again = engine.apply(held, "cpu-normal-1", fivedice.Roll(), random.Random(4))
+    kept, rolled = "⚀⚁⚂⚃⚄⚅"[again.dice[0] - 1], " ".join("⚀⚁⚂⚃⚄⚅"[die - 1] for die in again.dice[1:])
+    assert ui.announce(Table(seats, 1, 2, "en-US", again)) == [f"🎲 🤖 Normal kept {kept} and rolled {rolled}."]
+    person = state.model_copy(update={"current": state.players.index("1"), "rolls": 0})
+    person = engine.apply(person, "1", fivedice.Roll(), random.Random(5))
+    assert ui.announce(Table(seats, 1, 3, "en-US", person)) == []

@@ -8,6 +8,7 @@ import discord
 import pytest
 
 from bot.engine import knister as kn
+from bot.engine.core import Event
 from bot.i18n import t
 from bot.ui.knister import UI
 from bot.ui.render import Rendered, SeatView, Table, parse_custom_id
@@ -199,14 +200,26 @@ def test_final_grid_shows_line_scores_and_total() -> None:
     state.over = True
     rendered = UI.render(table(state, {ALICE: "Alice"}))
     embed = rendered.embeds[0]
-    assert "🏁 Alice — **53**" in embed.description  # alone: no medal, never a win
-    assert "Rating: good!" in embed.description
     block = embed.fields[0].value
-    assert embed.fields[0].name == "🏁 Alice — 53"
+    assert embed.fields[0].name == "Alice"
     assert " 7  4  8  9 11| 0" in block
     assert " 8 11  8  8  7| 3" in block
     assert " 1  0  3  8  1" in block
     assert "↘3 ↙8 ×2" in block
+
+
+def test_a_game_played_alone_says_its_score_and_rating_once_in_the_news() -> None:
+    """QA: the final board said the score three times (news, standings, the grid's title) and the rating twice."""
+    state = kn.new_game([ALICE], random.Random(0))
+    state.grids[ALICE] = [[7, 4, 8, 9, 11], [3, 7, 3, 7, 7], [5, 5, 10, 5, 5], [8, 9, 3, 6, 9], [8, 11, 8, 8, 7]]
+    state.over = True
+    state.events = [Event(key="game.over", params={"winners": []})]
+    solo = table(state, {ALICE: "Alice"})
+    (news,) = UI.announce(solo)
+    assert news == "🏁 Alice finished with 53 points. Rating: good!"
+    embed = UI.render(solo).embeds[0]
+    shown = "\n".join([embed.title or "", embed.description or "", *(f"{f.name}\n{f.value}" for f in embed.fields)])
+    assert "53" not in shown and "Rating" not in shown and "Alice" in shown
 
 
 def test_ties_share_the_rank() -> None:

@@ -498,9 +498,10 @@ def announce(state: tu.State) -> list[str]:
     return UI.announce(table(state))
 
 
-def test_toggles_and_a_roll_on_its_own_are_not_announced() -> None:
-    state = rolled("bonus_600", 1, 2, 3, 4, 5, 6)  # a computer's Roll step after its card: the board shows it
-    assert announce(state) == []
+def test_a_roll_on_its_own_is_told_and_toggles_are_not() -> None:
+    """A computer's Roll step after its card (QA: the news still told the move before its turn)."""
+    state = rolled("bonus_600", 1, 2, 3, 4, 5, 6)
+    assert announce(state) == ["🎲 Alice rolled ⚀ ⚁ ⚂ ⚃ ⚄ ⚅."]
     assert announce(take(state, 1)) == []
 
 
@@ -532,7 +533,7 @@ def test_a_roll_on_is_not_told_once_the_click_replaced_its_dice() -> None:
 
 def test_a_card_drawn_and_rolled_in_one_click_is_told_in_one_line() -> None:
     drawn = act(game(["bonus_300"]), tu.Draw())
-    assert announce(drawn) == []  # a computer draws on its own step: the board shows the card
+    assert announce(drawn) == ["🃏 Alice drew **Bonus 300**."]  # a computer draws on its own step
     both = drawn.model_copy(update={"events": drawn.events + act(drawn, tu.Roll(), 1, 2, 3, 4, 6, 6).events})
     assert announce(both) == ["🃏 Alice drew **Bonus 300** and rolled ⚀ ⚁ ⚂ ⚃ ⚅ ⚅."]
     null = drawn.model_copy(update={"events": drawn.events + act(drawn, tu.Roll(), 2, 2, 3, 3, 4, 6).events})
