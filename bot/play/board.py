@@ -18,7 +18,7 @@ from typing import Any
 
 from bot.play.game import AnyRules
 from bot.play.ports import Edit
-from bot.play.transitions import HINTED, Game, NameComputer, Origin, lobby_closed
+from bot.play.transitions import HINTED, QUIET_SAVES, Game, NameComputer, Origin, lobby_closed
 from bot.storage.games import GameRecord, Seat
 
 #: How many of the channel's latest messages the service looks at below the board (one is enough to move it).
@@ -172,7 +172,7 @@ def pointer(clicked: GameRecord | None, current: GameRecord | None, action: str 
 
 def rematch_options(record: GameRecord) -> dict[str, Any]:
     """The options a rematch lobby starts with: the old game's, without what only that game's play recorded."""
-    played = (HINTED, NEXT_GAME, INVITED, NEWS, NEWS_KEPT)
+    played = (HINTED, QUIET_SAVES, NEXT_GAME, INVITED, NEWS, NEWS_KEPT)
     return {name: value for name, value in record.options.items() if name not in played}
 
 

@@ -118,7 +118,7 @@ def table(game: Game, locale: str | None = None) -> Table[Any]:
     return Table(
         seat_views(record),
         record.id,
-        record.version,
+        transitions.stamp(record),
         locale or record.locale,
         game.state,
         ended=record.status == "abandoned",
@@ -142,7 +142,7 @@ def lobby(spec: AnySpec, record: GameRecord) -> Lobby:
     return Lobby(
         seats=seat_views(record),
         game_id=record.id,
-        stamp=record.version,
+        stamp=transitions.stamp(record),
         locale=record.locale,
         kind=spec.kind,
         variant=record.variant,
@@ -469,17 +469,19 @@ class GameService(LiveBoards):
         """Whether a click may come from a newer game than this kept copy: it names a stamp the copy would not give,
         or was made in public on a message the copy does not know as the live board. Only another process saving
         the game (an overlapping restart) makes that true of a current click; an outdated one is read again for
-        nothing, and still refused."""
+        nothing, and still refused. Another process's quiet save (a hint's mark) leaves the stamp as it was: the
+        kept copy's save then fails on the version, which refuses that one click and forgets the copy."""
         if not request.message_is_private and request.message_id != game.record.message_id:
             return True
         return click.stamp != self._stamp(self.specs[game.record.kind], game, click)
 
     @staticmethod
     def _stamp(spec: AnySpec, game: Game, click: Click) -> int:
-        """The stamp a current click on ``game`` carries (the version, or the game's own freshness mark)."""
+        """The stamp a current click on ``game`` carries (:func:`transitions.stamp`, or the game's own freshness
+        mark)."""
         if game.state is None:
-            return game.record.version
-        return spec.stamp_of(click, game.record.version, game.state)
+            return transitions.stamp(game.record)
+        return spec.stamp_of(click, transitions.stamp(game.record), game.state)
 
     @classmethod
     def _in_effect(cls, spec: AnySpec, game: Game, click: Click) -> bool:
@@ -859,13 +861,15 @@ class GameService(LiveBoards):
         rendered = spec.ui.render(table(game))
         if record.status == "running" and transitions.hints_on(record):
             label = t("hint.button", record.locale)
-            rendered.layout.button(HINT_ROW, label, custom_id(record.id, HINT, "", record.version))
+            rendered.layout.button(HINT_ROW, label, custom_id(record.id, HINT, "", transitions.stamp(record)))
         if record.status == "finished" and any(seat.kind == "user" for seat in record.seats):
             label = t("review.button", record.locale)
-            rendered.layout.button(HINT_ROW, label, custom_id(record.id, REVIEW, "", record.version))
+            rendered.layout.button(HINT_ROW, label, custom_id(record.id, REVIEW, "", transitions.stamp(record)))
         if record.status == "finished" and board.NEXT_GAME not in record.options:
             label = t("play.rematch", record.locale)
-            rendered.layout.button(HINT_ROW, label, custom_id(record.id, REMATCH, "", record.version), emoji="🔁")
+            rendered.layout.button(
+                HINT_ROW, label, custom_id(record.id, REMATCH, "", transitions.stamp(record)), emoji="🔁"
+            )
         if record.status == "running" and computers_to_act(spec, game):
             rendered.layout = rendered.layout.disabled_except(spec.private_views)
         if record.status == "abandoned":

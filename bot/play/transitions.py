@@ -184,10 +184,12 @@ def check_origin(record: GameRecord, actor: Actor, origin: Origin, from_private_
     return False
 
 
-#: Lobby buttons whose meaning does not depend on what the lobby looked like: applied even from an older render.
 #: The game option listing the players who asked for a hint (their results are marked).
 HINTED = "hinted"
+#: The game option counting saves that changed nothing a control acts on (a hint's mark; see :func:`stamp`).
+QUIET_SAVES = "quiet_saves"
 
+#: Lobby buttons whose meaning does not depend on what the lobby looked like: applied even from an older render.
 TIMELESS_LOBBY_ACTIONS = frozenset({"join", "leave"})
 #: Every control of a lobby (its buttons and the computer select): they mean nothing once the game has started.
 LOBBY_ACTIONS = frozenset({"join", "leave", "start", "cancel", "add_computer", "remove_computer", "hints"})
@@ -324,8 +326,18 @@ def mark_hinted(game: Game, actor: Actor) -> Outcome | None:
     hinted = list(record.options.get(HINTED, ()))
     if actor.player in hinted:
         return None
-    options = {**record.options, HINTED: [*hinted, actor.player]}
+    options = {**record.options, HINTED: [*hinted, actor.player], QUIET_SAVES: record.options.get(QUIET_SAVES, 0) + 1}
     return Outcome(game, Game(replace(record, options=options), game.state))
+
+
+def stamp(record: GameRecord) -> int:
+    """The freshness mark a game's controls carry and a click must match: the stored version less the quiet saves.
+
+    A save that changes nothing a control acts on (noting a hint's use) must not outdate the board it redraws: a
+    press crossing it (a hint's tables loaded while the player plays on) was refused as "outdated". Every other save
+    still moves the stamp on, so a click on an older position is refused as before.
+    """
+    return record.version - int(record.options.get(QUIET_SAVES, 0))
 
 
 def toggle_hints(game: Game, actor: Actor) -> Outcome:

@@ -121,3 +121,21 @@ async def test_a_game_played_with_a_hint_is_marked_on_the_final_board_and_counte
     stats = await (await h.command(h.alice, "stats")).message()
     fields = {field["name"]: field["value"] for field in stats.embeds[0]["fields"]}
     assert "💡 Games with hints **1**" in fields["Kniffel"].splitlines()
+
+
+async def test_the_hints_mark_outdates_no_button_of_the_board_it_redraws(bot: Harness) -> None:
+    """Noting that a player used a hint saves the game, but no move: a Roll pressed on the board as it was before
+    that save (the press and the mark crossing, as when a hint's tables finish loading while the player plays on)
+    rolls instead of answering "outdated"."""
+    h = bot
+    message = await h.start_game("kniffel", [h.alice], rules="classic")
+    await h.tables_ready(str(h.alice.id))
+    before_hint = h.snapshot(message)
+    version = (await h.record()).version
+    await (await h.server.click_button(h.alice, message, label=HINT)).message()
+    await settle(h)
+    assert (await h.record()).version == version + 1  # the mark was saved
+
+    roll = await h.click(h.alice, before_hint, "Roll")
+    assert roll.ephemeral_messages == []
+    assert (await h.state()).rolls == 1

@@ -107,7 +107,16 @@ def test_what_follows_an_edit_of_the_board(edit: Edit) -> None:
 def test_a_rematch_copies_the_options_but_not_what_the_old_game_recorded_and_invites_the_other_people() -> None:
     record = started(ALICE, COMPUTER, BOB).record
     record = replace(
-        record, options={"timeout": 7, "hints": 1, "hinted": ["101"], "next_game": 9, "invited": [], "news": ["x"]}
+        record,
+        options={
+            "timeout": 7,
+            "hints": 1,
+            "hinted": ["101"],
+            "quiet_saves": 1,
+            "next_game": 9,
+            "invited": [],
+            "news": ["x"],
+        },
     )
     assert board.rematch_options(record) == {"timeout": 7, "hints": 1}
     assert board.invited(record, BOB.player) == [ALICE.player]

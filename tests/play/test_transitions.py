@@ -410,3 +410,15 @@ def test_picking_dice_does_not_move_on_from_a_position_anything_else_does() -> N
     assert tr.moved_on(tr.played("a", "player", kniffel.Roll(), state))
     assert tr.moved_on(tr.played("a", "timeout", kniffel.Score(box="chance"), state))
     assert not tr.moved_on(tr.MoveRow("a", "player", '{"kind":"select_scoring"}', "{}"))
+
+
+def test_a_hints_mark_keeps_the_stamp_that_every_move_moves_on() -> None:
+    """Noting a hint's use is saved (a new version) but changes nothing a control acts on: the controls' stamp stays,
+    so a press crossing the mark is not outdated; a move after it moves the stamp on as before."""
+    game = started(ALICE)
+    marked = tr.mark_hinted(game, ALICE)
+    assert marked is not None
+    noted = replace(marked.after.record, version=game.record.version + 1)
+    assert tr.stamp(noted) == tr.stamp(game.record) == game.record.version
+    moved = tr.move(SPEC, Game(noted, marked.after.state), ALICE, kniffel.Roll(), random.Random(2), NOW).after
+    assert tr.stamp(replace(moved.record, version=noted.version + 1)) == tr.stamp(game.record) + 1
