@@ -50,6 +50,12 @@ INVALID_SHARD = 4010
 DISALLOWED_INTENTS = 4014
 UNSUPPORTED_DATA = 1003
 
+#: Seconds between a heartbeat and its ACK: a network round trip, as from Discord. An ACK in the same instant raced
+#: discord.py 2.7's keep-alive thread, which notes when it sent a heartbeat only after the event loop has sent it:
+#: a loop that read the ACK first measured the whole interval, "Can't keep up, websocket is 41.3s behind" (fixed
+#: upstream after 2.7.1, discord.py pull request 10448).
+HEARTBEAT_ACK_DELAY = 0.05
+
 MESSAGE_CONTENT = 1 << 15
 PRIVILEGED_INTENTS = 1 << 1 | 1 << 8 | MESSAGE_CONTENT
 REPLAY_BUFFER = 5000
@@ -305,7 +311,7 @@ class Gateway:
     async def _on_frame(self, conn: GatewayConnection, op: int, d: Any) -> None:
         if op == HEARTBEAT:
             self.heartbeats += 1
-            conn.send({"op": HEARTBEAT_ACK})
+            asyncio.get_running_loop().call_later(HEARTBEAT_ACK_DELAY, conn.send, {"op": HEARTBEAT_ACK})
         elif op == IDENTIFY:
             await self._identify(conn, d or {})
         elif op == RESUME:

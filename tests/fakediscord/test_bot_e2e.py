@@ -23,7 +23,8 @@ async def test_login_ready_and_guild_create(scene: Scene, bot: StubBot) -> None:
     sent = [f.t or f.op for f in server.gateway_frames if f.direction == "sent" and f.op != 11]
     assert sent[:3] == [10, "READY", "GUILD_CREATE"]
     assert [f.op for f in server.gateway_frames if f.direction == "received"][:2] == [1, 2]  # heartbeat, identify
-    assert 11 in [f.op for f in server.gateway_frames if f.direction == "sent"]  # heartbeat ACK
+    # the heartbeat's ACK comes a round trip later (HEARTBEAT_ACK_DELAY)
+    await server.wait_for(lambda: 11 in [f.op for f in server.gateway_frames if f.direction == "sent"] or None)
     assert bot.user is not None
     assert bot.user.id == server.bot.id
     guild = await server.wait_for(lambda: bot.get_guild(scene.guild.id), what="the bot to cache the guild")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import json
 import zlib
@@ -12,6 +13,7 @@ import aiohttp
 import pytest
 
 from fakediscord import FakeDiscord, Guild, InvalidInput
+from fakediscord.gateway import HEARTBEAT_ACK_DELAY
 
 from .conftest import TOKEN
 
@@ -78,6 +80,22 @@ async def test_plain_json_handshake_heartbeat_and_ready(world: tuple[FakeDiscord
     assert [c["name"] for c in guild_create["d"]["channels"]] == ["dice"]
     assert {r["name"] for r in guild_create["d"]["roles"]} == {"@everyone", "dicebot"}
     await server.wait_until_ready(timeout=1)
+
+
+async def test_a_heartbeat_is_acknowledged_after_a_network_round_trip_not_at_once(
+    world: tuple[FakeDiscord, Guild], http: aiohttp.ClientSession
+):
+    """An ACK in the same instant raced discord.py's keep-alive thread: the event loop read the ACK before the thread
+    noted when it sent the heartbeat, so the client logged "Can't keep up, websocket is 41.3s behind" (the whole
+    interval) every few minutes in the playground (QA). Discord's ACK comes a round trip later; so does this one."""
+    server, _ = world
+    client = await connect(http, server)
+    assert (await client.recv())["op"] == 10
+    loop = asyncio.get_running_loop()
+    sent = loop.time()
+    await client.send(1, None)
+    assert (await client.recv())["op"] == 11
+    assert loop.time() - sent >= HEARTBEAT_ACK_DELAY > 0
 
 
 async def test_zlib_stream_frames_end_with_sync_flush(world: tuple[FakeDiscord, Guild], http: aiohttp.ClientSession):
