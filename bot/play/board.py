@@ -170,6 +170,22 @@ def pointer(clicked: GameRecord | None, current: GameRecord | None, action: str 
     return Pointer("play.old_game_none", {})
 
 
+def stale_press(record: GameRecord, origin: Origin, followed: bool = False) -> Pointer:
+    """The private answer to a press the game has moved past (its stamp is old, or its save lost to a newer one).
+
+    On the live board, or on the private view the bot keeps current for the player (``followed``), the press only
+    crossed a change: the second of a double click, two players' presses crossing, an edit the client had not
+    shown yet. "Outdated, use the latest game message" sent the player to the message they had pressed (QA), so
+    they are told it changed first (the service shows it again). A press on an older message (last round's grid) is
+    outdated and links to the live board. An earlier public board never gets here: its pointer is
+    :func:`pointer`'s ``play.board_moved``.
+    """
+    on_board = not origin.private and origin.message_id is not None and origin.message_id == record.message_id
+    if on_board or (origin.private and followed):
+        return Pointer("play.board_changed", {})
+    return Pointer("play.outdated", {"link": jump_url(record)})
+
+
 def rematch_options(record: GameRecord) -> dict[str, Any]:
     """The options a rematch lobby starts with: the old game's, without what only that game's play recorded."""
     played = (HINTED, QUIET_SAVES, NEXT_GAME, INVITED, NEWS, NEWS_KEPT)

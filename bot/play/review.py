@@ -13,7 +13,9 @@ shows) and compares the action taken with the best one. What counts as one decis
 
 Regret is the best value minus the chosen one, in the hint's unit (expected final score; Tutto: expected points
 this turn, counted up to the target, so a stop that wins the game loses nothing), never negative. Moves the
-computer made for a person whose time ran out are listed but not counted.
+computer made for a person whose time ran out are listed but not counted, also those the card left no choice in
+(Fireworks): a turn played for the person shows in their review even when nothing in it was a decision (QA: a timed-out
+Fireworks turn left a review of nothing, which read as perfect play).
 """
 
 from __future__ import annotations
@@ -94,7 +96,7 @@ def review(rules: AnyRules, variant: str, player: str, moves: Iterable[MoveRow],
             continue
         state = rules.engine.State.load(move.state)
         action = rules.engine.parse_action(_action_data(move.action))
-        valued = decide(state, player, action, directory)
+        valued = decide(state, player, action, directory, forced=move.source == "timeout")
         if valued is None:
             continue
         chosen, chosen_value, best, best_value = valued
@@ -123,8 +125,13 @@ def _action_data(text: str) -> dict[str, Any]:
     return data
 
 
-def decide(state: Any, player: str, action: Any, directory: Path) -> tuple[Any, float, Any, float] | None:
-    """(chosen, its value, best, its value) of ``action`` taken in ``state``; None when it is no decision."""
+def decide(
+    state: Any, player: str, action: Any, directory: Path, forced: bool = False
+) -> tuple[Any, float, Any, float] | None:
+    """(chosen, its value, best, its value) of ``action`` taken in ``state``; None when it is no decision.
+
+    ``forced``: also value a Tutto plan that was the roll's only one (what a timeout played for the person).
+    """
     kind = action.kind
     if hasattr(state, "held"):  # Kniffel, classic, dice poker
         if kind == "toggle_hold" or (kind == "roll" and not state.rolls):
@@ -140,7 +147,7 @@ def decide(state: Any, player: str, action: Any, directory: Path) -> tuple[Any, 
             chosen, chosen_value = action, _value_of(values, action)
         return chosen, chosen_value, values[0].action, values[0].value
     if kind in ("roll_on", "stop") and getattr(state, "phase", None) == "select":
-        return _tutto_plan(state, player, action, directory)
+        return _tutto_plan(state, player, action, directory, forced)
     if kind in ("place", "stop", "continue"):
         values, _ = computer.hint_values(state, player, directory)
         return action, _value_of(values, action), values[0].action, values[0].value
@@ -154,13 +161,16 @@ def _value_of(values: Sequence[Any], action: Any) -> float:
     raise ValueError(f"{action!r} is not among the legal actions of the stored state")
 
 
-def _tutto_plan(state: Any, player: str, action: Any, directory: Path) -> tuple[Any, float, Any, float] | None:
+def _tutto_plan(
+    state: Any, player: str, action: Any, directory: Path, forced: bool
+) -> tuple[Any, float, Any, float] | None:
     """Tutto: the selection set aside and rolling on or stopping, against the best such plan of the roll (the
-    plans the hint lists); no decision where the roll leaves one plan (Fireworks: every scoring die, roll on)."""
+    plans the hint lists); no decision where the roll leaves one plan (Fireworks: every scoring die, roll on),
+    unless ``forced`` asks for such a plan too."""
     from bot.strategy.tutto import Plan  # lazily: numba and the solvers (see computer.LEVELS)
 
     values, _ = computer.hint_values(state, player, directory)
-    if len(values) == 1:
+    if len(values) == 1 and not forced:
         return None
     chosen = Plan(tuple(sorted(state.selection)), action.kind)
     chosen_value = _value_of(values, chosen)

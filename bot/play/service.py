@@ -499,7 +499,8 @@ class GameService(LiveBoards):
             raise Refusal("lobby.already_started", link=jump_url(record))
         timeless = record.status == "lobby" and click.action in transitions.TIMELESS_LOBBY_ACTIONS
         if click.stamp != self._stamp(spec, game, click) and not timeless:
-            raise Refusal("play.outdated")
+            stale = self._stale_press(record, request)
+            raise Refusal(stale.key, **stale.params)
         now = self._clock()
         if record.status == "lobby":
             return transitions.lobby_action(
@@ -518,19 +519,27 @@ class GameService(LiveBoards):
             await request.refuse(error_key(spec, error), **error.params)
             return None
         except Refusal as refusal:
-            if refusal.key == "play.outdated" and request.message_id == game.record.message_id:
+            if refusal.key == "play.board_changed" and request.message_id == game.record.message_id:
                 # A stale click on the game message: show the current state there, in case an edit was missed.
                 await self.show(spec, game)
             await request.refuse(refusal.key, **refusal.params)
             return None
         except StaleVersion:
-            await request.refuse("play.outdated")
+            stale = self._stale_press(game.record, request)
+            await request.refuse(stale.key, **stale.params)
             return None
         except StorageUnavailable as error:
             log.warning("game %s not saved: %s", game.record.id, error)
             await request.refuse("play.storage_unavailable")
             return None
         return replace(outcome, after=saved)
+
+    def _stale_press(self, record: GameRecord, request: Request) -> board.Pointer:
+        """What a press the game moved past is told (:func:`board.stale_press`): on the live board or on the
+        private view the bot keeps current for its player, that it crossed a change; elsewhere, that it is old."""
+        follower = self.followers.following(record.id, request.actor.player)
+        kept = follower.message.id if follower is not None else None
+        return board.stale_press(record, origin(request), kept is not None and kept == request.message_id)
 
     @staticmethod
     def _action(spec: AnySpec, click: Click) -> Any:

@@ -16,10 +16,10 @@ from bot.i18n import number, t
 from bot.ui.common import faces
 from bot.ui.knister import EMPTY_CELL
 
-#: How many of the best actions a hint lists: three keeps or boxes; four Tutto plans, as a selection often comes
-#: twice (rolling on and stopping), and a plan's line is short enough for a phone.
-TOP = {"tutto": 4}
-TOP_OTHERS = 3
+#: How many of the best actions a hint lists, in every game: three, as the README promises (Tutto listed four, a
+#: fourth plan of the same kind that read as a broken promise; QA). What is set up now, when not among them, has a
+#: labelled line of its own below ("If you roll now", "With the dice selected now").
+TOP = 3
 #: The actions that are a player's only move before their dice fall: a turn's first roll, Tutto's draw.
 BEFORE_THE_DICE = frozenset({"roll", "draw"})
 #: The catalogue of a game's button labels, where it is not named after the game.
@@ -118,7 +118,7 @@ def render(kind: str, state: Any, values: Sequence[Any], current: Any | None, lo
             lines.append(f"`{marks[entry.action.cell]}` **{text}** → {value}")
         else:
             lines.append(f"**{text}** → {value}")
-        if len(seen) == TOP.get(kind, TOP_OTHERS):
+        if len(seen) == TOP:
             break
     lines.insert(0, t(f"hint.title_{scope}", locale, count=len(seen)))
     if marks:

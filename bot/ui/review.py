@@ -127,23 +127,22 @@ def render(review: Review, channel_id: int, finished_at: float | None, locale: s
     game = t(f"game.{kind}", locale)
     counted = review.counted
     when = f"<t:{int(finished_at)}:f>" if finished_at is not None else "—"
-    summary = [
-        t("review.played", locale, channel=f"<#{channel_id}>", when=when),
-        t(
-            "review.summary",
-            locale,
-            count=len(counted),
-            total=loss(review.total, locale),
-            average=number(review.average, locale, decimals=2, exact=True),
-        ),
-        t("review.values_tutto" if kind == "tutto" else "review.values_final", locale),
-    ]
+    summary = [t("review.played", locale, channel=f"<#{channel_id}>", when=when)]
+    if counted:
+        total, average = loss(review.total, locale), number(review.average, locale, decimals=2, exact=True)
+        summary.append(t("review.summary", locale, count=len(counted), total=total, average=average))
+    else:
+        # "Decisions: 0 · average loss 0.00" read as perfect play (QA): say there was nothing of theirs to judge.
+        summary.append(t("review.no_decisions", locale))
+    listed = fit(kind, review.decisions, locale)
+    if listed:
+        summary.append(t("review.values_tutto" if kind == "tutto" else "review.values_final", locale))
     timeouts = len(review.decisions) - len(counted)
     if timeouts:
         summary.append(t("review.timeouts", locale, count=timeouts, mark=t("review.timeout_mark", locale)))
     if counted and not review.worst:
         summary.append(t("review.perfect", locale))
-    description = "\n".join([*summary, "", *fit(kind, review.decisions, locale)])
+    description = "\n".join([*summary, "", *listed] if listed else summary)  # no empty box below the figures
     embed = discord.Embed(
         title=t("review.title", locale, game=game), description=description[:4096], colour=COLOUR_OVER
     )

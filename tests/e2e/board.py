@@ -13,6 +13,9 @@ from tests.e2e.conftest import Harness
 
 #: The board must be among this many of the channel's latest messages after every action.
 LAST = 3
+#: The private answer to a press on the live board that the game had moved past (a double click, presses crossing,
+#: an edit the client had not shown): not "outdated", which sent the player to the very message they pressed (QA).
+CHANGED = "This message changed before your press arrived — nothing was done."
 
 
 def has_controls(message: Message, game_id: int | None = None) -> bool:

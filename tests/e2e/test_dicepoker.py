@@ -12,6 +12,7 @@ import pytest
 from bot.engine import dicepoker
 from fakediscord import Message, User
 from fakediscord.errors import InvalidInput
+from tests.e2e.board import CHANGED
 from tests.e2e.conftest import Harness
 from tests.e2e.dice import forge, play_turn
 
@@ -355,7 +356,7 @@ async def test_restart_mid_turn_continues_on_the_same_message(running: Harness) 
     assert offered["two_pairs"] == "Two pairs — 16"
     assert not set(offered) & set(dicepoker.UPPER)
     stale = await h.server.select(first, shown, shown.select().custom_id, ["pair"])
-    assert (await stale.message()).text == "This message is outdated — use the latest game message."
+    assert (await stale.message()).text == CHANGED  # the same message, shown before the reroll
     assert await h.state() == after
     await pick(h, message, first, "full_house")
     state = await h.state()

@@ -10,6 +10,7 @@ import pytest
 from bot import registry
 from bot.i18n import t
 from tests.discord_limits import assert_every_message_fits
+from tests.e2e.board import CHANGED
 from tests.e2e.conftest import Harness
 
 pytestmark = pytest.mark.timeout(60)
@@ -70,7 +71,7 @@ async def test_stale_click_is_refused(harness: Harness) -> None:
     again = await harness.click(harness.alice, before, "Start")
     reply = await again.message()
     assert reply.ephemeral
-    assert "outdated" in reply.text
+    assert reply.text == CHANGED
     record = await harness.record()
     assert record is not None
     assert [seat.display_name for seat in record.seats] == ["Alice", "Bob"]
@@ -108,7 +109,7 @@ async def test_outdated_click_repairs_a_game_message_that_missed_an_edit(harness
     assert harness.bot is not None
     await harness.bot.games.save(record)  # a change whose message edit never happened
     refused = await harness.click(harness.alice, lobby, "Start")
-    assert "outdated" in (await refused.message()).text
+    assert (await refused.message()).text == CHANGED
     await harness.server.wait_for(lambda: lobby.button(label="Join").custom_id.endswith(":1"))
     await harness.click(harness.bob, lobby, "Join")
     record = await harness.record()

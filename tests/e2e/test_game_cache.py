@@ -11,6 +11,7 @@ from bot.play.cache import GameCache
 from bot.play.inflight import InFlight
 from bot.play.transitions import Game
 from bot.storage import GameRecord, GamesRepository
+from tests.e2e.board import CHANGED
 from tests.e2e.conftest import Harness
 
 
@@ -93,7 +94,7 @@ async def test_a_game_changed_behind_the_cache_is_refused_once_and_then_read_aga
     stale = h.snapshot(message)
 
     refused = await h.server.click_button(h.alice, stale, label="Roll (2/3)")
-    assert "outdated" in (await refused.message()).text
+    assert (await refused.message()).text == CHANGED  # the save lost to the newer version
     after = await h.record()
     assert after is not None and after.version == stored.version + 1 and after.state == stored.state
 
@@ -101,7 +102,7 @@ async def test_a_game_changed_behind_the_cache_is_refused_once_and_then_read_aga
     assert len(h.bot.service.cache) == 0
     h.rng.script(6, 6, 6, 6, 6)
     retry = await h.server.click_button(h.alice, stale, label="Roll (2/3)")
-    assert "outdated" in (await retry.message()).text  # refused by the stored version, and the message redrawn
+    assert (await retry.message()).text == CHANGED  # refused by the stored version, and the message redrawn
     await h.click(h.alice, message, "Roll (2/3)")
     final = await h.record()
     assert final is not None and final.options.get("note") == "changed"

@@ -10,7 +10,7 @@ from bot.i18n import t
 from cogs.knister import SPEC
 from fakediscord import InvalidInput, Message, User
 from tests.discord_limits import assert_every_message_fits
-from tests.e2e.board import live_board
+from tests.e2e.board import CHANGED, live_board
 from tests.e2e.conftest import Harness
 
 pytestmark = pytest.mark.timeout(120)
@@ -233,10 +233,33 @@ async def test_filled_cells_cannot_be_placed_into(knister: Harness) -> None:
         await h.server.click(h.alice, fresh, fresh.buttons[0].custom_id or "")
     stale = await table.place(h.alice, kept, 0)  # last round's grid still shows cell 0 empty
     assert stale.ephemeral
-    assert "outdated" in stale.text
+    record = await h.record()
+    assert record is not None
+    board = f"https://discord.com/channels/{h.guild.id}/{h.channel.id}/{record.message_id}"
+    # an older message: outdated, with the link to the game's message the README promises
+    assert stale.text == f"This message is outdated — use the latest game message: {board}"
     state = await table.state()
     assert str(h.alice.id) not in state.placed
     assert filled(state.grids[str(h.alice.id)]) == 1
+
+
+async def test_a_press_on_ones_own_grid_that_crossed_the_next_roll_is_told_the_grid_changed(knister: Harness) -> None:
+    """The grid the bot keeps current is no older message: a press made on it as the next roll came is told the
+    grid changed before it arrived, not sent to "the latest game message" away from the grid the player is on."""
+    h = knister
+    table = Table(h, await start_game(h, [h.alice, h.bob]))
+    await table.roll()
+    grid = await table.open_grid(h.alice)
+    seen = h.snapshot(grid)  # round 1, as her client still shows it when she presses below
+    await table.place(h.alice, grid, 0)
+    await table.place_best(h.bob)
+    assert (await table.roll()).round == 2
+
+    stale = await table.place(h.alice, seen, 1)
+
+    assert stale.ephemeral and stale.text == CHANGED
+    state = await table.state()
+    assert str(h.alice.id) not in state.placed and filled(state.grids[str(h.alice.id)]) == 1
 
 
 async def test_round_timeout_rolls_then_places_for_the_missing(knister: Harness) -> None:

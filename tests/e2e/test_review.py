@@ -24,7 +24,7 @@ from bot.strategy.tutto import Plan
 from fakediscord import Message, User
 from tests.e2e.conftest import Harness
 from tests.e2e.dice import play_to_end
-from tests.e2e.test_tutto import Script, Table, play
+from tests.e2e.test_tutto import TURN_SECONDS, Script, Table, play
 from tests.results import store_finished_game
 
 pytestmark = pytest.mark.timeout(240)
@@ -259,3 +259,30 @@ async def test_a_tutto_review_values_each_selection_and_stop_as_one_plan(harness
     assert expected in review.text, review.text
     assert "`#2` Bonus 400: ⚀ ⚀ ⚀ ⚁ ⚂ ⚃ · take ⚀ ⚀ ⚀ and stop ✓" in review.text, review.text
     assert "Values: the expected points banked this turn" in review.text
+
+
+async def test_a_tutto_review_lists_a_fireworks_turn_the_bot_played_after_a_timeout(harness: Harness) -> None:
+    """QA (the playground, in Polish): Alice drew Fireworks and ran out of time; the bot played her turn, and her
+    review read "Decisions: 0 · expected points lost: 0.0 · average loss per decision: 0.00" over an empty box, as
+    if she had played perfectly. The card left no choice, but what the bot played for her is listed with ⏱ and
+    the review says she made no decision of her own."""
+    h = harness
+    script = Script(["fireworks", "bonus_400"], [4, 3, 1, 5, 4, 6, 5, 6, 5, 6, 2, 3, 1, 1, 1, 2, 3, 4])
+    game = await play(h, script, [h.alice, h.bob], target=1000)
+    await game.press(h.alice, "draw")
+    await h.advance(TURN_SECONDS + 1)
+    await h.wait_post("Alice ran out of time")
+    await game.press(h.bob, "draw")
+    await game.pick(h.bob, 1, 1, 1)
+    await game.press(h.bob, "stop")
+    await h.wait_post("🏆 Winner: Bob!")
+
+    review = await review_message(h, await h.server.click_button(h.alice, game.message, label=REVIEW))
+
+    lines = review.text.splitlines()
+    assert "No decisions of your own to judge in this game." in lines, review.text
+    assert not any("0.00" in line for line in lines), review.text
+    assert "⏱ played for you after a timeout, not counted: 2" in lines, review.text
+    assert "⏱ `#1` Fireworks: ⚃ ⚂ ⚀ ⚄ ⚃ ⚅ · take ⚀ ⚄ and roll on ✓" in lines, review.text
+    assert "⏱ `#2` Fireworks: ⚄ ⚅ ⚄ ⚅ · take ⚄ ⚄ and roll on ✓" in lines, review.text
+    assert lines[-1].strip(), "no empty box below the figures"

@@ -217,7 +217,18 @@ async def test_the_hint_lists_whole_moves_that_can_score(harness: Harness) -> No
         "**take ⚀ ⚀ ⚁ ⚁ ⚁ and stop** → 400",
         "**take ⚀ and roll on** → 372",  # as selected now: no line of its own below
         "**take ⚀ ⚀ ⚁ ⚁ ⚁ and roll on** → 333",
-        "**take ⚀ ⚀ and roll on** → 329",
+    ], hint.text
+
+    # The best three, as the README says and Kniffel's hint shows (QA: Tutto listed four); the plan selected now,
+    # when not among them, gets its own labelled line, as Kniffel's "If you roll now".
+    await game.pick(alice, 1)
+    hint = await (await harness.server.click_button(alice, game.message, label="💡 Hint")).message()
+    assert hint.text.splitlines() == [
+        "💡 Best moves (expected points this turn):",
+        "**take ⚀ ⚀ ⚁ ⚁ ⚁ and stop** → 400",
+        "**take ⚀ and roll on** → 372",
+        "**take ⚀ ⚀ ⚁ ⚁ ⚁ and roll on** → 333",
+        "With the dice selected now (take ⚀ ⚀ and roll on): 329",
     ], hint.text
 
 

@@ -59,6 +59,19 @@ def test_only_the_bots_own_other_messages_in_the_channel_are_old_boards() -> Non
     assert not board.from_old_board(replace(record, message_id=None), here)  # a lobby to adopt
 
 
+def test_a_press_the_game_moved_past_changed_under_it_on_the_live_board_and_is_outdated_elsewhere() -> None:
+    """QA: a double click on the current board was told "outdated — use the latest game message"."""
+    game = replace(started(ALICE, BOB).record, message_id=500)
+    link = f"https://discord.com/channels/{game.guild_id}/{game.channel_id}/500"
+    on_board = Origin(game.guild_id, game.channel_id, 500, by_bot=True)
+    changed = board.Pointer("play.board_changed", {})
+    assert board.stale_press(game, on_board) == changed
+    grid = Origin(game.guild_id, game.channel_id, 700, private=True, owner=ALICE.player)
+    assert board.stale_press(game, grid, followed=True) == changed  # the private view the bot keeps current
+    assert board.stale_press(game, grid) == board.Pointer("play.outdated", {"link": link})  # an older one
+    assert board.stale_press(game, replace(grid, message_id=500)) == board.Pointer("play.outdated", {"link": link})
+
+
 def test_an_old_click_points_to_the_live_board_the_channels_current_game_or_nowhere() -> None:
     game = replace(started(ALICE, BOB).record, message_id=500)
     link = f"https://discord.com/channels/{game.guild_id}/{game.channel_id}/500"

@@ -47,7 +47,7 @@ def interaction(error: BaseException) -> Any:
 async def test_an_answer_whose_connection_breaks_is_a_failed_answer(error: BaseException) -> None:
     request = InteractionRequest(interaction(error))
     with pytest.raises(ResponseFailed):
-        await request.refuse("play.outdated")
+        await request.refuse("play.board_changed")
     with pytest.raises(ResponseFailed):
         await request.send(Rendered(content="board"))
     with pytest.raises(ResponseFailed):

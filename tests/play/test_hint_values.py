@@ -62,7 +62,7 @@ def test_a_tutto_hint_lists_whole_moves_that_can_score_best_first(shared_tables:
     lines = hint.render("tutto", state, values, current, "en-US", player="a").splitlines()
 
     assert lines[0] == "💡 Best moves (expected points this turn):"
-    assert len(lines) == 5 and current is None  # nothing selected yet: no "with the dice selected now"
+    assert len(lines) == 4 and current is None  # nothing selected yet: no "with the dice selected now"
     assert lines[1] == "**take ⚀ ⚀ ⚁ ⚁ ⚁ and stop** → 400"
     assert all(line.endswith(("and stop", "and roll on")) for line in (line.split("**")[1] for line in lines[1:]))
     assert not any("⚂" in line or "expected" in line for line in lines[1:])

@@ -13,8 +13,9 @@ from bot import strategy
 from bot.engine import dicepoker, kniffel, knister
 from bot.engine import tutto as tutto_engine
 from bot.engine.fivedice import Roll, ToggleHold
+from bot.i18n import t
 from bot.play import computer
-from bot.play.review import complete, review
+from bot.play.review import Review, complete, review
 from bot.play.transitions import played
 from bot.strategy import tutto as tutto_strategy
 from bot.strategy.tutto import Plan
@@ -175,6 +176,64 @@ def test_tutto_rolling_on_under_fireworks_is_no_decision(table_dir: Path) -> Non
     ]
 
     assert review(TUTTO, "standard", "alice", moves, table_dir).decisions == ()
+
+
+def test_a_timed_out_fireworks_turn_is_listed_though_the_card_left_no_choice(table_dir: Path) -> None:
+    """QA: the bot played Alice's Fireworks turn after a timeout and her review showed nothing of it, "Decisions:
+    0 · average loss 0.00" over an empty box. What was played for her is listed with ⏱; nothing counts."""
+    state = act(act(tutto_table(["fireworks"]), tutto_engine.Draw()), tutto_engine.Roll(), 1, 1, 5, 2, 3, 4)
+    taken = act(state, tutto_engine.SelectScoring())
+    moves = [
+        played("alice", "timeout", tutto_engine.SelectScoring(), state),
+        played("alice", "timeout", tutto_engine.RollOn(), taken),
+    ]
+
+    result = review(TUTTO, "standard", "alice", moves, table_dir)
+
+    assert [(d.chosen, d.source, d.regret) for d in result.decisions] == [(Plan((1, 1, 5), "roll_on"), "timeout", 0)]
+    assert result.counted == () and result.worst == ()
+    description = review_ui.render(result, 7, 1_800_000_000.0, "en-US").embeds[0].description or ""
+    assert description.splitlines()[1:] == [
+        "No decisions of your own to judge in this game.",
+        "Values: the expected points banked this turn with perfect play, counted up to the target (as the hint shows).",
+        "⏱ played for you after a timeout, not counted: 1",
+        "",
+        "⏱ `#1` Fireworks: ⚀ ⚀ ⚄ ⚁ ⚂ ⚃ · take ⚀ ⚀ ⚄ and roll on ✓",
+    ]
+
+
+@pytest.mark.parametrize("kind", ["dicepoker", "knister"])
+def test_dice_poker_and_knister_list_a_timed_out_move_as_kniffel_does(kind: str, table_dir: Path) -> None:
+    """What the bot played for the person: listed with ⏱, counted apart, and no figures that read as perfect."""
+    if kind == "dicepoker":
+        state = dicepoker.new_game([ME, "2"], scripted_dice())
+        state = dicepoker.apply(state, state.current_player, Roll(), scripted_dice(1, 2, 3, 4, 5))
+        spec, variant, player = DICEPOKER, "russian", state.current_player
+    else:
+        state = knister.apply(knister.new_game([ME], scripted_dice()), ME, knister.Roll(), scripted_dice(6, 6))
+        spec, variant, player = KNISTER, "standard", ME
+    chosen = strategy.evaluate(state, player, directory=table_dir)[-1].action
+
+    result = review(spec, variant, player, [played(player, "timeout", chosen, state)], table_dir)
+
+    assert [(d.chosen, d.source) for d in result.decisions] == [(chosen, "timeout")] and result.counted == ()
+    lines = (review_ui.render(result, 7, 1_800_000_000.0, "en-US").embeds[0].description or "").splitlines()
+    assert lines[1] == "No decisions of your own to judge in this game."
+    assert "⏱ played for you after a timeout, not counted: 1" in lines and lines[-1].startswith("⏱ `#1` ")
+
+
+@pytest.mark.parametrize("locale", ["en-US", "de", "hu", "pl"])
+def test_a_review_with_nothing_to_judge_says_so_and_shows_no_empty_box(locale: str) -> None:
+    """No decisions at all (a Stop card, a bust, Fireworks played by oneself): neither figures that read as perfect
+    play nor an empty list below them."""
+    empty = Review("tutto", "standard", "alice", ())
+
+    description = review_ui.render(empty, 7, 1_800_000_000.0, locale).embeds[0].description or ""
+
+    assert description.splitlines() == [
+        t("review.played", locale, channel="<#7>", when="<t:1800000000:f>"),
+        t("review.no_decisions", locale),
+    ]
 
 
 def test_a_long_review_fits_discords_limits_and_keeps_the_costliest(table_dir: Path) -> None:
