@@ -68,7 +68,7 @@ async def test_a_rematch_lobby_speaks_the_servers_current_language(running: Harn
     assert (await h.record()).locale == "en-US"  # type: ignore[union-attr]
 
     chosen = await h.command(dora, "settings language", language="de")
-    assert (await chosen.message()).text == t("settings.set", "en", language="Deutsch")
+    assert (await chosen.message()).text == t("settings.set", "en", language="German")
     handle = await h.click(h.alice, final, "Rematch")
     lobby = await handle.message()
     assert lobby.embeds[0]["title"] == t("lobby.title", "de", game="Kniffel")

@@ -115,7 +115,7 @@ async def knister_pl(world: World) -> Screen:
     await cells.nth(12).click()
     await expect(cells.nth(12)).to_have_text("7")
     await expect(grid).to_contain_text("Wpisano 7. Czekamy na: Alice.")
-    await expect(grid).to_contain_text("Punkty za rzędy na razie")
+    await expect(grid).to_contain_text("Punkty za linie na razie")
     await expect(game).to_contain_text("Wpisane (1/2)")
     await expect(screen.message_with("wszyscy wpisują!")).to_contain_text("Rzut (Dora): ⚂ ⚃ = 7")
     # What only Alice sees follows her own client's language.
