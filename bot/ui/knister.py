@@ -85,7 +85,8 @@ class KnisterUI:
         return self.render_round(table)
 
     def render_round(self, table: Table) -> Rendered:
-        """Round n/25, the roller, the roll once thrown, and who has placed (never anybody's grid)."""
+        """Round n/25, the roller, the roll once thrown, and who has placed (never anybody's grid), listed in the
+        order they roll from this round's roller, as the order of play was announced (QA: join order under it)."""
         state, locale = table.state, table.locale
         embed = discord.Embed(
             title=t("knister.title", locale, round=state.round, rounds=knister.ROUNDS), colour=COLOUR_PLAYING
@@ -107,7 +108,7 @@ class KnisterUI:
             )
         embed.add_field(
             name=t("knister.placed_title", locale, placed=len(state.placed), players=len(active)),
-            value="\n".join(self._player_line(table, player) for player in active),
+            value="\n".join(self._player_line(table, player) for player in knister.rolling_order(state)),
             inline=False,
         )
         rendered = Rendered(content=content, embeds=[embed])
@@ -195,7 +196,7 @@ class KnisterUI:
                 return t("knister.grid_your_roll", locale)
             return t("knister.grid_wait_roll", locale, player=table.name(state.roller, NAME_LIMIT))
         if player in state.placed:
-            waiting = [table.name(p, NAME_LIMIT) for p in knister.to_act(state)]
+            waiting = [table.name(p, NAME_LIMIT) for p in knister.rolling_order(state) if p not in state.placed]
             return t("knister.grid_placed", locale, number=state.number, names=", ".join(waiting))
         return "\n".join(
             [

@@ -334,3 +334,21 @@ def test_the_round_text_names_the_place_button_as_it_reads(language: str) -> Non
     """The round text quotes the button under it word for word (Hungarian said "Beírás" beside "8 beírása")."""
     label = t("knister.place", language, number=8)
     assert f"**{label}**" in t("knister.place_prompt", language, number=8)
+
+
+def test_who_has_placed_is_listed_in_the_order_of_play() -> None:
+    """QA: "Beírták (0/3)" listed Alice, Közepes, Bob (join order) right under "Dobási sorrend: Bob, Alice,
+    🤖 Közepes". The list follows the rolling order from this round's roller, and so do the grid's waiting names."""
+    carol = "103"
+    state = kn.new_game([ALICE, carol, BOB], random.Random(0))
+    state = state.model_copy(update={"roller": BOB})
+    names = {ALICE: "Alice", BOB: "Bob", carol: "Carol"}
+    before = UI.render(table(state, names)).embeds[0].fields[0].value
+    assert [line.split()[1] for line in before.splitlines()] == ["Bob", "Alice", "Carol"]
+    rolled = kn.apply(state, BOB, kn.Roll(), random.Random(1))
+    rolled = kn.apply(rolled, carol, kn.legal_actions(rolled, carol)[0], random.Random(1))
+    after = UI.render(table(rolled, names)).embeds[0].fields[0].value
+    assert [line.split()[1] for line in after.splitlines()] == ["Bob", "Alice", "Carol"]
+    assert UI.render_grid(table(rolled, names), carol).embeds[0].description == t(
+        "knister.grid_placed", LOCALE, number=rolled.number, names="Bob, Alice"
+    )
