@@ -361,7 +361,7 @@ class GameService(LiveBoards):
                 if record.status != "running":
                     raise Refusal("play.not_started")
                 if record.seat(who.player) is None:
-                    raise Refusal("play.not_seated_other" if target else "play.not_seated", name=who.name)
+                    raise Refusal("play.not_seated_other", name=who.name) if target else Refusal("play.not_seated")
             except Refusal as refusal:
                 await request.refuse(refusal.key, **refusal.params)
                 return
@@ -658,7 +658,7 @@ class GameService(LiveBoards):
             await request.refuse("play.not_started")
             return
         if view.players_only and record.seat(request.actor.player) is None:
-            await request.refuse("play.not_seated", name=request.actor.name)
+            await request.refuse("play.not_seated")
             return
         rendered = view.render(table(game, request.locale), request.actor.player)
         await request.show_private(rendered)

@@ -397,7 +397,7 @@ def require_seated(game: Game, actor: Actor) -> Seat:
     """The actor's seat at a running game, or a refusal for anyone who is not (or no longer) playing."""
     seat = game.record.seat(actor.player)
     if seat is None:
-        raise Refusal("play.not_seated_here")
+        raise Refusal("play.not_seated")
     if seat.status == "left":
         raise Refusal("play.you_left_this_game")
     if seat.status != "active":
@@ -453,7 +453,7 @@ def leave(rules: AnyRules, game: Game, actor: Actor, now: float) -> Outcome:
     record = game.record
     seat = record.seat(actor.player)
     if seat is None or seat.status != "active":
-        raise Refusal("play.not_seated", name=actor.name)
+        raise Refusal("play.not_seated")
     if record.status == "lobby":
         return leave_lobby(game, actor, now, reply_key="play.you_left")
     key = rules.turn_key(game.state)
