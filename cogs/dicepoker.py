@@ -19,6 +19,7 @@ from bot.play.cog import (
     hold_in_effect,
 )
 from bot.play.spec import GameSpec, PrivateView
+from bot.play.transitions import most_opponents
 from bot.ui.dicepoker import UI
 from bot.ui.render import Click
 
@@ -46,6 +47,8 @@ SPEC = GameSpec(
     in_effect=hold_in_effect,
     counters=("settlement",),
 )
+#: The declared range of ``/dicepoker start opponents:``: what the game seats.
+OPPONENTS = most_opponents(SPEC)
 
 
 class DicePokerCog(
@@ -61,7 +64,11 @@ class DicePokerCog(
     )
     @app_commands.describe(
         turn_timeout=_("Minutes per turn before the bot plays for you (1–60, default 5)", key="cmd.start.turn_timeout"),
-        **COMPUTER_DESCRIBE,
+        **{
+            **COMPUTER_DESCRIBE,
+            # Six seats: five computers beside the host, not the seven of the other games.
+            "opponents": _("Computer players to seat at once (0–5, default 0)", key="cmd.dicepoker.start.opponents"),
+        },
     )
     @app_commands.rename(turn_timeout=_("turn_timeout", key="cmd.option.turn_timeout"), **COMPUTER_RENAME)
     @app_commands.choices(level=LEVEL_CHOICES)
@@ -69,7 +76,7 @@ class DicePokerCog(
         self,
         interaction: discord.Interaction[Any],
         turn_timeout: app_commands.Range[int, 1, 60] = 5,
-        opponents: app_commands.Range[int, 0, 7] = 0,
+        opponents: app_commands.Range[int, 0, OPPONENTS] = 0,
         level: str = "normal",
     ) -> None:
         await self.open(interaction, "russian", {"timeout": turn_timeout}, opponents, level)

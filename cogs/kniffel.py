@@ -19,6 +19,7 @@ from bot.play.cog import (
     hold_in_effect,
 )
 from bot.play.spec import GameSpec, PrivateView
+from bot.play.transitions import most_opponents
 from bot.ui.kniffel import UI
 from bot.ui.render import Click
 
@@ -43,6 +44,8 @@ SPEC = GameSpec(
     in_effect=hold_in_effect,
     counters=("kniffels", "upper_bonus"),
 )
+#: The declared range of ``/kniffel start opponents:``: what the game seats.
+OPPONENTS = most_opponents(SPEC)
 
 
 class KniffelCog(
@@ -78,7 +81,7 @@ class KniffelCog(
         interaction: discord.Interaction[Any],
         rules: str = "kniffel",
         turn_timeout: app_commands.Range[int, 1, 60] = 5,
-        opponents: app_commands.Range[int, 0, 7] = 0,
+        opponents: app_commands.Range[int, 0, OPPONENTS] = 0,
         level: str = "normal",
     ) -> None:
         await self.open(interaction, rules, {"timeout": turn_timeout}, opponents, level)

@@ -13,6 +13,7 @@ from bot.engine import knister
 from bot.play.cog import COMPUTER_DESCRIBE, COMPUTER_RENAME, LEVEL_CHOICES, GameCog
 from bot.play.discord_io import InteractionRequest
 from bot.play.spec import GameSpec, PrivateView
+from bot.play.transitions import most_opponents
 from bot.ui.knister import UI
 from bot.ui.render import Click
 
@@ -49,7 +50,10 @@ SPEC = GameSpec(
     private_views={"grid": PrivateView(UI.render_grid, follows=True)},
     private_refresh={"place": "grid"},
     stamp_of=stamp_of,
+    option_fields={"timeout": "round_timeout"},
 )
+#: The declared range of ``/knister start opponents:``: what the game seats.
+OPPONENTS = most_opponents(SPEC)
 
 
 class KnisterCog(
@@ -76,7 +80,7 @@ class KnisterCog(
         self,
         interaction: discord.Interaction[Any],
         round_timeout: app_commands.Range[int, 1, 60] = 2,
-        opponents: app_commands.Range[int, 0, 7] = 0,
+        opponents: app_commands.Range[int, 0, OPPONENTS] = 0,
         level: str = "normal",
     ) -> None:
         await self.open(interaction, "standard", {"timeout": round_timeout}, opponents, level)

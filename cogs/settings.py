@@ -29,6 +29,12 @@ def language_name(language: str) -> str:
     return str(catalogue(language)["language.name"])
 
 
+def spoken_name(language: str, locale: str | discord.Locale) -> str:
+    """A shipped language as a sentence in ``locale`` names it: "polski" in Polish, "magyar" in Hungarian, "Polnisch"
+    in German. An answer that put the list's own name into a sentence read "w języku Polski" and "szerveren Magyar"."""
+    return t(f"language.names.{language}", locale)
+
+
 def language_choices() -> list[app_commands.Choice[str]]:
     """Server default first, then every shipped language under its own name (never translated)."""
     auto = app_commands.Choice(name=_("Server default", key="settings.auto"), value=AUTO)
@@ -64,7 +70,7 @@ class Settings(commands.Cog):
         if language is None:
             chosen = await repository.language(guild_id)
             text = (
-                t("settings.current", locale, language=language_name(chosen))
+                t("settings.current", locale, language=spoken_name(chosen, locale))
                 if chosen in languages()
                 else t("settings.current_auto", locale, language=self._server_language(interaction))
             )
@@ -73,12 +79,12 @@ class Settings(commands.Cog):
             text = t("settings.set_auto", locale, language=self._server_language(interaction))
         else:
             await repository.set_language(guild_id, language)
-            text = t("settings.set", locale, language=language_name(language))
+            text = t("settings.set", locale, language=spoken_name(language, locale))
         await interaction.response.send_message(text, ephemeral=True)
 
     @staticmethod
     def _server_language(interaction: discord.Interaction[Any]) -> str:
-        return language_name(language_of(interaction.guild_locale))
+        return spoken_name(language_of(interaction.guild_locale), interaction.locale)
 
 
 async def setup(bot: DiceBot) -> None:

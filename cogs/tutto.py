@@ -12,6 +12,7 @@ from discord.app_commands import locale_str as _
 from bot.engine import tutto
 from bot.play.cog import COMPUTER_DESCRIBE, COMPUTER_RENAME, LEVEL_CHOICES, GameCog
 from bot.play.spec import GameSpec
+from bot.play.transitions import most_opponents
 from bot.ui.render import Click
 from bot.ui.tutto import UI
 
@@ -60,6 +61,8 @@ SPEC = GameSpec(
     forced=tutto.forced_step,
     news_keeps_turn_end=True,
 )
+#: The declared range of ``/tutto start opponents:``: what the game seats.
+OPPONENTS = most_opponents(SPEC)
 
 
 class TuttoCog(
@@ -87,7 +90,7 @@ class TuttoCog(
         interaction: discord.Interaction[Any],
         target: app_commands.Range[int, MIN_TARGET, MAX_TARGET] = tutto.DEFAULT_TARGET,
         turn_timeout: app_commands.Range[int, 1, 60] = 5,
-        opponents: app_commands.Range[int, 0, 7] = 0,
+        opponents: app_commands.Range[int, 0, OPPONENTS] = 0,
         level: str = "normal",
     ) -> None:
         await self.open(interaction, "standard", {"timeout": turn_timeout, "target": target}, opponents, level)

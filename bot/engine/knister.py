@@ -204,6 +204,14 @@ class State(core.GameState):
         return [p for p in self.players if p not in self.left]
 
 
+def rolling_order(state: State) -> list[str]:
+    """The players still in the game in the order they roll, from this round's roller: the join order turned to
+    start there, as the game's order of play was announced (``game.order``) in its first round."""
+    active = state.active
+    start = active.index(state.roller) if state.roller in active else 0
+    return active[start:] + active[:start]
+
+
 def _next_active(state: State, after: str) -> str | None:
     """The next player after ``after`` in join order who has not left (``after`` itself last)."""
     return core.next_player(state.players, after, lambda p: p not in state.left)

@@ -40,6 +40,9 @@ class GameRules(Generic[StateT, ActionT]):
     turn_key: Callable[[StateT], Hashable]
     #: Integer options of ``/<game> start`` besides the timeout, with their lowest and highest allowed value.
     option_ranges: Mapping[str, tuple[int, int]] = field(default_factory=dict)
+    #: The name of an option's ``/<game> start`` field where it is not the option's own (``cmd.option.<name>``):
+    #: the refusal of a bad value names the field as the user's client shows it.
+    option_fields: Mapping[str, str] = field(default_factory=lambda: {"timeout": "turn_timeout"})
     #: Builds ``engine.new_game`` keyword options from the stored game options.
     engine_options: Callable[[Mapping[str, Any], str], dict[str, Any]] = _no_options
     #: Result counters the game keeps for statistics (names of the engine's ``PlayerResult.counters``).

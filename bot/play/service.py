@@ -20,7 +20,7 @@ from dataclasses import replace
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from bot.engine.core import GameError, secure_rng
-from bot.i18n import game_locale, has, t
+from bot.i18n import catalogue, game_locale, has, language_of, t
 from bot.play import board, computer, transitions
 from bot.play.cache import GameCache
 from bot.play.following import Followers
@@ -102,6 +102,17 @@ def error_key(spec: AnySpec, error: GameError) -> str:
 
 
 jump_url = board.jump_url
+
+
+def option_named(spec: AnySpec, params: Mapping[str, Any], locale: str) -> dict[str, Any]:
+    """A refused option's ``params`` with its ``name`` as the user's client shows the field of ``/<game> start``
+    (German "gegner" for ``opponents``, "rundenzeit" for Knister's ``timeout``); a name no field has (a forged
+    option) stays as sent."""
+    name = params.get("name")
+    if name is None:
+        return dict(params)
+    field = catalogue(language_of(locale)).get(f"cmd.option.{spec.option_fields.get(name, name)}")
+    return {**params, "name": field if isinstance(field, str) else name}
 
 
 def seat_views(record: GameRecord) -> tuple[SeatView, ...]:
@@ -235,7 +246,7 @@ class GameService(LiveBoards):
             options = transitions.check_options(spec, variant, options)
             computers = transitions.computer_seats(spec, opponents, level, locale, computer_name)
         except Refusal as refusal:
-            await request.refuse(refusal.key, **refusal.params)
+            await request.refuse(refusal.key, **option_named(spec, refusal.params, request.locale))
             return
         record = await self._open_lobby(
             request, spec, variant, request.guild_id, request.channel_id, locale, options, computers
@@ -350,7 +361,7 @@ class GameService(LiveBoards):
                 if record.status != "running":
                     raise Refusal("play.not_started")
                 if record.seat(who.player) is None:
-                    raise Refusal("play.not_seated_other" if target else "play.not_seated", name=who.name)
+                    raise Refusal("play.not_seated_other", name=who.name) if target else Refusal("play.not_seated")
             except Refusal as refusal:
                 await request.refuse(refusal.key, **refusal.params)
                 return
@@ -656,7 +667,7 @@ class GameService(LiveBoards):
             await request.refuse("play.not_started")
             return
         if view.players_only and record.seat(request.actor.player) is None:
-            await request.refuse("play.not_seated", name=request.actor.name)
+            await request.refuse("play.not_seated")
             return
         rendered = view.render(table(game, request.locale), request.actor.player)
         await request.show_private(rendered)

@@ -272,9 +272,19 @@ def start(rules: AnyRules, game: Game, actor: Actor, rng: random.Random, now: fl
 NameComputer = Callable[[str, str], str]
 
 
+#: The most computer players ``/<game> start opponents:`` seats in any game (the lobby's select adds more).
+MOST_OPPONENTS = 7
+
+
+def most_opponents(rules: AnyRules) -> int:
+    """The most computers ``/<game> start`` seats: the game's seats beside the host's, at most :data:`MOST_OPPONENTS`
+    (the command's declared range is this, ``tests/i18n/test_commands.py``)."""
+    return min(MOST_OPPONENTS, rules.max_players - 1)
+
+
 def computer_seats(rules: AnyRules, opponents: int, level: str, locale: str, name: NameComputer) -> tuple[Seat, ...]:
     """The computer seats ``/<game> start opponents: level:`` asks for, or a refusal beyond the game's seats."""
-    most = min(7, rules.max_players - 1)
+    most = most_opponents(rules)
     if type(opponents) is not int or not 0 <= opponents <= most:
         raise Refusal("play.bad_option", name="opponents", allowed=f"0–{most}")
     if level not in computer.LEVELS:
@@ -387,7 +397,7 @@ def require_seated(game: Game, actor: Actor) -> Seat:
     """The actor's seat at a running game, or a refusal for anyone who is not (or no longer) playing."""
     seat = game.record.seat(actor.player)
     if seat is None:
-        raise Refusal("play.not_seated_here")
+        raise Refusal("play.not_seated")
     if seat.status == "left":
         raise Refusal("play.you_left_this_game")
     if seat.status != "active":
@@ -443,7 +453,7 @@ def leave(rules: AnyRules, game: Game, actor: Actor, now: float) -> Outcome:
     record = game.record
     seat = record.seat(actor.player)
     if seat is None or seat.status != "active":
-        raise Refusal("play.not_seated", name=actor.name)
+        raise Refusal("play.not_seated")
     if record.status == "lobby":
         return leave_lobby(game, actor, now, reply_key="play.you_left")
     key = rules.turn_key(game.state)

@@ -70,12 +70,13 @@ class ScorecardUI:
         return []
 
     def final_lines(self, table: Table) -> list[str]:
-        """The standings under the final embed's title."""
+        """The standings under the final embed's title; a phone that wraps a line keeps the score with its dash
+        and the name's last word (no-break spaces, ``tests/ui/test_phone.py``)."""
         results = {result.player: result for result in self.engine.results(table.state)}
         lines = []
         for result in sorted(results.values(), key=lambda r: (r.rank, table.state.players.index(r.player))):
             medal, name = standing(table, result.player, result.rank)
-            lines.append(f"{medal} {name} — **{result.score}**")
+            lines.append(f"{medal} {name}\N{NO-BREAK SPACE}—\N{NO-BREAK SPACE}**{result.score}**")
         return lines
 
     def event_line(self, event: Event, table: Table) -> str | None:

@@ -14,7 +14,16 @@ import discord
 
 from bot.engine import knister
 from bot.i18n import t
-from bot.ui.common import COLOUR_OVER, COLOUR_PLAYING, faces, monospace_table
+from bot.ui.common import (
+    COLOUR_OVER,
+    COLOUR_PLAYING,
+    CUT,
+    cut_to_width,
+    display_width,
+    faces,
+    in_code_block,
+    monospace_table,
+)
 from bot.ui.ended import ended_embed
 from bot.ui.render import Rendered, Table, custom_id
 from bot.ui.standings import hint_legend, marked_name, standing
@@ -22,14 +31,18 @@ from bot.ui.standings import hint_legend, marked_name, standing
 #: Discord shows at most 32 characters of a display name; longer stored names are cut so embeds stay small.
 NAME_LIMIT = 32
 EMPTY_CELL = "·"
+#: The width of a grid's code block: five cells of two digits, a bar and a row's score.
+GRID_COLUMNS = 3 * knister.SIZE + 2
 
 
-def grid_block(grid: knister.Grid, scores: knister.LineScores, locale: str) -> str:
-    """A grid with its row scores on the right, column scores below and the diagonals, as a code block.
+def grid_block(grid: knister.Grid, scores: knister.LineScores, locale: str, owner: str | None = None) -> str:
+    """A grid with its row scores on the right, column scores below and the diagonals, as a code block; above it
+    ``owner``, the player's name as typed, cut to the grid's width.
 
-    Kept to 17 characters wide so three of them fit side by side as inline fields of the final embed.
+    Kept to :data:`GRID_COLUMNS` characters wide so three of them fit side by side as inline fields of the final
+    embed.
     """
-    lines = []
+    lines = [] if owner is None else [_in_grid_width(owner)]
     for row, points in zip(grid, scores.rows, strict=True):
         cells = " ".join(f"{number:>2}" if number is not None else f"{EMPTY_CELL:>2}" for number in row)
         lines.append(f"{cells}|{points:>2}")
@@ -38,6 +51,12 @@ def grid_block(grid: knister.Grid, scores: knister.LineScores, locale: str) -> s
     main, anti = scores.diagonals
     lines.append(t("knister.diagonals_short", locale, main=main, anti=anti))
     return "```\n" + "\n".join(lines) + "\n```"
+
+
+def _in_grid_width(name: str) -> str:
+    """A name as a code block's first line no wider than the grid under it, cut with an ellipsis."""
+    name = in_code_block(name)
+    return name if display_width(name) <= GRID_COLUMNS else cut_to_width(name, GRID_COLUMNS - len(CUT)) + CUT
 
 
 def line_table(scores: knister.LineScores, locale: str) -> str:
@@ -66,7 +85,8 @@ class KnisterUI:
         return self.render_round(table)
 
     def render_round(self, table: Table) -> Rendered:
-        """Round n/25, the roller, the roll once thrown, and who has placed (never anybody's grid)."""
+        """Round n/25, the roller, the roll once thrown, and who has placed (never anybody's grid), listed in the
+        order they roll from this round's roller, as the order of play was announced (QA: join order under it)."""
         state, locale = table.state, table.locale
         embed = discord.Embed(
             title=t("knister.title", locale, round=state.round, rounds=knister.ROUNDS), colour=COLOUR_PLAYING
@@ -88,7 +108,7 @@ class KnisterUI:
             )
         embed.add_field(
             name=t("knister.placed_title", locale, placed=len(state.placed), players=len(active)),
-            value="\n".join(self._player_line(table, player) for player in active),
+            value="\n".join(self._player_line(table, player) for player in knister.rolling_order(state)),
             inline=False,
         )
         rendered = Rendered(content=content, embeds=[embed])
@@ -176,7 +196,7 @@ class KnisterUI:
                 return t("knister.grid_your_roll", locale)
             return t("knister.grid_wait_roll", locale, player=table.name(state.roller, NAME_LIMIT))
         if player in state.placed:
-            waiting = [table.name(p, NAME_LIMIT) for p in knister.to_act(state)]
+            waiting = [table.name(p, NAME_LIMIT) for p in knister.rolling_order(state) if p not in state.placed]
             return t("knister.grid_placed", locale, number=state.number, names=", ".join(waiting))
         return "\n".join(
             [
@@ -190,9 +210,12 @@ class KnisterUI:
     def render_final(self, table: Table) -> Rendered:
         """Standings, then every grid with its line scores as an inline field (12 players fit Discord's limits).
 
-        A game played alone shows only the grid under the player's name: the news above it already says the score
-        and its rating in one sentence (``_over_line``), which standings and the field's title repeated (QA: the
-        score three times, the rating twice).
+        An inline field is titled by the medal (or rank) its player has in the standings above, and the grid's code
+        block names the player, cut to the grid's width: a title of medal, name and points took two lines on a
+        phone ("🥇 🤖 Közepes — 75") and its grid then began lower than the one beside it (QA). A game played
+        alone shows only the grid under the player's name: the news above it already says the score and its rating
+        in one sentence (``_over_line``), which standings and the field's title repeated (QA: the score three
+        times, the rating twice).
         """
         state, locale = table.state, table.locale
         results = sorted(knister.results(state), key=lambda r: (r.rank, state.players.index(r.player)))
@@ -208,9 +231,10 @@ class KnisterUI:
         hint_legend(table, embed)
         for place, result in zip(standings, results, strict=True):
             grid = state.grids[result.player]
+            owner = None if alone else table.plain_name(result.player)
             embed.add_field(
-                name=place.name if alone else t("knister.final_field", locale, **place._asdict(), points=result.score),
-                value=grid_block(grid, knister.line_scores(grid), locale),
+                name=place.name if alone else place.medal,
+                value=grid_block(grid, knister.line_scores(grid), locale, owner),
                 inline=True,
             )
         return Rendered(embeds=[embed])

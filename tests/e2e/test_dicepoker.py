@@ -275,7 +275,7 @@ async def test_complete_two_player_game(running: Harness) -> None:
     assert [button.label for button in message.buttons] == ["🔍 Review", "Rematch"]
     embed = message.embeds[0]
     assert embed["title"] == "Dice poker — final scores"
-    assert embed["description"].splitlines() == [
+    assert embed["description"].replace("\N{NO-BREAK SPACE}", " ").splitlines() == [
         f"🥇 {first.name} — **338** (+64.5)",
         f"🥈 {second.name} — **209** ({MINUS}64.5)",
     ]

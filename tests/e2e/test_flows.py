@@ -68,7 +68,7 @@ async def test_a_rematch_lobby_speaks_the_servers_current_language(running: Harn
     assert (await h.record()).locale == "en-US"  # type: ignore[union-attr]
 
     chosen = await h.command(dora, "settings language", language="de")
-    assert (await chosen.message()).text == t("settings.set", "en", language="Deutsch")
+    assert (await chosen.message()).text == t("settings.set", "en", language="German")
     handle = await h.click(h.alice, final, "Rematch")
     lobby = await handle.message()
     assert lobby.embeds[0]["title"] == t("lobby.title", "de", game="Kniffel")
@@ -144,3 +144,18 @@ async def test_the_last_person_leaving_a_lobby_closes_it_and_says_why(running: H
     await h.click(h.alice, lobby, "Leave")
     await h.wait_post("Everyone left the Kniffel lobby, so it is closed.")
     assert (await h.record()).status == "abandoned"  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(("game", "buttons"), [("kniffel", ["Roll", "💡 Hint", "Scorecard"]), ("knister", ["My grid"])])
+async def test_someone_not_in_the_game_reads_one_refusal_whatever_they_press(
+    running: Harness, game: str, buttons: list[str]
+) -> None:
+    """QA: Roll and Hint told Bob "You are not playing in this game." and the grid's button "Bob, you are not playing
+    in this game.": one private refusal, without the name the reader knows (so are /<game> scorecard and leave)."""
+    h = running
+    board = await h.start_game(game, [h.alice])
+    answers = [(await (await h.server.click_button(h.bob, board, label=label)).message()) for label in buttons]
+    refusal = (True, "You are not playing in this game.")
+    assert [(answer.ephemeral, answer.text) for answer in answers] == [refusal] * len(buttons)
+    left = await h.command(h.bob, f"{game} leave")
+    assert (await left.message()).text == "You are not playing in this game."

@@ -113,8 +113,8 @@ async def test_a_game_played_with_a_hint_is_marked_on_the_final_board_and_counte
 
     final = await live_board(h)
     (embed,) = final.embeds
-    (standing,) = [line for line in embed["description"].splitlines() if " — " in line]
-    assert standing.startswith("🏁 Alice 💡 — "), standing
+    (standing,) = [line for line in embed["description"].splitlines() if "\N{NO-BREAK SPACE}—" in line]
+    assert standing.startswith("🏁 Alice 💡\N{NO-BREAK SPACE}—\N{NO-BREAK SPACE}"), standing
     assert embed["footer"]["text"] == "💡 played with hints"
     assert any(line.startswith("🏁 Alice 💡 finished with ") for line in final.content.splitlines()), final.content
 

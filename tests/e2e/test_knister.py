@@ -143,8 +143,9 @@ async def test_two_player_game_through_clicks(knister: Harness) -> None:
     assert {row.user_id: (row.score, row.rank, row.won) for row in stored} == expected
     assert {row.score for row in stored} == {kn.score_grid(state.grids[p]) for p in state.players}
     await table.shows("final scores")
+    shown = table.message.text.replace("\N{NO-BREAK SPACE}", " ")
     for user in (alice, bob):
-        assert f"{user.name} — {expected[user.id][0]}" in table.message.text
+        assert f"{user.name} — **{expected[user.id][0]}**" in shown
     assert [button.label for button in table.message.buttons] == [
         "🔍 Review",
         "Rematch",
@@ -413,9 +414,10 @@ async def test_a_player_who_left_gets_no_medal_and_a_mark_on_the_final_scores(kn
     await table.shows("final scores")
     results = {h.user(r.player).name: r for r in kn.results(await table.state())}
     assert results["Bob"].rank == 3
-    assert "3. Bob (left) — **0**" in table.message.text
+    assert "3. Bob (left)\N{NO-BREAK SPACE}—\N{NO-BREAK SPACE}**0**" in table.message.text
     assert "🥉" not in table.message.text
-    assert "Bob (left)" in table.message.embeds[0]["fields"][-1]["name"]
+    last = table.message.embeds[0]["fields"][-1]
+    assert last["name"] == "3." and last["value"].startswith("```\nBob\n")  # his grid, titled by his rank
 
 
 #: Twelve display names of Discord's longest (32 characters), for the biggest table a board has to hold.

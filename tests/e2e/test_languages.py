@@ -60,7 +60,7 @@ async def test_a_manager_chooses_the_game_language_and_running_games_keep_theirs
     await harness.start_bot(EXTENSIONS)
     running = await harness.open_lobby("kniffel", harness.alice)
     handle = await harness.command(dora, "settings language", language="pl")
-    assert (await handle.message()).text == t("settings.set", "de", language="Polski")
+    assert (await handle.message()).text == t("settings.set", "de", language="Polnisch")
 
     await press(harness, harness.alice, running, "start")
     assert t("dice.press_roll", "en") in running.text
@@ -78,15 +78,33 @@ async def test_the_current_choice_and_back_to_the_servers_language(harness: Harn
     dora = admin(harness, "en-GB")
     await harness.start_bot(EXTENSIONS)
     shown = await harness.command(dora, "settings language")
-    assert (await shown.message()).text == t("settings.current_auto", "en", language="Magyar")
+    assert (await shown.message()).text == t("settings.current_auto", "en", language="Hungarian")
     chosen = await harness.command(dora, "settings language", language="de")
-    assert (await chosen.message()).text == t("settings.set", "en", language="Deutsch")
+    assert (await chosen.message()).text == t("settings.set", "en", language="German")
     shown = await harness.command(dora, "settings language")
-    assert (await shown.message()).text == t("settings.current", "en", language="Deutsch")
+    assert (await shown.message()).text == t("settings.current", "en", language="German")
     reset = await harness.command(dora, "settings language", language="auto")
-    assert (await reset.message()).text == t("settings.set_auto", "en", language="Magyar")
+    assert (await reset.message()).text == t("settings.set_auto", "en", language="Hungarian")
     lobby = await harness.open_lobby("kniffel", harness.alice)
     assert lobby.embeds[0]["title"] == t("lobby.title", "hu", game="Kniffel")
+
+
+@pytest.mark.parametrize(
+    ("locale", "answer"),
+    [
+        ("pl", "Gotowe: język nowych gier na tym serwerze to **polski**. Trwające gry zachowują swój język."),
+        ("hu", "Kész: az új játékok nyelve ezen a szerveren **magyar**. A már futó játékok megtartják a nyelvüket."),
+    ],
+)
+async def test_the_answer_names_the_language_as_a_sentence_of_the_readers_language_does(
+    harness: Harness, locale: str, answer: str
+) -> None:
+    """QA: "…będą w języku Polski" and "…ezen a szerveren Magyar": the list's own name of a language (capitalised,
+    in the nominative) put into a sentence; Polish and Hungarian write language names in lower case."""
+    dora = admin(harness, locale)
+    await harness.start_bot(EXTENSIONS)
+    chosen = await harness.command(dora, "settings language", language=locale)
+    assert (await chosen.message()).text == answer
 
 
 async def test_members_without_manage_server_are_not_offered_the_command(harness: Harness) -> None:

@@ -152,7 +152,9 @@ async def test_knister_with_a_polish_player_on_a_server_set_to_polish(harness: H
     speak(h, "pl", h.alice)
     await h.start_bot(("cogs.knister", "cogs.settings"))
     chosen = await h.command(dora, "settings language", language="pl")
-    assert (await chosen.message()).text == t("settings.set", "pl", language="Polski")
+    assert (await chosen.message()).text == (
+        "Gotowe: język nowych gier na tym serwerze to **polski**. Trwające gry zachowują swój język."
+    )
     seen.collect()
     game = await open_game(h, seen, "knister", [h.alice])
     prefix = f"g:{game_id(game)}:roll:"

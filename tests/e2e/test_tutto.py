@@ -475,7 +475,9 @@ async def test_a_game_to_a_low_target(harness: Harness) -> None:
     await game.press(alice, "stop")
     await harness.wait_post("🏆 Winner: Alice!")
     await harness.wait_post("🍺 Bob buys the next round.")
-    assert "🥇 Alice — **1,050**" in game.text
+    # No-break spaces keep each figure with its label when a phone wraps the line.
+    nb = "\N{NO-BREAK SPACE}"
+    assert f"🥇 Alice{nb}—{nb}**1,050** ▰▰▰▰▰▰▰▰▰▰ ·{nb}Tuttos:{nb}0" in game.text
     assert [button.label for button in game.message.buttons] == [
         "🔍 Review",
         "Rematch",

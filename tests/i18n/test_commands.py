@@ -17,7 +17,9 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot import registry
-from bot.i18n import FALLBACK, CatalogueTranslator, catalogue, languages
+from bot.i18n import FALLBACK, CatalogueTranslator, catalogue, languages, number
+from bot.play.spec import AnySpec
+from bot.play.transitions import most_opponents
 
 DESCRIPTION_LIMIT = 100
 NAME_LIMIT = 32
@@ -127,3 +129,35 @@ async def test_english_catalogue_matches_the_default_texts_in_the_code() -> None
     differing = {key: text for key, text in seen.items() if english.get(key) != text}
     # Choice names may be shown capitalised in the catalogue (they are labels, not command names).
     assert {key: text for key, text in differing.items() if str(english.get(key, "")).lower() != text.lower()} == {}
+
+
+def accepted_ranges(spec: AnySpec) -> dict[str, tuple[int, int]]:
+    """What the game accepts for each integer option of ``/<game> start``, by the option's command name."""
+    timeout = spec.option_fields.get("timeout", "timeout")
+    low, high = spec.timeout_minutes[1:]
+    return {timeout: (low, high), "opponents": (0, most_opponents(spec)), **spec.option_ranges}
+
+
+async def test_every_start_option_declares_and_describes_the_range_its_game_accepts() -> None:
+    """QA: /würfelpoker start promised "gegner (0–7)" and let Discord send 7, which the game refused as "0–5":
+    Discord's min/max and every language's description say what the game takes."""
+    specs = registry.load_specs()
+    wrong = []
+    for top in await payloads():
+        if top["name"] not in specs:
+            continue
+        ranges = accepted_ranges(specs[top["name"]])
+        start = next(option for option in top["options"] if option["name"] == "start")
+        integer = discord.AppCommandOptionType.integer.value
+        integers = [option for option in start["options"] if option["type"] == integer]
+        assert sorted(option["name"] for option in integers) == sorted(ranges), top["name"]
+        for option in integers:
+            low, high = ranges[option["name"]]
+            path = f"{top['name']} start {option['name']}"
+            if (option.get("min_value"), option.get("max_value")) != (low, high):
+                wrong.append(f"{path} declares {option.get('min_value')}–{option.get('max_value')}, takes {low}–{high}")
+            for locale, text in localized(option, "description").items():
+                said = f"{number(low, locale or FALLBACK)}–{number(high, locale or FALLBACK)}"
+                if said not in text:
+                    wrong.append(f"{path} description[{locale}] {text!r} does not say {said!r}")
+    assert wrong == []

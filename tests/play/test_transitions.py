@@ -123,7 +123,7 @@ def test_an_illegal_move_raises_and_changes_nothing() -> None:
     with pytest.raises(GameError):
         tr.move(SPEC, game, waiting, kniffel.Roll(), random.Random(2), NOW)
     assert game.record.state == before and game.state.dump() == before
-    with pytest.raises(Refusal, match=r"play\.not_seated_here"):
+    with pytest.raises(Refusal, match=r"play\.not_seated"):
         tr.move(SPEC, game, CAROL, kniffel.Roll(), random.Random(2), NOW)
 
 

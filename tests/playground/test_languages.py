@@ -88,7 +88,7 @@ async def knister_pl(world: World) -> Screen:
     await speak(world, screen, "pl")
     await screen.command("/ustawienia język", language="pl")
     chosen = await screen.pin(screen.ephemerals().last)
-    await expect(chosen).to_contain_text("Gotowe: nowe gry na tym serwerze będą w języku Polski.")
+    await expect(chosen).to_contain_text("Gotowe: język nowych gier na tym serwerze to polski.")
     # Discord's client names the command the answer is for as its user reads it: in Polish here.
     await expect(chosen.locator(".reply-line")).to_have_text("@Dora used /ustawienia język")
     await chosen.get_by_role("button", name="Dismiss message").click()
@@ -115,7 +115,7 @@ async def knister_pl(world: World) -> Screen:
     await cells.nth(12).click()
     await expect(cells.nth(12)).to_have_text("7")
     await expect(grid).to_contain_text("Wpisano 7. Czekamy na: Alice.")
-    await expect(grid).to_contain_text("Punkty za rzędy na razie")
+    await expect(grid).to_contain_text("Punkty za linie na razie")
     await expect(game).to_contain_text("Wpisane (1/2)")
     await expect(screen.message_with("wszyscy wpisują!")).to_contain_text("Rzut (Dora): ⚂ ⚃ = 7")
     # What only Alice sees follows her own client's language.
@@ -177,7 +177,7 @@ async def test_the_server_s_owner_switches_it_to_german(world: World) -> None:
     the other users keep a plain member's permissions, as on Discord."""
     alice = await world.screen("Alice", "general")
     await alice.command("/settings language", language="de")
-    await expect(alice.ephemerals().last).to_contain_text("Done: new games on this server speak Deutsch.")
+    await expect(alice.ephemerals().last).to_contain_text("Done: new games on this server speak German.")
     await alice.command("/dicepoker start")
     await world.lobby_saved("general")
     lobby = alice.messages.last

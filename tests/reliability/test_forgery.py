@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
+
 from bot.engine import knister
-from fakediscord import InteractionHandle, Message
+from fakediscord import InteractionHandle, InvalidInput, Message
 from tests.reliability.conftest import Harness, forged, lobby
 
 WRONG_PLACE = "does not belong to this channel's game"
@@ -54,6 +56,21 @@ async def test_start_options_outside_their_ranges_are_refused(running: Harness) 
     assert await h.record() is None
     accepted = await h.server.forge_slash(h.alice, h.channel, "tutto start", target=20000, turn_timeout=60)
     assert not (await accepted.message()).ephemeral
+
+
+async def test_a_refused_start_option_is_named_as_the_users_client_shows_it(running: Harness) -> None:
+    """QA: "Die Option opponents muss 0–5 sein" named the option by its internal English name; a German client
+    shows the field as "gegner" (Knister's turn time as "rundenzeit"). Discord itself refuses what the command
+    declares out of range, so only a forged request gets here."""
+    h = running
+    h.alice.locale = "de"
+    with pytest.raises(InvalidInput):
+        await h.server.slash(h.alice, h.channel, "dicepoker start", opponents=6)
+    handle = await h.server.forge_slash(h.alice, h.channel, "dicepoker start", opponents=7)
+    assert await refusal(handle) == "Die Option gegner muss 0–5 sein. Es wurde nichts gestartet."
+    handle = await h.server.forge_slash(h.alice, h.channel, "knister start", round_timeout=61)
+    assert await refusal(handle) == "Die Option rundenzeit muss 1–60 sein. Es wurde nichts gestartet."
+    assert await h.record() is None
 
 
 async def test_a_control_sent_from_another_channel_guild_or_message_is_refused(running: Harness) -> None:

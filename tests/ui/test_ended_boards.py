@@ -123,7 +123,8 @@ def test_a_leaver_gets_no_medal_and_a_mark_on_the_final_standings(spec: AnySpec,
     table = finished_without(spec, variant, BOB, status)
     rendered = spec.ui.render(table)
     # The standings' lines (the lines with " — " in them).
-    standings = [line for line in (rendered.embeds[0].description or "").split("\n") if " — " in line]
+    description = (rendered.embeds[0].description or "").replace("\N{NO-BREAK SPACE}", " ")
+    standings = [line for line in description.split("\n") if " — " in line]
     (line,) = [line for line in standings if "Bob" in line]
     assert line.startswith("3. " + t(f"play.standing_{status}", "en-US", name="Bob") + " — ")
     stayed = [line for line in standings if "Alice" in line or "Carol" in line]

@@ -155,7 +155,7 @@ def test_a_game_played_alone_ends_with_the_score_not_a_winner(engine: ModuleType
 def test_a_game_played_alone_gives_no_medal_on_the_final_board(engine: ModuleType, ui: ScorecardUI) -> None:
     """No gold for a game alone (it is no win): its one line is marked as finished; two players keep their medals."""
     alone = ui.render(finished_table(engine, ["1"], 5)).embeds[0].description or ""
-    assert alone.startswith("🏁 P1 — ") and "🥇" not in alone
+    assert alone.startswith("🏁 P1\N{NO-BREAK SPACE}—\N{NO-BREAK SPACE}") and "🥇" not in alone
     assert "🥇" in (ui.render(finished_table(engine, ["1", "2"], 5)).embeds[0].description or "")
 
 

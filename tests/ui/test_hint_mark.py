@@ -58,8 +58,10 @@ def final_board(spec: AnySpec, game: Game) -> Rendered:
 
 
 def standings(rendered: Rendered) -> list[str]:
-    """The final standings' lines (those with " — " in them) under the embed's title."""
-    return [line for line in (rendered.embeds[0].description or "").split("\n") if " — " in line]
+    """The final standings' lines (those with " — " in them) under the embed's title, their no-break spaces (which
+    keep a score with its name on a phone) read as spaces."""
+    description = (rendered.embeds[0].description or "").replace("\N{NO-BREAK SPACE}", " ")
+    return [line for line in description.split("\n") if " — " in line]
 
 
 @pytest.mark.parametrize("hinted", [ALICE, BOB])

@@ -188,9 +188,24 @@ def test_final_embed_fits_for_twelve_players() -> None:
     embed = rendered.embeds[0]
     assert len(embed.fields) == 12
     assert all(field.inline for field in embed.fields)
-    assert embed.fields[0].name.endswith("— 164")
+    assert embed.fields[0].name == "🥇"
     assert len(embed) < 3500  # room to spare for longer translations
-    assert max(len(line) for line in embed.fields[0].value.strip("`\n").splitlines()) <= 17
+    lines = embed.fields[0].value.strip("`\n").splitlines()
+    assert lines[0] == "W" * 16 + "…"  # the name above the grid, cut to its width
+    assert max(len(line) for line in lines) <= 17
+
+
+def test_final_grids_are_titled_by_medal_and_named_in_their_block() -> None:
+    """QA: "🥇 🤖 Közepes — 75" over a grid took two lines on a phone, so that grid began lower than the one
+    beside it. The medal (or rank) titles a grid, as on the standings above, and the name heads its block."""
+    state, _ = worst_case_final()
+    state.grids[state.players[1]][0][0] = 2
+    names = {player: f"P{index}" for index, player in enumerate(state.players)}
+    names[state.players[0]] = "🤖 Közepes"
+    embed = UI.render(table(state, names)).embeds[0]
+    assert [field.name for field in embed.fields[:2]] == ["🥇", "🥇"]
+    assert embed.fields[0].value.startswith("```\n🤖 Közepes\n 8  9 10 11 12|12\n")
+    assert embed.fields[-1].name == "12." and embed.fields[-1].value.startswith("```\nP1\n")
 
 
 def test_final_grid_shows_line_scores_and_total() -> None:
@@ -319,3 +334,21 @@ def test_the_round_text_names_the_place_button_as_it_reads(language: str) -> Non
     """The round text quotes the button under it word for word (Hungarian said "Beírás" beside "8 beírása")."""
     label = t("knister.place", language, number=8)
     assert f"**{label}**" in t("knister.place_prompt", language, number=8)
+
+
+def test_who_has_placed_is_listed_in_the_order_of_play() -> None:
+    """QA: "Beírták (0/3)" listed Alice, Közepes, Bob (join order) right under "Dobási sorrend: Bob, Alice,
+    🤖 Közepes". The list follows the rolling order from this round's roller, and so do the grid's waiting names."""
+    carol = "103"
+    state = kn.new_game([ALICE, carol, BOB], random.Random(0))
+    state = state.model_copy(update={"roller": BOB})
+    names = {ALICE: "Alice", BOB: "Bob", carol: "Carol"}
+    before = UI.render(table(state, names)).embeds[0].fields[0].value
+    assert [line.split()[1] for line in before.splitlines()] == ["Bob", "Alice", "Carol"]
+    rolled = kn.apply(state, BOB, kn.Roll(), random.Random(1))
+    rolled = kn.apply(rolled, carol, kn.legal_actions(rolled, carol)[0], random.Random(1))
+    after = UI.render(table(rolled, names)).embeds[0].fields[0].value
+    assert [line.split()[1] for line in after.splitlines()] == ["Bob", "Alice", "Carol"]
+    assert UI.render_grid(table(rolled, names), carol).embeds[0].description == t(
+        "knister.grid_placed", LOCALE, number=rolled.number, names="Bob, Alice"
+    )

@@ -327,3 +327,119 @@ def test_names_of_wide_characters_are_cut_to_columns_so_standings_fit_a_phone(sp
             lines += code_lines(spec.ui.render(Table(seats, 1, 1, "en-US", state, ended=ended)))
     assert any("🎲" in line for line in lines)
     assert [line for line in lines if display_width(line) > PHONE_COLUMNS] == []
+
+
+# -- final standings: a line that wraps never leaves a figure apart from its label ---------------------------------
+
+#: The text of an embed on the phone: the row less the embed's 4 px border and 10 px padding on each side; inline
+#: fields share it in columns of at least 120 px, 8 px apart (``.embed-row.inline``): two columns.
+EMBED_TEXT = ROW - 4 - 2 * 10
+INLINE_FIELD = (EMBED_TEXT - 8) / 2
+#: Embed text is 14 px; measured in Chromium with the system font (a–z on average, bold at weight 600).
+PROSE_CHAR = 7.9
+PROSE_BOLD = 8.9
+PROSE_SPACE = 4.5
+PROSE_EMOJI = 17.5
+PROSE_BAR = 10.8  # ▰ and ▱ of Tutto's progress bar
+PROSE_DASH = 14.0  # —
+#: A figure at the start of a wrapped line: a number torn from its label ("Tutta:" / "0", "— 75" / "75").
+FIGURE = re.compile(r"^[(+−-]?\d")
+
+
+def prose_px(text: str, bold: bool) -> float:
+    """The estimated width of text in an embed (a field's name is bold)."""
+    width = 0.0
+    for char in text:
+        if char in "▰▱":
+            width += PROSE_BAR
+        elif char == "—":
+            width += PROSE_DASH
+        elif unicodedata.east_asian_width(char) == "W" or unicodedata.category(char) == "So":
+            width += PROSE_EMOJI
+        elif unicodedata.combining(char) or char in "\ufe0f\u200d":
+            continue
+        elif char in " \u00a0":
+            width += PROSE_SPACE
+        else:
+            width += PROSE_BOLD if bold else PROSE_CHAR
+    return width
+
+
+def wrapped(line: str, width: float, bold: bool = False) -> list[str]:
+    """``line`` (markdown) as a browser wraps it in ``width`` px: only at ASCII spaces (a no-break space binds), a
+    word wider than the line alone on its own lines. Bold runs (``**``) are measured bold."""
+    words, lines, current, used = [], [], "", 0.0
+    strong = bold
+    for word in line.split(" "):
+        px = 0.0
+        for index, part in enumerate(word.split("**")):
+            if index:
+                strong = not strong if not bold else strong
+            px += prose_px(part, strong)
+        words.append((word.replace("**", ""), px))
+    for word, px in words:
+        needed = px if not current else used + PROSE_SPACE + px
+        if current and needed > width:
+            lines.append(current)
+            current, used = word, px
+        else:
+            current, used = (f"{current} {word}" if current else word), needed
+    lines.append(current)
+    return lines
+
+
+def torn_figures(rendered: Rendered) -> list[str]:
+    """The lines of the message's embeds that a phone wraps just before a figure, and the inline field names it
+    wraps at all (their grids below then start lower than the ones beside them)."""
+    torn = []
+    for embed in rendered.embeds:
+        for line in (embed.description or "").splitlines():
+            pieces = wrapped(line, EMBED_TEXT)
+            if any(FIGURE.match(piece) for piece in pieces[1:]):
+                torn.append(" / ".join(pieces))
+        for field in embed.fields:
+            name = field.name or ""
+            pieces = wrapped(name, INLINE_FIELD if field.inline else EMBED_TEXT, bold=True)
+            if (field.inline and len(pieces) > 1) or any(FIGURE.match(piece) for piece in pieces[1:]):
+                torn.append(f"field: {' / '.join(pieces)}")
+    return torn
+
+
+def computer(level: str, language: str) -> str:
+    return t("computer.name", language, level=t(f"computer.level.{level}", language))
+
+
+@pytest.mark.parametrize("language", languages())
+@pytest.mark.parametrize(
+    ("spec", "variant"),
+    [(spec, variant) for spec in SPECS.values() for variant in VARIANTS[spec.kind]],
+    ids=lambda v: getattr(v, "kind", str(v)),
+)
+def test_final_standings_never_tear_a_figure_from_its_label_on_a_phone(
+    spec: AnySpec, variant: str, language: str
+) -> None:
+    """QA: Polish Tutto's "· Tutta: 0" wrapped with the "0" alone on the next line, and Hungarian Knister's
+    "🥇 🤖 Közepes — 75" above a grid took two lines, so that grid began lower than the one beside it."""
+    names = ["Bob", "Alice", computer("easy", language), computer("perfect", language), computer("normal", language)]
+    names += ["Dominika Wiśniewska", "W" * 32]
+    torn: dict[str, None] = {}
+    for players in sorted({2, 3, 4, len(names)}):
+        if players > spec.max_players:
+            continue
+        ids = [str(10**17 + index) for index in range(players)]
+        state, _ = played(spec.kind, players, variant, players)[-1]
+        seats = tuple(SeatView(player, name) for player, name in zip(ids, names, strict=False))
+        torn.update(dict.fromkeys(torn_figures(spec.ui.render(Table(seats, 1, 1, language, state)))))
+    assert not torn, "\n".join(torn)
+
+
+def test_the_wrap_model_tears_what_qa_saw() -> None:
+    """The model wraps the lines of the QA screenshots as their phone did (390 px wide, ours 375), at some width
+    near a phone's: where a line breaks depends on the font, which a figure bound to its label never minds."""
+    widths = range(EMBED_TEXT - 30, EMBED_TEXT + 31)
+    line = "🥉 🤖 Łatwy — **150** ▰▱▱▱▱▱▱▱▱▱ · Tutta: 0"
+    assert any(wrapped(line, width)[-1] == "0" for width in widths)
+    bound = "🥉 🤖 Łatwy\u00a0—\u00a0**150** ▰▱▱▱▱▱▱▱▱▱ ·\u00a0Tutta:\u00a00"
+    assert not any(FIGURE.match(piece) for width in widths for piece in wrapped(bound, width)[1:])
+    assert len(wrapped("🥇 🤖 Közepes — 75", INLINE_FIELD, bold=True)) == 2
+    assert len(wrapped("🥈 Alice — 21", INLINE_FIELD, bold=True)) == 1

@@ -1,0 +1,61 @@
+"""Wording QA found reading wrong, as the players read it: each line rendered from its catalogue key."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from bot.i18n import catalogue, languages, t
+
+
+@pytest.mark.parametrize(
+    ("key", "language", "params", "expected"),
+    [
+        # A lobby button says what it does: "Abbrechen" (a verb), not "Abbruch" (a noun). For room on a phone's
+        # row "Aussteigen" became "Raus", the "(Bin) raus" that pairs with "(Bin) dabei" (tests/ui/test_phone.py).
+        ("lobby.cancel", "de", {}, "Abbrechen"),
+        ("lobby.leave", "de", {}, "Raus"),
+        # "erwartete Punkte verloren" read as "expected: points lost"; the figure is the expected points lost.
+        (
+            "review.summary",
+            "de",
+            {"count": 70, "total": "156,5", "average": "2,2"},
+            "Entscheidungen: **70** · verlorene erwartete Punkte: **156,5** · Verlust pro Entscheidung: **2,2**",
+        ),
+        # "Bob: 0 bei Kniffel": the box and its points as the score select offers them ("Kniffel — 0").
+        ("kniffel.scored", "de", {"name": "Bob", "points": 0, "box": "Kniffel"}, "Bob: Kniffel — 0"),
+        ("dicepoker.scored", "de", {"name": "Bob", "points": 3, "row": "Sechser"}, "Bob: Sechser — 3"),
+        # A card is drawn ("dobiera"), not pulled along ("ciągnie").
+        ("tutto.drew", "pl", {"name": "Bob", "card": "×2"}, "🃏 Bob dobiera **×2**."),
+        ("tutto.draw", "pl", {}, "Dobierz i rzuć"),
+        # The grid's line scores are rows, columns and diagonals: lines, not rows ("sorok", "rzędy").
+        ("knister.lines_so_far", "hu", {}, "Vonalak pontjai eddig"),
+        ("knister.lines_final", "hu", {}, "Vonalak pontjai"),
+        ("knister.lines_so_far", "pl", {}, "Punkty za linie na razie"),
+        # "gier w Poker kościany": a game's name does not decline after "w"; "gry {game}" as everywhere else.
+        ("stats.nothing_game", "pl", {"name": "Bob", "game": "Poker kościany"}, None),
+    ],
+)
+def test_qa_wording(key: str, language: str, params: dict[str, object], expected: str | None) -> None:
+    text = t(key, language, **params)
+    if expected is None:
+        assert " w Poker" not in text and "gry Poker kościany" in text, text
+    else:
+        assert text == expected
+
+
+@pytest.mark.parametrize("language", ["pl"])
+def test_polish_draws_cards_with_dobierac_everywhere(language: str) -> None:
+    """The same verb for drawing a card in every Polish text: the board's lines, its button and the rules."""
+    pulled = [key for key, text in catalogue(language).items() if re.search(r"ciągn|Ciągn", str(text))]
+    assert pulled == []
+
+
+@pytest.mark.parametrize("language", languages())
+def test_every_catalogue_names_every_language(language: str) -> None:
+    """/settings language names a language in the reader's sentence: every catalogue has a name for each."""
+    names = {code: t(f"language.names.{code}", language) for code in languages()}
+    assert all(names.values()) and len(set(names.values())) == len(names)
+    if language in ("hu", "pl"):  # lower case in a Hungarian or Polish sentence
+        assert all(name == name.lower() for name in names.values()), names
