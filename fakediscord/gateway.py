@@ -134,6 +134,11 @@ class GatewayConnection:
         self._record(GatewayFrame("sent", frame["op"], frame.get("t"), frame.get("s"), frame.get("d")))
         self._queue.put_nowait(frame)
 
+    def send_if_open(self, frame: dict[str, Any]) -> None:
+        """:meth:`send`, unless the connection closed meanwhile (a delayed frame such as a heartbeat's ACK)."""
+        if not (self.closed_by_server or self.ws.closed or self._writer.done()):
+            self.send(frame)
+
     async def close(self, code: int, reason: str = "") -> None:
         """Flush queued frames, then close with ``code`` (the reason is visible to the client)."""
         self.closed_by_server = True
@@ -311,7 +316,7 @@ class Gateway:
     async def _on_frame(self, conn: GatewayConnection, op: int, d: Any) -> None:
         if op == HEARTBEAT:
             self.heartbeats += 1
-            asyncio.get_running_loop().call_later(HEARTBEAT_ACK_DELAY, conn.send, {"op": HEARTBEAT_ACK})
+            asyncio.get_running_loop().call_later(HEARTBEAT_ACK_DELAY, conn.send_if_open, {"op": HEARTBEAT_ACK})
         elif op == IDENTIFY:
             await self._identify(conn, d or {})
         elif op == RESUME:

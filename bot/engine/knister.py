@@ -206,9 +206,13 @@ class State(core.GameState):
 
 def rolling_order(state: State) -> list[str]:
     """The players still in the game in the order they roll, from this round's roller: the join order turned to
-    start there, as the game's order of play was announced (``game.order``) in its first round."""
+    start there, as the game's order of play was announced (``game.order``) in its first round. A roller who left
+    after rolling stays this round's roller; the order then starts at the next in line, who rolls next."""
     active = state.active
-    start = active.index(state.roller) if state.roller in active else 0
+    if not active:
+        return []
+    first = state.roller if state.roller in active else _next_active(state, state.roller)
+    start = active.index(first) if first in active else 0
     return active[start:] + active[:start]
 
 

@@ -309,3 +309,12 @@ def test_full_seeded_game_timeout_strategy_against_first_free_cell() -> None:
     assert kn.line_scores(state.grids["alice"]) == kn.LineScores(
         rows=[1, 0, 1, 1, 10], columns=[3, 8, 3, 8, 1], diagonals=[10, 3], total=62
     )
+
+
+def test_the_rolling_order_starts_at_the_roller_and_after_a_roller_who_left_at_the_next_in_line() -> None:
+    state = kn.new_game(["a", "b", "c", "d"], random.Random(0)).model_copy(update={"roller": "c", "events": []})
+    assert kn.rolling_order(state) == ["c", "d", "a", "b"]
+    state = kn.apply(state, "c", kn.Roll(), scripted_dice(4, 4))
+    gone = kn.leave(state, "c")  # the roller leaves after rolling: the round goes on without them
+    assert gone.roller == "c"
+    assert kn.rolling_order(gone) == ["d", "a", "b"]

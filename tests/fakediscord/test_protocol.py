@@ -98,6 +98,27 @@ async def test_a_heartbeat_is_acknowledged_after_a_network_round_trip_not_at_onc
     assert loop.time() - sent >= HEARTBEAT_ACK_DELAY > 0
 
 
+async def test_a_heartbeats_ack_is_not_sent_once_the_client_has_gone(
+    world: tuple[FakeDiscord, Guild], http: aiohttp.ClientSession
+):
+    """The ACK waits a round trip; a connection closed meanwhile gets none (it was logged as sent after the close)."""
+    server, _ = world
+    client = await connect(http, server)
+    assert (await client.recv())["op"] == 10
+    assert (await client.identify())["t"] == "READY"
+    session = server.gateway.current
+    assert session is not None
+    await client.send(1, None)
+    await server.wait_for(lambda: server.gateway.heartbeats or None, what="the heartbeat")
+    await client.ws.close()
+    await server.wait_for(lambda: session.connection is None, what="the server to see the close")
+    # A timer set now fires after the ACK's, which was set when the heartbeat arrived.
+    due = asyncio.get_running_loop().create_future()
+    asyncio.get_running_loop().call_later(HEARTBEAT_ACK_DELAY, due.set_result, None)
+    await due
+    assert [f for f in server.gateway_frames if f.direction == "sent" and f.op == 11] == []
+
+
 async def test_zlib_stream_frames_end_with_sync_flush(world: tuple[FakeDiscord, Guild], http: aiohttp.ClientSession):
     server, _ = world
     client = await connect(http, server, "v=10&encoding=json&compress=zlib-stream")
