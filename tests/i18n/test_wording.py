@@ -59,3 +59,15 @@ def test_every_catalogue_names_every_language(language: str) -> None:
     assert all(names.values()) and len(set(names.values())) == len(names)
     if language in ("hu", "pl"):  # lower case in a Hungarian or Polish sentence
         assert all(name == name.lower() for name in names.values()), names
+
+
+@pytest.mark.parametrize("language", languages())
+@pytest.mark.parametrize("key", ["leaderboard.line", "leaderboard.you", "leaderboard.asker"])
+def test_a_leaderboard_line_never_wraps_inside_its_figures(key: str, language: str) -> None:
+    """On a phone "· 3 games" broke so that "games" or "3 games" began the next line (as the final standings did,
+    QA): everything after the name is bound by no-break spaces, the count to its word too."""
+    games = t("leaderboard.games", language, count=3)
+    line = t(key, language, rank=2, name="Alice", value="1,234", games=games)
+    # after the name, or after "**You:** " (a break there leaves the figures whole)
+    figures = re.sub(r"^.*?:\*\* ", "", line.split("Alice", 1)[-1] if "Alice" in line else line, count=1)
+    assert " " not in figures, repr(line)
