@@ -56,4 +56,4 @@ async def test_a_registered_game_is_played_listed_in_help_and_ranked(with_highro
     assert [(row.user_id, row.score, row.won) for row in stored] == [(h.alice.id, 5, True), (h.bob.id, 2, False)]
 
     board = (await (await h.command(h.alice, "leaderboard", game="highroll")).message()).text
-    assert f"🥇 <@{h.alice.id}> — **1**" in board
+    assert f"🥇 <@{h.alice.id}>\u00a0—\u00a0**1**" in board  # no-break spaces keep the figures together
