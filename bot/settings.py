@@ -173,6 +173,12 @@ class LaunchSettings(BaseSettings):
             return None
         return value.strip().upper() if isinstance(value, str) else value
 
+    @field_validator("data_dir", mode="before")
+    @classmethod
+    def _empty_is_unset(cls, value: object) -> object:
+        """``DATA_DIR=`` as in .env.example: ``data``, not ``Path("")``, the working directory."""
+        return empty_is_unset(value)
+
     @property
     def has_token(self) -> bool:
         return bool(self.discord_token.strip())

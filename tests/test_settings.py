@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from bot.settings import Settings, describe_error, environment_names
+from bot.settings import LaunchSettings, Settings, describe_error, environment_names
 
 ENV_NAMES = environment_names()
+EXAMPLE = Path(__file__).resolve().parents[1] / ".env.example"
 
 
 @pytest.fixture(autouse=True)
@@ -50,6 +51,19 @@ def test_reads_dotenv_and_treats_empty_as_unset(tmp_path: Path) -> None:
     assert settings.discord_token.get_secret_value() == "from-file"
     assert settings.dev_guild_id is None
     assert settings.log_level == "DEBUG"
+
+
+def test_copying_the_env_example_changes_no_default() -> None:
+    """``cp .env.example .env`` is the first step of every guide: the copy must start what no ``.env`` starts (an
+    empty ``DATA_DIR=`` once put the playground's files in the working directory, ``LOG_LEVEL=INFO`` printed its
+    connection chatter under the one line the README promises)."""
+    assert LaunchSettings(_env_file=EXAMPLE) == LaunchSettings(_env_file=None)
+    assert Settings(discord_token="x", _env_file=EXAMPLE) == Settings(discord_token="x", _env_file=None)
+
+
+def test_an_empty_data_dir_is_the_default_for_the_playground_too() -> None:
+    assert LaunchSettings(data_dir="", _env_file=None).data_dir is None
+    assert LaunchSettings(data_dir=" ", _env_file=None).data_dir is None
 
 
 def test_token_is_never_shown() -> None:
