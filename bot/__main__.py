@@ -34,6 +34,14 @@ def fail(message: str) -> int:
     return EXIT_CONFIG
 
 
+def warn_misspelt_settings() -> None:
+    """One line on standard error for each near miss of a setting's name in ``.env`` (see the settings module)."""
+    from bot.settings import misspelt_settings
+
+    for warning in misspelt_settings():
+        print(f"dicebot: {warning}", file=sys.stderr)
+
+
 async def run(bot: DiceBot, token: str) -> None:
     """Start the bot; a termination signal closes it cleanly (database last)."""
     import asyncio
@@ -73,6 +81,7 @@ def _with_discord(what: Callable[[DiceBot, str], Coroutine[Any, Any, None]], *, 
     from bot.settings import Settings, describe_error
     from bot.storage import DatabaseError
 
+    warn_misspelt_settings()
     try:
         settings = Settings()
     except ValidationError as error:
@@ -152,6 +161,7 @@ def run_playground(args: argparse.Namespace) -> int:
     from bot.settings import LaunchSettings, describe_error
     from bot.storage import DatabaseError
 
+    warn_misspelt_settings()
     try:
         launch = LaunchSettings()
     except ValidationError as error:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import difflib
 from pathlib import Path
 from typing import Annotated, Literal
 
+from dotenv import dotenv_values
 from pydantic import Field, SecretStr, ValidationError, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
@@ -75,6 +77,16 @@ class Settings(BaseSettings):
     @classmethod
     def _empty_is_unset(cls, value: object) -> object:
         return empty_is_unset(value)
+
+    @field_validator(
+        "database_url", "database_pool_size", "database_statement_timeout", "log_level", "computer_delay", mode="before"
+    )
+    @classmethod
+    def _empty_is_default(cls, value: object, info: ValidationInfo) -> object:
+        """``LOG_LEVEL=`` in .env means the default, as an empty optional setting means unset."""
+        if empty_is_unset(value) is None and info.field_name is not None:
+            return cls.model_fields[info.field_name].default
+        return value
 
     @field_validator("log_level", mode="before")
     @classmethod
@@ -192,6 +204,27 @@ def environment_names() -> frozenset[str]:
     """
     models: tuple[type[BaseSettings], ...] = (Settings, LaunchSettings)
     return frozenset(name.upper() for model in models for name in model.model_fields)
+
+
+def misspelt_settings(env_file: Path = Path(".env")) -> list[str]:
+    """A warning for each key in ``.env`` that is no setting but close to one (``DISCORD_TOKN``): pydantic ignores
+    unknown keys, so a typo would otherwise start the playground or a default database without a word.
+
+    Only near misses warn: compose reads the same file for its own keys (``POSTGRES_PASSWORD``). A warning, not
+    exit code 2, because an unrelated key that happens to look like one (``DATABASE_USER`` for a backup script)
+    must not stop a bot that worked before.
+    """
+    if not env_file.is_file():
+        return []
+    known = sorted(environment_names())
+    warnings = []
+    for name in dotenv_values(env_file, encoding="utf-8"):
+        if name.upper() in known:
+            continue
+        close = difflib.get_close_matches(name.upper(), known, n=1, cutoff=0.8)
+        if close:
+            warnings.append(f"warning: {name} in .env is not a setting and is ignored; did you mean {close[0]}?")
+    return warnings
 
 
 def describe_error(error: ValidationError) -> str:

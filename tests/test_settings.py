@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from bot.settings import LaunchSettings, Settings, describe_error, environment_names
+from bot.settings import LaunchSettings, Settings, describe_error, environment_names, misspelt_settings
 
 ENV_NAMES = environment_names()
 EXAMPLE = Path(__file__).resolve().parents[1] / ".env.example"
@@ -59,6 +59,12 @@ def test_copying_the_env_example_changes_no_default() -> None:
     connection chatter under the one line the README promises)."""
     assert LaunchSettings(_env_file=EXAMPLE) == LaunchSettings(_env_file=None)
     assert Settings(discord_token="x", _env_file=EXAMPLE) == Settings(discord_token="x", _env_file=None)
+
+
+def test_empty_lines_mean_the_defaults(tmp_path: Path) -> None:
+    names = ("DATABASE_URL", "DATABASE_POOL_SIZE", "DATABASE_STATEMENT_TIMEOUT", "LOG_LEVEL", "COMPUTER_DELAY")
+    (tmp_path / ".env").write_text("".join(f"{name}=\n" for name in names))
+    assert Settings(discord_token="x") == Settings(discord_token="x", _env_file=None)
 
 
 def test_an_empty_data_dir_is_the_default_for_the_playground_too() -> None:
@@ -154,4 +160,23 @@ def test_shard_ids_outside_the_count_exit_2(tmp_path: Path) -> None:
     assert done.stderr.strip().splitlines() == [
         "dicebot: SHARD_IDS is invalid (Value error, shard ids [2] are outside 0..1): use this process's shards, "
         "comma-separated from 0 to SHARD_COUNT-1 (e.g. 0,1), with SHARD_COUNT set"
+    ]
+
+
+def test_a_near_miss_of_a_setting_in_dotenv_warns_with_the_right_name(tmp_path: Path) -> None:
+    """Compose's own keys in the same file stay quiet; ``DISCORD_TOKN`` is not silently a missing token."""
+    (tmp_path / ".env").write_text(
+        "DISCORD_TOKN=abc\nPOSTGRES_PASSWORD=x\ndatabse_url=sqlite:///x.sqlite3\nLOG_LEVEL=\n"
+    )
+    assert misspelt_settings() == [
+        "warning: DISCORD_TOKN in .env is not a setting and is ignored; did you mean DISCORD_TOKEN?",
+        "warning: databse_url in .env is not a setting and is ignored; did you mean DATABASE_URL?",
+    ]
+    done = run_bot({"REQUIRE_TOKEN": "true"}, tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        "dicebot: warning: DISCORD_TOKN in .env is not a setting and is ignored; did you mean DISCORD_TOKEN?",
+        "dicebot: warning: databse_url in .env is not a setting and is ignored; did you mean DATABASE_URL?",
+        "dicebot: DISCORD_TOKEN is missing: set it to your bot token from the Discord developer portal "
+        "(see .env.example)",
     ]
