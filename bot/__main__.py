@@ -182,7 +182,10 @@ def run_playground(args: argparse.Namespace) -> int:
     except BotCrashed as error:
         return fail(f"the playground's bot crashed: {error}")
     except OSError as error:
-        return fail(f"cannot serve the playground on {args.host}:{args.port} ({error}); try another --host or --port")
+        return fail(
+            f"cannot serve the playground on {args.host}:{args.port} ({error}); "
+            "try python -m bot playground with another --host or --port"
+        )
     return 0
 
 

@@ -89,6 +89,8 @@ async def test_playground_prints_its_url_serves_the_page_and_stops_on_sigterm(
 
 
 def test_a_port_in_use_is_one_line_and_exit_code_2(tmp_path: Path, taken_port: int) -> None:
+    """The hint is a command that works: ``--port`` belongs to the playground subcommand, not to plain
+    ``python -m bot``, whose playground is the one that finds 8080 taken."""
     done = subprocess.run(
         [sys.executable, "-m", "bot", "playground", "--port", str(taken_port)],
         env=clean_env(),
@@ -98,7 +100,12 @@ def test_a_port_in_use_is_one_line_and_exit_code_2(tmp_path: Path, taken_port: i
         timeout=60,
     )
     assert done.returncode == 2
-    assert done.stderr.splitlines() == [f"dicebot: port {taken_port} is already in use; pick another one with --port"]
+    assert done.stderr.splitlines() == [
+        f"dicebot: port {taken_port} is already in use; pick another one: python -m bot playground --port NUMBER"
+    ]
+    hint = done.stderr.split(": ")[-1].strip().replace("NUMBER", str(free_port())).split()
+    assert hint[:3] == ["python", "-m", "bot"]
+    assert entry.parse(hint[3:]).run.__name__ == "run_playground"
 
 
 def test_another_host_warns_that_the_page_has_no_login(tmp_path: Path, taken_port: int) -> None:
