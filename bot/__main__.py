@@ -121,8 +121,9 @@ def refused_at_start(error: discord.HTTPException, dev_guild_id: int | None) -> 
     return f"Discord answered a start-up request with an error ({said}); try again later"
 
 
-async def serve_playground(playground: Playground) -> None:
-    """Start the playground, print where it is, and run until a signal (clean stop) or a bot crash."""
+async def serve_playground(playground: Playground, *, has_token: bool) -> None:
+    """Start the playground, print where it is, and run until a signal (clean stop) or a bot crash. With a token
+    set the admin chose the playground (``python -m bot playground``): no advice to set one."""
     import asyncio
     import signal
 
@@ -132,11 +133,8 @@ async def serve_playground(playground: Playground) -> None:
         loop.add_signal_handler(signum, stopping.set)
     try:
         await playground.start()
-        print(
-            f"dicebot playground: open {playground.url} to play in your browser "
-            "(set DISCORD_TOKEN to connect to Discord instead)",
-            flush=True,
-        )
+        advice = "" if has_token else " (set DISCORD_TOKEN to connect to Discord instead)"
+        print(f"dicebot playground: open {playground.url} to play in your browser{advice}", flush=True)
         crashed = asyncio.create_task(playground.wait())
         stop = asyncio.create_task(stopping.wait())
         await asyncio.wait({crashed, stop}, return_when=asyncio.FIRST_COMPLETED)
@@ -174,7 +172,7 @@ def run_playground(args: argparse.Namespace) -> int:
     discord.utils.setup_logging(level=getattr(logging, launch.log_level or "WARNING"))
     playground = Playground(host=args.host, port=args.port, data_dir=launch.data_dir or Path("data"))
     try:
-        asyncio.run(serve_playground(playground))
+        asyncio.run(serve_playground(playground, has_token=launch.has_token))
     except PortInUse as error:
         return fail(str(error))
     except DatabaseError as error:

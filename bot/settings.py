@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 from pathlib import Path
 from typing import Annotated, Literal
+from urllib.parse import urlsplit
 
 from dotenv import dotenv_values
 from pydantic import Field, SecretStr, ValidationError, ValidationInfo, field_validator
@@ -36,6 +37,17 @@ FIX_HINTS: dict[str, str] = {
 def empty_is_unset(value: object) -> object:
     """An empty line in .env (``DEV_GUILD_ID=``) means "not set", as admins expect."""
     return None if isinstance(value, str) and not value.strip() else value
+
+
+def check_postgres_ports(url: str) -> None:
+    """Raise ValueError naming a port that is no number, as an admin wrote it, before the driver's bare int()
+    error; a URL may list several hosts (``host1:5432,host2:5432``), an IPv6 host is in brackets."""
+    hosts = urlsplit(url).netloc.rpartition("@")[2]
+    for host in hosts.split(","):
+        after_address = host.rpartition("]")[2]
+        port = after_address.rpartition(":")[2] if ":" in after_address else ""
+        if port and not port.isdecimal():
+            raise ValueError(f"port {port!r} is not a number")
 
 
 class Settings(BaseSettings):
@@ -93,10 +105,17 @@ class Settings(BaseSettings):
     def _upper_log_level(cls, value: object) -> object:
         return value.strip().upper() if isinstance(value, str) else value
 
+    @field_validator("discord_token", mode="before")
+    @classmethod
+    def _strip_token(cls, value: object) -> object:
+        """A token pasted with a space or a line break around it; only spaces is an empty token."""
+        return value.strip() if isinstance(value, str) else value
+
     @field_validator("database_url")
     @classmethod
     def _database_url(cls, value: str) -> str:
         if value.startswith(POSTGRES_PREFIXES) and value.split("://", 1)[1]:
+            check_postgres_ports(value)
             return value
         if not value.startswith(SQLITE_PREFIX) or len(value) == len(SQLITE_PREFIX):
             raise ValueError("must start with sqlite:/// followed by a file path, or be a postgresql:// URL")

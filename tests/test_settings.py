@@ -83,6 +83,12 @@ def test_token_is_never_shown() -> None:
     [
         ({}, "DISCORD_TOKEN is missing"),
         ({"discord_token": ""}, "DISCORD_TOKEN is empty"),
+        ({"discord_token": " \t"}, "DISCORD_TOKEN is empty"),
+        (
+            {"discord_token": "x", "database_url": "postgresql://postgres@127.0.0.1:notaport/test"},
+            "DATABASE_URL is invalid (Value error, port 'notaport' is not a number)",
+        ),
+        ({"discord_token": "x", "database_url": "postgresql://u@a:5432,b:x5/db"}, "port 'x5' is not a number"),
         ({"discord_token": "x", "database_url": "mysql://db"}, "DATABASE_URL is invalid"),
         ({"discord_token": "x", "database_url": "postgresql://"}, "DATABASE_URL is invalid"),
         ({"discord_token": "x", "database_pool_size": "0"}, "DATABASE_POOL_SIZE is invalid"),
@@ -130,6 +136,21 @@ def test_invalid_value_exits_2(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "LOG_LEVEL is invalid" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "url", ["postgresql://u:p@db:5432/d", "postgresql://u@[::1]:5432/d", "postgresql://u@a,b:5433/d", "postgres://db/d"]
+)
+def test_postgresql_urls_with_good_ports_pass(url: str) -> None:
+    assert Settings(discord_token="x", database_url=url, _env_file=None).uses_postgres
+
+
+def test_a_token_of_spaces_is_empty_where_a_token_is_required(tmp_path: Path) -> None:
+    done = run_bot({"REQUIRE_TOKEN": "true", "DISCORD_TOKEN": "  "}, tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        "dicebot: DISCORD_TOKEN is empty: set it to your bot token from the Discord developer portal (see .env.example)"
+    ]
 
 
 def test_shards_unset_mean_one_process_with_every_shard() -> None:
