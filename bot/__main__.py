@@ -34,6 +34,14 @@ def fail(message: str) -> int:
     return EXIT_CONFIG
 
 
+def warn_misspelt_settings() -> None:
+    """One line on standard error for each near miss of a setting's name in ``.env`` (see the settings module)."""
+    from bot.settings import misspelt_settings
+
+    for warning in misspelt_settings():
+        print(f"dicebot: {warning}", file=sys.stderr)
+
+
 async def run(bot: DiceBot, token: str) -> None:
     """Start the bot; a termination signal closes it cleanly (database last)."""
     import asyncio
@@ -73,6 +81,7 @@ def _with_discord(what: Callable[[DiceBot, str], Coroutine[Any, Any, None]], *, 
     from bot.settings import Settings, describe_error
     from bot.storage import DatabaseError
 
+    warn_misspelt_settings()
     try:
         settings = Settings()
     except ValidationError as error:
@@ -112,8 +121,9 @@ def refused_at_start(error: discord.HTTPException, dev_guild_id: int | None) -> 
     return f"Discord answered a start-up request with an error ({said}); try again later"
 
 
-async def serve_playground(playground: Playground) -> None:
-    """Start the playground, print where it is, and run until a signal (clean stop) or a bot crash."""
+async def serve_playground(playground: Playground, *, has_token: bool) -> None:
+    """Start the playground, print where it is, and run until a signal (clean stop) or a bot crash. With a token
+    set the admin chose the playground (``python -m bot playground``): no advice to set one."""
     import asyncio
     import signal
 
@@ -123,11 +133,8 @@ async def serve_playground(playground: Playground) -> None:
         loop.add_signal_handler(signum, stopping.set)
     try:
         await playground.start()
-        print(
-            f"dicebot playground: open {playground.url} to play in your browser "
-            "(set DISCORD_TOKEN to connect to Discord instead)",
-            flush=True,
-        )
+        advice = "" if has_token else " (set DISCORD_TOKEN to connect to Discord instead)"
+        print(f"dicebot playground: open {playground.url} to play in your browser{advice}", flush=True)
         crashed = asyncio.create_task(playground.wait())
         stop = asyncio.create_task(stopping.wait())
         await asyncio.wait({crashed, stop}, return_when=asyncio.FIRST_COMPLETED)
@@ -152,6 +159,7 @@ def run_playground(args: argparse.Namespace) -> int:
     from bot.settings import LaunchSettings, describe_error
     from bot.storage import DatabaseError
 
+    warn_misspelt_settings()
     try:
         launch = LaunchSettings()
     except ValidationError as error:
@@ -164,7 +172,7 @@ def run_playground(args: argparse.Namespace) -> int:
     discord.utils.setup_logging(level=getattr(logging, launch.log_level or "WARNING"))
     playground = Playground(host=args.host, port=args.port, data_dir=launch.data_dir or Path("data"))
     try:
-        asyncio.run(serve_playground(playground))
+        asyncio.run(serve_playground(playground, has_token=launch.has_token))
     except PortInUse as error:
         return fail(str(error))
     except DatabaseError as error:
@@ -172,7 +180,10 @@ def run_playground(args: argparse.Namespace) -> int:
     except BotCrashed as error:
         return fail(f"the playground's bot crashed: {error}")
     except OSError as error:
-        return fail(f"cannot serve the playground on {args.host}:{args.port} ({error}); try another --host or --port")
+        return fail(
+            f"cannot serve the playground on {args.host}:{args.port} ({error}); "
+            "try python -m bot playground with another --host or --port"
+        )
     return 0
 
 

@@ -44,7 +44,7 @@ class PortInUse(Exception):
     """The port is taken (another playground, or any other server)."""
 
     def __init__(self, port: int) -> None:
-        super().__init__(f"port {port} is already in use; pick another one with --port")
+        super().__init__(f"port {port} is already in use; pick another one: python -m bot playground --port NUMBER")
         self.port = port
 
 

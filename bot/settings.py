@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import difflib
 from pathlib import Path
 from typing import Annotated, Literal
+from urllib.parse import urlsplit
 
+from dotenv import dotenv_values
 from pydantic import Field, SecretStr, ValidationError, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
@@ -34,6 +37,17 @@ FIX_HINTS: dict[str, str] = {
 def empty_is_unset(value: object) -> object:
     """An empty line in .env (``DEV_GUILD_ID=``) means "not set", as admins expect."""
     return None if isinstance(value, str) and not value.strip() else value
+
+
+def check_postgres_ports(url: str) -> None:
+    """Raise ValueError naming a port that is no number, as an admin wrote it, before the driver's bare int()
+    error; a URL may list several hosts (``host1:5432,host2:5432``), an IPv6 host is in brackets."""
+    hosts = urlsplit(url).netloc.rpartition("@")[2]
+    for host in hosts.split(","):
+        after_address = host.rpartition("]")[2]
+        port = after_address.rpartition(":")[2] if ":" in after_address else ""
+        if port and not port.isdecimal():
+            raise ValueError(f"port {port!r} is not a number")
 
 
 class Settings(BaseSettings):
@@ -76,15 +90,32 @@ class Settings(BaseSettings):
     def _empty_is_unset(cls, value: object) -> object:
         return empty_is_unset(value)
 
+    @field_validator(
+        "database_url", "database_pool_size", "database_statement_timeout", "log_level", "computer_delay", mode="before"
+    )
+    @classmethod
+    def _empty_is_default(cls, value: object, info: ValidationInfo) -> object:
+        """``LOG_LEVEL=`` in .env means the default, as an empty optional setting means unset."""
+        if empty_is_unset(value) is None and info.field_name is not None:
+            return cls.model_fields[info.field_name].default
+        return value
+
     @field_validator("log_level", mode="before")
     @classmethod
     def _upper_log_level(cls, value: object) -> object:
         return value.strip().upper() if isinstance(value, str) else value
 
+    @field_validator("discord_token", mode="before")
+    @classmethod
+    def _strip_token(cls, value: object) -> object:
+        """A token pasted with a space or a line break around it; only spaces is an empty token."""
+        return value.strip() if isinstance(value, str) else value
+
     @field_validator("database_url")
     @classmethod
     def _database_url(cls, value: str) -> str:
         if value.startswith(POSTGRES_PREFIXES) and value.split("://", 1)[1]:
+            check_postgres_ports(value)
             return value
         if not value.startswith(SQLITE_PREFIX) or len(value) == len(SQLITE_PREFIX):
             raise ValueError("must start with sqlite:/// followed by a file path, or be a postgresql:// URL")
@@ -173,6 +204,12 @@ class LaunchSettings(BaseSettings):
             return None
         return value.strip().upper() if isinstance(value, str) else value
 
+    @field_validator("data_dir", mode="before")
+    @classmethod
+    def _empty_is_unset(cls, value: object) -> object:
+        """``DATA_DIR=`` as in .env.example: ``data``, not ``Path("")``, the working directory."""
+        return empty_is_unset(value)
+
     @property
     def has_token(self) -> bool:
         return bool(self.discord_token.strip())
@@ -186,6 +223,27 @@ def environment_names() -> frozenset[str]:
     """
     models: tuple[type[BaseSettings], ...] = (Settings, LaunchSettings)
     return frozenset(name.upper() for model in models for name in model.model_fields)
+
+
+def misspelt_settings(env_file: Path = Path(".env")) -> list[str]:
+    """A warning for each key in ``.env`` that is no setting but close to one (``DISCORD_TOKN``): pydantic ignores
+    unknown keys, so a typo would otherwise start the playground or a default database without a word.
+
+    Only near misses warn: compose reads the same file for its own keys (``POSTGRES_PASSWORD``). A warning, not
+    exit code 2, because an unrelated key that happens to look like one (``DATABASE_USER`` for a backup script)
+    must not stop a bot that worked before.
+    """
+    if not env_file.is_file():
+        return []
+    known = sorted(environment_names())
+    warnings = []
+    for name in dotenv_values(env_file, encoding="utf-8"):
+        if name.upper() in known:
+            continue
+        close = difflib.get_close_matches(name.upper(), known, n=1, cutoff=0.8)
+        if close:
+            warnings.append(f"warning: {name} in .env is not a setting and is ignored; did you mean {close[0]}?")
+    return warnings
 
 
 def describe_error(error: ValidationError) -> str:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from dotenv import dotenv_values
 
 from bot.settings import LaunchSettings, Settings
 
@@ -80,3 +81,20 @@ def test_the_env_example_lists_the_sharding_settings() -> None:
     example = (COMPOSE.parent / ".env.example").read_text()
     for name in ("SHARD_COUNT=", "SHARD_IDS=", "HEALTH_FILE="):
         assert f"\n{name}" in example
+
+
+def image_environment() -> dict[str, str]:
+    """The variables the Dockerfile's ``ENV`` sets (``NAME=value`` pairs, continued lines included)."""
+    text = (COMPOSE.parent / "Dockerfile").read_text().replace("\\\n", " ")
+    pairs = [word for line in text.splitlines() if line.startswith("ENV ") for word in line.split()[1:]]
+    return dict(pair.split("=", 1) for pair in pairs)
+
+
+def test_the_env_example_overrides_nothing_the_image_sets() -> None:
+    """``docker run --env-file .env`` (and compose's ``env_file``) beat the image's ``ENV``: an example that sets
+    ``DATABASE_URL`` or ``REQUIRE_TOKEN`` moves the database off the volume and turns a missing token into a
+    playground nobody can reach. Those lines stay commented out, so following docs/deploy.md keeps the image's."""
+    example = dotenv_values(COMPOSE.parent / ".env.example")
+    image = image_environment()
+    assert {"DATABASE_URL", "REQUIRE_TOKEN"} <= set(image)
+    assert not set(example) & set(image)

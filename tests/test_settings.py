@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from bot.settings import Settings, describe_error, environment_names
+from bot.settings import LaunchSettings, Settings, describe_error, environment_names, misspelt_settings
 
 ENV_NAMES = environment_names()
+EXAMPLE = Path(__file__).resolve().parents[1] / ".env.example"
 
 
 @pytest.fixture(autouse=True)
@@ -52,6 +53,25 @@ def test_reads_dotenv_and_treats_empty_as_unset(tmp_path: Path) -> None:
     assert settings.log_level == "DEBUG"
 
 
+def test_copying_the_env_example_changes_no_default() -> None:
+    """``cp .env.example .env`` is the first step of every guide: the copy must start what no ``.env`` starts (an
+    empty ``DATA_DIR=`` once put the playground's files in the working directory, ``LOG_LEVEL=INFO`` printed its
+    connection chatter under the one line the README promises)."""
+    assert LaunchSettings(_env_file=EXAMPLE) == LaunchSettings(_env_file=None)
+    assert Settings(discord_token="x", _env_file=EXAMPLE) == Settings(discord_token="x", _env_file=None)
+
+
+def test_empty_lines_mean_the_defaults(tmp_path: Path) -> None:
+    names = ("DATABASE_URL", "DATABASE_POOL_SIZE", "DATABASE_STATEMENT_TIMEOUT", "LOG_LEVEL", "COMPUTER_DELAY")
+    (tmp_path / ".env").write_text("".join(f"{name}=\n" for name in names))
+    assert Settings(discord_token="x") == Settings(discord_token="x", _env_file=None)
+
+
+def test_an_empty_data_dir_is_the_default_for_the_playground_too() -> None:
+    assert LaunchSettings(data_dir="", _env_file=None).data_dir is None
+    assert LaunchSettings(data_dir=" ", _env_file=None).data_dir is None
+
+
 def test_token_is_never_shown() -> None:
     settings = Settings(discord_token="super-secret")
     assert "super-secret" not in repr(settings)
@@ -63,6 +83,12 @@ def test_token_is_never_shown() -> None:
     [
         ({}, "DISCORD_TOKEN is missing"),
         ({"discord_token": ""}, "DISCORD_TOKEN is empty"),
+        ({"discord_token": " \t"}, "DISCORD_TOKEN is empty"),
+        (
+            {"discord_token": "x", "database_url": "postgresql://postgres@127.0.0.1:notaport/test"},
+            "DATABASE_URL is invalid (Value error, port 'notaport' is not a number)",
+        ),
+        ({"discord_token": "x", "database_url": "postgresql://u@a:5432,b:x5/db"}, "port 'x5' is not a number"),
         ({"discord_token": "x", "database_url": "mysql://db"}, "DATABASE_URL is invalid"),
         ({"discord_token": "x", "database_url": "postgresql://"}, "DATABASE_URL is invalid"),
         ({"discord_token": "x", "database_pool_size": "0"}, "DATABASE_POOL_SIZE is invalid"),
@@ -112,6 +138,21 @@ def test_invalid_value_exits_2(tmp_path: Path) -> None:
     assert len(done.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize(
+    "url", ["postgresql://u:p@db:5432/d", "postgresql://u@[::1]:5432/d", "postgresql://u@a,b:5433/d", "postgres://db/d"]
+)
+def test_postgresql_urls_with_good_ports_pass(url: str) -> None:
+    assert Settings(discord_token="x", database_url=url, _env_file=None).uses_postgres
+
+
+def test_a_token_of_spaces_is_empty_where_a_token_is_required(tmp_path: Path) -> None:
+    done = run_bot({"REQUIRE_TOKEN": "true", "DISCORD_TOKEN": "  "}, tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        "dicebot: DISCORD_TOKEN is empty: set it to your bot token from the Discord developer portal (see .env.example)"
+    ]
+
+
 def test_shards_unset_mean_one_process_with_every_shard() -> None:
     settings = Settings(discord_token="x", _env_file=None)
     assert (settings.shard_count, settings.shard_ids, settings.shard_scope) == (None, None, None)
@@ -140,4 +181,23 @@ def test_shard_ids_outside_the_count_exit_2(tmp_path: Path) -> None:
     assert done.stderr.strip().splitlines() == [
         "dicebot: SHARD_IDS is invalid (Value error, shard ids [2] are outside 0..1): use this process's shards, "
         "comma-separated from 0 to SHARD_COUNT-1 (e.g. 0,1), with SHARD_COUNT set"
+    ]
+
+
+def test_a_near_miss_of_a_setting_in_dotenv_warns_with_the_right_name(tmp_path: Path) -> None:
+    """Compose's own keys in the same file stay quiet; ``DISCORD_TOKN`` is not silently a missing token."""
+    (tmp_path / ".env").write_text(
+        "DISCORD_TOKN=abc\nPOSTGRES_PASSWORD=x\ndatabse_url=sqlite:///x.sqlite3\nLOG_LEVEL=\n"
+    )
+    assert misspelt_settings() == [
+        "warning: DISCORD_TOKN in .env is not a setting and is ignored; did you mean DISCORD_TOKEN?",
+        "warning: databse_url in .env is not a setting and is ignored; did you mean DATABASE_URL?",
+    ]
+    done = run_bot({"REQUIRE_TOKEN": "true"}, tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        "dicebot: warning: DISCORD_TOKN in .env is not a setting and is ignored; did you mean DISCORD_TOKEN?",
+        "dicebot: warning: databse_url in .env is not a setting and is ignored; did you mean DATABASE_URL?",
+        "dicebot: DISCORD_TOKEN is missing: set it to your bot token from the Discord developer portal "
+        "(see .env.example)",
     ]

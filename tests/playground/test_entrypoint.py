@@ -45,11 +45,12 @@ def taken_port() -> Iterator[int]:
         yield holder.getsockname()[1]
 
 
-@pytest.mark.parametrize("data_dir", [None, "kept/here"])
+@pytest.mark.parametrize(("data_dir", "token"), [(None, ""), ("kept/here", ""), (None, "abc")])
 async def test_playground_prints_its_url_serves_the_page_and_stops_on_sigterm(
-    tmp_path: Path, data_dir: str | None
+    tmp_path: Path, data_dir: str | None, token: str
 ) -> None:
-    """Its games and world are kept in ``data``, or in ``DATA_DIR`` where the admin keeps the bot's files."""
+    """Its games and world are kept in ``data``, or in ``DATA_DIR`` where the admin keeps the bot's files. Asked
+    for by name with a token set, its line does not advise setting one."""
     port = free_port()
     folder = tmp_path / (data_dir or "data")
     process = await asyncio.create_subprocess_exec(
@@ -59,7 +60,9 @@ async def test_playground_prints_its_url_serves_the_page_and_stops_on_sigterm(
         "playground",
         "--port",
         str(port),
-        env=clean_env(DATABASE_URL="sqlite:///real.sqlite3", **({"DATA_DIR": data_dir} if data_dir else {})),
+        env=clean_env(
+            DATABASE_URL="sqlite:///real.sqlite3", DISCORD_TOKEN=token, **({"DATA_DIR": data_dir} if data_dir else {})
+        ),
         cwd=tmp_path,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
@@ -68,10 +71,8 @@ async def test_playground_prints_its_url_serves_the_page_and_stops_on_sigterm(
         assert process.stdout is not None
         line = (await asyncio.wait_for(process.stdout.readline(), 60)).decode()
         url = f"http://127.0.0.1:{port}/"
-        assert line == (
-            f"dicebot playground: open {url} to play in your browser "
-            "(set DISCORD_TOKEN to connect to Discord instead)\n"
-        )
+        advice = "" if token else " (set DISCORD_TOKEN to connect to Discord instead)"
+        assert line == f"dicebot playground: open {url} to play in your browser{advice}\n"
         async with aiohttp.ClientSession() as session, session.get(url) as page:
             assert page.status == 200
             assert "<title>dicebot playground</title>" in await page.text()
@@ -89,6 +90,8 @@ async def test_playground_prints_its_url_serves_the_page_and_stops_on_sigterm(
 
 
 def test_a_port_in_use_is_one_line_and_exit_code_2(tmp_path: Path, taken_port: int) -> None:
+    """The hint is a command that works: ``--port`` belongs to the playground subcommand, not to plain
+    ``python -m bot``, whose playground is the one that finds 8080 taken."""
     done = subprocess.run(
         [sys.executable, "-m", "bot", "playground", "--port", str(taken_port)],
         env=clean_env(),
@@ -98,7 +101,12 @@ def test_a_port_in_use_is_one_line_and_exit_code_2(tmp_path: Path, taken_port: i
         timeout=60,
     )
     assert done.returncode == 2
-    assert done.stderr.splitlines() == [f"dicebot: port {taken_port} is already in use; pick another one with --port"]
+    assert done.stderr.splitlines() == [
+        f"dicebot: port {taken_port} is already in use; pick another one: python -m bot playground --port NUMBER"
+    ]
+    hint = done.stderr.split(": ")[-1].strip().replace("NUMBER", str(free_port())).split()
+    assert hint[:3] == ["python", "-m", "bot"]
+    assert entry.parse(hint[3:]).run.__name__ == "run_playground"
 
 
 def test_another_host_warns_that_the_page_has_no_login(tmp_path: Path, taken_port: int) -> None:
@@ -121,6 +129,8 @@ def test_another_host_warns_that_the_page_has_no_login(tmp_path: Path, taken_por
     [
         ({}, "playground"),
         ({"DISCORD_TOKEN": ""}, "playground"),
+        ({"DISCORD_TOKEN": " "}, "playground"),
+        ({"DISCORD_TOKEN": " ", "REQUIRE_TOKEN": "true"}, "bot"),
         ({"DISCORD_TOKEN": "abc"}, "bot"),
         ({"REQUIRE_TOKEN": "true"}, "bot"),
     ],
