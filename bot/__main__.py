@@ -70,13 +70,17 @@ def _with_discord(what: Callable[[DiceBot, str], Coroutine[Any, Any, None]], *, 
 
     from pydantic import ValidationError
 
-    from bot.settings import Settings, describe_error
+    from bot.settings import FIX_HINTS, Settings, describe_error
     from bot.storage import DatabaseError
 
     try:
         settings = Settings()
     except ValidationError as error:
         return fail(describe_error(error))
+    if settings.health_file is not None and not sync_only:
+        unusable = health.unusable(settings.health_file)
+        if unusable is not None:
+            return fail(f"HEALTH_FILE {unusable}: {FIX_HINTS['health_file']}")
     import discord
 
     from bot.app import create_bot
@@ -237,6 +241,8 @@ def run_health(args: argparse.Namespace) -> int:
     path = health_file()
     if path is None:
         return fail("HEALTH_FILE is not set: the bot writes its heartbeat there and this check reads it")
+    if path.is_dir():
+        return fail(f"HEALTH_FILE {path} is a folder: point it at the file the bot writes, e.g. /tmp/dicebot.health")
     problem = health.problem(path)
     if problem is not None:
         print(f"dicebot: unhealthy: {problem}", file=sys.stderr)
