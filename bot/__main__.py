@@ -78,7 +78,7 @@ def _with_discord(what: Callable[[DiceBot, str], Coroutine[Any, Any, None]], *, 
 
     from pydantic import ValidationError
 
-    from bot.settings import Settings, describe_error
+    from bot.settings import FIX_HINTS, Settings, describe_error
     from bot.storage import DatabaseError
 
     warn_misspelt_settings()
@@ -86,6 +86,10 @@ def _with_discord(what: Callable[[DiceBot, str], Coroutine[Any, Any, None]], *, 
         settings = Settings()
     except ValidationError as error:
         return fail(describe_error(error))
+    if settings.health_file is not None and not sync_only:
+        unusable = health.unusable(settings.health_file)
+        if unusable is not None:
+            return fail(f"HEALTH_FILE {unusable}: {FIX_HINTS['health_file']}")
     import discord
 
     from bot.app import create_bot
@@ -166,15 +170,17 @@ def run_playground(args: argparse.Namespace) -> int:
         return fail(describe_error(error))
     import discord
 
-    from bot.playground import BotCrashed, Playground, PortInUse
+    from bot.playground import BotCrashed, DataDirUnusable, Playground, PortInUse
 
     # One line on the terminal, the URL: discord.py's connection chatter only when LOG_LEVEL asks for it.
     discord.utils.setup_logging(level=getattr(logging, launch.log_level or "WARNING"))
     playground = Playground(host=args.host, port=args.port, data_dir=launch.data_dir or Path("data"))
     try:
         asyncio.run(serve_playground(playground, has_token=launch.has_token))
-    except PortInUse as error:
+    except (PortInUse, DataDirUnusable) as error:
         return fail(str(error))
+    except ValidationError as error:
+        return fail(describe_error(error))
     except DatabaseError as error:
         return fail(f"playground: {error}")
     except BotCrashed as error:
@@ -248,6 +254,8 @@ def run_health(args: argparse.Namespace) -> int:
     path = health_file()
     if path is None:
         return fail("HEALTH_FILE is not set: the bot writes its heartbeat there and this check reads it")
+    if path.is_dir():
+        return fail(f"HEALTH_FILE {path} is a folder: point it at the file the bot writes, e.g. /tmp/dicebot.health")
     problem = health.problem(path)
     if problem is not None:
         print(f"dicebot: unhealthy: {problem}", file=sys.stderr)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -51,7 +52,11 @@ class Heartbeat:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
             self._task = None
-        self.path.unlink(missing_ok=True)
+        try:
+            self.path.unlink(missing_ok=True)
+        except OSError as error:
+            # Raised here it would end the bot's close() early: the process would never stop.
+            log.warning("could not remove the health file %s: %s", self.path, error)
 
     def beat(self) -> None:
         """Touch the file if the process is healthy now (a full disk is logged, never raised)."""
@@ -69,6 +74,23 @@ class Heartbeat:
         while True:
             self.beat()
             await asyncio.sleep(self._every)
+
+
+def unusable(path: Path) -> str | None:
+    """Why the bot could never keep ``path`` as its heartbeat file, or None: checked at start, so an admin's
+    mistake is one line then rather than a container that turns unhealthy, or a bot that cannot remove it."""
+    if path.is_dir():
+        return f"{path} is a folder"
+    if path.exists():
+        return None if os.access(path, os.W_OK) else f"{path} is not writable by this user"
+    parent = path.parent
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir():
+        return f"{parent} is a file, not a folder"
+    if not os.access(parent, os.W_OK | os.X_OK):
+        return f"cannot create files in {parent} (permission denied)"
+    return None
 
 
 def problem(path: Path, now: float | None = None, stale_after: float = STALE_AFTER) -> str | None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +49,16 @@ class PortInUse(Exception):
         self.port = port
 
 
+class DataDirUnusable(Exception):
+    """The playground cannot keep its files in its folder (a file in the way, no permission, a read-only disk)."""
+
+    def __init__(self, data_dir: Path, error: OSError) -> None:
+        reason = error.strerror or str(error)
+        super().__init__(
+            f"cannot keep the playground's files in {data_dir} ({reason}); set DATA_DIR to a folder this user may write"
+        )
+
+
 class BotCrashed(Exception):
     """The bot stopped without being asked to; the message is its last error."""
 
@@ -68,6 +79,7 @@ class Playground:
     ) -> None:
         self.host = host
         self.port = port
+        self.data_dir = data_dir
         self.database = data_dir / DATABASE_FILE
         self.world_file = data_dir / WORLD_FILE
         self.bot_options = bot_options or {}
@@ -82,7 +94,18 @@ class Playground:
         return self.server.url
 
     async def start(self) -> None:
-        """Serve the page, connect the bot and wait until its commands are synced."""
+        """Serve the page, connect the bot and wait until its commands are synced.
+
+        The bot's settings and the data folder are checked first, so an admin's mistake there is reported as
+        what it is, before anything listens on the port."""
+        settings = Settings(
+            discord_token=SecretStr(TOKEN),
+            database_url=f"sqlite:///{self.database}",
+            dev_guild_id=None,
+            discord_api_base=None,
+            discord_gateway_url=None,
+        )
+        self._check_data_dir()
         saved = load_world(self.world_file)
         server = FakeDiscord(
             TOKEN,
@@ -105,12 +128,8 @@ class Playground:
             raise
         self.server = server
         server.world.changes.subscribe(self._schedule_save)
-        settings = Settings(
-            discord_token=SecretStr(TOKEN),
-            database_url=f"sqlite:///{self.database}",
-            dev_guild_id=None,
-            discord_api_base=server.api_base,
-            discord_gateway_url=server.gateway_url,
+        settings = settings.model_copy(
+            update={"discord_api_base": server.api_base, "discord_gateway_url": server.gateway_url}
         )
         configure_endpoints(settings.discord_api_base, settings.discord_gateway_url)
         self.bot = create_bot(settings, **{"guild_ready_timeout": GUILD_READY_TIMEOUT, **self.bot_options})
@@ -141,6 +160,15 @@ class Playground:
             await self.server.close()
             self.server = None
         configure_endpoints(None, None)
+
+    def _check_data_dir(self) -> None:
+        """Create the folder and a file in it now: later, a save failing at the first move or at stop is too late."""
+        try:
+            self.data_dir.mkdir(parents=True, exist_ok=True)
+            with tempfile.TemporaryFile(dir=self.data_dir):
+                pass
+        except OSError as error:
+            raise DataDirUnusable(self.data_dir, error) from None
 
     async def _wait_ready(self) -> None:
         assert self.server is not None

@@ -11,7 +11,7 @@ import pytest
 from pydantic import SecretStr
 
 import bot.__main__ as entry
-from bot.health import STALE_AFTER, Heartbeat, problem
+from bot.health import STALE_AFTER, Heartbeat, problem, unusable
 from bot.settings import Settings
 
 
@@ -45,6 +45,28 @@ async def test_stopping_removes_the_file(tmp_path: Path) -> None:
     assert not path.exists()
 
 
+async def test_stopping_goes_on_when_the_file_cannot_be_removed(tmp_path: Path) -> None:
+    """A folder in its place made the bot's close() raise, and the process ran on after SIGTERM until kill -9."""
+    beat = Heartbeat(tmp_path, lambda: True)
+    beat.start()
+    await beat.stop()
+
+
+def test_a_folder_or_a_path_through_a_file_is_unusable(tmp_path: Path) -> None:
+    assert unusable(tmp_path) == f"{tmp_path} is a folder"
+    (tmp_path / "file").touch()
+    assert unusable(tmp_path / "file" / "dicebot.health") == f"{tmp_path / 'file'} is a file, not a folder"
+    assert unusable(tmp_path / "file") is None
+    assert unusable(tmp_path / "run" / "nested" / "dicebot.health") is None
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may write anywhere")
+def test_a_folder_the_bot_cannot_write_is_unusable(tmp_path: Path) -> None:
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    assert "permission denied" in (unusable(locked / "run" / "dicebot.health") or "")
+
+
 def health(env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
     clean = {key: value for key, value in os.environ.items() if key != "HEALTH_FILE"}
     return subprocess.run(
@@ -65,6 +87,13 @@ def test_the_check_exits_0_fresh_1_stale_2_unconfigured(tmp_path: Path) -> None:
     os.utime(path, (old, old))
     stale = health({"HEALTH_FILE": str(path)}, tmp_path)
     assert stale.returncode == 1 and "s old" in stale.stderr
+
+
+def test_the_check_on_a_folder_says_so(tmp_path: Path) -> None:
+    """Not "the last heartbeat is 3 s old": the folder's own age is no heartbeat."""
+    folder = health({"HEALTH_FILE": str(tmp_path)}, tmp_path)
+    assert (folder.returncode, folder.stderr.count("\n")) == (2, 1)
+    assert f"HEALTH_FILE {tmp_path} is a folder" in folder.stderr
 
 
 def test_the_check_loads_neither_discord_nor_the_bot() -> None:

@@ -234,13 +234,13 @@ def bundled_migrations(dialect: Dialect = "sqlite") -> list[Migration]:
     return found
 
 
-def refuse_newer(current: int, migrations: list[Migration], where: str) -> None:
+def refuse_newer(current: int, migrations: list[Migration], where: str, setting: str = "DATABASE_URL") -> None:
     """A database from a newer dicebot is refused before anything touches it."""
     latest = migrations[-1].version if migrations else 0
     if current > latest:
         raise DatabaseError(
             f"the database {where} has schema version {current}, newer than this dicebot understands ({latest}); "
-            "upgrade dicebot or point DATABASE_URL at another database"
+            f"upgrade dicebot or point {setting} at another database"
         )
 
 

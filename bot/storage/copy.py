@@ -89,7 +89,8 @@ async def migrate(source: str, target: str) -> Copied:
     """
     if not source.startswith("sqlite:///"):
         raise DatabaseError(f"--from must be a sqlite:/// URL of the database to copy, not {source}")
-    if postgres_url(target) is None:
+    url = postgres_url(target)
+    if url is None:
         raise DatabaseError("--to must be a postgresql:// URL of an empty database")
     path = sqlite_path(source)
     if not path.is_file():
@@ -99,9 +100,8 @@ async def migrate(source: str, target: str) -> Copied:
         _snapshot(path, snapshot)
         old = await SqliteDatabase.connect(snapshot)
         try:
-            new = await Database.open(target)
+            new = await PostgresDatabase.connect(url, setting="--to")
             try:
-                assert isinstance(new, PostgresDatabase)  # the URL was checked above
                 return await _copy(old, new, target)
             finally:
                 await new.close()

@@ -88,8 +88,11 @@ class PostgresDatabase(Database):
         *,
         pool_size: int = 10,
         statement_timeout: float = 10.0,
+        setting: str = "DATABASE_URL",
     ) -> PostgresDatabase:
-        """Connect, refuse a newer schema, migrate; a server that cannot be used raises :class:`DatabaseError`."""
+        """Connect, refuse a newer schema, migrate; a server that cannot be used raises :class:`DatabaseError`.
+
+        ``setting`` is what the admin wrote the URL into, named by every error (``migrate-db`` passes ``--to``)."""
         migrations = bundled_migrations("postgres") if migrations is None else migrations
         where = describe_url(url)
         settings = {"statement_timeout": str(int(statement_timeout * 1000))}
@@ -103,17 +106,17 @@ class PostgresDatabase(Database):
                 timeout=CONNECT_TIMEOUT,
             )
         except UNUSABLE as exc:
-            raise DatabaseError(f"cannot connect to the database {where} (DATABASE_URL): {exc}") from exc
+            raise DatabaseError(f"cannot connect to the database {where} ({setting}): {exc}") from exc
         db = cls(pool, where)
         try:
             async with pool.acquire() as conn:
-                await _migrate(conn, migrations, where)
+                await _migrate(conn, migrations, where, setting)
         except DatabaseError:
             await pool.close()
             raise
         except UNUSABLE as exc:
             await pool.close()
-            raise DatabaseError(f"cannot use the database {where} (DATABASE_URL): {exc}") from exc
+            raise DatabaseError(f"cannot use the database {where} ({setting}): {exc}") from exc
         return db
 
     async def close(self) -> None:
@@ -228,7 +231,7 @@ async def schema_version(conn: Connection) -> int:
     return int(value) if value is not None else 0
 
 
-async def _migrate(conn: Connection, migrations: list[Migration], where: str) -> None:
+async def _migrate(conn: Connection, migrations: list[Migration], where: str, setting: str) -> None:
     """Apply every migration newer than the database, each in its own transaction with its version bump.
 
     A newer database is refused before anything is written. The advisory lock makes processes that start
@@ -238,14 +241,14 @@ async def _migrate(conn: Connection, migrations: list[Migration], where: str) ->
     short would stop the bot from starting.
     """
     current = await schema_version(conn)
-    refuse_newer(current, migrations, where)
+    refuse_newer(current, migrations, where, setting)
     if migrations and current >= migrations[-1].version:
         return
     await conn.execute("SET statement_timeout = 0")
     await conn.execute("SELECT pg_advisory_lock($1)", MIGRATION_LOCK)
     try:
         current = await schema_version(conn)
-        refuse_newer(current, migrations, where)
+        refuse_newer(current, migrations, where, setting)
         for migration in migrations:
             if migration.version <= current:
                 continue

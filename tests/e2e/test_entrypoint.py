@@ -91,6 +91,21 @@ async def test_database_from_a_newer_version_stops_with_one_line(tmp_path: Path)
     assert database.read_bytes() == before
 
 
+@pytest.mark.parametrize("where", ["folder", "through a file"])
+async def test_a_health_file_the_bot_cannot_keep_stops_with_one_line(where: str, tmp_path: Path) -> None:
+    """Accepted before, a folder made the bot unstoppable: removing the file at SIGTERM raised in close()."""
+    (tmp_path / "file").touch()
+    (tmp_path / "run").mkdir()
+    path = tmp_path / "run" if where == "folder" else tmp_path / "file" / "dicebot.health"
+    async with FakeDiscord(token=TOKEN) as server:
+        returncode, stderr = await stopped(bot_env(server, tmp_path / "db.sqlite3", HEALTH_FILE=str(path)), tmp_path)
+    lines = [line for line in stderr.splitlines() if line.startswith("dicebot:")]
+    assert returncode == 2
+    assert len(lines) == 1 and lines[0].startswith("dicebot: HEALTH_FILE ")
+    assert "use a file path the bot may write" in lines[0]
+    assert "Traceback" not in stderr
+
+
 async def test_rejected_token_stops_with_one_line(tmp_path: Path) -> None:
     async with FakeDiscord(token="the-real-token") as server:
         returncode, stderr = await stopped(bot_env(server, tmp_path / "db.sqlite3"), tmp_path)

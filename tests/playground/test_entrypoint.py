@@ -187,3 +187,50 @@ def test_a_bot_that_cannot_start_ends_the_playground_with_its_error(tmp_path: Pa
     [line] = done.stderr.splitlines()
     assert line.startswith("dicebot: the playground's bot crashed: DatabaseError: ")
     assert "schema version 9999" in line
+
+
+@pytest.mark.parametrize(
+    ("dotenv", "variable"),
+    [
+        ("COMPUTER_DELAY=0.1", "COMPUTER_DELAY"),
+        ("DATABASE_POOL_SIZE=abc", "DATABASE_POOL_SIZE"),
+        ("SHARD_IDS=1", "SHARD_IDS"),
+    ],
+)
+def test_bad_bot_settings_are_one_line_and_exit_code_2(tmp_path: Path, dotenv: str, variable: str) -> None:
+    """The playground's bot reads the admin's other settings too: the bot's own one line, not a pydantic traceback."""
+    (tmp_path / ".env").write_text(f"{dotenv}\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "bot", "playground", "--port", str(free_port())],
+        env=clean_env(),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    [line] = done.stderr.splitlines()
+    assert line.startswith(f"dicebot: {variable} is invalid (")
+
+
+@pytest.mark.parametrize("where", ["through a file", "read-only"])
+def test_a_data_dir_it_cannot_write_names_the_folder_not_the_port(tmp_path: Path, where: str) -> None:
+    if where == "read-only" and os.geteuid() == 0:
+        pytest.skip("root may write anywhere")
+    (tmp_path / "file").touch()
+    (tmp_path / "locked").mkdir(mode=0o500)
+    data_dir = "file/data" if where == "through a file" else "locked"
+    done = subprocess.run(
+        [sys.executable, "-m", "bot", "playground", "--port", str(free_port())],
+        env=clean_env(DATA_DIR=data_dir),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    reason = "Not a directory" if where == "through a file" else "Permission denied"
+    assert done.stderr.splitlines() == [
+        f"dicebot: cannot keep the playground's files in {data_dir} ({reason}); "
+        "set DATA_DIR to a folder this user may write"
+    ]

@@ -9,9 +9,11 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from yarl import URL
 
 from bot.storage import (
     Database,
+    DatabaseError,
     GamesRepository,
     GuildSettingsRepository,
     HistoryRepository,
@@ -214,6 +216,16 @@ async def test_a_target_that_is_not_empty_is_refused_with_one_line_and_exit_2(tm
         code, out, err = await run_cli(*command)
         assert code == 2
         assert err.count("\n") == 1 and "not empty" in err
+
+
+async def test_a_target_that_does_not_exist_names_to_not_database_url(tmp_path: Path) -> None:
+    """migrate-db reads no DATABASE_URL: naming it sent admins to the wrong setting."""
+    path = tmp_path / "old.sqlite3"
+    await (await Database.open(path)).close()
+    target = str(URL(server_url()).with_path("/dicebot_no_such_database"))
+    with pytest.raises(DatabaseError) as refused:
+        await migrate(f"sqlite:///{path}", target)
+    assert "(--to)" in str(refused.value) and "DATABASE_URL" not in str(refused.value)
 
 
 @pytest.mark.parametrize(
