@@ -37,6 +37,20 @@ def free_port() -> int:
         return port
 
 
+def refused(cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """``python -m bot playground ARGS`` (a free port unless ARGS name one) in ``cwd``, run to its exit: these
+    tests start it where it must refuse, so it stops by itself."""
+    port = () if "--port" in args else ("--port", str(free_port()))
+    return subprocess.run(
+        [sys.executable, "-m", "bot", "playground", *args, *port],
+        env=clean_env(**env),
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
 @pytest.fixture
 def taken_port() -> Iterator[int]:
     with socket.socket() as holder:
@@ -92,14 +106,7 @@ async def test_playground_prints_its_url_serves_the_page_and_stops_on_sigterm(
 def test_a_port_in_use_is_one_line_and_exit_code_2(tmp_path: Path, taken_port: int) -> None:
     """The hint is a command that works: ``--port`` belongs to the playground subcommand, not to plain
     ``python -m bot``, whose playground is the one that finds 8080 taken."""
-    done = subprocess.run(
-        [sys.executable, "-m", "bot", "playground", "--port", str(taken_port)],
-        env=clean_env(),
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = refused(tmp_path, "--port", str(taken_port))
     assert done.returncode == 2
     assert done.stderr.splitlines() == [
         f"dicebot: port {taken_port} is already in use; pick another one: python -m bot playground --port NUMBER"
@@ -110,14 +117,7 @@ def test_a_port_in_use_is_one_line_and_exit_code_2(tmp_path: Path, taken_port: i
 
 
 def test_another_host_warns_that_the_page_has_no_login(tmp_path: Path, taken_port: int) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "bot", "playground", "--host", "localhost", "--port", str(taken_port)],
-        env=clean_env(),
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = refused(tmp_path, "--host", "localhost", "--port", str(taken_port))
     assert done.stderr.splitlines()[0] == (
         f"dicebot: warning: the playground page has no login; anyone who can reach localhost:{taken_port} "
         "can play as any of its users"
@@ -174,14 +174,7 @@ def test_a_bot_that_cannot_start_ends_the_playground_with_its_error(tmp_path: Pa
     with sqlite3.connect(tmp_path / "data" / "playground.sqlite3") as conn:
         conn.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
         conn.execute("INSERT INTO schema_version VALUES (9999)")
-    done = subprocess.run(
-        [sys.executable, "-m", "bot", "playground", "--port", str(free_port())],
-        env=clean_env(),
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = refused(tmp_path)
     assert done.returncode == 2
     assert done.stdout == ""
     [line] = done.stderr.splitlines()
@@ -200,14 +193,7 @@ def test_a_bot_that_cannot_start_ends_the_playground_with_its_error(tmp_path: Pa
 def test_bad_bot_settings_are_one_line_and_exit_code_2(tmp_path: Path, dotenv: str, variable: str) -> None:
     """The playground's bot reads the admin's other settings too: the bot's own one line, not a pydantic traceback."""
     (tmp_path / ".env").write_text(f"{dotenv}\n")
-    done = subprocess.run(
-        [sys.executable, "-m", "bot", "playground", "--port", str(free_port())],
-        env=clean_env(),
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = refused(tmp_path)
     assert done.returncode == 2
     [line] = done.stderr.splitlines()
     assert line.startswith(f"dicebot: {variable} is invalid (")
@@ -220,14 +206,7 @@ def test_a_data_dir_it_cannot_write_names_the_folder_not_the_port(tmp_path: Path
     (tmp_path / "file").touch()
     (tmp_path / "locked").mkdir(mode=0o500)
     data_dir = "file/data" if where == "through a file" else "locked"
-    done = subprocess.run(
-        [sys.executable, "-m", "bot", "playground", "--port", str(free_port())],
-        env=clean_env(DATA_DIR=data_dir),
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = refused(tmp_path, DATA_DIR=data_dir)
     assert done.returncode == 2
     reason = "Not a directory" if where == "through a file" else "Permission denied"
     assert done.stderr.splitlines() == [
