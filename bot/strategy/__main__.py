@@ -113,7 +113,11 @@ def _build(directory: Path, *, rebuild: bool) -> None:
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Run the command line."""
-    parser = _Parser(prog="python -m bot.strategy", description=__doc__)
+    parser = _Parser(
+        prog="python -m bot.strategy",
+        description="Exact strategy tables and self-play: expected scores (ev), seeded solo games (selfplay), "
+        "the table cache (build). Bad arguments exit with code 2.",
+    )
     parser.add_argument("--dir", type=Path, default=tables.DEFAULT_DIR, help="table cache folder")
     commands = parser.add_subparsers(dest="command", required=True)
     ev = commands.add_parser("ev", help="expected score of a fresh solo game under optimal play")
@@ -130,6 +134,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--missing", action="store_true", help="build only the tables the cache folder lacks (the bot's start-up)"
     )
     args = parser.parse_args(argv)
+    if args.dir.exists() and not args.dir.is_dir():
+        # Every table would fail to store and be built again at every start, with a warning each and exit 0.
+        _fail(f"--dir {args.dir} is a file, not a folder")
     if args.command == "build":
         _build(args.dir, rebuild=not args.missing)
         return

@@ -77,3 +77,22 @@ def test_build_rebuilds_every_table_unless_only_missing_ones_are_asked_for(
     assert {flag for _, flag in calls} == {rebuilt}
     # Tutto has no table on disk: solving it in the start-up's child would be thrown away with the process.
     assert len(solved) == (1 if rebuilt else 0)
+
+
+@pytest.mark.parametrize("command", [["build", "--missing"], ["ev", "kniffel"]])
+def test_a_table_folder_that_is_a_file_is_one_line_and_exit_2(
+    tmp_path: Path, command: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It printed "could not store" once per table and exited 0, having stored nothing."""
+    file = tmp_path / "tables.txt"
+    file.touch()
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--dir", str(file), *command])
+    assert exit_info.value.code == 2
+    assert capsys.readouterr().err == f"error: --dir {file} is a file, not a folder\n"
+
+
+def test_the_help_reads_as_plain_text(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert "``" not in capsys.readouterr().out
