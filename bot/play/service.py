@@ -20,7 +20,7 @@ from dataclasses import replace
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from bot.engine.core import GameError, secure_rng
-from bot.i18n import catalogue, game_locale, has, language_of, t
+from bot.i18n import catalogue, game_locale, has, language_of, number, t
 from bot.play import board, computer, transitions
 from bot.play.cache import GameCache
 from bot.play.following import Followers
@@ -105,14 +105,22 @@ jump_url = board.jump_url
 
 
 def option_named(spec: AnySpec, params: Mapping[str, Any], locale: str) -> dict[str, Any]:
-    """A refused option's ``params`` with its ``name`` as the user's client shows the field of ``/<game> start``
-    (German "gegner" for ``opponents``, "rundenzeit" for Knister's ``timeout``); a name no field has (a forged
-    option) stays as sent."""
-    name = params.get("name")
-    if name is None:
-        return dict(params)
-    field = catalogue(language_of(locale)).get(f"cmd.option.{spec.option_fields.get(name, name)}")
-    return {**params, "name": field if isinstance(field, str) else name}
+    """A refused option's ``params`` as the user's client shows the field of ``/<game> start``: its ``name``
+    (German "gegner" for ``opponents``, "rundenzeit" for Knister's ``timeout``; a name no field has, a forged
+    option, stays as sent) and what it may be (``allowed``): the choices' names ("Leicht / Normal / Perfekt") or
+    the range in the language's numbers ("1.000–20.000"), not the internal ids and bare digits."""
+    shown = dict(params)
+    choices, shown_as = shown.pop("choices", None), shown.pop("shown_as", None)
+    low, high = shown.pop("low", None), shown.pop("high", None)
+    if choices is not None:
+        shown["allowed"] = " / ".join(t(f"{shown_as}.{choice}", locale) for choice in choices)
+    elif low is not None and high is not None:
+        shown["allowed"] = f"{number(low, locale)}–{number(high, locale)}"
+    name = shown.get("name")
+    if name is not None:
+        field = catalogue(language_of(locale)).get(f"cmd.option.{spec.option_fields.get(name, name)}")
+        shown["name"] = field if isinstance(field, str) else name
+    return shown
 
 
 def seat_views(record: GameRecord) -> tuple[SeatView, ...]:

@@ -129,7 +129,7 @@ def check_options(rules: AnyRules, variant: str, options: Mapping[str, Any]) -> 
     and an out-of-range timeout or target would make a game that cannot be played.
     """
     if variant not in rules.variants:
-        raise Refusal("play.bad_option", name="rules", allowed=" / ".join(rules.variants))
+        raise Refusal("play.bad_option", name="rules", choices=tuple(rules.variants), shown_as="variant")
     low, high = rules.timeout_minutes[1], rules.timeout_minutes[2]
     ranges = {"timeout": (low, high), **rules.option_ranges}
     checked = {}
@@ -138,7 +138,7 @@ def check_options(rules: AnyRules, variant: str, options: Mapping[str, Any]) -> 
             raise Refusal("play.bad_option", name=name, allowed="unset")
         low, high = ranges[name]
         if type(value) is not int or not low <= value <= high:
-            raise Refusal("play.bad_option", name=name, allowed=f"{low}–{high}")
+            raise Refusal("play.bad_option", name=name, low=low, high=high)
         checked[name] = value
     return checked
 
@@ -286,9 +286,9 @@ def computer_seats(rules: AnyRules, opponents: int, level: str, locale: str, nam
     """The computer seats ``/<game> start opponents: level:`` asks for, or a refusal beyond the game's seats."""
     most = most_opponents(rules)
     if type(opponents) is not int or not 0 <= opponents <= most:
-        raise Refusal("play.bad_option", name="opponents", allowed=f"0–{most}")
+        raise Refusal("play.bad_option", name="opponents", low=0, high=most)
     if level not in computer.LEVELS:
-        raise Refusal("play.bad_option", name="level", allowed=" / ".join(computer.LEVELS))
+        raise Refusal("play.bad_option", name="level", choices=tuple(computer.LEVELS), shown_as="computer.level")
     taken: set[str] = set()
     seats = []
     for _ in range(opponents):

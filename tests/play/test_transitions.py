@@ -317,7 +317,7 @@ def test_start_options_seat_computers_within_the_game_and_refuse_the_rest() -> N
     assert seats[0].display_name == "bot cpu-perfect-1 (de)"
     with pytest.raises(Refusal, match=r"play\.bad_option") as too_many:
         tr.computer_seats(SPEC, 8, "easy", "en", name_of)
-    assert too_many.value.params == {"name": "opponents", "allowed": "0–7"}
+    assert too_many.value.params == {"name": "opponents", "low": 0, "high": 7}
     with pytest.raises(Refusal, match=r"play\.bad_option"):
         tr.computer_seats(SPEC, 1, "godlike", "en", name_of)
 

@@ -73,6 +73,19 @@ async def test_a_refused_start_option_is_named_as_the_users_client_shows_it(runn
     assert await h.record() is None
 
 
+async def test_a_refused_start_option_lists_what_it_may_be_as_the_users_client_shows_it(running: Harness) -> None:
+    """The allowed values were internal ids ("russian", "easy / normal / perfect") and unformatted numbers
+    ("1000–20000") beside the German field name."""
+    h = running
+    h.alice.locale = "de"
+    handle = await h.server.forge_slash(h.alice, h.channel, "dicepoker start", opponents=1, level="godlike")
+    level = await refusal(handle)
+    assert level.startswith("Die Option ") and "muss Leicht / Normal / Perfekt sein" in level, level
+    handle = await h.server.forge_slash(h.alice, h.channel, "tutto start", target=999)
+    assert "muss 1.000–20.000 sein" in await refusal(handle)
+    assert await h.record() is None
+
+
 async def test_a_control_sent_from_another_channel_guild_or_message_is_refused(running: Harness) -> None:
     h = running
     message = await h.start_game("kniffel", [h.alice, h.bob])
