@@ -15,7 +15,8 @@ Regret is the best value minus the chosen one, in the hint's unit (expected fina
 this turn, counted up to the target, so a stop that wins the game loses nothing), never negative. Moves the
 computer made for a person whose time ran out are listed but not counted, also those the card left no choice in
 (Fireworks): a turn played for the person shows in their review even when nothing in it was a decision (QA: a timed-out
-Fireworks turn left a review of nothing, which read as perfect play).
+Fireworks turn left a review of nothing, which read as perfect play). A timed-out Tutto turn that ended before any
+choice (a Stop card, a null on the first roll) is listed by its last step, not judged (:attr:`Decision.judged`).
 """
 
 from __future__ import annotations
@@ -46,6 +47,9 @@ class Decision:
     best_value: float
     #: Who decided: ``player``, or ``timeout`` when the computer played the person's turn.
     source: str
+    #: False for the last step of a timed-out turn that held no decision (Tutto: the draw of a Stop card, a roll
+    #: that scored nothing), listed so the timeout shows; chosen and best are that step, at no loss.
+    judged: bool = True
 
     @property
     def regret(self) -> float:
@@ -91,17 +95,47 @@ class Review:
 def review(rules: AnyRules, variant: str, player: str, moves: Iterable[MoveRow], directory: Path) -> Review:
     """The review of ``player`` from a game's stored ``moves`` (in play order). Blocking; needs the tables."""
     decisions: list[Decision] = []
+    turn = _TimedOutTurn()
     for move in moves:
         if move.player != player or move.source == "computer":
+            turn.close(decisions)
             continue
         state = rules.engine.State.load(move.state)
         action = rules.engine.parse_action(_action_data(move.action))
+        key = rules.turn_key(state) if move.source == "timeout" and rules.kind == "tutto" else None
+        if key is None or key != turn.key:
+            turn.close(decisions)
+        if key is not None:
+            turn.step(key, state, action)
         valued = decide(state, player, action, directory, forced=move.source == "timeout")
         if valued is None:
             continue
+        turn.decided = True
         chosen, chosen_value, best, best_value = valued
         decisions.append(Decision(len(decisions) + 1, state, chosen, chosen_value, best, best_value, move.source))
+    turn.close(decisions)
     return Review(rules.kind, variant, player, tuple(decisions))
+
+
+class _TimedOutTurn:
+    """The Tutto turn the computer is playing for the person after a timeout, read step by step: a turn that ends
+    before any choice (a Stop card, a null on the first roll) is listed by its last step, so the timeout shows in
+    the review instead of "no decisions of your own" (QA)."""
+
+    def __init__(self) -> None:
+        self.key: object = None
+        self.decided = False
+        self.last: tuple[Any, Any] | None = None
+
+    def step(self, key: object, state: Any, action: Any) -> None:
+        self.key, self.last = key, (state, action)
+
+    def close(self, decisions: list[Decision]) -> None:
+        """End the turn being read: its last step joins ``decisions`` when none of its steps was a decision."""
+        if self.last is not None and not self.decided:
+            state, action = self.last
+            decisions.append(Decision(len(decisions) + 1, state, action, 0.0, action, 0.0, "timeout", judged=False))
+        self.key, self.decided, self.last = None, False, None
 
 
 def complete(rules: AnyRules, moves: Sequence[MoveRow]) -> bool:

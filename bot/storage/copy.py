@@ -98,7 +98,7 @@ async def migrate(source: str, target: str) -> Copied:
     with tempfile.TemporaryDirectory(prefix="dicebot-copy-") as folder:
         snapshot = Path(folder) / "snapshot.sqlite3"
         _snapshot(path, snapshot)
-        old = await SqliteDatabase.connect(snapshot)
+        old = await SqliteDatabase.connect(snapshot, setting="--from", where=path)
         try:
             new = await PostgresDatabase.connect(url, setting="--to")
             try:

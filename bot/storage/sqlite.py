@@ -86,25 +86,36 @@ class SqliteDatabase(Database):
         self.path = path
 
     @classmethod
-    async def connect(cls, path: Path, migrations: list[Migration] | None = None) -> SqliteDatabase:
+    async def connect(
+        cls,
+        path: Path,
+        migrations: list[Migration] | None = None,
+        *,
+        setting: str = "DATABASE_URL",
+        where: Path | None = None,
+    ) -> SqliteDatabase:
         """Open (creating the folder and file if needed), check and migrate, or raise :class:`DatabaseError`.
 
         Refused up front rather than failing on the first click: a folder, an existing empty file (a new database
         is created only where there was no file), a file that cannot be written, and one whose pages are damaged.
+        Every error names ``setting``, what the admin wrote the path into, and ``where``, the file the admin named
+        (``path`` unless given): ``migrate-db`` opens a temporary snapshot of its ``--from`` file, a path that is
+        gone by the time the admin reads the error.
         """
         migrations = bundled_migrations("sqlite") if migrations is None else migrations
-        _refuse_unusable_path(path)
+        shown = path if where is None else where
+        _refuse_unusable_path(path, setting)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise DatabaseError(f"cannot create the folder {path.parent} for DATABASE_URL: {exc.strerror}") from exc
+            raise DatabaseError(f"cannot create the folder {path.parent} for {setting}: {exc.strerror}") from exc
         try:
             writer = _Worker(_connect(path), "dicebot-sqlite-writer")
         except sqlite3.Error as exc:
-            raise DatabaseError(f"cannot open the database {path} (DATABASE_URL): {exc}") from exc
+            raise DatabaseError(f"cannot open the database {shown} ({setting}): {exc}") from exc
         reader: _Worker | None = None
         try:
-            await writer.call(lambda conn: _prepare(conn, path, migrations))
+            await writer.call(lambda conn: _prepare(conn, migrations, shown, setting))
             await writer.call(_configure_writer)
             reader = _Worker(_connect(path), "dicebot-sqlite-reader")
             await reader.call(_configure)
@@ -112,7 +123,7 @@ class SqliteDatabase(Database):
             await writer.close()
             if reader is not None:
                 await reader.close()
-            raise DatabaseError(f"cannot use the database {path} (DATABASE_URL): {exc}") from exc
+            raise DatabaseError(f"cannot use the database {shown} ({setting}): {exc}") from exc
         except DatabaseError:
             await writer.close()
             raise
@@ -222,19 +233,19 @@ def _connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
-def _prepare(conn: sqlite3.Connection, path: Path, migrations: list[Migration]) -> None:
+def _prepare(conn: sqlite3.Connection, migrations: list[Migration], where: Path, setting: str) -> None:
     # The version is checked before any pragma writes to the file, so a newer database stays byte-for-byte intact.
-    refuse_newer(schema_version(conn), migrations, str(path))
-    _check_sound(conn, path)
+    refuse_newer(schema_version(conn), migrations, str(where), setting)
+    _check_sound(conn, where, setting)
     _configure(conn)
     _probe_write(conn)
     _migrate(conn, migrations)
 
 
-def _refuse_unusable_path(path: Path) -> None:
-    """A folder or an existing empty file is a mistake in DATABASE_URL, never a database to create."""
+def _refuse_unusable_path(path: Path, setting: str) -> None:
+    """A folder or an existing empty file is a mistake in ``setting``, never a database to create."""
     if path.is_dir():
-        raise DatabaseError(f"DATABASE_URL points at the folder {path}; name a database file inside it")
+        raise DatabaseError(f"{setting} points at the folder {path}; name a database file inside it")
     if path.is_file() and path.stat().st_size == 0:
         raise DatabaseError(
             f"the database file {path} is empty (0 bytes) although it exists; restore it from a backup, "
@@ -242,14 +253,13 @@ def _refuse_unusable_path(path: Path) -> None:
         )
 
 
-def _check_sound(conn: sqlite3.Connection, path: Path) -> None:
+def _check_sound(conn: sqlite3.Connection, where: Path, setting: str) -> None:
     """``PRAGMA quick_check``: damaged pages would otherwise surface as an error on some later click."""
     rows = conn.execute("PRAGMA quick_check").fetchall()
     lines = [line for row in rows if row[0] != "ok" for line in str(row[0]).splitlines() if "***" not in line]
     if lines:
         raise DatabaseError(
-            f"the database {path} is damaged ({lines[0]}); restore it from a backup or point DATABASE_URL "
-            "at another file"
+            f"the database {where} is damaged ({lines[0]}); restore it from a backup or point {setting} at another file"
         )
 
 

@@ -35,6 +35,8 @@ class Decision(Protocol):
     def regret(self) -> float: ...
     @property
     def counted(self) -> bool: ...
+    @property
+    def judged(self) -> bool: ...
 
 
 class Review(Protocol):
@@ -76,6 +78,8 @@ def loss(value: float, locale: str) -> str:
 
 def line(kind: str, decision: Decision, locale: str) -> str:
     """One decision: its number, the dice, the choice and, when it lost points, the best action and the loss."""
+    if not decision.judged:
+        return f"{t('review.timeout_mark', locale)} {turn_end(decision, locale)}"
     chosen = hint.describe(kind, decision.state, decision.chosen, locale)
     params = {"number": decision.number, "dice": dice_of(kind, decision.state, locale), "action": chosen}
     text = t("review.line_best", locale, **params)
@@ -84,6 +88,14 @@ def line(kind: str, decision: Decision, locale: str) -> str:
         text = t("review.line_loss", locale, **params, best=best, loss=loss(decision.regret, locale))
     text = " ".join(text.split())  # no double space where a decision had no dice (Tutto's Stop or Continue)
     return f"{t('review.timeout_mark', locale)} {text}" if not decision.counted else text
+
+
+def turn_end(decision: Decision, locale: str) -> str:
+    """How a timed-out Tutto turn with no decision in it ended, from its last step: a draw that ended the turn drew
+    the Stop card; a roll that ended it scored nothing (its dice are not stored: the turn was cleared)."""
+    if decision.chosen.kind == "draw":
+        return t("review.timeout_stop", locale, number=decision.number)
+    return t("review.timeout_null", locale, number=decision.number, card=card_name(decision.state.card, locale))
 
 
 def fit(kind: str, decisions: Sequence[Decision], locale: str, limit: int = LIST_LIMIT) -> list[str]:
@@ -135,7 +147,7 @@ def render(review: Review, channel_id: int, finished_at: float | None, locale: s
         # "Decisions: 0 · average loss 0.00" read as perfect play (QA): say there was nothing of theirs to judge.
         summary.append(t("review.no_decisions", locale))
     listed = fit(kind, review.decisions, locale)
-    if listed:
+    if any(decision.judged for decision in review.decisions):
         summary.append(t("review.values_tutto" if kind == "tutto" else "review.values_final", locale))
     timeouts = len(review.decisions) - len(counted)
     if timeouts:

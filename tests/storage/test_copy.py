@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -28,6 +30,7 @@ from bot.storage import (
 from bot.storage.copy import migrate
 from bot.storage.forgotten import FORGOTTEN_NAME
 from tests.postgres import fresh_schema, server_url
+from tests.reliability.test_databases import damaged
 from tests.results import store_finished_game
 
 KINDS = ("kniffel", "tutto")
@@ -226,6 +229,30 @@ async def test_a_target_that_does_not_exist_names_to_not_database_url(tmp_path: 
     with pytest.raises(DatabaseError) as refused:
         await migrate(f"sqlite:///{path}", target)
     assert "(--to)" in str(refused.value) and "DATABASE_URL" not in str(refused.value)
+
+
+def newer_schema(tmp_path: Path) -> Path:
+    """A database a newer dicebot wrote: its schema version is beyond this dicebot's migrations."""
+    path = tmp_path / "old.sqlite3"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+        conn.execute("INSERT INTO schema_version (version) VALUES (99999)")
+    conn.close()
+    return path
+
+
+@pytest.mark.parametrize(("make", "message"), [(newer_schema, "newer than this dicebot"), (damaged, "is damaged")])
+async def test_a_source_it_cannot_use_names_from_and_the_admins_path(
+    tmp_path: Path, make: Callable[[Path], Path], message: str
+) -> None:
+    """The source is read from a temporary snapshot, but the admin gave --from and a path: the error names those,
+    never DATABASE_URL (not read by migrate-db) or the snapshot (gone when the error is read)."""
+    path = make(tmp_path)
+    with pytest.raises(DatabaseError) as refused:
+        await migrate(f"sqlite:///{path}", server_url())
+    text = str(refused.value)
+    assert message in text and "--from" in text and str(path) in text
+    assert "DATABASE_URL" not in text and "snapshot" not in text
 
 
 @pytest.mark.parametrize(

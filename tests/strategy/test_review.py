@@ -202,6 +202,50 @@ def test_a_timed_out_fireworks_turn_is_listed_though_the_card_left_no_choice(tab
     ]
 
 
+def test_timed_out_tutto_turns_that_held_no_decision_are_listed_and_counted_as_timeouts(table_dir: Path) -> None:
+    """QA: a Stop card or a null on the first roll, played by the bot after Alice's timeout, left her review at
+    "No decisions of your own to judge", as if she had played them. Each such turn is listed with ⏱ and counted."""
+    start = tutto_table(["stop", "stop", "bonus_300"])
+    bobs = act(start, tutto_engine.Draw())
+    alices = act(bobs, tutto_engine.Draw())
+    drawn = act(alices, tutto_engine.Draw())
+    moves = [
+        played("alice", "timeout", tutto_engine.Draw(), start),
+        played("bob", "player", tutto_engine.Draw(), bobs),
+        played("alice", "timeout", tutto_engine.Draw(), alices),
+        played("alice", "timeout", tutto_engine.Roll(), drawn),
+    ]
+
+    result = review(TUTTO, "standard", "alice", moves, table_dir)
+
+    assert [(d.chosen, d.source, d.regret) for d in result.decisions] == [
+        (tutto_engine.Draw(), "timeout", 0),
+        (tutto_engine.Roll(), "timeout", 0),
+    ]
+    assert result.counted == () and result.worst == ()
+    description = review_ui.render(result, 7, 1_800_000_000.0, "en-US").embeds[0].description or ""
+    assert description.splitlines()[1:] == [
+        "No decisions of your own to judge in this game.",
+        "⏱ played for you after a timeout, not counted: 2",
+        "",
+        "⏱ `#1` 🛑 Stop drawn — turn over",
+        "⏱ `#2` Bonus 300 · 💥 Null — turn over",
+    ]
+
+
+@pytest.mark.parametrize("locale", ["de", "hu", "pl"])
+def test_a_timed_out_turn_without_a_decision_reads_in_every_language(locale: str, table_dir: Path) -> None:
+    drawn = act(tutto_table(["bonus_300"]), tutto_engine.Draw())
+
+    result = review(TUTTO, "standard", "alice", [played("alice", "timeout", tutto_engine.Roll(), drawn)], table_dir)
+
+    lines = (review_ui.render(result, 7, 1_800_000_000.0, locale).embeds[0].description or "").splitlines()
+    mark = t("review.timeout_mark", locale)
+    assert t("review.timeouts", locale, count=1, mark=mark) in lines
+    card = t("tutto.card.bonus", locale, bonus=300)
+    assert lines[-1] == f"{mark} " + t("review.timeout_null", locale, number=1, card=card)
+
+
 @pytest.mark.parametrize("kind", ["dicepoker", "knister"])
 def test_dice_poker_and_knister_list_a_timed_out_move_as_kniffel_does(kind: str, table_dir: Path) -> None:
     """What the bot played for the person: listed with ⏱, counted apart, and no figures that read as perfect."""
