@@ -29,6 +29,11 @@ from tests.scripted import act, scripted_dice, take, tutto_table
 ME = "1"
 
 
+def review_lines(result: Review, locale: str = "en-US") -> list[str]:
+    """The lines of ``result``'s review as ``locale`` reads it (game 7, ended at a fixed time)."""
+    return (review_ui.render(result, 7, 1_800_000_000.0, locale).embeds[0].description or "").splitlines()
+
+
 def value(values: list[strategy.ActionValue], action: object) -> float:
     return next(entry.value for entry in values if entry.action == action)
 
@@ -85,8 +90,7 @@ def test_a_german_reroll_line_keeps_the_roll_apart_from_the_dice_kept(table_dir:
         state = kniffel.apply(state, ME, ToggleHold(index=index), scripted_dice())
     result = review(KNIFFEL, "classic", ME, [played(ME, "player", Roll(), state)], table_dir)
 
-    description = review_ui.render(result, 7, 1_800_000_000.0, "de").embeds[0].description or ""
-    assert "`#1` ⚂ ⚂ ⚁ ⚂ ⚂ · ⚂ ⚂ ⚂ ⚂ behalten und würfeln" in description, description
+    assert review_lines(result, "de")[-1].startswith("`#1` ⚂ ⚂ ⚁ ⚂ ⚂ · ⚂ ⚂ ⚂ ⚂ behalten und würfeln")
 
 
 def test_computer_moves_are_left_out_and_timed_out_moves_are_listed_but_not_counted(table_dir: Path) -> None:
@@ -192,8 +196,7 @@ def test_a_timed_out_fireworks_turn_is_listed_though_the_card_left_no_choice(tab
 
     assert [(d.chosen, d.source, d.regret) for d in result.decisions] == [(Plan((1, 1, 5), "roll_on"), "timeout", 0)]
     assert result.counted == () and result.worst == ()
-    description = review_ui.render(result, 7, 1_800_000_000.0, "en-US").embeds[0].description or ""
-    assert description.splitlines()[1:] == [
+    assert review_lines(result)[1:] == [
         "No decisions of your own to judge in this game.",
         "Values: the expected points banked this turn with perfect play, counted up to the target (as the hint shows).",
         "⏱ played for you after a timeout, not counted: 1",
@@ -223,8 +226,7 @@ def test_timed_out_tutto_turns_that_held_no_decision_are_listed_and_counted_as_t
         (tutto_engine.Roll(), "timeout", 0),
     ]
     assert result.counted == () and result.worst == ()
-    description = review_ui.render(result, 7, 1_800_000_000.0, "en-US").embeds[0].description or ""
-    assert description.splitlines()[1:] == [
+    assert review_lines(result)[1:] == [
         "No decisions of your own to judge in this game.",
         "⏱ played for you after a timeout, not counted: 2",
         "",
@@ -239,7 +241,7 @@ def test_a_timed_out_turn_without_a_decision_reads_in_every_language(locale: str
 
     result = review(TUTTO, "standard", "alice", [played("alice", "timeout", tutto_engine.Roll(), drawn)], table_dir)
 
-    lines = (review_ui.render(result, 7, 1_800_000_000.0, locale).embeds[0].description or "").splitlines()
+    lines = review_lines(result, locale)
     mark = t("review.timeout_mark", locale)
     assert t("review.timeouts", locale, count=1, mark=mark) in lines
     card = t("tutto.card.bonus", locale, bonus=300)
@@ -261,7 +263,7 @@ def test_dice_poker_and_knister_list_a_timed_out_move_as_kniffel_does(kind: str,
     result = review(spec, variant, player, [played(player, "timeout", chosen, state)], table_dir)
 
     assert [(d.chosen, d.source) for d in result.decisions] == [(chosen, "timeout")] and result.counted == ()
-    lines = (review_ui.render(result, 7, 1_800_000_000.0, "en-US").embeds[0].description or "").splitlines()
+    lines = review_lines(result)
     assert lines[1] == "No decisions of your own to judge in this game."
     assert "⏱ played for you after a timeout, not counted: 1" in lines and lines[-1].startswith("⏱ `#1` ")
 
