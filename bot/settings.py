@@ -78,24 +78,23 @@ class Settings(BaseSettings):
     data_dir: Path | None = None
 
     @field_validator(
+        "database_url",
+        "database_pool_size",
+        "database_statement_timeout",
         "dev_guild_id",
+        "log_level",
         "discord_api_base",
         "discord_gateway_url",
+        "computer_delay",
         "shard_count",
         "health_file",
         "data_dir",
         mode="before",
     )
     @classmethod
-    def _empty_is_unset(cls, value: object) -> object:
-        return empty_is_unset(value)
-
-    @field_validator(
-        "database_url", "database_pool_size", "database_statement_timeout", "log_level", "computer_delay", mode="before"
-    )
-    @classmethod
     def _empty_is_default(cls, value: object, info: ValidationInfo) -> object:
-        """``LOG_LEVEL=`` in .env means the default, as an empty optional setting means unset."""
+        """An empty line in .env (``LOG_LEVEL=``, ``DEV_GUILD_ID=``) means the setting's default: unset for an
+        optional one. Not the token (empty is refused) nor the shard ids (their own parser)."""
         if empty_is_unset(value) is None and info.field_name is not None:
             return cls.model_fields[info.field_name].default
         return value

@@ -196,7 +196,8 @@ class KnisterUI:
                 return t("knister.grid_your_roll", locale)
             return t("knister.grid_wait_roll", locale, player=table.name(state.roller, NAME_LIMIT))
         if player in state.placed:
-            waiting = [table.name(p, NAME_LIMIT) for p in knister.rolling_order(state) if p not in state.placed]
+            acting = set(knister.to_act(state))
+            waiting = [table.name(p, NAME_LIMIT) for p in knister.rolling_order(state) if p in acting]
             return t("knister.grid_placed", locale, number=state.number, names=", ".join(waiting))
         return "\n".join(
             [

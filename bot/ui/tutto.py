@@ -105,7 +105,7 @@ def _drawn_and_rolled(first: Event, then: Event) -> bool:
 
 def _turn_ends_with_card(events: Sequence[Event], index: int) -> bool:
     """Whether the card ``events[index]`` is a Stop card, whose own line tells it."""
-    return any(event.key == "tutto.stop_card" for event in events[index + 1 : index + 2])
+    return index + 1 < len(events) and events[index + 1].key == "tutto.stop_card"
 
 
 def _shown(events: Sequence[Event], index: int, table: Table) -> bool:
