@@ -206,33 +206,48 @@ class DiceBot(commands.AutoShardedBot):
 
         Discord rate-limits command syncs and a bot that restarts often would hit the limit, so the hash of what
         a sync sends (the translated payload and its target) is kept in ``bot_meta``; it is stored only after a
-        sync succeeded, so a failed sync is retried at the next start.
+        sync succeeded, so a failed sync is retried at the next start. The payload hashed is the payload sent:
+        ``tree.sync`` would translate every string into Discord's 31 locales a second time.
         """
         guild_id = self.settings.dev_guild_id
         guild = None if guild_id is None else discord.Object(guild_id)
         if guild is not None:
             self.tree.copy_global_to(guild=guild)
         where = " globally" if guild_id is None else f" to guild {guild_id}"
-        digest = await self._command_digest(guild)
-        meta = MetaRepository(self.db)
-        if not force and await meta.get(COMMAND_SYNC_KEY) == digest:
-            log.info("commands unchanged since the last sync%s; not syncing", where)
-            return
-        synced = await self.tree.sync(guild=guild)
-        await meta.set(COMMAND_SYNC_KEY, digest)
-        log.info("synced %d commands%s", len(synced), where)
-
-    async def _command_digest(self, guild: discord.abc.Snowflake | None) -> str:
-        """SHA-256 of the payload ``tree.sync(guild=guild)`` would send, with its application and target."""
-        translator = self.tree.translator
         commands = self.tree.get_commands(guild=guild)
+        translator = self.tree.translator
         payload = [
             await command.get_translated_payload(self.tree, translator) if translator else command.to_dict(self.tree)
             for command in commands
         ]
-        target = {"application_id": self.application_id, "guild_id": None if guild is None else guild.id}
+        target = {"application_id": self.application_id, "guild_id": guild_id}
         text = json.dumps({"target": target, "commands": payload}, sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(text.encode()).hexdigest()
+        digest = hashlib.sha256(text.encode()).hexdigest()
+        meta = MetaRepository(self.db)
+        if not force and await meta.get(COMMAND_SYNC_KEY) == digest:
+            log.info("commands unchanged since the last sync%s; not syncing", where)
+            return
+        synced = await self._upload_commands(payload, commands, guild_id)
+        await meta.set(COMMAND_SYNC_KEY, digest)
+        log.info("synced %d commands%s", len(synced), where)
+
+    async def _upload_commands(
+        self,
+        payload: list[dict[str, Any]],
+        commands: list[app_commands.Command[Any, ..., Any] | app_commands.Group | app_commands.ContextMenu],
+        guild_id: int | None,
+    ) -> list[Any]:
+        """Overwrite the application's commands with ``payload``, as ``tree.sync`` does, its errors included."""
+        if self.application_id is None:
+            raise app_commands.MissingApplicationID
+        try:
+            if guild_id is None:
+                return await self.http.bulk_upsert_global_commands(self.application_id, payload=payload)
+            return await self.http.bulk_upsert_guild_commands(self.application_id, guild_id, payload=payload)
+        except discord.HTTPException as error:
+            if error.status == 400 and error.code == 50035:
+                raise app_commands.CommandSyncFailure(error, commands) from None
+            raise
 
     async def close(self) -> None:
         """Stop firing deadlines, disconnect, then close the database after the last write finished.

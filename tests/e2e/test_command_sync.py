@@ -5,9 +5,12 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+from typing import Any
 
 import pytest
+from discord import app_commands
 
+from bot.i18n import CatalogueTranslator
 from tests.e2e.conftest import TOKEN, Harness
 from tests.e2e.test_entrypoint import SETTINGS
 
@@ -29,6 +32,37 @@ async def test_a_restart_with_the_same_commands_does_not_sync(harness: Harness) 
     assert harness.syncs() == 1
     reply = await harness.command(harness.alice, "help")  # the commands synced before the restart still work
     assert "/kniffel" in (await reply.message()).text
+
+
+async def test_a_start_that_syncs_translates_the_commands_once(
+    harness: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The payload compared with the last sync's is the one sent: translating every string into Discord's 31
+    locales twice made a syncing start cost twice the translation of one that does not sync."""
+    calls = 0
+    translate = CatalogueTranslator.translate
+
+    async def counted(self: CatalogueTranslator, *args: Any, **kwargs: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        return await translate(self, *args, **kwargs)
+
+    monkeypatch.setattr(CatalogueTranslator, "translate", counted)
+    await harness.start_bot(BASIC)
+    syncing = calls
+    await harness.restart()
+    assert harness.syncs() == 1
+    assert calls - syncing == syncing > 0
+
+
+async def test_a_refused_sync_is_sent_again_at_the_next_start(harness: Harness) -> None:
+    harness.server.inject_rest_error("PUT", r"/commands$", 400, code=50035)
+    with pytest.raises(app_commands.CommandSyncFailure):
+        await harness.start_bot(BASIC)
+    await harness.stop_bot()
+    await harness.start_bot(BASIC)
+    assert harness.syncs() == 2
+    assert "kniffel" in {command["name"] for command in harness.server.commands()}
 
 
 async def test_a_changed_command_tree_syncs(harness: Harness) -> None:
