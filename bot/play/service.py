@@ -298,7 +298,7 @@ class GameService(LiveBoards):
             )
         except ChannelBusy as busy:
             async with self._locks.hold(busy.game.id):
-                existing = await self._games.get(busy.game.id) or busy.game
+                existing = await self._checked_board(await self._games.get(busy.game.id) or busy.game)
             game = t(f"game.{existing.kind}", request.locale)
             # A lobby waiting for players is not a game running: the refusal says which one holds the channel.
             key = "play.channel_busy_lobby" if existing.status == "lobby" else "play.channel_busy"
@@ -942,6 +942,8 @@ class GameService(LiveBoards):
         The clicked message is repaired on the way: an earlier board loses its controls, a finished or abandoned
         game's board is shown as it stands.
         """
+        if record is not None and board.from_old_board(record, origin(request)):
+            record = await self._checked_board(record)
         current = await self._games.active_in_channel(request.channel_id or 0)
         pointer = board.pointer(record, current, action)
         await request.refuse(pointer.key, **pointer.params)
@@ -952,6 +954,20 @@ class GameService(LiveBoards):
             await self.show(spec, Game.load(spec, record))
         elif request.channel_id == record.channel_id and request.message_by_bot and record.id in request.message_games:
             await self._strip(spec, record, request.message_id)
+
+    async def _checked_board(self, record: GameRecord) -> GameRecord:
+        """An active game's live board edited to show the game before a player is pointed to it, posted anew if the
+        edit finds it gone; the game's record as it now stands (under the game's lock).
+
+        A board deleted while the bot was down is otherwise only found by the next edit, and a player clicking an
+        earlier board or starting a game in the channel would be sent to a message that no longer exists, with
+        nothing left to click until a timeout moves the game on (QA: a playground killed just after a move).
+        """
+        if not record.active or record.kind not in self.specs:
+            return record
+        spec = self.specs[record.kind]
+        shown = await self.show(spec, Game.load(spec, record))
+        return shown.record if shown is not None else record
 
     async def _rematch(self, request: Request, spec: AnySpec, record: GameRecord) -> None:
         """**Rematch** on a finished game's board: a new lobby here with the same game, rules, options and

@@ -15,7 +15,7 @@ from bot.storage import GameRecord, HistoryRepository, ResultsRepository, Storag
 from fakediscord import Message, User
 from tests.e2e.board import controlled, live_board, settle
 from tests.e2e.conftest import Harness
-from tests.e2e.dice import play_turn
+from tests.e2e.dice import best_option, play_turn
 from tests.reliability.conftest import lobby as lobby_stored
 
 pytestmark = pytest.mark.timeout(120)
@@ -418,3 +418,58 @@ async def test_a_deleted_channels_game_the_database_could_not_read_ends_at_its_n
     assert not [r for r in caplog.records if r.exc_info], "a traceback was logged"
     await h.advance(record.deadline_at - h.clock.now + 1)  # its edit answers 404 Unknown Channel
     await abandoned(h, record)
+
+
+async def moved_board_lost_while_away(h: Harness) -> tuple[Message, Message]:
+    """A 2-player Kniffel whose first turn ended below chatter (the board moved down), then the bot stopped and the
+    live board was deleted meanwhile: the first board as a client still shows it (with its controls) and the board
+    that is gone."""
+    first = await h.start_game("kniffel", [h.alice, h.bob])
+    seen_then = h.snapshot(first)
+    user = h.user((await h.state()).current_player)
+    await h.click(user, first, "Roll")
+    await h.server.post_message(h.carol, h.channel, "gg")
+    await (await h.server.select(user, first, first.select().custom_id, [best_option(first)])).response()
+    await settle(h)
+    gone = await live_board(h)
+    assert gone.id != first.id
+    await h.stop_bot()
+    h.server.delete_message(moderator(h), gone)
+    await h.start_bot()
+    return seen_then, gone
+
+
+def link(h: Harness, message: Message) -> str:
+    return f"https://discord.com/channels/{h.guild.id}/{h.channel.id}/{message.id}"
+
+
+async def test_a_click_on_an_old_board_posts_the_live_one_anew_when_it_was_deleted_while_away(
+    running: Harness,
+) -> None:
+    """QA (a playground killed just after a move): the live board was lost while the bot was down and an older
+    board still showed controls. A click there was pointed to a message that no longer existed, and nothing could
+    be played until the turn timed out. The click checks the live board first and posts it anew."""
+    h = running
+    seen_then, gone = await moved_board_lost_while_away(h)
+    before = await h.state()
+    handle = await h.server.click_button(h.user(before.current_player), seen_then, label="Roll")
+    reply = await handle.message()
+    record = await h.record()
+    assert record is not None
+    board = await reposted(h, record.id, gone)
+    assert reply.ephemeral and reply.text.endswith(link(h, board))
+    assert await h.state() == before
+    await h.click(h.user(before.current_player), board, "Roll")
+    assert (await h.state()).rolls == 1
+
+
+async def test_a_start_in_a_channel_whose_board_was_deleted_while_away_links_the_board_posted_anew(
+    running: Harness,
+) -> None:
+    h = running
+    _, gone = await moved_board_lost_while_away(h)
+    reply = await h.reply_text(await h.command(h.carol, "kniffel start"))
+    record = await h.record()
+    assert record is not None and record.status == "running"
+    board = await reposted(h, record.id, gone)
+    assert reply == f"A Kniffel game is already running here: {link(h, board)}"
