@@ -15,12 +15,15 @@ from typing import Any
 
 import pytest
 
+from bot.engine import knister
 from bot.i18n import languages
 from bot.play.service import notice_line, table
 from bot.play.spec import AnySpec
 from bot.play.transitions import Game, Notice
 from bot.rankings import Standing
 from bot.storage import Seat
+from bot.ui.common import isolated
+from bot.ui.knister import grid_block
 from bot.ui.leaderboard import player_label, render_stats
 from bot.ui.render import Rendered, SeatView, Table, in_markdown
 from cogs.dicepoker import SPEC as DICEPOKER
@@ -39,19 +42,24 @@ MENTION_NAME = f"<@{OTHER}> <@!{OTHER}> <@&{OTHER}> <#{OTHER}> </tutto start:{OT
 #: What Discord would draw from the name: a user, role or channel mention, a command link, @everyone or @here.
 DRAWN = re.compile(rf"<(?:@[!&]?|#|/[^<>]*:){OTHER}>|@everyone|@here")
 ZERO_WIDTH_SPACE = "\u200b"
+#: A name that starts with RIGHT-TO-LEFT OVERRIDE: shown bare, it turns the rest of its line around.
+OVERRIDE_NAME = "\u202eBob"
+FIRST_STRONG_ISOLATE, POP_DIRECTIONAL_ISOLATE = "\u2068", "\u2069"
+ISOLATED_NAME = FIRST_STRONG_ISOLATE + OVERRIDE_NAME + POP_DIRECTIONAL_ISOLATE
 
 
-def prose(rendered: Rendered) -> list[str]:
-    """Every text of a message Discord reads as markdown, its code blocks taken out."""
+def prose(rendered: Rendered, code: bool = False) -> list[str]:
+    """Every text of a message Discord reads as markdown, its code blocks taken out unless ``code``."""
     texts = [rendered.content or ""]
     for embed in rendered.embeds:
         texts += [embed.title or "", embed.description or ""]
         texts += [text for field in embed.fields for text in (field.name, field.value)]
-    return [CODE_BLOCK.sub("", text) for text in texts]
+    return texts if code else [CODE_BLOCK.sub("", text) for text in texts]
 
 
-def shown(spec: AnySpec, language: str, name: str = MARKDOWN_NAME) -> list[str]:
-    """The prose of every board, announcement and private view of a game whose first player is called ``name``."""
+def shown(spec: AnySpec, language: str, name: str = MARKDOWN_NAME, code: bool = False) -> list[str]:
+    """The prose (with its code blocks if ``code``) of every board, announcement and private view of a game whose
+    first player is called ``name``."""
     players = ["101", "102"]
     rng = random.Random(3)
     engine = spec.engine
@@ -61,11 +69,11 @@ def shown(spec: AnySpec, language: str, name: str = MARKDOWN_NAME) -> list[str]:
     texts: list[str] = []
 
     def look(current: Table[Any]) -> None:
-        texts.extend(prose(spec.ui.render(current)))
+        texts.extend(prose(spec.ui.render(current), code))
         texts.extend(spec.ui.announce(current))
         for view in spec.private_views.values():
             for player in players:
-                texts.extend(prose(view.render(current, player)))
+                texts.extend(prose(view.render(current, player), code))
 
     look(table(running))
     while not engine.is_over(state):
@@ -120,3 +128,29 @@ def test_statistics_and_the_boards_across_servers_never_draw_a_name_as_a_mention
     assert embed.title and embed.description and not DRAWN.search(embed.title + embed.description)
     label = player_label(Standing(1, 5, MENTION_NAME, 1.0, 1), "global")
     assert not DRAWN.search(label) and MENTION_NAME.startswith(label.replace(ZERO_WIDTH_SPACE, "")[:-1])
+
+
+@pytest.mark.parametrize("spec", [KNIFFEL, DICEPOKER, KNISTER, TUTTO], ids=lambda spec: spec.kind)
+def test_a_name_that_turns_text_around_is_isolated_in_text_and_code_blocks(spec: AnySpec) -> None:
+    texts = shown(spec, "en", OVERRIDE_NAME, code=True)
+    assert not [text for text in texts if "\u202e" in text.replace(ISOLATED_NAME, "")]
+    assert any(ISOLATED_NAME in text for text in texts)
+
+
+def test_a_name_keeps_its_own_isolates_and_never_closes_the_one_around_it() -> None:
+    assert isolated("Bob") == "Bob" and isolated("Zoë 🎲") == "Zoë 🎲"
+    assert isolated("\u2069\u202eBob") == ISOLATED_NAME  # a stray PDI would end the isolate early
+    assert isolated("\u2067ab\u2069c\u2066d") == "\u2068\u2067ab\u2069c\u2066d\u2069\u2069"  # one left open
+    assert isolated("a\u200fb") == "\u2068a\u200fb\u2069"
+
+
+def test_a_grid_owner_cut_to_the_grid_still_ends_its_isolate() -> None:
+    grid = [[None] * knister.SIZE for _ in range(knister.SIZE)]
+    owner = grid_block(grid, knister.line_scores(grid, partial=True), "en", OVERRIDE_NAME * 10).splitlines()[1]
+    assert owner.startswith(FIRST_STRONG_ISOLATE + OVERRIDE_NAME) and owner.endswith("…" + POP_DIRECTIONAL_ISOLATE)
+
+
+def test_statistics_and_the_boards_across_servers_isolate_a_name_that_turns_text_around() -> None:
+    embed = render_stats(OVERRIDE_NAME, [], None, "en")
+    assert ISOLATED_NAME in (embed.title or "") and ISOLATED_NAME in (embed.description or "")
+    assert player_label(Standing(1, 5, OVERRIDE_NAME, 1.0, 1), "global") == ISOLATED_NAME
