@@ -5,14 +5,13 @@ from __future__ import annotations
 import difflib
 from pathlib import Path
 from typing import Annotated, Literal
-from urllib.parse import urlsplit
 
 from dotenv import dotenv_values
 from pydantic import Field, SecretStr, ValidationError, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from bot.sharding import ShardScope, parse_shard_ids
-from bot.storage.backend import POSTGRES_PREFIXES, SQLITE_PREFIX, postgres_url, sqlite_path
+from bot.storage.backend import POSTGRES_PREFIXES, SQLITE_PREFIX, check_postgres_ports, postgres_url, sqlite_path
 
 #: How to fix each setting, shown when its value is missing or invalid.
 FIX_HINTS: dict[str, str] = {
@@ -37,17 +36,6 @@ FIX_HINTS: dict[str, str] = {
 def empty_is_unset(value: object) -> object:
     """An empty line in .env (``DEV_GUILD_ID=``) means "not set", as admins expect."""
     return None if isinstance(value, str) and not value.strip() else value
-
-
-def check_postgres_ports(url: str) -> None:
-    """Raise ValueError naming a port that is no number, as an admin wrote it, before the driver's bare int()
-    error; a URL may list several hosts (``host1:5432,host2:5432``), an IPv6 host is in brackets."""
-    hosts = urlsplit(url).netloc.rpartition("@")[2]
-    for host in hosts.split(","):
-        after_address = host.rpartition("]")[2]
-        port = after_address.rpartition(":")[2] if ":" in after_address else ""
-        if port and not port.isdecimal():
-            raise ValueError(f"port {port!r} is not a number")
 
 
 class Settings(BaseSettings):

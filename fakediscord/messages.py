@@ -6,6 +6,7 @@ tests read ``content``, ``embeds``, ``components``, ``flags`` and the component 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,6 +20,19 @@ IS_COMPONENTS_V2 = 1 << 15
 
 DEFAULT = 0
 CHAT_INPUT_COMMAND = 20
+
+#: A user's mention in a message's text as Discord reads it: ``<@id>``, or ``<@!id>`` as older clients wrote it.
+USER_MENTION = re.compile(r"<@!?([0-9]+)>")
+
+
+def mentioned_ids(content: str, allowed_mentions: dict[str, Any] | None) -> list[int]:
+    """The users ``content`` mentions whom Discord pings under ``allowed_mentions``, in order, once each: every
+    one without it (Discord's default); with it, all when its ``parse`` holds ``users``, else those it lists."""
+    found = list(dict.fromkeys(int(match) for match in USER_MENTION.findall(content)))
+    if allowed_mentions is None or "users" in (allowed_mentions.get("parse") or []):
+        return found
+    listed = {int(user) for user in allowed_mentions.get("users") or []}
+    return [user for user in found if user in listed]
 
 
 @dataclass(eq=False)
@@ -68,6 +82,10 @@ class Message:
     deleted: bool = False
     tts: bool = False
     edits: int = 0
+    #: What the sender let Discord ping (its last ``allowed_mentions``; None: never sent, Discord's default).
+    allowed_mentions: dict[str, Any] | None = None
+    #: The users the text mentions and ``allowed_mentions`` lets Discord ping, as the payload's ``mentions``.
+    mentions: list[User] = field(default_factory=list)
 
     @property
     def ephemeral(self) -> bool:
@@ -138,7 +156,7 @@ class Message:
             "edited_timestamp": self.edited_timestamp,
             "tts": self.tts,
             "mention_everyone": False,
-            "mentions": [],
+            "mentions": [user.payload() for user in self.mentions],
             "mention_roles": [],
             "attachments": [a.payload() for a in self.attachments],
             "embeds": self.embeds,

@@ -21,7 +21,16 @@ from fakediscord import components as comps
 from fakediscord import interactions as ix
 from fakediscord.commands import CommandStore, Focus, Invocation, permitted
 from fakediscord.errors import APIError, ComponentNotFound, InvalidInput, UnknownCommand
-from fakediscord.messages import CHAT_INPUT_COMMAND, DEFAULT, EPHEMERAL, IS_COMPONENTS_V2, LOADING, Attachment, Message
+from fakediscord.messages import (
+    CHAT_INPUT_COMMAND,
+    DEFAULT,
+    EPHEMERAL,
+    IS_COMPONENTS_V2,
+    LOADING,
+    Attachment,
+    Message,
+    mentioned_ids,
+)
 from fakediscord.models import (
     DEFAULT_BOT_PERMISSIONS,
     DEFAULT_PERMISSIONS,
@@ -359,6 +368,11 @@ class World:
         """Copy the message fields present in ``data``; a PATCH leaves absent fields untouched, as on Discord."""
         if "content" in data:
             message.content = data["content"] or ""
+        if "allowed_mentions" in data:
+            message.allowed_mentions = copy_json(data["allowed_mentions"])
+        if "content" in data or "allowed_mentions" in data:
+            mentioned = mentioned_ids(message.content, message.allowed_mentions)
+            message.mentions = [self.users[user] for user in mentioned if user in self.users]
         if "embeds" in data:
             message.embeds = copy_json(data["embeds"] or [])
         if "components" in data:

@@ -14,6 +14,7 @@ from typing import Any
 
 from bot.ui.render import Rendered
 from fakediscord import FakeDiscord
+from fakediscord.messages import mentioned_ids
 from fakediscord.validation import FormErrors, validate_message
 
 #: Requests whose body is a message (posted or edited): channel messages, follow-ups and their edits.
@@ -80,3 +81,12 @@ def assert_pings_only_people(server: FakeDiscord) -> None:
         allowed = message.get("allowed_mentions")
         assert allowed is not None, message
         assert set(allowed.get("parse", [])) <= {"users"} and not allowed.get("roles"), message
+
+
+def pinged(server: FakeDiscord) -> set[int]:
+    """The users some message the bot sent (any version of it) mentions and lets Discord ping."""
+    return {
+        user
+        for message in sent_messages(server)
+        for user in mentioned_ids(message.get("content") or "", message.get("allowed_mentions"))
+    }

@@ -89,6 +89,11 @@ def test_token_is_never_shown() -> None:
             "DATABASE_URL is invalid (Value error, port 'notaport' is not a number)",
         ),
         ({"discord_token": "x", "database_url": "postgresql://u@a:5432,b:x5/db"}, "port 'x5' is not a number"),
+        (
+            {"discord_token": "x", "database_url": "postgresql://postgres@127.0.0.1:99999/test"},
+            "DATABASE_URL is invalid (Value error, port 99999 is not between 1 and 65535)",
+        ),
+        ({"discord_token": "x", "database_url": "postgresql://u@a:0,b:5432/db"}, "port 0 is not between 1 and 65535"),
         ({"discord_token": "x", "database_url": "mysql://db"}, "DATABASE_URL is invalid"),
         ({"discord_token": "x", "database_url": "postgresql://"}, "DATABASE_URL is invalid"),
         ({"discord_token": "x", "database_pool_size": "0"}, "DATABASE_POOL_SIZE is invalid"),
@@ -131,10 +136,13 @@ def test_missing_token_exits_2_with_one_line_where_a_token_is_required(tmp_path:
     assert "Traceback" not in done.stderr
 
 
-def test_invalid_value_exits_2(tmp_path: Path) -> None:
-    done = run_bot({"DISCORD_TOKEN": "x", "LOG_LEVEL": "loud"}, tmp_path)
+@pytest.mark.parametrize(
+    ("name", "value"), [("LOG_LEVEL", "loud"), ("DATABASE_URL", "postgresql://postgres@127.0.0.1:99999/test")]
+)
+def test_invalid_value_exits_2(tmp_path: Path, name: str, value: str) -> None:
+    done = run_bot({"DISCORD_TOKEN": "x", name: value}, tmp_path)
     assert done.returncode == 2
-    assert "LOG_LEVEL is invalid" in done.stderr
+    assert f"{name} is invalid" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
 
 

@@ -132,6 +132,41 @@ def in_code_block(text: str) -> str:
     return text.replace("`", "'")
 
 
+def name_cell(name: str, columns: int) -> str:
+    """A display name for a code block, cut to ``columns`` (:func:`cut_to_width`) and then :func:`isolated`."""
+    return isolated(cut_to_width(name, columns))
+
+
+#: The characters that change the direction of the text after them: embeddings and overrides (U+202A to U+202E),
+#: isolates (U+2066 to U+2069) and the marks (U+200E, U+200F, U+061C), which sway the punctuation beside them.
+BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+ISOLATES = frozenset("\u2066\u2067\u2068")
+FIRST_STRONG_ISOLATE = "\u2068"
+POP_DIRECTIONAL_ISOLATE = "\u2069"
+
+
+def isolated(name: str) -> str:
+    """``name`` unable to turn the text after it around: one holding a direction control is put between FIRST
+    STRONG ISOLATE and POP DIRECTIONAL ISOLATE, which ends every embedding and override begun inside (QA: a name
+    starting with RIGHT-TO-LEFT OVERRIDE reversed the rest of "Rolling order: …"). A stray POP DIRECTIONAL
+    ISOLATE in the name would end that isolate early, so it is dropped, and an isolate the name leaves open is
+    closed. Any other name is returned as it is, byte for byte (the boards measure names for a phone's width).
+
+    Applied after a name is cut: a cut could take the closing character with it."""
+    if name.isascii() or BIDI_CONTROLS.isdisjoint(name):
+        return name
+    kept, open_isolates = [], 0
+    for char in name:
+        if char in ISOLATES:
+            open_isolates += 1
+        elif char == POP_DIRECTIONAL_ISOLATE:
+            if not open_isolates:
+                continue
+            open_isolates -= 1
+        kept.append(char)
+    return FIRST_STRONG_ISOLATE + "".join(kept) + POP_DIRECTIONAL_ISOLATE * (open_isolates + 1)
+
+
 def monospace_safe(text: str) -> str:
     """``text`` without the characters that would not take exactly one column of a code block (emoji, wide
     letters, combining marks), so a table's columns stay aligned."""

@@ -23,9 +23,9 @@ from bot.ui.common import (
     COLOUR_PLAYING,
     DIE_FACES,
     card_tables,
-    cut_to_width,
     faces,
     monospace_table,
+    name_cell,
     shorten,
 )
 from bot.ui.ended import ended_embed
@@ -175,7 +175,7 @@ class ScorecardUI:
         """Every total in seat order, those who left or were removed last and marked: their card stays."""
         standings = [
             (
-                cut_to_width(table.plain_name(p), NAME_WIDTH),
+                name_cell(table.plain_name(p), NAME_WIDTH),
                 number(self.total(table, p), table.locale),
                 board_mark(table, p),
             )

@@ -22,6 +22,7 @@ from bot.ui.common import (
     display_width,
     faces,
     in_code_block,
+    isolated,
     monospace_table,
 )
 from bot.ui.ended import ended_embed
@@ -55,8 +56,8 @@ def grid_block(grid: knister.Grid, scores: knister.LineScores, locale: str, owne
 
 def _in_grid_width(name: str) -> str:
     """A name as a code block's first line no wider than the grid under it, cut with an ellipsis."""
-    name = in_code_block(name)
-    return name if display_width(name) <= GRID_COLUMNS else cut_to_width(name, GRID_COLUMNS - len(CUT)) + CUT
+    shown = name if display_width(name) <= GRID_COLUMNS else cut_to_width(name, GRID_COLUMNS - len(CUT)) + CUT
+    return isolated(in_code_block(shown))  # after the cut, which would take the isolate's closing character
 
 
 def line_table(scores: knister.LineScores, locale: str) -> str:

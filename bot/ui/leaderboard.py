@@ -89,7 +89,7 @@ def player_label(row: Standing, scope: Scope) -> str:
     """A mention on a server board (Discord shows the current server name); the stored name across servers."""
     if scope == "server":
         return mention(row.user_id)
-    return discord.utils.escape_mentions(discord.utils.escape_markdown(shorten(row.display_name, NAME_LIMIT)))
+    return in_markdown(shorten(row.display_name, NAME_LIMIT))
 
 
 def render_board(

@@ -20,7 +20,7 @@ from typing import Any, Generic, Literal, NamedTuple, Protocol, TypeVar
 import discord
 
 from bot.engine.core import Event, GameState
-from bot.ui.common import shorten, shorten_words
+from bot.ui.common import isolated, shorten, shorten_words
 
 PREFIX = "g"
 CUSTOM_ID = re.compile(rf"{PREFIX}:(?P<game>\d+):(?P<action>[a-z_]+):(?P<arg>[A-Za-z0-9_.\-]*):(?P<stamp>\d+)")
@@ -289,12 +289,29 @@ class SeatView:
 def in_markdown(text: str) -> str:
     """``text`` (a display name) shown as typed where Discord reads markdown: content, embed titles, descriptions,
     field names and values. A name like ``**Bob**``, ``_x_`` or ``~~Al~~`` would otherwise bold, slant or strike
-    the board's text after it, and a stray ``*`` pair up with the board's own bold.
+    the board's text after it, and a stray ``*`` pair up with the board's own bold; one like ``<@id>`` would be
+    drawn as that person's mention and ping them when the board is posted (:func:`undrawn`), and one with a
+    direction control turn the rest of the line around (:func:`~bot.ui.common.isolated`).
 
-    Not for code blocks (which show a backslash as one) nor labels (which read no markdown): those take the name
-    as typed. Remembered, as a board names the same players click after click.
+    Not for code blocks (which show a backslash as one; ``in_code_block`` isolates their names) nor labels (which
+    read no markdown): those take the name as typed. Remembered, as a board names the same players click after click.
     """
-    return discord.utils.escape_markdown(text)
+    return isolated(undrawn(discord.utils.escape_markdown(text)))
+
+
+#: Where Discord draws something else than the text: ``<@id>``, ``<@!id>``, ``<@&id>`` (a person's or a role's
+#: mention), ``<#id>`` (a channel), ``</name:id>`` (a command), ``<:name:id>`` and ``<a:name:id>`` (a custom
+#: emoji), ``<t:seconds>`` (a date), ``<id:home>`` (a server page), ``@everyone`` and ``@here``.
+_DRAWN = re.compile(r"<(?=[@#/:]|[at]:|id:)|@(?=everyone|here)")
+#: Invisible, and splits what Discord would otherwise read as one of the above (as ``escape_mentions`` does).
+ZERO_WIDTH_SPACE = "\u200b"
+
+
+def undrawn(text: str) -> str:
+    """``text`` with a zero-width space after each ``<`` or ``@`` that starts something Discord draws (:data:`_DRAWN`):
+    it reads as typed and never pings. ``discord.utils.escape_mentions`` leaves ``<@id>`` alone (it needs the
+    17 to 20 digits right after the ``@``) as well as channels, commands, emoji and dates."""
+    return _DRAWN.sub(lambda match: match.group() + ZERO_WIDTH_SPACE, text)
 
 
 def name_in_markdown(params: Mapping[str, Any]) -> dict[str, Any]:

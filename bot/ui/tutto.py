@@ -26,7 +26,7 @@ import discord
 from bot.engine import tutto
 from bot.engine.core import Event
 from bot.i18n import number, t
-from bot.ui.common import COLOUR_OVER, COLOUR_PLAYING, DIE_FACES, cut_to_width, faces, monospace_table
+from bot.ui.common import COLOUR_OVER, COLOUR_PLAYING, DIE_FACES, faces, monospace_table, name_cell
 from bot.ui.ended import ended_embed
 from bot.ui.render import Rendered, Table, custom_id
 from bot.ui.standings import board_mark, hint_legend, marked_name, standing, staying_first
@@ -78,7 +78,7 @@ def _names(table: Table, players: Sequence[str]) -> str:
 
 def _board_name(table: Table, player: str) -> str:
     """A display name cut to the scoreboard's columns (``monospace_table`` takes out its backticks)."""
-    return cut_to_width(table.plain_name(player), NAME_WIDTH)
+    return name_cell(table.plain_name(player), NAME_WIDTH)
 
 
 def _over_line(table: Table, winners: Sequence[str]) -> str:

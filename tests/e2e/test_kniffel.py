@@ -6,6 +6,7 @@ import discord
 import pytest
 
 from bot.engine import kniffel
+from bot.ui.render import in_markdown
 from tests.discord_limits import assert_pings_only_people
 from tests.e2e.board import CHANGED, live_board, settle
 from tests.e2e.conftest import Harness
@@ -318,14 +319,14 @@ async def test_a_name_with_markdown_and_everyone_is_shown_as_typed_and_pings_nob
     message = await h.open_lobby("kniffel", prankster)
     await h.click(h.bob, message, "Join")
     refused = await h.click(h.bob, message, "Start")
-    escaped = discord.utils.escape_markdown(prankster.name)
+    escaped = in_markdown(prankster.name)
     assert refused.ephemeral_messages[0].text == f"Only the host ({escaped}) can do that."
     await h.click(prankster, message, "Start")
     assert h.bot is not None
     await h.bot.service.drain(10)
     await play_turn(h, message)
     await play_turn(h, message)
-    assert escaped == r"@everyone \*\*Bo\*\* \_x\_ \~\~s\~\~"
+    assert escaped == "@\u200beveryone " + r"\*\*Bo\*\* \_x\_ \~\~s\~\~"
     said = h.said()
     assert any(escaped in text for text in said)  # the roll-off and the scored box name the player
     assert not [text for text in said if prankster.name in text]

@@ -12,6 +12,7 @@ from bot.engine import tutto as tu
 from bot.i18n import t
 from fakediscord import Button, InteractionHandle, Message, User
 from fakediscord.errors import ComponentNotFound, InvalidInput
+from tests.discord_limits import pinged
 from tests.e2e.board import live_board
 from tests.e2e.conftest import Harness, ScriptedRandom
 from tests.reliability.conftest import forged
@@ -403,6 +404,23 @@ async def test_the_scoreboard_keeps_its_columns_with_emoji_in_names(harness: Har
     assert any("🤖 Normal" in line for line in lines) and any("Zed 🎲" in line for line in lines)
     bars = {columns(line[: line.index("▱")]) for line in lines}  # where each bar starts; the score ends before it
     assert len(bars) == 1, field["value"]
+
+
+async def test_a_player_named_like_someone_elses_mention_pings_nobody(harness: Harness) -> None:
+    """QA: a person called ``<@Carol's id>`` joined, and "Order of play: Alice, @Carol" pinged Carol, who was not
+    playing. The name reads as typed, and only the players are pinged."""
+    carol = harness.carol
+    prankster = harness.server.add_user(f"<@{carol.id}>")
+    harness.users.append(prankster)
+    game = await play(harness, Script(["bonus_200"], [1, 2, 3, 4, 6, 6]), [harness.alice, prankster])
+    order = t("tutto.order", LOCALE, players=f"{harness.alice.name}, {prankster.name}")
+    assert any(order in text.replace("\u200b", "") for text in harness.said()), harness.said()
+    assert harness.alice in game.message.mentions  # "your turn": fakediscord sees a real ping
+    await game.press(harness.alice, "draw")
+    await game.pick(harness.alice, 1)
+    await game.press(harness.alice, "stop")
+    assert prankster in game.message.mentions
+    assert pinged(harness.server) == {harness.alice.id, prankster.id}
 
 
 async def test_an_invalid_selection_is_refused_and_explained(harness: Harness) -> None:

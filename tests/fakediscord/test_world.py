@@ -380,3 +380,19 @@ async def test_autocomplete_choices_break_no_limit_of_discord(
     world.respond(typing, {"type": 8, "data": {"choices": fitting}}, [])
     assert await typing.suggestions() == fitting
     world.cancel_timers()
+
+
+async def test_a_message_mentions_the_users_its_text_names_that_its_allowed_mentions_let_discord_ping() -> None:
+    world = make_world()
+    channel = world.add_channel(world.add_guild("G"), "c")
+    alice, bob = world.add_user("Alice"), world.add_user("Bob")
+    text = f"<@{alice.id}> <@!{bob.id}> <@{alice.id}> <@1> <@&{bob.id}> <#{bob.id}> @everyone"
+    message = world.create_message(channel, world.bot, {"content": text})
+    assert message.mentions == [alice, bob]  # no allowed_mentions: Discord parses every kind
+    assert [user["id"] for user in message.payload()["mentions"]] == [str(alice.id), str(bob.id)]
+    world.edit_message(message, {"allowed_mentions": {"parse": []}})
+    assert message.mentions == []
+    world.edit_message(message, {"allowed_mentions": {"parse": [], "users": [str(bob.id)]}})
+    assert message.mentions == [bob]
+    world.edit_message(message, {"content": f"<@\u200b{bob.id}>", "allowed_mentions": {"parse": ["users"]}})
+    assert message.mentions == []

@@ -261,6 +261,8 @@ async def test_a_source_it_cannot_use_names_from_and_the_admins_path(
         ("sqlite:///missing.sqlite3", "postgresql://x@127.0.0.1/db", "no SQLite database"),
         ("postgresql://x@127.0.0.1/db", "postgresql://x@127.0.0.1/db", "--from must be"),
         ("sqlite:///old.sqlite3", "sqlite:///new.sqlite3", "--to must be"),
+        ("sqlite:///old.sqlite3", "postgresql://x@127.0.0.1:99999/db", "--to: port 99999 is not between 1 and 65535"),
+        ("sqlite:///old.sqlite3", "postgresql://x@127.0.0.1:x5/db", "--to: port 'x5' is not a number"),
     ],
 )
 def test_bad_arguments_are_one_line_and_exit_2(tmp_path: Path, source: str, target: str, message: str) -> None:

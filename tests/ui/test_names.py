@@ -1,8 +1,9 @@
 """Display names are shown as typed: escaped where Discord reads markdown, as they are in code blocks and labels.
 
-A name like ``**Bo**`` or ``~~Al~~`` put into a board's text unescaped would bold or strike the text around it.
-Every game is played to its end with such a name at the table, and every board, announcement and private view is
-searched for the name as typed outside code blocks.
+A name like ``**Bo**`` or ``~~Al~~`` put into a board's text unescaped would bold or strike the text around it,
+and one like ``<@id>`` would show as another person's mention and ping them. Every game is played to its end with
+such a name at the table, and every board, announcement and private view is searched for the name as typed
+outside code blocks.
 """
 
 from __future__ import annotations
@@ -14,13 +15,17 @@ from typing import Any
 
 import pytest
 
+from bot.engine import knister
 from bot.i18n import languages
 from bot.play.service import notice_line, table
 from bot.play.spec import AnySpec
 from bot.play.transitions import Game, Notice
+from bot.rankings import Standing
 from bot.storage import Seat
-from bot.ui.leaderboard import render_stats
-from bot.ui.render import Rendered, SeatView, Table
+from bot.ui.common import isolated
+from bot.ui.knister import grid_block
+from bot.ui.leaderboard import player_label, render_stats
+from bot.ui.render import Rendered, SeatView, Table, in_markdown
 from cogs.dicepoker import SPEC as DICEPOKER
 from cogs.kniffel import SPEC as KNIFFEL
 from cogs.knister import SPEC as KNISTER
@@ -31,33 +36,44 @@ from tests.i18n.test_limits import VARIANTS, record
 MARKDOWN_NAME = "**Bo** _x_ __u__ ~~s~~ ||p|| `c`"
 ESCAPED_NAME = r"\*\*Bo\*\* \_x\_ \_\_u\_\_ \~\~s\~\~ \|\|p\|\| \`c\`"
 CODE_BLOCK = re.compile(r"```.*?```", re.DOTALL)
+#: Someone else's id (the table's players are 101 and 102) in every form Discord draws as a mention or a link.
+OTHER = "987654321098765432"
+MENTION_NAME = f"<@{OTHER}> <@!{OTHER}> <@&{OTHER}> <#{OTHER}> </tutto start:{OTHER}> @everyone @here"
+#: What Discord would draw from the name: a user, role or channel mention, a command link, @everyone or @here.
+DRAWN = re.compile(rf"<(?:@[!&]?|#|/[^<>]*:){OTHER}>|@everyone|@here")
+ZERO_WIDTH_SPACE = "\u200b"
+#: A name that starts with RIGHT-TO-LEFT OVERRIDE: shown bare, it turns the rest of its line around.
+OVERRIDE_NAME = "\u202eBob"
+FIRST_STRONG_ISOLATE, POP_DIRECTIONAL_ISOLATE = "\u2068", "\u2069"
+ISOLATED_NAME = FIRST_STRONG_ISOLATE + OVERRIDE_NAME + POP_DIRECTIONAL_ISOLATE
 
 
-def prose(rendered: Rendered) -> list[str]:
-    """Every text of a message Discord reads as markdown, its code blocks taken out."""
+def prose(rendered: Rendered, code: bool = False) -> list[str]:
+    """Every text of a message Discord reads as markdown, its code blocks taken out unless ``code``."""
     texts = [rendered.content or ""]
     for embed in rendered.embeds:
         texts += [embed.title or "", embed.description or ""]
         texts += [text for field in embed.fields for text in (field.name, field.value)]
-    return [CODE_BLOCK.sub("", text) for text in texts]
+    return texts if code else [CODE_BLOCK.sub("", text) for text in texts]
 
 
-def shown(spec: AnySpec, language: str) -> list[str]:
-    """The prose of every board, announcement and private view of a game whose first player has the name."""
+def shown(spec: AnySpec, language: str, name: str = MARKDOWN_NAME, code: bool = False) -> list[str]:
+    """The prose (with its code blocks if ``code``) of every board, announcement and private view of a game whose
+    first player is called ``name``."""
     players = ["101", "102"]
     rng = random.Random(3)
     engine = spec.engine
     state = engine.new_game(players, rng, **spec.engine_options({"target": 1000}, VARIANTS[spec.kind]))
     base = record(spec, players, language, "running")
-    running = Game(replace(base, seats=(Seat("101", MARKDOWN_NAME), *base.seats[1:])), state)
+    running = Game(replace(base, seats=(Seat("101", name), *base.seats[1:])), state)
     texts: list[str] = []
 
     def look(current: Table[Any]) -> None:
-        texts.extend(prose(spec.ui.render(current)))
+        texts.extend(prose(spec.ui.render(current), code))
         texts.extend(spec.ui.announce(current))
         for view in spec.private_views.values():
             for player in players:
-                texts.extend(prose(view.render(current, player)))
+                texts.extend(prose(view.render(current, player), code))
 
     look(table(running))
     while not engine.is_over(state):
@@ -92,3 +108,49 @@ def test_a_computer_players_bold_name_and_the_plumbings_notices_are_escaped() ->
     assert SeatView("cpu-normal-1", "*Bot*", kind="computer").mention == r"**\*Bot\***"
     line = notice_line(Notice("play.timed_out", {"name": MARKDOWN_NAME}), "en", "Kniffel")
     assert ESCAPED_NAME in line and MARKDOWN_NAME not in line
+
+
+@pytest.mark.parametrize("spec", [KNIFFEL, DICEPOKER, KNISTER, TUTTO], ids=lambda spec: spec.kind)
+def test_a_name_like_a_mention_reads_as_typed_and_is_never_drawn_as_one(spec: AnySpec) -> None:
+    texts = shown(spec, "en", MENTION_NAME)
+    assert not [text for text in texts if DRAWN.search(text)]
+    assert any(MENTION_NAME in text.replace(ZERO_WIDTH_SPACE, "") for text in texts)
+
+
+def test_a_name_is_changed_only_where_discord_would_draw_something_else() -> None:
+    assert in_markdown("a <b> @ c@everyone.org <@ x") == "a <b> @ c@\u200beveryone.org <\u200b@ x"
+    assert in_markdown(MENTION_NAME).replace(ZERO_WIDTH_SPACE, "") == MENTION_NAME
+    assert not DRAWN.search(in_markdown(MENTION_NAME))
+
+
+def test_statistics_and_the_boards_across_servers_never_draw_a_name_as_a_mention() -> None:
+    embed = render_stats(MENTION_NAME, [], None, "en")
+    assert embed.title and embed.description and not DRAWN.search(embed.title + embed.description)
+    label = player_label(Standing(1, 5, MENTION_NAME, 1.0, 1), "global")
+    assert not DRAWN.search(label) and MENTION_NAME.startswith(label.replace(ZERO_WIDTH_SPACE, "")[:-1])
+
+
+@pytest.mark.parametrize("spec", [KNIFFEL, DICEPOKER, KNISTER, TUTTO], ids=lambda spec: spec.kind)
+def test_a_name_that_turns_text_around_is_isolated_in_text_and_code_blocks(spec: AnySpec) -> None:
+    texts = shown(spec, "en", OVERRIDE_NAME, code=True)
+    assert not [text for text in texts if "\u202e" in text.replace(ISOLATED_NAME, "")]
+    assert any(ISOLATED_NAME in text for text in texts)
+
+
+def test_a_name_keeps_its_own_isolates_and_never_closes_the_one_around_it() -> None:
+    assert isolated("Bob") == "Bob" and isolated("Zoë 🎲") == "Zoë 🎲"
+    assert isolated("\u2069\u202eBob") == ISOLATED_NAME  # a stray PDI would end the isolate early
+    assert isolated("\u2067ab\u2069c\u2066d") == "\u2068\u2067ab\u2069c\u2066d\u2069\u2069"  # one left open
+    assert isolated("a\u200fb") == "\u2068a\u200fb\u2069"
+
+
+def test_a_grid_owner_cut_to_the_grid_still_ends_its_isolate() -> None:
+    grid = [[None] * knister.SIZE for _ in range(knister.SIZE)]
+    owner = grid_block(grid, knister.line_scores(grid, partial=True), "en", OVERRIDE_NAME * 10).splitlines()[1]
+    assert owner.startswith(FIRST_STRONG_ISOLATE + OVERRIDE_NAME) and owner.endswith("…" + POP_DIRECTIONAL_ISOLATE)
+
+
+def test_statistics_and_the_boards_across_servers_isolate_a_name_that_turns_text_around() -> None:
+    embed = render_stats(OVERRIDE_NAME, [], None, "en")
+    assert ISOLATED_NAME in (embed.title or "") and ISOLATED_NAME in (embed.description or "")
+    assert player_label(Standing(1, 5, OVERRIDE_NAME, 1.0, 1), "global") == ISOLATED_NAME
