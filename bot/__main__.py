@@ -170,14 +170,14 @@ def run_playground(args: argparse.Namespace) -> int:
         return fail(describe_error(error))
     import discord
 
-    from bot.playground import BotCrashed, DataDirUnusable, Playground, PortInUse
+    from bot.playground import BotCrashed, DataDirUnusable, Playground, PortInUse, WorldUnreadable
 
     # One line on the terminal, the URL: discord.py's connection chatter only when LOG_LEVEL asks for it.
     discord.utils.setup_logging(level=getattr(logging, launch.log_level or "WARNING"))
     playground = Playground(host=args.host, port=args.port, data_dir=launch.data_dir or Path("data"))
     try:
         asyncio.run(serve_playground(playground, has_token=launch.has_token))
-    except (PortInUse, DataDirUnusable) as error:
+    except (PortInUse, DataDirUnusable, WorldUnreadable) as error:
         return fail(str(error))
     except ValidationError as error:
         return fail(describe_error(error))

@@ -73,6 +73,7 @@ class DiceBot(commands.AutoShardedBot):
         strategy_dir: Path | None = None,
         warm_strategy: bool = False,
         settle_heap: bool = False,
+        database_setting: str = "DATABASE_URL",
     ) -> None:
         # The bot joins no voice channel: discord.py's one-time warnings that its voice libraries are missing
         # would only tell an admin, at every start, of something the bot never uses.
@@ -113,6 +114,8 @@ class DiceBot(commands.AutoShardedBot):
         self._warm_strategy = warm_strategy
         #: Whether the process is the bot's own (``python -m bot``): then its start-up heap is frozen (``bot/heap.py``).
         self._settle_heap = settle_heap
+        #: What placed the database, named by its start-up errors: the playground's is its own file in ``DATA_DIR``.
+        self._database_setting = database_setting
         self._warming: asyncio.Task[None] | None = None
         self.tree.error(self._on_app_command_error)
         self._close_lock = asyncio.Lock()
@@ -125,6 +128,7 @@ class DiceBot(commands.AutoShardedBot):
         settings = self.settings
         self.db = await Database.open(
             settings.database_url,
+            setting=self._database_setting,
             pool_size=settings.database_pool_size,  # PostgreSQL's pool; SQLite has none
             statement_timeout=settings.database_statement_timeout,
         )

@@ -14,7 +14,7 @@ import builtins
 from dataclasses import dataclass, field
 from typing import Any
 
-from fakediscord.errors import APIError, InvalidInput, UnknownCommand
+from fakediscord.errors import APIError, InvalidInput, UnknownCommand, shown
 from fakediscord.models import Channel, Role, Snowflakes, User
 from fakediscord.validation import FormErrors, check_commands, validate_command
 
@@ -288,7 +288,7 @@ def _build_options(
             raise UnknownCommand(f"/{qualified} needs a subcommand: {[o['name'] for o in nested]}")
         child = next((o for o in nested if o["name"] == names[depth]), None)
         if child is None:
-            raise UnknownCommand(f"/{qualified} has no subcommand {names[depth]!r}: {[o['name'] for o in nested]}")
+            raise UnknownCommand(f"/{qualified} has no subcommand {shown(names[depth])}: {[o['name'] for o in nested]}")
         return [
             {
                 "name": child["name"],
@@ -297,11 +297,11 @@ def _build_options(
             }
         ]
     if depth < len(names):
-        raise UnknownCommand(f"/{qualified} has no subcommands (asked for {' '.join(names)!r})")
+        raise UnknownCommand(f"/{qualified} has no subcommands (asked for {shown(' '.join(names))})")
     by_name = {o["name"]: o for o in declared}
     unknown = sorted(set(values) - set(by_name))
     if unknown:
-        raise InvalidInput(f"/{qualified} has no option(s) {unknown}; declared: {sorted(by_name)}")
+        raise InvalidInput(f"/{qualified} has no option(s) {shown(unknown)}; declared: {sorted(by_name)}")
     missing = [o["name"] for o in declared if o.get("required") and o["name"] not in values]
     if missing and focus is None:
         raise InvalidInput(f"/{qualified} is missing required option(s) {missing}")
@@ -324,13 +324,13 @@ def _focused(
     """The option being typed into, as an autocomplete interaction carries it; refused if it would not ask the bot."""
     option = by_name.get(focus.option)
     if option is None:
-        raise InvalidInput(f"/{qualified} has no option {focus.option!r}; declared: {sorted(by_name)}")
+        raise InvalidInput(f"/{qualified} has no option {shown(focus.option)}; declared: {sorted(by_name)}")
     if focus.option in values:
         raise InvalidInput(f"option {focus.option!r} is being typed into: give its text as typed, not as a value")
     if option["type"] not in AUTOCOMPLETE_TYPES or not option.get("autocomplete"):
         raise InvalidInput(f"option {focus.option!r} of /{qualified} has no autocomplete")
     if not isinstance(focus.typed, str):
-        raise InvalidInput(f"option {focus.option!r} is typed into as text, got {focus.typed!r}")
+        raise InvalidInput(f"option {focus.option!r} is typed into as text, got {shown(focus.typed)}")
     return {"name": focus.option, "type": option["type"], "value": focus.typed, "focused": True}
 
 
@@ -351,14 +351,14 @@ def _option_value(option: dict[str, Any], value: Any, referenced: list[User | Ro
     if kind not in accepted:
         raise InvalidInput(f"option {name!r} has type {kind}, which fakediscord cannot send")
     if not isinstance(value, accepted[kind]) or (kind in (INTEGER, NUMBER) and isinstance(value, bool)):
-        raise InvalidInput(f"option {name!r} expects {[t.__name__ for t in accepted[kind]]}, got {value!r}")
+        raise InvalidInput(f"option {name!r} expects {[t.__name__ for t in accepted[kind]]}, got {shown(value)}")
     choices = option.get("choices")
     if choices and not option.get("autocomplete") and value not in [c["value"] for c in choices]:
-        raise InvalidInput(f"option {name!r} must be one of {[c['value'] for c in choices]}, got {value!r}")
+        raise InvalidInput(f"option {name!r} must be one of {[c['value'] for c in choices]}, got {shown(value)}")
     if kind in (INTEGER, NUMBER):
         low, high = option.get("min_value"), option.get("max_value")
         if (low is not None and value < low) or (high is not None and value > high):
-            raise InvalidInput(f"option {name!r} must be within [{low}, {high}], got {value}")
+            raise InvalidInput(f"option {name!r} must be within [{low}, {high}], got {shown(value)}")
     if kind == STRING:
         low, high = option.get("min_length", 0), option.get("max_length", 6000)
         if not low <= len(value) <= high:

@@ -10,6 +10,20 @@ from __future__ import annotations
 
 from typing import Any
 
+#: How many characters of a value an error repeats: a client (the playground page's API) may send thousands.
+SHOWN_VALUE = 100
+
+
+def shown(value: object) -> str:
+    """``repr(value)`` for an error message, cut by :func:`cut`."""
+    return cut(repr(value))
+
+
+def cut(text: str) -> str:
+    """``text`` cut to :data:`SHOWN_VALUE` characters with an ellipsis: enough to recognise what was sent without
+    echoing all of it."""
+    return text if len(text) <= SHOWN_VALUE else text[: SHOWN_VALUE - 1] + "…"
+
 
 class FakeDiscordError(Exception):
     """Base class of every error the test-facing API raises."""

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fakediscord import components as comps
-from fakediscord.errors import ComponentNotFound
+from fakediscord.errors import ComponentNotFound, shown
 from fakediscord.models import Channel, User, iso_now
 
 EPHEMERAL = 1 << 6
@@ -126,7 +126,7 @@ class Message:
         found = comps.find_button(self.components, label=label, custom_id=custom_id, prefix=prefix)
         if found is None:
             wanted = {"label": label, "custom_id": custom_id, "prefix": prefix}
-            criteria = ", ".join(f"{k}={v!r}" for k, v in wanted.items() if v is not None)
+            criteria = ", ".join(f"{k}={shown(v)}" for k, v in wanted.items() if v is not None)
             raise ComponentNotFound(
                 f"no button with {criteria} on message {self.id}: {comps.describe(self.components)}"
             )
@@ -137,7 +137,7 @@ class Message:
         found = comps.find_select(self.components, custom_id=custom_id, prefix=prefix)
         if found is None:
             raise ComponentNotFound(
-                f"no select custom_id={custom_id!r} prefix={prefix!r} on message {self.id}: "
+                f"no select custom_id={shown(custom_id)} prefix={shown(prefix)} on message {self.id}: "
                 f"{comps.describe(self.components)}"
             )
         return found

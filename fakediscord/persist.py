@@ -10,13 +10,23 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from fakediscord.errors import shown
 from fakediscord.messages import Message
 from fakediscord.state import World
+from fakediscord.validation import invalid_text
 
 FORMAT = 1
+#: What :func:`dump_world` always writes; ``commands`` is missing from worlds saved before they were kept.
+REQUIRED = ("application_id", "users", "guilds", "messages")
+
+
+class DamagedWorld(ValueError):
+    """A saved world that cannot be restored; the message says what is wrong, the caller names the file."""
 
 
 def dump_world(world: World) -> dict[str, Any]:
@@ -47,43 +57,89 @@ def dump_world(world: World) -> dict[str, Any]:
 
 
 def restore_world(world: World, data: dict[str, Any]) -> None:
-    """Rebuild what :func:`dump_world` saved into an empty world (before the bot connects)."""
+    """Rebuild what :func:`dump_world` saved into an empty world (before the bot connects); raise
+    :class:`DamagedWorld` naming the first entry that is missing something or holds the wrong kind of value."""
+    check_saved(data)
+    with _entry("users"):
+        for index, user in enumerate(data["users"]):
+            with _entry(f"users[{index}]"):
+                world.add_user(user["name"], permissions=user["permissions"], locale=user["locale"], id=user["id"])
+    with _entry("commands"):
+        for index, scope in enumerate(data.get("commands", [])):
+            with _entry(f"commands[{index}]"):
+                world.commands.restore(scope["guild_id"], scope["commands"])
+    with _entry("guilds"):
+        for index, saved in enumerate(data["guilds"]):
+            with _entry(f"guilds[{index}]"):
+                _restore_guild(world, saved)
+    with _entry("messages"):
+        for index, saved in enumerate(data["messages"]):
+            with _entry(f"messages[{index}]"):
+                _restore_message(world, saved)
+
+
+def check_saved(data: object) -> None:
+    """Raise :class:`DamagedWorld` unless ``data`` is a saved world of this format, holding only valid text (a
+    lone surrogate in a user's name, saved by an older playground, would end the bot at that user's first move)."""
+    if not isinstance(data, dict):
+        raise DamagedWorld("it holds no saved world")
     if data.get("format") != FORMAT:
-        raise ValueError(f"unknown world format {data.get('format')!r}")
-    for user in data["users"]:
-        world.add_user(user["name"], permissions=user["permissions"], locale=user["locale"], id=user["id"])
-    for scope in data.get("commands", []):
-        world.commands.restore(scope["guild_id"], scope["commands"])
-    for saved in data["guilds"]:
-        guild = world.add_guild(saved["name"], locale=saved["locale"], id=saved["id"])
-        # Kept as saved, even the id of the last run's owner who never acts; a world saved before guilds kept
-        # their owner has this run's.
-        guild.owner_id = saved.get("owner_id", guild.owner_id)
-        for channel in saved["channels"]:
-            world.add_channel(guild, channel["name"], topic=channel["topic"], id=channel["id"])
-    for saved in data["messages"]:
-        channel = world.channels.get(saved["channel_id"])
-        author = world.users.get(saved["author_id"])
-        if channel is None or author is None:
-            continue
-        message = Message(
-            id=world.snowflakes.reuse(saved["id"]),
-            channel=channel,
-            author=author,
-            content=saved["content"],
-            embeds=saved["embeds"],
-            components=saved["components"],
-            flags=saved["flags"],
-            type=saved["type"],
-            webhook_id=saved["webhook_id"],
-            application_id=saved["application_id"],
-            interaction_metadata=saved["interaction_metadata"],
-            timestamp=saved["timestamp"],
-            edited_timestamp=saved["edited_timestamp"],
-            edits=saved["edits"],
-        )
-        world.messages[message.id] = message
-        channel.last_message_id = message.id
+        raise DamagedWorld(f"its format is {shown(data.get('format'))}; this dicebot reads format {FORMAT}")
+    missing = [key for key in REQUIRED if key not in data]
+    if missing:
+        raise DamagedWorld(f"it has no {missing[0]!r}")
+    if not isinstance(data["application_id"], int) or isinstance(data["application_id"], bool):
+        raise DamagedWorld(f"its application_id {shown(data['application_id'])} is not a snowflake")
+    refused = invalid_text(data)
+    if refused is not None:
+        raise DamagedWorld(f"{refused} is not valid text (it holds a lone surrogate)")
+
+
+@contextmanager
+def _entry(where: str) -> Iterator[None]:
+    """Turn what a damaged entry raises while it is restored into :class:`DamagedWorld` naming the entry."""
+    try:
+        yield
+    except DamagedWorld:
+        raise
+    except KeyError as error:
+        raise DamagedWorld(f"{where} has no {error.args[0]!r}") from None
+    except (TypeError, ValueError, AttributeError) as error:
+        raise DamagedWorld(f"{where} is not what a saved world holds ({error})") from None
+
+
+def _restore_guild(world: World, saved: dict[str, Any]) -> None:
+    guild = world.add_guild(saved["name"], locale=saved["locale"], id=saved["id"])
+    # Kept as saved, even the id of the last run's owner who never acts; a world saved before guilds kept their
+    # owner has this run's.
+    guild.owner_id = saved.get("owner_id", guild.owner_id)
+    for channel in saved["channels"]:
+        world.add_channel(guild, channel["name"], topic=channel["topic"], id=channel["id"])
+
+
+def _restore_message(world: World, saved: dict[str, Any]) -> None:
+    channel = world.channels.get(saved["channel_id"])
+    author = world.users.get(saved["author_id"])
+    if channel is None or author is None:
+        return
+    message = Message(
+        id=world.snowflakes.reuse(saved["id"]),
+        channel=channel,
+        author=author,
+        content=saved["content"],
+        embeds=saved["embeds"],
+        components=saved["components"],
+        flags=saved["flags"],
+        type=saved["type"],
+        webhook_id=saved["webhook_id"],
+        application_id=saved["application_id"],
+        interaction_metadata=saved["interaction_metadata"],
+        timestamp=saved["timestamp"],
+        edited_timestamp=saved["edited_timestamp"],
+        edits=saved["edits"],
+    )
+    world.messages[message.id] = message
+    channel.last_message_id = message.id
 
 
 def save_world(world: World, path: Path) -> None:
@@ -95,11 +151,23 @@ def save_world(world: World, path: Path) -> None:
 
 
 def load_world(path: Path) -> dict[str, Any] | None:
-    """The saved data, or None when there is no save yet."""
+    """The saved data, or None when there is no save yet; :class:`DamagedWorld` when it cannot be read back, so
+    :func:`restore_world` only meets entries that are damaged one by one."""
     if not path.exists():
         return None
-    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    return data
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise DamagedWorld("it is not UTF-8 text") from None
+    except OSError as error:
+        raise DamagedWorld(f"it cannot be read ({error.strerror or error})") from None
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as error:
+        raise DamagedWorld(f"it is not JSON ({error})") from None
+    check_saved(data)
+    saved: dict[str, Any] = data
+    return saved
 
 
 def _kept(message: Message) -> bool:

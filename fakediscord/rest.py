@@ -29,6 +29,8 @@ API_PREFIX = "/api/v10"
 TOKEN_ROUTES = re.compile(r"^/(interactions/\d+/[^/]+/callback|webhooks/\d+/[^/]+)")
 CALLBACK_PATH = re.compile(r"^/interactions/(\d+)/[^/]+/callback$")
 WEBHOOK_PATH = re.compile(r"^/webhooks/\d+/([^/]+)")
+#: Methods of requests that may change the world (an interaction's callback and typing are POSTs too).
+WRITES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
@@ -70,6 +72,10 @@ class RestAPI:
         self.gateway = gateway
         self.faults = faults
         self.requests: list[RecordedRequest] = []
+        #: Called after a request that may have changed the world succeeded, before it is answered: what the bot is
+        #: told exists is kept by then (the playground saves its world here, as Discord never loses what it
+        #: acknowledged).
+        self.before_answering_writes: list[Callable[[], None]] = []
 
     def install(self, app: web.Application) -> None:
         app.middlewares.append(self._middleware)
@@ -140,6 +146,9 @@ class RestAPI:
                 response.headers.update(headers)
             else:
                 response = await handler(request)
+                if request.method in WRITES and response.status < 400:
+                    for listener in self.before_answering_writes:
+                        listener()
         except APIError as exc:
             response = self._reply(request, exc.body(), exc.status)
         record.status = response.status

@@ -20,7 +20,7 @@ from typing import Any
 from fakediscord import components as comps
 from fakediscord import interactions as ix
 from fakediscord.commands import CommandStore, Focus, Invocation, permitted
-from fakediscord.errors import APIError, ComponentNotFound, InvalidInput, UnknownCommand
+from fakediscord.errors import APIError, ComponentNotFound, InvalidInput, UnknownCommand, shown
 from fakediscord.messages import (
     CHAT_INPUT_COMMAND,
     DEFAULT,
@@ -450,7 +450,7 @@ class World:
         button = comps.find_button(message.components, custom_id=custom_id)
         if button is None:
             raise ComponentNotFound(
-                f"no button {custom_id!r} on message {message.id}: {comps.describe(message.components)}"
+                f"no button {shown(custom_id)} on message {message.id}: {comps.describe(message.components)}"
             )
         if button.disabled:
             raise InvalidInput(f"button {button.label!r} ({custom_id}) is disabled")
@@ -464,7 +464,7 @@ class World:
         select = comps.find_select(message.components, custom_id=custom_id)
         if select is None:
             raise ComponentNotFound(
-                f"no select {custom_id!r} on message {message.id}: {comps.describe(message.components)}"
+                f"no select {shown(custom_id)} on message {message.id}: {comps.describe(message.components)}"
             )
         if select.disabled:
             raise InvalidInput(f"select {custom_id!r} is disabled")
@@ -474,11 +474,11 @@ class World:
         if select.type == comps.STRING_SELECT:
             unknown = [v for v in values if v not in select.values]
             if unknown:
-                raise InvalidInput(f"select {custom_id!r} has no option(s) {unknown}; options: {select.values}")
+                raise InvalidInput(f"select {custom_id!r} has no option(s) {shown(unknown)}; options: {select.values}")
             data["values"] = list(values)
         else:
             if not all(isinstance(v, User | Role | Channel) for v in values):
-                raise InvalidInput(f"select {custom_id!r} takes users, roles or channels, got {values!r}")
+                raise InvalidInput(f"select {custom_id!r} takes users, roles or channels, got {shown(values)}")
             data["values"] = [str(v.id) for v in values]
             data["resolved"] = ix.resolved_data(message.channel.guild, user, values)
         return self._dispatch(
@@ -494,7 +494,7 @@ class World:
         inputs = [c for c in comps.walk(modal["components"]) if c.get("custom_id")]
         unknown = sorted(set(values) - {c["custom_id"] for c in inputs})
         if unknown:
-            raise InvalidInput(f"modal {modal['custom_id']!r} has no input(s) {unknown}")
+            raise InvalidInput(f"modal {modal['custom_id']!r} has no input(s) {shown(unknown)}")
         missing = [c["custom_id"] for c in inputs if c.get("required", True) and c["custom_id"] not in values]
         if missing:
             raise InvalidInput(f"modal {modal['custom_id']!r} needs value(s) for {missing}")

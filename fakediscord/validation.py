@@ -34,6 +34,39 @@ COMMAND_NAME = re.compile(r"^[-_'\w]{1,32}$")
 Path = tuple[str | int, ...]
 
 
+def invalid_text(value: object, where: str = "") -> str | None:
+    """Where in JSON data (``"options.level"``, ``"users[4].name"``, ``"a name in options"``) the first string is
+    that holds a lone surrogate (``"\\ud800"`` in the JSON); None when every string is text.
+
+    Python's JSON reader accepts one, but it is no text: Discord never sends it, and discord.py's parser (orjson)
+    refuses the whole gateway frame that holds it, which ends the bot.
+    """
+    if isinstance(value, str):
+        return None if _is_text(value) else where
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not _is_text(key):
+                return f"a name in {where or 'the data'}"
+            found = invalid_text(item, f"{where}.{key}" if where else key)
+            if found is not None:
+                return found
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found = invalid_text(item, f"{where}[{index}]")
+            if found is not None:
+                return found
+    return None
+
+
+def _is_text(value: str) -> bool:
+    """Whether ``value`` is Unicode text: UTF-8 encodes every string but one holding a lone surrogate."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 class FormErrors:
     """Collects errors by field path and renders Discord's nested ``errors`` object."""
 

@@ -27,11 +27,11 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import WSCloseCode, WSMsgType, web
 
 from fakediscord import commands as cmd
-from fakediscord.errors import APIError, FakeDiscordError, InvalidInput
+from fakediscord.errors import APIError, FakeDiscordError, InvalidInput, cut, shown
 from fakediscord.interactions import APPLICATION_COMMAND, MODAL_SUBMIT, InteractionHandle
 from fakediscord.messages import Message
 from fakediscord.models import Channel, User
-from fakediscord.validation import MAX_CONTENT
+from fakediscord.validation import MAX_CONTENT, invalid_text
 
 if TYPE_CHECKING:
     from fakediscord.server import FakeDiscord
@@ -280,6 +280,10 @@ class WebUI:
                 body = await request.json()
                 if not isinstance(body, dict):
                     raise BadRequest("the body must be a JSON object")
+                # Checked once here, for every field of every action, not at each field an action happens to read.
+                refused = invalid_text(body)
+                if refused is not None:
+                    raise BadRequest(f"{cut(refused)} is not valid text (it holds a lone surrogate)")
                 return web.json_response({"ok": True, **await action(body)})
             except (BadRequest, FakeDiscordError) as error:
                 return web.json_response({"ok": False, "error": str(error)}, status=400)
@@ -288,7 +292,7 @@ class WebUI:
             except TimeoutError:
                 return web.json_response({"ok": False, "error": "the bot is not connected"}, status=503)
             except MALFORMED as error:
-                return web.json_response({"ok": False, "error": f"malformed request: {error}"}, status=400)
+                return web.json_response({"ok": False, "error": f"malformed request: {cut(str(error))}"}, status=400)
 
         return handle
 
@@ -362,7 +366,7 @@ class WebUI:
         user = self._user(body)
         locale = str(body.get("locale", ""))
         if locale not in DISCORD_LOCALES:
-            raise BadRequest(f"unknown locale {locale!r}")
+            raise BadRequest(f"unknown locale {shown(locale)}")
         user.locale = locale
         self.world.changes.notify()
         return {}
@@ -397,7 +401,7 @@ class WebUI:
         key = int(str(value))
         found = self.world.users.get(key) or self.world.channels.get(key)
         if found is None:
-            raise BadRequest(f"unknown user or channel {value!r}")
+            raise BadRequest(f"unknown user or channel {shown(value)}")
         return found
 
     def _typed_options(self, user: User, channel: Channel, path: str, raw: dict[str, Any]) -> dict[str, Any]:

@@ -148,19 +148,27 @@ class Database(ABC):
     dialect: Dialect
 
     @classmethod
-    async def open(cls, target: Path | str, migrations: list[Migration] | None = None, **options: Any) -> Database:
+    async def open(
+        cls,
+        target: Path | str,
+        migrations: list[Migration] | None = None,
+        *,
+        setting: str = "DATABASE_URL",
+        **options: Any,
+    ) -> Database:
         """Open ``DATABASE_URL`` (or a SQLite file's path), check it and migrate it, or raise DatabaseError.
 
-        ``options`` are the PostgreSQL pool's settings (``pool_size``, ``statement_timeout``).
+        ``setting`` is what placed the database, named by its errors (the playground's file is placed by
+        ``DATA_DIR``); ``options`` are the PostgreSQL pool's settings (``pool_size``, ``statement_timeout``).
         """
         url = postgres_url(target)
         if url is not None:
             from bot.storage.postgres import PostgresDatabase
 
-            return await PostgresDatabase.connect(url, migrations, **options)
+            return await PostgresDatabase.connect(url, migrations, setting=setting, **options)
         from bot.storage.sqlite import SqliteDatabase
 
-        return await SqliteDatabase.connect(sqlite_path(target), migrations)
+        return await SqliteDatabase.connect(sqlite_path(target), migrations, setting=setting)
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[Transaction]:

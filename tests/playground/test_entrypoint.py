@@ -179,8 +179,31 @@ def test_a_bot_that_cannot_start_ends_the_playground_with_its_error(tmp_path: Pa
     assert done.returncode == 2
     assert done.stdout == ""
     [line] = done.stderr.splitlines()
-    assert line.startswith("dicebot: the playground's bot crashed: DatabaseError: ")
-    assert "schema version 9999" in line
+    assert line.startswith("dicebot: playground: the database data/playground.sqlite3 has schema version 9999, ")
+    assert line.endswith("; upgrade dicebot or point DATA_DIR at another database")
+
+
+def test_a_damaged_world_file_is_one_line_and_exit_code_2(tmp_path: Path) -> None:
+    """Each kind of damage is told in tests/playground/test_damaged_files.py; here, how it ends the command."""
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "playground.world.json").write_text('{"format": 1, "application_id": 12')
+    done = refused(tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        "dicebot: cannot restore the playground's world from data/playground.world.json: it is not JSON "
+        "(Expecting ',' delimiter: line 1 column 35 (char 34)); repair the file, or move it away to start a new world"
+    ]
+
+
+def test_a_database_file_that_is_not_one_is_named_with_the_setting_that_placed_it(tmp_path: Path) -> None:
+    """The playground's database is placed by DATA_DIR, not DATABASE_URL (which it never reads)."""
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "playground.sqlite3").write_bytes(b"not a database, " * 512)
+    done = refused(tmp_path, DATABASE_URL="sqlite:///real.sqlite3")
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        "dicebot: playground: cannot use the database data/playground.sqlite3 (DATA_DIR): file is not a database"
+    ]
 
 
 @pytest.mark.parametrize(

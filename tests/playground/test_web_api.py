@@ -62,6 +62,60 @@ async def test_refused_actions_say_why_and_change_nothing(
     assert alice.locale == "en-US"
 
 
+LONE = "x\ud800y"  # half of a surrogate pair: no valid text holds it, and the bot's JSON parser refuses it
+
+
+@pytest.mark.parametrize(
+    ("action", "body", "field"),
+    [
+        ("add-user", {"name": LONE}, "name"),
+        ("message", {"user": "ALICE", "channel": "GENERAL", "content": LONE}, "content"),
+        ("command", {"user": "ALICE", "channel": "GENERAL", "command": f"roll {LONE}"}, "command"),
+        ("command", {"user": "ALICE", "channel": "GENERAL", "command": "roll", "options": {"n": LONE}}, "options.n"),
+        ("command", {"user": "ALICE", "channel": "GENERAL", "options": {LONE: "1"}}, "a name in options"),
+        ("click", {"user": "ALICE", "message": "1", "custom_id": LONE}, "custom_id"),
+        ("select", {"user": "ALICE", "message": "1", "custom_id": "x", "values": ["a", LONE]}, "values[1]"),
+        ("modal", {"user": "ALICE", "interaction": "1", "values": {"a": LONE}}, "values.a"),
+        ("locale", {"user": "ALICE", "locale": LONE}, "locale"),
+    ],
+)
+async def test_text_with_a_lone_surrogate_is_refused_wherever_it_is(
+    server: FakeDiscord, action: str, body: dict[str, Any], field: str
+) -> None:
+    """Discord never sends such text, and discord.py's parser fails on the whole gateway frame holding it: a name
+    or a message with it would end the playground (and, saved in its world, end it again at every start)."""
+    alice = next(u for u in server.world.users.values() if u.name == "Alice")
+    general = next(iter(server.world.channels.values()))
+    body = {k: str(alice.id) if v == "ALICE" else str(general.id) if v == "GENERAL" else v for k, v in body.items()}
+    users_before, messages_before = len(server.world.users), len(server.world.messages)
+    status, reply = await post(server, action, body)
+    assert (status, reply["error"]) == (400, f"{field} is not valid text (it holds a lone surrogate)")
+    assert (len(server.world.users), len(server.world.messages)) == (users_before, messages_before)
+
+
+@pytest.mark.parametrize(
+    ("action", "body"),
+    [
+        ("locale", {"user": "ALICE", "locale": "x" * 5000}),
+        ("select", {"user": "ALICE", "message": "MESSAGE", "custom_id": "x" * 5000, "values": []}),
+        ("select", {"user": "ALICE", "message": "MESSAGE", "custom_id": "who", "values": ["9" * 4000]}),
+    ],
+)
+async def test_a_refusal_repeats_a_long_value_only_in_part(
+    server: FakeDiscord, action: str, body: dict[str, Any]
+) -> None:
+    alice = next(u for u in server.world.users.values() if u.name == "Alice")
+    general = next(iter(server.world.channels.values()))
+    who = {"type": 1, "components": [{"type": 5, "custom_id": "who"}]}
+    message = server.world.create_message(general, server.world.bot, {"content": "who?", "components": [who]}, [])
+    names = {"ALICE": str(alice.id), "MESSAGE": str(message.id)}
+    body = {k: names.get(v, v) if isinstance(v, str) else v for k, v in body.items()}
+    status, reply = await post(server, action, body)
+    assert status == 400
+    assert "xxx…" in reply["error"] or "999…" in reply["error"]
+    assert len(reply["error"]) < 400
+
+
 async def test_static_files_stay_inside_the_page_folder(server: FakeDiscord) -> None:
     async with aiohttp.ClientSession() as session:
         async with session.get(f"{server.url}static/app.js") as script:
