@@ -146,14 +146,16 @@ POP_DIRECTIONAL_ISOLATE = "\u2069"
 
 
 def isolated(name: str) -> str:
-    """``name`` unable to turn the text after it around: one holding a direction control is put between FIRST
-    STRONG ISOLATE and POP DIRECTIONAL ISOLATE, which ends every embedding and override begun inside (QA: a name
-    starting with RIGHT-TO-LEFT OVERRIDE reversed the rest of "Rolling order: …"). A stray POP DIRECTIONAL
-    ISOLATE in the name would end that isolate early, so it is dropped, and an isolate the name leaves open is
-    closed. Any other name is returned as it is, byte for byte (the boards measure names for a phone's width).
+    """``name`` unable to turn the text after it around: one holding a direction control or a right-to-left letter
+    is put between FIRST STRONG ISOLATE and POP DIRECTIONAL ISOLATE, which ends every embedding and override begun
+    inside (QA: a name starting with RIGHT-TO-LEFT OVERRIDE reversed the rest of "Rolling order: …") and keeps a
+    Hebrew or Arabic name one unit in the line's direction (else "שלום: 25" shows the score on the name's left, and
+    a line beginning with the name is taken for a right-to-left one). A stray POP DIRECTIONAL ISOLATE in the name
+    would end that isolate early, so it is dropped, and an isolate the name leaves open is closed. Any other name is
+    returned as it is, byte for byte (the boards measure names for a phone's width).
 
     Applied after a name is cut: a cut could take the closing character with it."""
-    if name.isascii() or BIDI_CONTROLS.isdisjoint(name):
+    if name.isascii() or not _turns_text(name):
         return name
     kept, open_isolates = [], 0
     for char in name:
@@ -165,6 +167,11 @@ def isolated(name: str) -> str:
             open_isolates -= 1
         kept.append(char)
     return FIRST_STRONG_ISOLATE + "".join(kept) + POP_DIRECTIONAL_ISOLATE * (open_isolates + 1)
+
+
+def _turns_text(name: str) -> bool:
+    """Whether ``name`` holds a direction control or a right-to-left letter (Hebrew, Arabic, Syriac, Thaana…)."""
+    return not BIDI_CONTROLS.isdisjoint(name) or any(unicodedata.bidirectional(char) in ("R", "AL") for char in name)
 
 
 def monospace_safe(text: str) -> str:
