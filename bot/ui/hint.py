@@ -3,7 +3,7 @@
 Pure: it gets the engine state, the player and the strategy's values (best first) and writes lines. Five-dice
 holds are shown as dice ("keep ⚄ ⚄ ⚄ and roll"), Tutto's plans as the dice taken and what follows ("take ⚀ ⚀
 and roll on"), Knister cells as row and column and lettered on a map of the player's grid, boxes and rows by
-their names in the catalogue.
+their names in the catalogue with the points the dice score there.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from bot.engine import knister
+from bot.engine import dicepoker, kniffel, knister
 from bot.i18n import number, t
 from bot.ui.common import faces
 from bot.ui.knister import EMPTY_CELL
@@ -56,14 +56,30 @@ def describe(kind: str, state: Any, action: Any, locale: str) -> str:
             held[action.index] = not held[action.index]
             return _keep(_kept(state.dice, held), locale)
         if name == "score":
-            box = getattr(action, "box", None) or action.row
-            return t("hint.score", locale, box=t(f"{kind}.{'box' if kind == 'kniffel' else 'row'}.{box}", locale))
+            return _score(kind, state, action, locale)
         return t("hint.pass", locale)
     if kind == "knister":
         if name == "place":
             return t("hint.place", locale, row=action.cell // 5 + 1, column=action.cell % 5 + 1)
         return t("hint.roll", locale)
     return t(f"tutto.{name}", locale)
+
+
+def _score(kind: str, state: Any, action: Any, locale: str) -> str:
+    """Writing the dice into a box, with the points they score there (and a Kniffel's extra bonus): a forced zero
+    read as if the box had been filled for real (QA). The engine counts them (dice poker's first-roll doubling,
+    Kniffel's joker), never a copy of its rules here."""
+    if kind == "kniffel":
+        box = t(f"kniffel.box.{action.box}", locale)
+        points = kniffel.box_points(state, action.box)
+        bonus = kniffel.extra_bonus(state.dice, state.cards[state.current_player], state.ruleset)
+    else:
+        box = t(f"dicepoker.row.{action.row}", locale)
+        points, bonus = dicepoker.row_points(state, action.row), 0
+    worth = t("hint.box_points", locale, count=points)
+    if bonus:
+        return t("hint.score_bonus", locale, box=box, points=worth, bonus=bonus)
+    return t("hint.score", locale, box=box, points=worth)
 
 
 def _cell_map(grid: knister.Grid, marks: dict[int, str]) -> str:

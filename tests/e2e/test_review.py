@@ -131,11 +131,12 @@ async def test_the_review_button_after_a_restart_lists_the_scripted_games_regret
     assert review.ephemeral
     text = review.text
     assert f"Decisions: **{decisions(moves)}**" in text
-    assert f"`#1` ⚅ ⚅ ⚅ ⚅ ⚅ · score Chance → best: score Kniffel · **−{loss:.1f}**" in text
+    # the points each box scores with the dice (QA: a forced zero read like a real straight)
+    assert f"`#1` ⚅ ⚅ ⚅ ⚅ ⚅ · score Chance (30 points) → best: score Kniffel (50 points) · **−{loss:.1f}**" in text
     fields = review.embeds[0]["fields"]
     assert fields[0]["name"] == "The most costly decisions"
     assert fields[1]["name"] == f"#1 · ⚅ ⚅ ⚅ ⚅ ⚅ · −{loss:.1f}"  # the costliest decision, with its dice
-    assert fields[1]["value"] == "Chosen: score Chance\nBest: score Kniffel"
+    assert fields[1]["value"] == "Chosen: score Chance (30 points)\nBest: score Kniffel (50 points)"
     assert len(fields) <= 4
 
     refused = await (await h.server.click_button(h.bob, message, label=REVIEW)).message(timeout=10)

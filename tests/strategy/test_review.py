@@ -359,3 +359,12 @@ def test_tutto_decisions_name_the_card_they_were_made_under() -> None:
     assert review_ui.dice_of("tutto", street, "en-US") == "Street: ⚀ ⚁ ⚃ ⚅ ⚅ ⚀"
     after_a_tutto = street.model_copy(update={"phase": "tutto", "card": "double"})
     assert review_ui.dice_of("tutto", after_a_tutto, "de") == "×2"  # Stop or Continue: no dice to show
+
+
+def test_a_kniffel_review_names_the_points_each_box_scored(table_dir: Path) -> None:
+    """QA: a forced zero read "score Large straight ✓", which looked like a straight scored."""
+    state = rolled("classic", 6, 6, 6, 6, 6)
+    result = review(KNIFFEL, "classic", ME, [played(ME, "player", kniffel.Score(box="chance"), state)], table_dir)
+    assert review_lines(result)[-1].startswith(
+        "`#1` ⚅ ⚅ ⚅ ⚅ ⚅ · score Chance (30 points) → best: score Kniffel (50 points) · **−"
+    )
