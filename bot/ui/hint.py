@@ -43,9 +43,7 @@ def describe(kind: str, state: Any, action: Any, locale: str) -> str:
     roll on or stop)."""
     name = action.kind
     if name == "plan":
-        # Rolling on with every die in hand is no roll: it is the Tutto (under Plus/Minus it ends the turn)
-        finish = "tutto" if action.finish == "roll_on" and len(action.dice) == state.in_hand else action.finish
-        return t(f"hint.plan_{finish}", locale, dice=faces(action.dice))
+        return _plan(state, action, locale)
     if kind in ("kniffel", "dicepoker"):
         if name == "keep":
             return _keep(action.dice, locale)
@@ -63,6 +61,26 @@ def describe(kind: str, state: Any, action: Any, locale: str) -> str:
             return t("hint.place", locale, row=action.cell // 5 + 1, column=action.cell % 5 + 1)
         return t("hint.roll", locale)
     return t(f"tutto.{name}", locale)
+
+
+def _plan(state: Any, plan: Any, locale: str) -> str:
+    """A Tutto plan as the buttons that play it: rolling on with every die in hand is no roll but the Tutto
+    ("Tutto!"; under Plus/Minus it ends the turn), followed by Continue where that is what its value counts; a
+    Tutto whose value is banking reads as Stop, which banks the same at once."""
+    dice = faces(plan.dice)
+    if plan.finish == "stop" or plan.then == "stop":
+        return t("hint.plan_stop", locale, dice=dice)
+    if plan.then == "continue":
+        return t(
+            "hint.plan_tutto_continue",
+            locale,
+            dice=dice,
+            tutto=t("tutto.set_aside_tutto", locale),
+            button=t("tutto.continue", locale),
+        )
+    if len(plan.dice) == state.in_hand:
+        return t("hint.plan_tutto", locale, dice=dice, tutto=t("tutto.set_aside_tutto", locale))
+    return t("hint.plan_roll_on", locale, dice=dice)
 
 
 def _score(kind: str, state: Any, action: Any, locale: str) -> str:

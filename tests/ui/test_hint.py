@@ -150,8 +150,8 @@ def test_a_plan_that_takes_every_die_in_hand_is_named_a_tutto_not_a_roll() -> No
     """QA: a review read "⚀ ⚄ nehmen und weiterwürfeln" for the pick that made a Tutto under Plus/Minus and ended
     the turn; nothing was rolled."""
     state = tutto.new_game(["a", "b"], random.Random(1)).model_copy(update={"aside": [1, 5, 5, 5]})  # 2 in hand
-    assert hint.describe("tutto", state, Plan((1, 5), "roll_on"), "en-US") == "take ⚀ ⚄: Tutto"
-    assert hint.describe("tutto", state, Plan((1, 5), "roll_on"), "de") == "⚀ ⚄ nehmen: Tutto"
+    assert hint.describe("tutto", state, Plan((1, 5), "roll_on"), "en-US") == "take ⚀ ⚄: Tutto!"
+    assert hint.describe("tutto", state, Plan((1, 5), "roll_on"), "de") == "⚀ ⚄ nehmen: Tutto!"
     assert hint.describe("tutto", state, Plan((1,), "roll_on"), "en-US") == "take ⚀ and roll on"
 
 
@@ -203,3 +203,32 @@ def test_dice_poker_rows_score_as_the_engine_counts_them_doubled_on_the_first_ro
     )
     upper = dicepoker.new_game(["a", "b"], random.Random(1)).model_copy(update={"dice": [2, 3, 4, 5, 6], "rolls": 1})
     assert hint.describe("dicepoker", upper, dicepoker.Score(row="twos"), "en-US") == "score Twos (−4 points)"
+
+
+def bonus_tutto(secured_aside: list[int], roll: list[int]) -> tutto.State:
+    """Bonus 200 with ``secured_aside`` set aside under it and ``roll`` on the table, every die selected."""
+    return tutto.new_game(["a", "b"], random.Random(1)).model_copy(
+        update={
+            "phase": "select",
+            "card": "bonus_200",
+            "current": "a",
+            "aside": secured_aside,
+            "card_points": 300,
+            "roll": roll,
+            "selected": list(range(len(roll))),
+        }
+    )
+
+
+def test_a_tutto_plan_names_the_buttons_it_takes_and_what_follows_the_tutto() -> None:
+    """QA: "take ⚄ and stop → best: take ⚄: Tutto": both make the Tutto and bank its bonus; the better plan
+    draws again, which the plan never said. It now reads as the buttons: Tutto!, then Continue."""
+    state = bonus_tutto([1, 1, 5, 5], [1, 5])
+    on = Plan((1, 5), "roll_on", then="continue")
+    assert hint.describe("tutto", state, on, "en-US") == "take ⚀ ⚄: Tutto!, then Continue"
+    assert hint.describe("tutto", state, on, "de") == "⚀ ⚄ nehmen: Tutto!, dann Weiter"
+    assert hint.describe("tutto", state, on, "hu") == "vedd ki: ⚀ ⚄ — Tutto!, aztán Tovább"
+    assert hint.describe("tutto", state, on, "pl") == "weź ⚀ ⚄: Tutto!, potem Dalej"
+    banked = Plan((1, 5), "roll_on", then="stop")  # Tutto!, then Stop banks what Stop banks at once
+    assert hint.describe("tutto", state, banked, "en-US") == "take ⚀ ⚄ and stop"
+    assert hint.describe("tutto", state, Plan((1, 5), "roll_on"), "en-US") == "take ⚀ ⚄: Tutto!"
