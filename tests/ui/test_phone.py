@@ -443,3 +443,38 @@ def test_the_wrap_model_tears_what_qa_saw() -> None:
     assert not any(FIGURE.match(piece) for width in widths for piece in wrapped(bound, width)[1:])
     assert len(wrapped("🥇 🤖 Közepes — 75", INLINE_FIELD, bold=True)) == 2
     assert len(wrapped("🥈 Alice — 21", INLINE_FIELD, bold=True)) == 1
+
+
+def computers(language: str, count: int) -> list[str]:
+    """``count`` computers' names as a game seats them: "🤖 Easy", "🤖 Normal", "🤖 Perfect", "🤖 Easy 2", …"""
+    names = []
+    for index in range(count):
+        name = computer(("easy", "normal", "perfect")[index % 3], language)
+        names.append(name if index < 3 else f"{name} {index // 3 + 1}")
+    return names
+
+
+@pytest.mark.parametrize("language", languages())
+def test_tutto_final_lines_take_one_line_of_a_phone(language: str) -> None:
+    """QA: Polish "🥇 🤖 Łatwy — 2 050 ▰▰▰… · Tutta: 0" took two lines on a phone, so the bars below it did not
+    line up. Every line fits with the computers' names, up to ten players, five-digit scores and ten Tuttos or
+    more; each player's Tuttos are still on the board."""
+    for players in (2, 3, 6, 10):
+        ids = [str(10**17 + index) for index in range(players)]
+        final, _ = played("tutto", players, "standard", players)[-1]
+        huge = final.model_copy(
+            update={
+                "target": 20000,
+                "scores": {p: 10000 + 10 * score for p, score in final.scores.items()},
+                "tuttos": {p: 10 + tuttos for p, tuttos in final.tuttos.items()},
+            }
+        )
+        seats = tuple(SeatView(p, name) for p, name in zip(ids, computers(language, players), strict=True))
+        for state in (final, huge):
+            embed = TUTTO.ui.render(Table(seats, 1, 1, language, state)).embeds[0]
+            lines = (embed.description or "").splitlines()
+            assert len(lines) == players
+            assert [" / ".join(wrapped(line, EMBED_TEXT)) for line in lines if len(wrapped(line, EMBED_TEXT)) > 1] == []
+            board = "\n".join([*lines, *(f"{field.name}\n{field.value}" for field in embed.fields)])
+            for player, name in zip(ids, computers(language, players), strict=True):
+                assert t("tutto.tuttos_of", language, name=name, count=state.tuttos[player]) in board
