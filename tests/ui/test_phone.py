@@ -33,6 +33,7 @@ from cogs.dicepoker import SPEC as DICEPOKER
 from cogs.kniffel import SPEC as KNIFFEL
 from cogs.knister import SPEC as KNISTER
 from cogs.tutto import SPEC as TUTTO
+from tests.ui.test_common import headers as card_headers
 
 #: The room of one action row on a 375 px phone, and the model's sizes (px).
 ROW = 313
@@ -263,11 +264,11 @@ def test_roll_on_and_stop_fit_with_five_digits_at_stake(language: str) -> None:
 NAMES = ["Alice", "Bob", "Bobby", "Dominika Wiśniewska", "Éva", "Bob", "🎲 Zoe", "W" * 32]
 
 
-def final_table(spec: AnySpec, variant: str, players: int, language: str) -> Rendered:
+def final_table(spec: AnySpec, variant: str, players: int, language: str, names: list[str] = NAMES) -> Rendered:
     """The final board of a game played with seeded random legal moves (played once for every language)."""
     ids = [str(10**17 + index) for index in range(players)]
     state, _ = played(spec.kind, players, variant, players)[-1]
-    seats = tuple(SeatView(player, NAMES[index]) for index, player in enumerate(ids))
+    seats = tuple(SeatView(player, names[index]) for index, player in enumerate(ids))
     rendered: Rendered = spec.ui.render(Table(seats, 1, 1, language, state))
     return rendered
 
@@ -284,14 +285,31 @@ def test_final_scorecards_of_three_or_more_are_one_table_a_phone_shows(
         embed = final_table(spec, variant, players, language).embeds[0]
         blocks = [field.value or "" for field in embed.fields]
         assert all(not field.inline for field in embed.fields)
-        headers = []
         for block in blocks:
             lines = block.strip("`\n").splitlines()
             assert max(len(line) for line in lines) <= PHONE_COLUMNS, block
             assert len({len(line.split()) for line in lines[1:]}) <= 2  # every row has a cell per player
-            headers += lines[0].split()
+        headers = card_headers(blocks)
         assert len(headers) == players  # every player has a column, once
         assert len(set(headers)) == players
+
+
+@pytest.mark.parametrize("language", languages())
+@pytest.mark.parametrize(("spec", "variant"), SCORECARD_CASES, ids=lambda v: getattr(v, "kind", str(v)))
+def test_final_table_headers_keep_a_computers_number(spec: AnySpec, variant: str, language: str) -> None:
+    """QA: German dice poker's final table headed the column of "🤖 Normal 2" "Normal2". A header is the name
+    (without the emoji) with its space, or cut with an ellipsis before the number."""
+    for players in range(3, spec.max_players + 1):
+        names = computers(language, players)
+        embed = final_table(spec, variant, players, language, names).embeds[0]
+        found = card_headers([field.value or "" for field in embed.fields])
+        assert len(set(found)) == players
+        state, _ = played(spec.kind, players, variant, players)[-1]
+        seated = dict(zip([str(10**17 + index) for index in range(players)], names, strict=True))
+        for name, header in zip([seated[player] for player in state.players], found, strict=True):
+            words = name.removeprefix("🤖 ").split()
+            cut = f"…{words[-1]}" if words[-1].isdigit() else "…"
+            assert header == " ".join(words) or header.endswith(cut), (name, header)
 
 
 @pytest.mark.parametrize(("spec", "variant"), SCORECARD_CASES, ids=lambda v: getattr(v, "kind", str(v)))
@@ -302,11 +320,11 @@ def test_two_players_keep_a_card_each(spec: AnySpec, variant: str) -> None:
 
 def test_card_tables_split_players_into_blocks_that_fit() -> None:
     labels = ["Ones", "Total"]
-    columns = [(name, ["3", "1,575"]) for name in ["Alice", "Alice B.", "🎲 Bob", "Carol", "Dan", "Eve"]]
+    columns = [(name, ["3", "1,575"]) for name in ["Alice", "Alice-B", "🎲 Bob", "Carol", "Dan", "Eve"]]
     blocks = card_tables(labels, columns, width=PHONE_COLUMNS)
     # Four columns of 5 would fit a line; two blocks of three leave columns of 7, for whole names.
     assert [block.splitlines()[1] for block in blocks] == [
-        "        Alice AliceB.     Bob",
+        "        Alice Alice-B     Bob",
         "        Carol     Dan     Eve",
     ]
     assert all(len(line) <= PHONE_COLUMNS for block in blocks for line in block.splitlines())
