@@ -13,7 +13,7 @@ from typing import Any
 
 from bot.engine import dicepoker, kniffel, knister
 from bot.i18n import number, t
-from bot.ui.common import faces
+from bot.ui.common import faces_together, unbroken
 from bot.ui.knister import EMPTY_CELL
 
 #: How many of the best actions a hint lists, in every game: three, as the README promises (Tutto listed four, a
@@ -34,7 +34,7 @@ def _kept(dice: Sequence[int], held: Sequence[bool]) -> list[int]:
 
 
 def _keep(kept: Sequence[int], locale: str) -> str:
-    return t("hint.keep", locale, dice=faces(kept)) if kept else t("hint.keep_none", locale)
+    return t("hint.keep", locale, dice=faces_together(kept)) if kept else t("hint.keep_none", locale)
 
 
 def describe(kind: str, state: Any, action: Any, locale: str) -> str:
@@ -67,7 +67,7 @@ def _plan(state: Any, plan: Any, locale: str) -> str:
     """A Tutto plan as the buttons that play it: rolling on with every die in hand is no roll but the Tutto
     ("Tutto!"; under Plus/Minus it ends the turn), followed by Continue where that is what its value counts; a
     Tutto whose value is banking reads as Stop, which banks the same at once."""
-    dice = faces(plan.dice)
+    dice = faces_together(plan.dice)
     if plan.finish == "stop" or plan.then == "stop":
         return t("hint.plan_stop", locale, dice=dice)
     if plan.then == "continue":
@@ -149,9 +149,10 @@ def render(kind: str, state: Any, values: Sequence[Any], current: Any | None, lo
         value = value_of(entry) if tutto else t("hint.points_final", locale, value=value_of(entry))
         if entry.action.kind == "place":
             marks[entry.action.cell] = CELL_MARKS[len(marks)]
-            lines.append(f"`{marks[entry.action.cell]}` **{text}** → {value}")
+            lines.append(f"`{marks[entry.action.cell]}` **{text}** →\N{NO-BREAK SPACE}{unbroken(value)}")
         else:
-            lines.append(f"**{text}** → {value}")
+            # The arrow and the value wrap as one (QA: a phone left "→" at a line's end, or "expected" alone).
+            lines.append(f"**{text}** →\N{NO-BREAK SPACE}{unbroken(value)}")
         if len(seen) == TOP:
             break
     lines.insert(0, t(f"hint.title_{scope}", locale, count=len(seen)))

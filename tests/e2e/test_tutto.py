@@ -213,7 +213,7 @@ async def test_the_hint_lists_whole_moves_that_can_score(harness: Harness) -> No
 
     hint = await (await harness.server.click_button(alice, game.message, label="💡 Hint")).message()
 
-    assert hint.ephemeral and hint.text.splitlines() == [
+    assert hint.ephemeral and hint.text.replace("\N{NO-BREAK SPACE}", " ").splitlines() == [
         "💡 Best moves (expected points this turn):",
         "**take ⚀ ⚀ ⚁ ⚁ ⚁ and stop** → 400",
         "**take ⚀ and roll on** → 372",  # as selected now: no line of its own below
@@ -224,7 +224,7 @@ async def test_the_hint_lists_whole_moves_that_can_score(harness: Harness) -> No
     # when not among them, gets its own labelled line, as Kniffel's "If you roll now".
     await game.pick(alice, 1)
     hint = await (await harness.server.click_button(alice, game.message, label="💡 Hint")).message()
-    assert hint.text.splitlines() == [
+    assert hint.text.replace("\N{NO-BREAK SPACE}", " ").splitlines() == [
         "💡 Best moves (expected points this turn):",
         "**take ⚀ ⚀ ⚁ ⚁ ⚁ and stop** → 400",
         "**take ⚀ and roll on** → 372",

@@ -59,7 +59,8 @@ def test_a_tutto_hint_lists_whole_moves_that_can_score_best_first(shared_tables:
     state = act(act(state, tutto.Draw()), tutto.Roll(), 2, 2, 3, 1, 1, 2)
 
     values, current = computer.hint_values(state, "bob", shared_tables)
-    lines = hint.render("tutto", state, values, current, "en-US", player="a").splitlines()
+    text = hint.render("tutto", state, values, current, "en-US", player="a")
+    lines = text.replace("\N{NO-BREAK SPACE}", " ").splitlines()  # as read
 
     assert lines[0] == "💡 Best moves (expected points this turn):"
     assert len(lines) == 4 and current is None  # nothing selected yet: no "with the dice selected now"
