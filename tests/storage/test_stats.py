@@ -1104,3 +1104,44 @@ async def test_migration_takes_classic_games_out_of_the_upper_bonus_rate(tmp_pat
         assert await stats.user_stats(1, KINDS) == []
     finally:
         await db.close()
+
+
+async def test_user_stats_split_a_game_by_rule_set_when_asked(games: GamesRepository, stats: StatsRepository) -> None:
+    """Kniffel's two rule sets score differently (classic has no bonuses), so /stats asks for its figures per rule
+    set: a best and an average over both would describe neither. The other games keep one entry each."""
+    classic, bonus = {"kniffels": 1}, {"kniffels": 2, "upper_bonus": 1}
+    await play(games, {1: 167, 2: 150}, variant="classic", at=NOW - 3 * DAY, counters={1: classic})
+    await play(games, {1: 178, 2: 190}, variant="classic", at=NOW - DAY, counters={1: classic, 2: classic})
+    await play(games, {1: 380}, variant="kniffel", at=NOW - 2 * DAY, guild=OTHER_GUILD, counters={1: bonus})
+    await play(games, {1: 140, 2: 120}, kind="kniffel+computer", variant="classic", counters={1: {HINTS_USED: 1}})
+    await play(games, {1: 7000, 2: 3000}, kind="tutto", counters={1: {"tuttos": 3}})
+    rule_sets = {"kniffel": ("kniffel", "classic"), "kniffel+computer": ("kniffel", "classic")}
+
+    kinds = (*KINDS, "kniffel+computer")
+    mine = await stats.user_stats(1, kinds, rule_sets=rule_sets)
+    assert [(entry.kind, entry.variant) for entry in mine] == [
+        ("kniffel", "kniffel"), ("kniffel", "classic"), ("tutto", None), ("kniffel+computer", "classic"),
+    ]  # fmt: skip
+    full, plain, tutto, computer = mine
+    assert (full.games, full.wins, full.best, full.average, full.last_at) == (1, 1, 380, 380.0, NOW - 2 * DAY)
+    assert full.counters == {"kniffels": CounterTotal(2, 1), "upper_bonus": CounterTotal(1, 1)}
+    assert (plain.games, plain.wins, plain.best, plain.average, plain.last_at) == (2, 1, 178, 172.5, NOW - DAY)
+    assert plain.counters == {"kniffels": CounterTotal(2, 2)}
+    assert (tutto.games, tutto.counters) == (1, {"tuttos": CounterTotal(3, 1)})
+    assert (computer.games, computer.hinted, computer.counters) == (1, 1, {HINTS_USED: CounterTotal(1, 1)})
+    # One rule set played: one entry, which names it; a game asked for alone comes split as well.
+    (theirs,) = await stats.user_stats(2, ("kniffel",), rule_sets=rule_sets)
+    assert (theirs.variant, theirs.games, theirs.wins, theirs.best) == ("classic", 2, 1, 190)
+    assert theirs.counters == {"kniffels": CounterTotal(1, 1)}
+    # A rule set the caller did not list (one since retired) still counts, after the listed ones.
+    await play(games, {1: 90}, variant="standard", at=NOW)
+    assert [entry.variant for entry in await stats.user_stats(1, ("kniffel",), rule_sets=rule_sets)] == [
+        "kniffel", "classic", "standard",
+    ]  # fmt: skip
+    # Unsplit, as the leaderboards count: one entry over every rule set.
+    (whole,) = await stats.user_stats(1, ("kniffel",))
+    assert (whole.variant, whole.games, whole.best, whole.score_sum) == (None, 4, 380, 167 + 178 + 380 + 90)
+    assert await stats.user_stats(3, kinds, rule_sets=rule_sets) == []
+    # Forget-me leaves nothing to split.
+    await stats.forget(1)
+    assert await stats.user_stats(1, kinds, rule_sets=rule_sets) == []
