@@ -218,11 +218,11 @@ class DiceBot(commands.AutoShardedBot):
         if guild is not None:
             self.tree.copy_global_to(guild=guild)
         where = " globally" if guild_id is None else f" to guild {guild_id}"
-        commands = self.tree.get_commands(guild=guild)
+        tree_commands = self.tree.get_commands(guild=guild)
         translator = self.tree.translator
         payload = [
             await command.get_translated_payload(self.tree, translator) if translator else command.to_dict(self.tree)
-            for command in commands
+            for command in tree_commands
         ]
         target = {"application_id": self.application_id, "guild_id": guild_id}
         text = json.dumps({"target": target, "commands": payload}, sort_keys=True, separators=(",", ":"))
@@ -231,14 +231,14 @@ class DiceBot(commands.AutoShardedBot):
         if not force and await meta.get(COMMAND_SYNC_KEY) == digest:
             log.info("commands unchanged since the last sync%s; not syncing", where)
             return
-        synced = await self._upload_commands(payload, commands, guild_id)
+        synced = await self._upload_commands(payload, tree_commands, guild_id)
         await meta.set(COMMAND_SYNC_KEY, digest)
         log.info("synced %d commands%s", len(synced), where)
 
     async def _upload_commands(
         self,
         payload: list[dict[str, Any]],
-        commands: list[app_commands.Command[Any, ..., Any] | app_commands.Group | app_commands.ContextMenu],
+        tree_commands: list[app_commands.Command[Any, ..., Any] | app_commands.Group | app_commands.ContextMenu],
         guild_id: int | None,
     ) -> list[Any]:
         """Overwrite the application's commands with ``payload``, as ``tree.sync`` does, its errors included."""
@@ -250,7 +250,7 @@ class DiceBot(commands.AutoShardedBot):
             return await self.http.bulk_upsert_guild_commands(self.application_id, guild_id, payload=payload)
         except discord.HTTPException as error:
             if error.status == 400 and error.code == 50035:
-                raise app_commands.CommandSyncFailure(error, commands) from None
+                raise app_commands.CommandSyncFailure(error, tree_commands) from None
             raise
 
     async def close(self) -> None:

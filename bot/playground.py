@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
+import logging
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,8 @@ from bot.settings import Settings
 from bot.storage import DatabaseError
 from fakediscord import FakeDiscord
 from fakediscord.persist import DamagedWorld, load_world, restore_world, save_world
+
+log = logging.getLogger(__name__)
 
 #: The token the playground's bot logs in to its own fakediscord with; it grants nothing anywhere else.
 TOKEN = "dicebot-playground-token"
@@ -101,6 +104,7 @@ class Playground:
         self.bot: DiceBot | None = None
         self._runner: asyncio.Task[None] | None = None
         self._pending_save: asyncio.TimerHandle | None = None
+        self._save_failing = False
 
     @property
     def url(self) -> str:
@@ -164,7 +168,7 @@ class Playground:
             with contextlib.suppress(Exception, asyncio.CancelledError):
                 await asyncio.wait_for(self._runner, 15)
         if self.server is not None:
-            save_world(self.server.world, self.world_file)
+            self._save()
             await self.server.close()
             self.server = None
         configure_endpoints(None, None)
@@ -230,12 +234,27 @@ class Playground:
             self._pending_save = asyncio.get_running_loop().call_later(SAVE_DELAY, self._save)
 
     def _save(self) -> None:
-        """Save now; a save still scheduled would only write the same world again."""
+        """Save now; a save still scheduled would only write the same world again.
+
+        Never raises: it runs before the bot's writes are answered, and an error there answered a post the world
+        had already made with a 500, which discord.py retries (a full disk made five lobbies of one command). A
+        failure is logged once until a save succeeds again.
+        """
         if self._pending_save is not None:
             self._pending_save.cancel()
             self._pending_save = None
-        if self.server is not None:
+        if self.server is None:
+            return
+        try:
             save_world(self.server.world, self.world_file)
+        except (OSError, TypeError, ValueError) as error:  # the disk, or a value orjson cannot encode
+            if not self._save_failing:
+                log.error("could not save the playground's world to %s: %s", self.world_file, error)
+            self._save_failing = True
+            return
+        if self._save_failing:
+            log.info("saved the playground's world to %s again", self.world_file)
+        self._save_failing = False
 
     @staticmethod
     def _populate(server: FakeDiscord) -> None:

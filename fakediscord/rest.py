@@ -146,13 +146,14 @@ class RestAPI:
                 response.headers.update(headers)
             else:
                 response = await handler(request)
-                if request.method in WRITES and response.status < 400:
-                    for listener in self.before_answering_writes:
-                        listener()
         except APIError as exc:
             response = self._reply(request, exc.body(), exc.status)
         record.status = response.status
         self.world.changes.notify()
+        if request.method in WRITES and response.status < 400:
+            # After the change was announced: a save here also stands for the delayed one it scheduled.
+            for listener in self.before_answering_writes:
+                listener()
         return response
 
     def _attach_to_interaction(self, path: str, record: RecordedRequest) -> None:

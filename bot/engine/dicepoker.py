@@ -284,6 +284,12 @@ def _check_score(state: State, row: RowId) -> int:
     return options[row]
 
 
+def row_points(state: State, row: RowId) -> int:
+    """The points **Score** would write into ``row`` for the player to act, with the dice as they lie (doubled on
+    the first roll, the poker bonus included); the hint and the review name them, counted by the engine alone."""
+    return _check_score(state, row)
+
+
 def _check_pass(state: State) -> None:
     fivedice.check_rolled(state)
     if _options(state):

@@ -302,6 +302,12 @@ def _check_score(state: State, box: BoxId) -> int:
     return options[box]
 
 
+def box_points(state: State, box: BoxId) -> int:
+    """The points **Score** would write into ``box`` for the player to act, with the dice as they lie (the joker
+    rule included); the hint and the review name them, and must not count them by a second copy of the rules."""
+    return _check_score(state, box)
+
+
 def _end_turn(state: State) -> None:
     """Hand the turn on, announced with the turn number, or finish the game (``fivedice.next_turn``)."""
     if fivedice.next_turn(state, TURNS, results):

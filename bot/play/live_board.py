@@ -52,6 +52,27 @@ class RepostBudget:
         return count < self.per_version
 
 
+class CheckedBoards:
+    """The live boards this process found in place since it started (game id → the board's message id), so that a
+    board is checked once: a check is an edit before a click is answered, sharing the channel's rate limit with the
+    moves. A deletion while the process runs is reported by the gateway, so a board found once stays known until
+    it is replaced. Only the latest games are remembered, like :class:`RepostBudget`.
+    """
+
+    def __init__(self, remembered: int = 1024) -> None:
+        self._remembered = remembered
+        self._boards: OrderedDict[int, int] = OrderedDict()
+
+    def known(self, game_id: int, message_id: int | None) -> bool:
+        return message_id is not None and self._boards.get(game_id) == message_id
+
+    def found(self, game_id: int, message_id: int) -> None:
+        self._boards.pop(game_id, None)
+        self._boards[game_id] = message_id
+        while len(self._boards) > self._remembered:
+            self._boards.popitem(last=False)
+
+
 class LiveBoards:
     """The board half of :class:`~bot.play.service.GameService`, which inherits it (its tests replace these methods
     on the service): edits, posts and strips the games' boards, noting what each board shows."""

@@ -26,7 +26,7 @@ from bot.play.cache import GameCache
 from bot.play.following import Followers
 from bot.play.hints import HintMessages
 from bot.play.inflight import InFlight
-from bot.play.live_board import LiveBoards, RepostBudget
+from bot.play.live_board import CheckedBoards, LiveBoards, RepostBudget
 from bot.play.locks import GameLocks
 from bot.play.ports import Channels, PrivateMessage, Request, ResponseFailed, origin
 from bot.play.reviewing import REVIEW, Reviews
@@ -220,6 +220,7 @@ class GameService(LiveBoards):
         self.tail = ChannelTail()
         #: How often a deleted board is posted anew (and the player pinged) per version of its game.
         self.reposts = RepostBudget()
+        self.checked_boards = CheckedBoards()
         #: Post-game reviews (the Review button and ``/<game> review``).
         self.reviews = Reviews(games, history, self.specs, brain)
         #: Each player's latest following private view (a Knister grid), edited when its game changes.
@@ -961,13 +962,19 @@ class GameService(LiveBoards):
 
         A board deleted while the bot was down is otherwise only found by the next edit, and a player clicking an
         earlier board or starting a game in the channel would be sent to a message that no longer exists, with
-        nothing left to click until a timeout moves the game on (QA: a playground killed just after a move).
+        nothing left to click until a timeout moves the game on (QA: a playground killed just after a move). Once
+        per board and process (:class:`~bot.play.live_board.CheckedBoards`).
         """
         if not record.active or record.kind not in self.specs:
             return record
+        if self.checked_boards.known(record.id, record.message_id):
+            return record
         spec = self.specs[record.kind]
         shown = await self.show(spec, Game.load(spec, record))
-        return shown.record if shown is not None else record
+        if shown is None or shown.record.message_id is None:
+            return record
+        self.checked_boards.found(record.id, shown.record.message_id)
+        return shown.record
 
     async def _rematch(self, request: Request, spec: AnySpec, record: GameRecord) -> None:
         """**Rematch** on a finished game's board: a new lobby here with the same game, rules, options and

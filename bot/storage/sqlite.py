@@ -245,7 +245,7 @@ def _prepare(conn: sqlite3.Connection, migrations: list[Migration], where: Path,
 def _refuse_unusable_path(path: Path, setting: str) -> None:
     """A folder or an existing empty file is a mistake in ``setting``, never a database to create."""
     if path.is_dir():
-        raise DatabaseError(f"{setting} points at the folder {path}; name a database file inside it")
+        raise DatabaseError(f"the database {path} ({setting}) is a folder; move it away or point {setting} elsewhere")
     if path.is_file() and path.stat().st_size == 0:
         raise DatabaseError(
             f"the database file {path} is empty (0 bytes) although it exists; restore it from a backup, "
@@ -259,7 +259,8 @@ def _check_sound(conn: sqlite3.Connection, where: Path, setting: str) -> None:
     lines = [line for row in rows if row[0] != "ok" for line in str(row[0]).splitlines() if "***" not in line]
     if lines:
         raise DatabaseError(
-            f"the database {where} is damaged ({lines[0]}); restore it from a backup or point {setting} at another file"
+            f"the database {where} ({setting}) is damaged ({lines[0]}); restore it from a backup, or move it away to "
+            "start a new database"
         )
 
 

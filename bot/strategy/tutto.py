@@ -21,7 +21,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from itertools import combinations_with_replacement
 from math import factorial, prod
@@ -481,11 +481,19 @@ def points_payoff(state: engine.State, player: str) -> Payoff:
 @dataclass(frozen=True)
 class Plan:
     """One decision on a roll: set these dice aside, then ``finish`` (``roll_on`` or ``stop``). A player thinks
-    in these; the die toggles only prepare one."""
+    in these; the die toggles only prepare one.
+
+    ``then``: what the value of rolling on with a Tutto selection counts after the Tutto, where the card lets
+    the player choose (Bonus, x2, Street): ``continue`` (draw again) or ``stop`` (bank, as Stop would at once);
+    empty otherwise. It is what the plan is worth, not what was pressed, so it takes no part in comparing plans:
+    the plan a review reads from the buttons pressed is the same plan whatever the player did after the Tutto
+    (that choice is a decision of its own). QA: "take ⚄: Tutto" never said that drawing again was the better part.
+    """
 
     dice: tuple[int, ...]
     finish: str
     kind: str = "plan"
+    then: str = field(default="", compare=False)
 
 
 def plan_values(state: engine.State, player: str) -> list[ActionValue]:
@@ -497,7 +505,8 @@ def plan_values(state: engine.State, player: str) -> list[ActionValue]:
     plans = []
     for selection in selections(state):
         on, stop = selection_values(solution, state, selection)
-        plans.append(ActionValue(Plan(selection.faces, "roll_on"), on))
+        then = ("continue" if on > stop else "stop") if selection.tutto and stop is not None else ""
+        plans.append(ActionValue(Plan(selection.faces, "roll_on", then=then), on))
         if stop is not None:
             plans.append(ActionValue(Plan(selection.faces, "stop"), stop))
     return best_first(plans)

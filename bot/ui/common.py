@@ -146,14 +146,16 @@ POP_DIRECTIONAL_ISOLATE = "\u2069"
 
 
 def isolated(name: str) -> str:
-    """``name`` unable to turn the text after it around: one holding a direction control is put between FIRST
-    STRONG ISOLATE and POP DIRECTIONAL ISOLATE, which ends every embedding and override begun inside (QA: a name
-    starting with RIGHT-TO-LEFT OVERRIDE reversed the rest of "Rolling order: …"). A stray POP DIRECTIONAL
-    ISOLATE in the name would end that isolate early, so it is dropped, and an isolate the name leaves open is
-    closed. Any other name is returned as it is, byte for byte (the boards measure names for a phone's width).
+    """``name`` unable to turn the text after it around: one holding a direction control or a right-to-left letter
+    is put between FIRST STRONG ISOLATE and POP DIRECTIONAL ISOLATE, which ends every embedding and override begun
+    inside (QA: a name starting with RIGHT-TO-LEFT OVERRIDE reversed the rest of "Rolling order: …") and keeps a
+    Hebrew or Arabic name one unit in the line's direction (else "שלום: 25" shows the score on the name's left, and
+    a line beginning with the name is taken for a right-to-left one). A stray POP DIRECTIONAL ISOLATE in the name
+    would end that isolate early, so it is dropped, and an isolate the name leaves open is closed. Any other name is
+    returned as it is, byte for byte (the boards measure names for a phone's width).
 
     Applied after a name is cut: a cut could take the closing character with it."""
-    if name.isascii() or BIDI_CONTROLS.isdisjoint(name):
+    if name.isascii() or not _turns_text(name):
         return name
     kept, open_isolates = [], 0
     for char in name:
@@ -165,6 +167,11 @@ def isolated(name: str) -> str:
             open_isolates -= 1
         kept.append(char)
     return FIRST_STRONG_ISOLATE + "".join(kept) + POP_DIRECTIONAL_ISOLATE * (open_isolates + 1)
+
+
+def _turns_text(name: str) -> bool:
+    """Whether ``name`` holds a direction control or a right-to-left letter (Hebrew, Arabic, Syriac, Thaana…)."""
+    return not BIDI_CONTROLS.isdisjoint(name) or any(unicodedata.bidirectional(char) in ("R", "AL") for char in name)
 
 
 def monospace_safe(text: str) -> str:
@@ -187,8 +194,8 @@ def card_tables(
     ``columns`` are (player name, values in the order of ``labels``). As few blocks as fit every player in
     ``width`` characters (a phone's line) with the narrowest columns, the players shared out evenly between them,
     so a block never wraps; the columns then take the room the line has left, up to the longest name, so three
-    players read "Normal" where a fixed five columns showed "Norma". Names are made safe for monospace without
-    spaces; one still too long is cut with an ellipsis, and names alike after that are numbered.
+    players read "Normal" where a fixed five columns showed "Norma". Names are made safe for monospace, their words
+    one space apart; one still too long is cut with an ellipsis, and names alike after that are numbered.
     """
     label_width = max(len(label) for label in labels)
     value_width = max([NAME_COLUMN, *(len(value) for _, values in columns for value in values)])
@@ -210,29 +217,49 @@ def card_tables(
 
 
 def _header_name(name: str) -> str:
-    """A name as a header can show it: one column a character, no spaces, never empty."""
-    return "".join(in_code_block(monospace_safe(name)).split()) or "?"
+    """A name as a header can show it: one column a character, its words one space apart (QA: "🤖 Normal 2" was
+    headed "Normal2"), never empty."""
+    return " ".join(in_code_block(monospace_safe(name)).split()) or "?"
+
+
+def _room(header: str, width: int) -> int:
+    """The columns ``header`` may take in a column ``width`` wide: one less when it holds a space, so that two
+    spaces at least part it from the column before (with one, "Alice Bo Li" read as three headers)."""
+    return width - 1 if " " in header else width
+
+
+def _cut_header(name: str, width: int, suffix: str = "") -> str:
+    """``name`` and then ``suffix`` (the number telling names alike apart) in a column ``width`` wide (:func:`_room`),
+    cut with an ellipsis when too long. A last word of digits stays after the ellipsis ("Norma…2"): the second
+    computer of a level cut to "Norma…" read as the first."""
+    if len(name + suffix) <= _room(name + suffix, width):
+        return name + suffix
+    head, _, number = name.rpartition(" ")
+    if head and number.isdigit() and not suffix and len(number) + len(CUT) < width:
+        name, suffix = head, number
+    start = name[: width - len(CUT) - len(suffix)].rstrip()
+    cut = start + CUT + suffix
+    return cut if len(cut) <= _room(cut, width) else start[:-1].rstrip() + CUT + suffix
 
 
 def _longest_header(names: Sequence[str]) -> int:
-    """The columns the longest header takes uncut, the number of a name that appears more than once included."""
+    """The columns the longest header takes uncut (:func:`_room`), the number of a name that appears more than once
+    included."""
     safe = [_header_name(name) for name in names]
-    return max(len(name) + (len(str(safe.count(name))) if safe.count(name) > 1 else 0) for name in safe)
+    return max(len(name) + (len(str(safe.count(name))) if safe.count(name) > 1 else 0) + (" " in name) for name in safe)
 
 
 def _headers(names: Sequence[str], width: int) -> list[str]:
     """Each name in at most ``width`` columns: cut with an ellipsis when too long, numbered when alike after that
     (two Bobs are "Bob1" and "Bob2", two names cut to "Alexa…" are "Alex…1" and "Alex…2")."""
     safe = [_header_name(name) for name in names]
-    cut = [name if len(name) <= width else name[: width - len(CUT)] + CUT for name in safe]
+    cut = [_cut_header(name, width) for name in safe]
     counters: dict[str, int] = {}
     numbered = []
     for full, name in zip(safe, cut, strict=True):
         if cut.count(name) > 1:
             counters[name] = counters.get(name, 0) + 1
-            suffix = str(counters[name])
-            fits = len(full) + len(suffix) <= width
-            name = full + suffix if fits else full[: width - len(CUT) - len(suffix)] + CUT + suffix
+            name = _cut_header(full, width, str(counters[name]))
         numbered.append(name)
     return numbered
 

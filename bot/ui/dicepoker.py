@@ -53,6 +53,13 @@ class DicePokerUI(ScorecardUI):
             choices.append((label, row, None))
         return choices
 
+    def last_roll_key(self, table: Table) -> str:
+        """After the last roll a player whose dice fit no open row can only pass (the select offers nothing else)."""
+        state = table.state
+        if dicepoker.row_options(state.dice, state.cards[state.current_player], state.turn, state.first_roll):
+            return super().last_roll_key(table)
+        return "dicepoker.roll_last_pass"
+
     def card_rows(self, table: Table, player: str) -> list[tuple[str, str]]:
         state, locale = table.state, table.locale
         card, dashes = state.cards[player], set(state.dashes.get(player, ()))

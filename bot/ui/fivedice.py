@@ -79,6 +79,11 @@ class ScorecardUI:
             lines.append(f"{medal} {name}\N{NO-BREAK SPACE}—\N{NO-BREAK SPACE}**{result.score}**")
         return lines
 
+    def last_roll_key(self, table: Table) -> str:
+        """The message id of the line under the dice after the last roll: they can no longer be held (QA: the board
+        still said to tap them), so it says what is left to do, in few words for a phone."""
+        return "dice.roll_last"
+
     def event_line(self, event: Event, table: Table) -> str | None:
         """The channel announcement for one engine event, or None to stay quiet."""
         return None
@@ -145,16 +150,13 @@ class ScorecardUI:
         computer = table.is_computer(player)
         if state.rolls:
             held = " ".join("🔒" if keep else "▫️" for keep in state.held)
-            lines += [
-                f"# {faces(state.dice)}",
-                held,
-                t(
-                    "dice.roll_count_plain" if computer else "dice.roll_count",
-                    locale,
-                    roll=state.rolls,
-                    rolls=fivedice.ROLLS,
-                ),
-            ]
+            if computer:
+                key = "dice.roll_count_plain"
+            elif state.rolls < fivedice.ROLLS:
+                key = "dice.roll_count"
+            else:
+                key = self.last_roll_key(table)
+            lines += [f"# {faces(state.dice)}", held, t(key, locale, roll=state.rolls, rolls=fivedice.ROLLS)]
         elif not computer:
             lines.append(t("dice.press_roll", locale))
         lines += self.status_lines(table)

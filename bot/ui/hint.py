@@ -3,7 +3,7 @@
 Pure: it gets the engine state, the player and the strategy's values (best first) and writes lines. Five-dice
 holds are shown as dice ("keep ⚄ ⚄ ⚄ and roll"), Tutto's plans as the dice taken and what follows ("take ⚀ ⚀
 and roll on"), Knister cells as row and column and lettered on a map of the player's grid, boxes and rows by
-their names in the catalogue.
+their names in the catalogue with the points the dice score there.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from bot.engine import knister
+from bot.engine import dicepoker, kniffel, knister
 from bot.i18n import number, t
 from bot.ui.common import faces
 from bot.ui.knister import EMPTY_CELL
@@ -43,9 +43,7 @@ def describe(kind: str, state: Any, action: Any, locale: str) -> str:
     roll on or stop)."""
     name = action.kind
     if name == "plan":
-        # Rolling on with every die in hand is no roll: it is the Tutto (under Plus/Minus it ends the turn)
-        finish = "tutto" if action.finish == "roll_on" and len(action.dice) == state.in_hand else action.finish
-        return t(f"hint.plan_{finish}", locale, dice=faces(action.dice))
+        return _plan(state, action, locale)
     if kind in ("kniffel", "dicepoker"):
         if name == "keep":
             return _keep(action.dice, locale)
@@ -56,14 +54,50 @@ def describe(kind: str, state: Any, action: Any, locale: str) -> str:
             held[action.index] = not held[action.index]
             return _keep(_kept(state.dice, held), locale)
         if name == "score":
-            box = getattr(action, "box", None) or action.row
-            return t("hint.score", locale, box=t(f"{kind}.{'box' if kind == 'kniffel' else 'row'}.{box}", locale))
+            return _score(kind, state, action, locale)
         return t("hint.pass", locale)
     if kind == "knister":
         if name == "place":
             return t("hint.place", locale, row=action.cell // 5 + 1, column=action.cell % 5 + 1)
         return t("hint.roll", locale)
     return t(f"tutto.{name}", locale)
+
+
+def _plan(state: Any, plan: Any, locale: str) -> str:
+    """A Tutto plan as the buttons that play it: rolling on with every die in hand is no roll but the Tutto
+    ("Tutto!"; under Plus/Minus it ends the turn), followed by Continue where that is what its value counts; a
+    Tutto whose value is banking reads as Stop, which banks the same at once."""
+    dice = faces(plan.dice)
+    if plan.finish == "stop" or plan.then == "stop":
+        return t("hint.plan_stop", locale, dice=dice)
+    if plan.then == "continue":
+        return t(
+            "hint.plan_tutto_continue",
+            locale,
+            dice=dice,
+            tutto=t("tutto.set_aside_tutto", locale),
+            button=t("tutto.continue", locale),
+        )
+    if len(plan.dice) == state.in_hand:
+        return t("hint.plan_tutto", locale, dice=dice, tutto=t("tutto.set_aside_tutto", locale))
+    return t("hint.plan_roll_on", locale, dice=dice)
+
+
+def _score(kind: str, state: Any, action: Any, locale: str) -> str:
+    """Writing the dice into a box, with the points they score there (and a Kniffel's extra bonus): a forced zero
+    read as if the box had been filled for real (QA). The engine counts them (dice poker's first-roll doubling,
+    Kniffel's joker), never a copy of its rules here."""
+    if kind == "kniffel":
+        box = t(f"kniffel.box.{action.box}", locale)
+        points = kniffel.box_points(state, action.box)
+        bonus = kniffel.extra_bonus(state.dice, state.cards[state.current_player], state.ruleset)
+    else:
+        box = t(f"dicepoker.row.{action.row}", locale)
+        points, bonus = dicepoker.row_points(state, action.row), 0
+    worth = t("hint.box_points", locale, count=points)
+    if bonus:
+        return t("hint.score_bonus", locale, box=box, points=worth, bonus=bonus)
+    return t("hint.score", locale, box=box, points=worth)
 
 
 def _cell_map(grid: knister.Grid, marks: dict[int, str]) -> str:

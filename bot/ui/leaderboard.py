@@ -270,7 +270,7 @@ def _stats_title(kind: str, against: bool, variant: str | None, locale: str | No
 def render_stats(name: str, stats: Sequence[GameStats], game: str | None, locale: str | None) -> discord.Embed:
     """One field per game played (per rule set, for a game whose figures came so): games, wins and win rate, best
     and average, game counters, the games played with hints, last played."""
-    shown = in_markdown(shorten(name, 100))  # escaped, at most 200 characters: the title's 256 still hold
+    shown = in_markdown(shorten(name, 100))  # escaped or isolated, at most 202 characters: the title's 256 hold
     embed = discord.Embed(title=t("stats.title", locale, name=shown), colour=COLOUR_LOBBY)
     if not stats:
         if game is None:

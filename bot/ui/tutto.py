@@ -35,6 +35,9 @@ BAR_WIDTH = 10
 #: Names in the scoreboard code block: with the marker, a 5-digit score and the bar a line stays within 32
 #: columns (what a 375 px phone shows without wrapping, `bot.ui.common.PHONE_COLUMNS`).
 NAME_WIDTH = 12
+#: The bar of the final standings: after a medal, a computer's name ("🤖 Tökéletes 2") and a five-digit score, ten
+#: cells and the Tuttos left no room on a phone's line (QA: Polish lines took two); the Tuttos have a field below.
+FINAL_BAR_WIDTH = 5
 DICE_PER_ROW = 3
 """Six dice split 3 + 3 so the labels stay readable on phones; fewer fit one row of Discord's five."""
 TAKE_ALL_ROW = 1
@@ -329,8 +332,9 @@ class TuttoUI:
     # ------------------------------------------------------------------ the end
 
     def render_final(self, table: Table) -> Rendered:
-        """Final standings: ranks, scores and Tuttos. The winner, a Cloverleaf win and who buys the next round are
-        the game-over news above it (``event_line``), as in the other games, so the board says each once."""
+        """Final standings: ranks and scores, each player's Tuttos in a field below (a line each fits a phone). The
+        winner, a Cloverleaf win and who buys the next round are the game-over news above it (``event_line``), as in
+        the other games, so the board says each once."""
         state, locale = _state(table), table.locale
         results = sorted(tutto.results(state), key=lambda r: (r.rank, state.players.index(r.player)))
         lines = [
@@ -339,9 +343,12 @@ class TuttoUI:
                 locale,
                 **standing(table, result.player, result.rank)._asdict(),
                 score=result.score,
-                bar=progress_bar(result.score, state.target),
-                tuttos=result.counters.get("tuttos", 0),
+                bar=progress_bar(result.score, state.target, FINAL_BAR_WIDTH),
             )
+            for result in results
+        ]
+        tuttos = [
+            t("tutto.tuttos_of", locale, name=table.name(result.player), count=result.counters.get("tuttos", 0))
             for result in results
         ]
         embed = discord.Embed(
@@ -349,6 +356,7 @@ class TuttoUI:
             description="\n".join(lines),
             colour=COLOUR_OVER,
         )
+        embed.add_field(name=t("tutto.tuttos", locale), value=" · ".join(tuttos), inline=False)
         return Rendered(embeds=[hint_legend(table, embed)])
 
     # ------------------------------------------------------------------ the channel

@@ -473,3 +473,20 @@ async def test_a_start_in_a_channel_whose_board_was_deleted_while_away_links_the
     assert record is not None and record.status == "running"
     board = await reposted(h, record.id, gone)
     assert reply == f"A Kniffel game is already running here: {link(h, board)}"
+
+
+async def test_an_old_board_clicked_again_does_not_check_the_live_board_again(running: Harness) -> None:
+    """Each check is an edit of the live board before the click is answered, and edits share the channel's rate
+    limit with the moves: a board this process checked is not checked again while it stays the live board."""
+    h = running
+    seen_then, gone = await moved_board_lost_while_away(h)
+    before = await h.state()
+    player = h.user(before.current_player)
+    await (await h.server.click_button(player, seen_then, label="Roll")).message()
+    record = await h.record()
+    assert record is not None
+    board = await reposted(h, record.id, gone)
+    edits = len(h.server.find_requests("PATCH", rf"/messages/{board.id}$"))
+    reply = await (await h.server.click_button(player, seen_then, label="Roll")).message()
+    assert reply.text.endswith(link(h, board))
+    assert len(h.server.find_requests("PATCH", rf"/messages/{board.id}$")) == edits

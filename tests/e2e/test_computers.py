@@ -301,7 +301,7 @@ async def test_a_hint_for_a_scripted_roll_shows_the_exact_best_action(bot: Harne
     state = await h.state()
     best = strategy.evaluate(state, str(h.alice.id), directory=strategy_dir)[0]
     assert best.action == kniffel.Score(box="kniffel")
-    expected = f"**score Kniffel** → {best.value:,.1f} expected"
+    expected = f"**score Kniffel (50 points)** → {best.value:,.1f} expected"
     assert hint.ephemeral and hint.text.splitlines()[1] == expected, hint.text
     keeps = [line for line in hint.text.splitlines() if line.startswith("**keep")]
     assert keeps and keeps[0].startswith("**keep ⚅ ⚅ ⚅ ⚅ and roll**")  # keeps shown as dice, not die toggles
@@ -359,7 +359,7 @@ async def test_a_press_answered_preparing_is_dropped_when_the_player_moves_on_me
     record = await h.record()
     assert record is not None and "hinted" not in record.options  # no hint was shown
     hint = await (await h.server.click_button(h.alice, message, label="💡 Hint")).message()
-    assert hint.text.splitlines()[1].startswith("**score Kniffel** → "), hint.text
+    assert hint.text.splitlines()[1].startswith("**score Kniffel (50 points)** → "), hint.text
 
 
 async def test_a_hint_names_the_roll_as_held_now_once(bot: Harness) -> None:

@@ -43,7 +43,7 @@ async def test_each_hint_press_shows_a_new_message_and_deletes_the_older_one(bot
     await h.click(h.alice, message, "Roll")
     third = await (await h.server.click_button(h.alice, message, label=HINT)).message()
     await h.server.wait_for(lambda: second.deleted, what="the second hint to go")
-    assert "**score Kniffel**" in third.text and third.ephemeral and not third.deleted
+    assert "**score Kniffel (50 points)**" in third.text and third.ephemeral and not third.deleted
 
 
 async def test_the_next_game_in_the_channel_takes_the_last_games_hint_away(bot: Harness) -> None:

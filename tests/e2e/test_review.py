@@ -131,11 +131,12 @@ async def test_the_review_button_after_a_restart_lists_the_scripted_games_regret
     assert review.ephemeral
     text = review.text
     assert f"Decisions: **{decisions(moves)}**" in text
-    assert f"`#1` ⚅ ⚅ ⚅ ⚅ ⚅ · score Chance → best: score Kniffel · **−{loss:.1f}**" in text
+    # the points each box scores with the dice (QA: a forced zero read like a real straight)
+    assert f"`#1` ⚅ ⚅ ⚅ ⚅ ⚅ · score Chance (30 points) → best: score Kniffel (50 points) · **−{loss:.1f}**" in text
     fields = review.embeds[0]["fields"]
     assert fields[0]["name"] == "The most costly decisions"
     assert fields[1]["name"] == f"#1 · ⚅ ⚅ ⚅ ⚅ ⚅ · −{loss:.1f}"  # the costliest decision, with its dice
-    assert fields[1]["value"] == "Chosen: score Chance\nBest: score Kniffel"
+    assert fields[1]["value"] == "Chosen: score Chance (30 points)\nBest: score Kniffel (50 points)"
     assert len(fields) <= 4
 
     refused = await (await h.server.click_button(h.bob, message, label=REVIEW)).message(timeout=10)
@@ -259,6 +260,47 @@ async def test_a_tutto_review_values_each_selection_and_stop_as_one_plan(harness
     assert expected in review.text, review.text
     assert "`#2` Bonus 400: ⚀ ⚀ ⚀ ⚁ ⚂ ⚃ · take ⚀ ⚀ ⚀ and stop ✓" in review.text, review.text
     assert "Values: the expected points banked this turn" in review.text
+
+
+async def test_a_tutto_review_names_the_buttons_of_the_better_plan_after_a_tutto(harness: Harness) -> None:
+    """QA: Bob took the last scoring die under a Bonus card and pressed "Stop · N" instead of "Tutto!"; his review
+    read "take ⚄ and stop → best: take ⚄: Tutto", though both make the Tutto and bank its bonus. What was better
+    is to draw again after it, and the review says so as the buttons read: Tutto!, then Continue."""
+    h = harness
+    script = Script(
+        ["bonus_200", "stop", "bonus_400", "stop", "bonus_400"],
+        [1, 1, 5, 5, 2, 3, 1, 5, 1, 1, 1, 2, 3, 4, 1, 1, 1, 2, 3, 4],
+    )
+    game = await play(h, script, [h.alice, h.bob], target=2000)
+    await game.press(h.alice, "draw")
+    await game.pick(h.alice, 1, 1, 5, 5)
+    await game.press(h.alice, "roll_on")
+    await game.pick(h.alice, 1, 5)
+    assert {"Tutto!", "Stop · bank 650"} <= {button.label for button in game.message.buttons}, game.text
+    await game.press(h.alice, "stop")
+    for _ in range(2):
+        await game.press(h.bob, "draw")
+        await game.press(h.alice, "draw")
+        await game.pick(h.alice, 1, 1, 1)
+        await game.press(h.alice, "stop")
+    await h.wait_post("🏆 Winner: Alice!")
+    assert h.bot is not None
+    record = await h.record()
+    assert record is not None
+    rows = await h.bot.db.fetch_all(
+        "SELECT state FROM game_moves WHERE game_id = ? AND player = ? AND action = ? ORDER BY version",
+        (record.id, str(h.alice.id), '{"kind":"stop"}'),
+    )
+    plans = {
+        entry.action: entry.value
+        for entry in tutto_strategy.plan_values(tutto_engine.State.load(rows[0][0]), str(h.alice.id))
+    }
+    loss = plans[Plan((1, 5), "roll_on")] - plans[Plan((1, 5), "stop")]
+
+    review = await review_message(h, await h.server.click_button(h.alice, game.message, label=REVIEW))
+
+    expected = f"`#2` Bonus 200: ⚀ ⚄ · take ⚀ ⚄ and stop → best: take ⚀ ⚄: Tutto!, then Continue · **−{loss:,.1f}**"
+    assert expected in review.text.splitlines(), review.text
 
 
 async def test_a_tutto_review_lists_a_fireworks_turn_the_bot_played_after_a_timeout(harness: Harness) -> None:

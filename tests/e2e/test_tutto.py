@@ -495,7 +495,8 @@ async def test_a_game_to_a_low_target(harness: Harness) -> None:
     await harness.wait_post("🍺 Bob buys the next round.")
     # No-break spaces keep each figure with its label when a phone wraps the line.
     nb = "\N{NO-BREAK SPACE}"
-    assert f"🥇 Alice{nb}—{nb}**1,050** ▰▰▰▰▰▰▰▰▰▰ ·{nb}Tuttos:{nb}0" in game.text
+    assert f"🥇 Alice{nb}—{nb}**1,050** ▰▰▰▰▰\n" in game.text
+    assert f"Alice:{nb}0 · Bob:{nb}0" in game.text
     assert [button.label for button in game.message.buttons] == [
         "🔍 Review",
         "Rematch",

@@ -38,8 +38,10 @@ from cogs.knister import SPEC as KNISTER
 from cogs.tutto import SPEC as TUTTO
 from tests.discord_limits import assert_fits, limit_errors
 
-#: Discord's longest display name, every character one that is escaped in markdown (so it is shown twice as long).
-LONG_NAME = "*" * 32
+#: Discord's longest display name, of the character that lengthens a name most where it is shown: LEFT-TO-RIGHT
+#: ISOLATE is kept, put between FIRST STRONG ISOLATE and as many closing isolates plus one (66 characters), in
+#: markdown and code blocks alike, where a markdown character is only doubled (64) and not at all in a code block.
+LONG_NAME = "\u2066" * 32
 MAX_STEPS = 5000
 SPECS: dict[str, AnySpec] = {spec.kind: spec for spec in (KNIFFEL, DICEPOKER, KNISTER, TUTTO)}
 VARIANTS = {"kniffel": "kniffel", "dicepoker": "russian", "knister": "standard", "tutto": "standard"}

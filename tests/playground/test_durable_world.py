@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+import discord
+import discord.http
 import pytest
 import pytest_asyncio
 
@@ -62,3 +64,34 @@ async def test_a_refusal_of_an_option_repeats_a_long_value_only_in_part(playgrou
             error = (await reply.json())["error"]
         assert "…" in error
         assert len(error) < 300
+
+
+async def test_a_write_saved_before_its_answer_leaves_no_second_save_waiting(playground: Playground) -> None:
+    """The delayed save a change schedules was scheduled after the save before the answer, and wrote the same world
+    again a moment later."""
+    server = playground.server
+    assert server is not None
+    alice = next(u for u in server.world.users.values() if u.name == "Alice")
+    knister = next(c for c in server.world.channels.values() if c.name == "knister")
+    handle = await server.slash(alice, knister, "knister start")
+    await handle.message()
+    await server.wait_for(lambda: handle.requests and handle.requests[-1].status, what="the answer to the bot")
+    assert playground._pending_save is None
+
+
+async def test_a_save_that_fails_is_logged_and_the_bots_post_made_once(
+    playground: Playground, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A failing save (a full disk) answered the bot's post with a 500 after the message was made, and discord.py
+    posted it again: five messages for one."""
+
+    def full_disk(*args: Any) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(bot.playground, "save_world", full_disk)
+    server, dicebot = playground.server, playground.bot
+    assert server is not None and dicebot is not None
+    knister = next(c for c in server.world.channels.values() if c.name == "knister")
+    await dicebot.http.send_message(knister.id, params=discord.http.handle_message_parameters(content="hello"))
+    assert [message.content for message in server.world.messages.values() if message.channel is knister] == ["hello"]
+    assert "could not save the playground's world" in caplog.text

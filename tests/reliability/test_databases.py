@@ -44,7 +44,7 @@ def damaged(tmp_path: Path) -> Path:
 
 
 CASES: dict[str, tuple[Callable[[Path], Path], str]] = {
-    "folder": (folder, "points at the folder"),
+    "folder": (folder, "is a folder"),
     "empty file": (empty_file, "is empty (0 bytes)"),
     "damaged": (damaged, "is damaged"),
 }

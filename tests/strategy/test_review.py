@@ -359,3 +359,34 @@ def test_tutto_decisions_name_the_card_they_were_made_under() -> None:
     assert review_ui.dice_of("tutto", street, "en-US") == "Street: ⚀ ⚁ ⚃ ⚅ ⚅ ⚀"
     after_a_tutto = street.model_copy(update={"phase": "tutto", "card": "double"})
     assert review_ui.dice_of("tutto", after_a_tutto, "de") == "×2"  # Stop or Continue: no dice to show
+
+
+def test_tutto_stopping_with_a_tutto_where_drawing_again_is_better_names_the_buttons_of_the_better_plan(
+    table_dir: Path,
+) -> None:
+    """QA: "take ⚄ and stop → best: take ⚄: Tutto": both make the Tutto and bank its bonus; what was better is
+    to draw again after it, and the review now says so as the buttons read (Tutto!, then Continue)."""
+    state = act(act(tutto_table(["bonus_200"]), tutto_engine.Draw()), tutto_engine.Roll(), 1, 1, 5, 5, 2, 3)
+    state = act(take(state, 1, 1, 5, 5), tutto_engine.RollOn(), 1, 5)
+    state = take(state, 1, 5)  # a Tutto: 450 and the bonus's 200 secured, Continue worth more than Stop
+    plans = {entry.action: entry.value for entry in tutto_strategy.plan_values(state, "alice")}
+    loss = plans[Plan((1, 5), "roll_on")] - plans[Plan((1, 5), "stop")]
+    assert loss > 0
+
+    result = review(TUTTO, "standard", "alice", [played("alice", "player", tutto_engine.Stop(), state)], table_dir)
+
+    assert review_lines(result)[-1] == (
+        f"`#1` Bonus 200: ⚀ ⚄ · take ⚀ ⚄ and stop → best: take ⚀ ⚄: Tutto!, then Continue · **−{loss:.1f}**"
+    )
+    assert review_lines(result, "de")[-1].endswith(
+        f"besser: ⚀ ⚄ nehmen: Tutto!, dann Weiter · **−{loss:.1f}**".replace(".", ",")
+    )
+
+
+def test_a_kniffel_review_names_the_points_each_box_scored(table_dir: Path) -> None:
+    """QA: a forced zero read "score Large straight ✓", which looked like a straight scored."""
+    state = rolled("classic", 6, 6, 6, 6, 6)
+    result = review(KNIFFEL, "classic", ME, [played(ME, "player", kniffel.Score(box="chance"), state)], table_dir)
+    assert review_lines(result)[-1].startswith(
+        "`#1` ⚅ ⚅ ⚅ ⚅ ⚅ · score Chance (30 points) → best: score Kniffel (50 points) · **−"
+    )

@@ -157,8 +157,24 @@ def test_a_cut_never_splits_a_letter_from_its_mark_or_an_emoji_sequence() -> Non
 
 
 def headers(blocks: list[str]) -> list[str]:
-    """The player columns' headers of card tables, left to right, block after block."""
-    return [header for block in blocks for header in block.splitlines()[1].split()]
+    """The player columns' headers of card tables, left to right, block after block.
+
+    Read by the columns' right edges, where every row's value ends (values are aligned right and never empty): a
+    header may hold a space ("Normal 2")."""
+    found = []
+    for block in blocks:
+        header, *rows = block.strip("`\n").splitlines()
+        width = max(map(len, [header, *rows]))
+        rows = [row.ljust(width) for row in rows]
+        first = len(header) - len(header.lstrip())
+        ends = [
+            end
+            for end in range(first, width)
+            if all(row[end] != " " and (end + 1 == width or row[end + 1] == " ") for row in rows)
+        ]
+        starts = [first, *(end + 1 for end in ends[:-1])]
+        found += [header[start : end + 1].strip() for start, end in zip(starts, ends, strict=True)]
+    return found
 
 
 LABELS = ["Ones", "Sm. str.", "Total"]
@@ -187,3 +203,26 @@ def test_names_alike_after_the_cut_are_numbered_and_stay_marked_as_cut() -> None
     assert found[2:4] == ["Bob1", "Bob2"]
     assert found[0].startswith("Ale") and found[0].endswith("…1") and found[1].endswith("…2")
     assert all(len(line) <= PHONE_COLUMNS for block in blocks for line in block.splitlines())
+
+
+def test_a_header_keeps_the_space_before_a_number_and_a_cut_keeps_the_number() -> None:
+    """QA: German dice poker's final table headed the column of "🤖 Normal 2" "Normal2": the space was dropped.
+    A header keeps a name's spaces when it fits, and a cut name ending in a number (the second computer of a
+    level) keeps the number after the ellipsis, so it cannot be taken for another "Normal"."""
+    names = ["🤖 Normal 2", "🤖 Normal", "Alice"]
+    values = ["3", "12", "240"]
+    wide = card_tables(["Ones", "Total"], [(name, values) for name in names], width=40)
+    assert headers(wide) == ["Normal 2", "Normal", "Alice"]
+    assert wide[0].splitlines()[1] == "       Normal 2    Normal     Alice"
+    three = card_tables(LABELS, [(name, values) for name in names])
+    assert headers(three) == ["Norma…2", "Normal", "Alice"]
+    four = card_tables(LABELS, [(name, values) for name in [*names, "🤖 Normal 3"]])
+    assert headers(four) == ["Nor…2", "Norm…", "Alice", "Nor…3"]
+    assert all(len(line) <= PHONE_COLUMNS for block in [*three, *four] for line in block.splitlines())
+
+
+def test_a_header_holding_a_space_is_parted_from_the_one_before_by_two() -> None:
+    """With one space between them, "Alice" and "Bo Li" in columns of five read as three headers."""
+    blocks = card_tables(LABELS, [(name, ["3", "12", "240"]) for name in ["Alice", "Bo Li", "Carol", "Dan"]])
+    assert headers(blocks) == ["Alice", "Bo…", "Carol", "Dan"]
+    assert blocks[0].splitlines()[1] == "         Alice   Bo… Carol   Dan"

@@ -130,6 +130,44 @@ def test_roll_button_counts_the_roll_it_makes_and_no_further(engine: ModuleType,
     ]
 
 
+def roll_line(ui: ScorecardUI, state: object, locale: str) -> str:
+    """The line under the dice of a person's turn (the one that says what to do with them)."""
+    description = ui.render(Table((SeatView("1", "Alice"),), 1, 1, locale, state)).embeds[0].description or ""
+    return description.splitlines()[3]
+
+
+@pytest.mark.parametrize(("engine", "ui"), [(kniffel, KNIFFEL_UI), (dicepoker, DICEPOKER_UI)])
+@pytest.mark.parametrize("locale", ["en-US", "de", "hu", "pl"])
+def test_after_the_last_roll_the_board_says_to_score_not_to_hold(
+    engine: ModuleType, ui: ScorecardUI, locale: str
+) -> None:
+    """QA: after roll 3/3 the board still said "tap dice to hold them" while every die button was disabled."""
+    rng = random.Random(5)
+    state = engine.new_game(["1"], rng)
+    lines = []
+    for _ in range(engine.ROLLS):
+        state = engine.apply(state, "1", engine.Roll(), rng)
+        lines.append(roll_line(ui, state, locale))
+    assert lines == [
+        t("dice.roll_count", locale, roll=1, rolls=3),
+        t("dice.roll_count", locale, roll=2, rolls=3),
+        t("dice.roll_last", locale, roll=3, rolls=3),
+    ]
+
+
+@pytest.mark.parametrize("locale", ["en-US", "de", "hu", "pl"])
+def test_after_the_last_roll_dice_poker_says_to_pass_when_no_row_fits(locale: str) -> None:
+    """Dice poker's last step may be a pass: its select then offers nothing but Pass, and the line says so."""
+    state = dicepoker.new_game(["1"], random.Random(1))
+    card = {row: 0 for row in dicepoker.ROWS if row != "poker"}
+    state = state.model_copy(update={"cards": {"1": card}, "turns": {"1": 14}, "dice": [1, 2, 3, 4, 6], "rolls": 3})
+    assert DICEPOKER_UI.choices(Table((SeatView("1", "Alice"),), 1, 1, locale, state))[0][1] == "pass"
+    assert roll_line(DICEPOKER_UI, state, locale) == t("dicepoker.roll_last_pass", locale, roll=3, rolls=3)
+    assert roll_line(DICEPOKER_UI, state.model_copy(update={"rolls": 2}), locale) == t(
+        "dice.roll_count", locale, roll=2, rolls=3
+    )
+
+
 def finished_table(engine: ModuleType, players: list[str], seed: int) -> Table:
     """A game played to its end by the engine's timeout moves, seated as P1, P2, …"""
     rng = random.Random(seed)

@@ -6,7 +6,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from bot.engine import kniffel, knister, tutto
+from bot.engine import dicepoker, kniffel, knister, tutto
 from bot.strategy import Keep
 from bot.strategy.tutto import Plan
 from bot.ui import hint
@@ -35,7 +35,7 @@ def test_the_best_three_with_values_then_the_current_roll() -> None:
     assert text.splitlines() == [
         "💡 Best moves (expected final score):",
         "**keep ⚄ ⚄ ⚄ and roll** → 241.3 expected",
-        "**score Fives** → 230.0 expected",
+        "**score Fives (15 points)** → 230.0 expected",
         "**keep ⚄ ⚄ and roll** → 229.0 expected",
         "If you roll now (roll all five dice): 220.0 expected",
     ]
@@ -150,6 +150,85 @@ def test_a_plan_that_takes_every_die_in_hand_is_named_a_tutto_not_a_roll() -> No
     """QA: a review read "⚀ ⚄ nehmen und weiterwürfeln" for the pick that made a Tutto under Plus/Minus and ended
     the turn; nothing was rolled."""
     state = tutto.new_game(["a", "b"], random.Random(1)).model_copy(update={"aside": [1, 5, 5, 5]})  # 2 in hand
-    assert hint.describe("tutto", state, Plan((1, 5), "roll_on"), "en-US") == "take ⚀ ⚄: Tutto"
-    assert hint.describe("tutto", state, Plan((1, 5), "roll_on"), "de") == "⚀ ⚄ nehmen: Tutto"
+    assert hint.describe("tutto", state, Plan((1, 5), "roll_on"), "en-US") == "take ⚀ ⚄: Tutto!"
+    assert hint.describe("tutto", state, Plan((1, 5), "roll_on"), "de") == "⚀ ⚄ nehmen: Tutto!"
     assert hint.describe("tutto", state, Plan((1,), "roll_on"), "en-US") == "take ⚀ and roll on"
+
+
+def test_a_box_is_named_with_the_points_the_dice_score_there_in_every_language() -> None:
+    """QA: a forced zero read "score Large straight ✓", as if a straight had been scored; the hint's
+    "score Fours → 222.1 expected" left the points to be counted. The points come from the engine."""
+    state = rolled(1, 1, 4, 4, 4)
+    large, fours, ones = (kniffel.Score(box=box) for box in ("large_straight", "fours", "ones"))
+    assert [hint.describe("kniffel", state, action, "en-US") for action in (large, fours)] == [
+        "score Large straight (0 points)",
+        "score Fours (12 points)",
+    ]
+    assert hint.describe("kniffel", state, ones, "en-US") == "score Ones (2 points)"
+    assert hint.describe("kniffel", rolled(1, 2, 2, 4, 4), ones, "en-US") == "score Ones (1 point)"
+    assert hint.describe("kniffel", state, fours, "de") == "Vierer eintragen (12 Punkte)"
+    assert hint.describe("kniffel", rolled(1, 2, 2, 4, 4), ones, "de") == "Einser eintragen (1 Punkt)"
+    assert hint.describe("kniffel", state, large, "hu") == "beírás: Nagy sor (0 pont)"
+    assert hint.describe("kniffel", state, large, "pl").endswith("(0 punktów)")
+    assert hint.describe("kniffel", state, ones, "pl").endswith("(2 punkty)")
+    assert hint.describe("kniffel", rolled(1, 2, 2, 4, 4), ones, "pl").endswith("(1 punkt)")
+
+
+def test_an_extra_kniffel_names_its_bonus_and_the_joker_box() -> None:
+    state = rolled(3, 3, 3, 3, 3).model_copy(update={"cards": {"a": {"kniffel": 50}}})
+    assert hint.describe("kniffel", state, kniffel.Score(box="threes"), "en-US") == (
+        "score Threes (15 points, +100 bonus)"
+    )
+
+
+def test_dice_poker_rows_score_as_the_engine_counts_them_doubled_on_the_first_roll() -> None:
+    """A lower row written with the first roll counts double, the poker bonus on top: the engine's own sums."""
+    state = dicepoker.new_game(["a", "b"], random.Random(1))
+    player = state.current_player
+    lower = {row: 0 for row in dicepoker.UPPER}
+    state = state.model_copy(
+        update={
+            "dice": [2, 3, 4, 5, 6],
+            "rolls": 1,
+            "turns": {**state.turns, player: 6},
+            "cards": {**state.cards, player: lower},
+        }
+    )
+    assert hint.describe("dicepoker", state, dicepoker.Score(row="large_straight"), "en-US") == (
+        "score Large straight (40 points)"
+    )
+    later = state.model_copy(update={"rolls": 2})
+    assert hint.describe("dicepoker", later, dicepoker.Score(row="large_straight"), "en-US") == (
+        "score Large straight (20 points)"
+    )
+    upper = dicepoker.new_game(["a", "b"], random.Random(1)).model_copy(update={"dice": [2, 3, 4, 5, 6], "rolls": 1})
+    assert hint.describe("dicepoker", upper, dicepoker.Score(row="twos"), "en-US") == "score Twos (−4 points)"
+
+
+def bonus_tutto(secured_aside: list[int], roll: list[int]) -> tutto.State:
+    """Bonus 200 with ``secured_aside`` set aside under it and ``roll`` on the table, every die selected."""
+    return tutto.new_game(["a", "b"], random.Random(1)).model_copy(
+        update={
+            "phase": "select",
+            "card": "bonus_200",
+            "current": "a",
+            "aside": secured_aside,
+            "card_points": 300,
+            "roll": roll,
+            "selected": list(range(len(roll))),
+        }
+    )
+
+
+def test_a_tutto_plan_names_the_buttons_it_takes_and_what_follows_the_tutto() -> None:
+    """QA: "take ⚄ and stop → best: take ⚄: Tutto": both make the Tutto and bank its bonus; the better plan
+    draws again, which the plan never said. It now reads as the buttons: Tutto!, then Continue."""
+    state = bonus_tutto([1, 1, 5, 5], [1, 5])
+    on = Plan((1, 5), "roll_on", then="continue")
+    assert hint.describe("tutto", state, on, "en-US") == "take ⚀ ⚄: Tutto!, then Continue"
+    assert hint.describe("tutto", state, on, "de") == "⚀ ⚄ nehmen: Tutto!, dann Weiter"
+    assert hint.describe("tutto", state, on, "hu") == "vedd ki: ⚀ ⚄ — Tutto!, aztán Tovább"
+    assert hint.describe("tutto", state, on, "pl") == "weź ⚀ ⚄: Tutto!, potem Dalej"
+    banked = Plan((1, 5), "roll_on", then="stop")  # Tutto!, then Stop banks what Stop banks at once
+    assert hint.describe("tutto", state, banked, "en-US") == "take ⚀ ⚄ and stop"
+    assert hint.describe("tutto", state, Plan((1, 5), "roll_on"), "en-US") == "take ⚀ ⚄: Tutto!"

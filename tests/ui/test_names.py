@@ -144,6 +144,14 @@ def test_a_name_keeps_its_own_isolates_and_never_closes_the_one_around_it() -> N
     assert isolated("a\u200fb") == "\u2068a\u200fb\u2069"
 
 
+def test_a_right_to_left_name_cannot_carry_the_figures_after_it_to_its_side() -> None:
+    """Review: "שלום: 25" shows the score on the name's left in a left-to-right line, and a line beginning with such a
+    name is taken for a right-to-left one; isolated, the name is one unit in the line's own direction."""
+    assert isolated("שלום") == "\u2068שלום\u2069"
+    assert isolated("علي 2") == "\u2068علي 2\u2069"
+    assert isolated("Zoë") == "Zoë"
+
+
 def test_a_grid_owner_cut_to_the_grid_still_ends_its_isolate() -> None:
     grid = [[None] * knister.SIZE for _ in range(knister.SIZE)]
     owner = grid_block(grid, knister.line_scores(grid, partial=True), "en", OVERRIDE_NAME * 10).splitlines()[1]

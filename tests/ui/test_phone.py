@@ -33,6 +33,7 @@ from cogs.dicepoker import SPEC as DICEPOKER
 from cogs.kniffel import SPEC as KNIFFEL
 from cogs.knister import SPEC as KNISTER
 from cogs.tutto import SPEC as TUTTO
+from tests.ui.test_common import headers as card_headers
 
 #: The room of one action row on a 375 px phone, and the model's sizes (px).
 ROW = 313
@@ -263,11 +264,11 @@ def test_roll_on_and_stop_fit_with_five_digits_at_stake(language: str) -> None:
 NAMES = ["Alice", "Bob", "Bobby", "Dominika Wiśniewska", "Éva", "Bob", "🎲 Zoe", "W" * 32]
 
 
-def final_table(spec: AnySpec, variant: str, players: int, language: str) -> Rendered:
+def final_table(spec: AnySpec, variant: str, players: int, language: str, names: list[str] = NAMES) -> Rendered:
     """The final board of a game played with seeded random legal moves (played once for every language)."""
     ids = [str(10**17 + index) for index in range(players)]
     state, _ = played(spec.kind, players, variant, players)[-1]
-    seats = tuple(SeatView(player, NAMES[index]) for index, player in enumerate(ids))
+    seats = tuple(SeatView(player, names[index]) for index, player in enumerate(ids))
     rendered: Rendered = spec.ui.render(Table(seats, 1, 1, language, state))
     return rendered
 
@@ -284,14 +285,31 @@ def test_final_scorecards_of_three_or_more_are_one_table_a_phone_shows(
         embed = final_table(spec, variant, players, language).embeds[0]
         blocks = [field.value or "" for field in embed.fields]
         assert all(not field.inline for field in embed.fields)
-        headers = []
         for block in blocks:
             lines = block.strip("`\n").splitlines()
             assert max(len(line) for line in lines) <= PHONE_COLUMNS, block
             assert len({len(line.split()) for line in lines[1:]}) <= 2  # every row has a cell per player
-            headers += lines[0].split()
+        headers = card_headers(blocks)
         assert len(headers) == players  # every player has a column, once
         assert len(set(headers)) == players
+
+
+@pytest.mark.parametrize("language", languages())
+@pytest.mark.parametrize(("spec", "variant"), SCORECARD_CASES, ids=lambda v: getattr(v, "kind", str(v)))
+def test_final_table_headers_keep_a_computers_number(spec: AnySpec, variant: str, language: str) -> None:
+    """QA: German dice poker's final table headed the column of "🤖 Normal 2" "Normal2". A header is the name
+    (without the emoji) with its space, or cut with an ellipsis before the number."""
+    for players in range(3, spec.max_players + 1):
+        names = computers(language, players)
+        embed = final_table(spec, variant, players, language, names).embeds[0]
+        found = card_headers([field.value or "" for field in embed.fields])
+        assert len(set(found)) == players
+        state, _ = played(spec.kind, players, variant, players)[-1]
+        seated = dict(zip([str(10**17 + index) for index in range(players)], names, strict=True))
+        for name, header in zip([seated[player] for player in state.players], found, strict=True):
+            words = name.removeprefix("🤖 ").split()
+            cut = f"…{words[-1]}" if words[-1].isdigit() else "…"
+            assert header == " ".join(words) or header.endswith(cut), (name, header)
 
 
 @pytest.mark.parametrize(("spec", "variant"), SCORECARD_CASES, ids=lambda v: getattr(v, "kind", str(v)))
@@ -302,11 +320,11 @@ def test_two_players_keep_a_card_each(spec: AnySpec, variant: str) -> None:
 
 def test_card_tables_split_players_into_blocks_that_fit() -> None:
     labels = ["Ones", "Total"]
-    columns = [(name, ["3", "1,575"]) for name in ["Alice", "Alice B.", "🎲 Bob", "Carol", "Dan", "Eve"]]
+    columns = [(name, ["3", "1,575"]) for name in ["Alice", "Alice-B", "🎲 Bob", "Carol", "Dan", "Eve"]]
     blocks = card_tables(labels, columns, width=PHONE_COLUMNS)
     # Four columns of 5 would fit a line; two blocks of three leave columns of 7, for whole names.
     assert [block.splitlines()[1] for block in blocks] == [
-        "        Alice AliceB.     Bob",
+        "        Alice Alice-B     Bob",
         "        Carol     Dan     Eve",
     ]
     assert all(len(line) <= PHONE_COLUMNS for block in blocks for line in block.splitlines())
@@ -443,3 +461,38 @@ def test_the_wrap_model_tears_what_qa_saw() -> None:
     assert not any(FIGURE.match(piece) for width in widths for piece in wrapped(bound, width)[1:])
     assert len(wrapped("🥇 🤖 Közepes — 75", INLINE_FIELD, bold=True)) == 2
     assert len(wrapped("🥈 Alice — 21", INLINE_FIELD, bold=True)) == 1
+
+
+def computers(language: str, count: int) -> list[str]:
+    """``count`` computers' names as a game seats them: "🤖 Easy", "🤖 Normal", "🤖 Perfect", "🤖 Easy 2", …"""
+    names = []
+    for index in range(count):
+        name = computer(("easy", "normal", "perfect")[index % 3], language)
+        names.append(name if index < 3 else f"{name} {index // 3 + 1}")
+    return names
+
+
+@pytest.mark.parametrize("language", languages())
+def test_tutto_final_lines_take_one_line_of_a_phone(language: str) -> None:
+    """QA: Polish "🥇 🤖 Łatwy — 2 050 ▰▰▰… · Tutta: 0" took two lines on a phone, so the bars below it did not
+    line up. Every line fits with the computers' names, up to ten players, five-digit scores and ten Tuttos or
+    more; each player's Tuttos are still on the board."""
+    for players in (2, 3, 6, 10):
+        ids = [str(10**17 + index) for index in range(players)]
+        final, _ = played("tutto", players, "standard", players)[-1]
+        huge = final.model_copy(
+            update={
+                "target": 20000,
+                "scores": {p: 10000 + 10 * score for p, score in final.scores.items()},
+                "tuttos": {p: 10 + tuttos for p, tuttos in final.tuttos.items()},
+            }
+        )
+        seats = tuple(SeatView(p, name) for p, name in zip(ids, computers(language, players), strict=True))
+        for state in (final, huge):
+            embed = TUTTO.ui.render(Table(seats, 1, 1, language, state)).embeds[0]
+            lines = (embed.description or "").splitlines()
+            assert len(lines) == players
+            assert [" / ".join(wrapped(line, EMBED_TEXT)) for line in lines if len(wrapped(line, EMBED_TEXT)) > 1] == []
+            board = "\n".join([*lines, *(f"{field.name}\n{field.value}" for field in embed.fields)])
+            for player, name in zip(ids, computers(language, players), strict=True):
+                assert t("tutto.tuttos_of", language, name=name, count=state.tuttos[player]) in board

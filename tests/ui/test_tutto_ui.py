@@ -443,7 +443,7 @@ def test_final_embed_for_ten_players_stays_within_limits() -> None:
     text = description(rendered)
     assert text.startswith("🥇")
     assert text.count("\n") >= 9
-    assert "▰▰▰▰▰▰▰▰▰▰" in text
+    assert "▰▰▰▰▰" in text
 
 
 def final_board(state: tu.State) -> str:
