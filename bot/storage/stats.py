@@ -65,16 +65,11 @@ _KEPT = (
     "FROM standings AS s LEFT JOIN standing_counters AS c USING (kind, scope, user_id) "
     "WHERE s.kind IN ({marks}) AND s.scope = ? AND s.user_id = ?"
 )
-#: The same figures per game and rule set, added up from the user's results (parameters: the user, the kinds).
+#: The same figures per game and rule set, kept by the triggers of migration 0019 (parameters: the user, the kinds).
 _PER_RULE_SET = (
-    "WITH mine AS (SELECT id, kind, variant, won, score, finished_at FROM results "
-    "WHERE user_id = ? AND kind IN ({marks})), "
-    "counted AS (SELECT m.kind, m.variant, c.name, SUM(c.value) AS total, COUNT(*) AS games "
-    "FROM mine AS m JOIN result_counters AS c ON c.result_id = m.id GROUP BY m.kind, m.variant, c.name) "
-    "SELECT f.kind, f.variant, f.games, f.wins, f.best, f.score_sum, f.last_at, c.name, c.total, c.games FROM ("
-    "SELECT kind, variant, COUNT(*) AS games, SUM(won) AS wins, MAX(score) AS best, SUM(score) AS score_sum, "
-    "MAX(finished_at) AS last_at FROM mine GROUP BY kind, variant) AS f "
-    "LEFT JOIN counted AS c ON c.kind = f.kind AND c.variant = f.variant"
+    "SELECT s.kind, s.variant, s.games, s.wins, s.best, s.score_sum, s.last_at, c.name, c.total, c.games "
+    "FROM rule_set_standings AS s LEFT JOIN rule_set_counters AS c USING (user_id, kind, variant) "
+    "WHERE s.user_id = ? AND s.kind IN ({marks})"
 )
 
 
@@ -139,8 +134,9 @@ class StatsRepository:
 
         A game in ``rule_sets`` comes as one entry per rule set the user played, in the order listed there (one not
         listed, since retired, after them by name): ``standings`` keeps a game's figures over all its rule sets,
-        as the leaderboards rank, so these are added up from the user's results of those games, one query on the
-        index results_user. The other games are read from ``standings``.
+        as the leaderboards rank, so these come from ``rule_set_standings`` and ``rule_set_counters``, kept per
+        rule set by the triggers of migration 0019 (added up from the results, they took 110 ms for the heaviest
+        user of the benchmark). The other games are read from ``standings``.
         """
         split = rule_sets or {}
         whole = [kind for kind in kinds if kind not in split]
@@ -169,9 +165,9 @@ class StatsRepository:
         how many games in progress the user's seat was noted (none the second time).
 
         The delete triggers would take each result out of the standings one by one, moving the user's entry
-        in every metric index per row. Removing the user's standings, counter totals and name first leaves the
-        triggers only lookups that find nothing: about a third less time for a heavy player, with the write
-        lock held (docs/benchmarks.md). The seats of finished and abandoned games stay (the other players'
+        in every metric index per row. Removing the user's standings (also per rule set), counter totals and name
+        first leaves the triggers only lookups that find nothing: about a third less time for a heavy player, with
+        the write lock held (docs/benchmarks.md). The seats of finished and abandoned games stay (the other players'
         games keep their shape) but are marked forgotten and lose the user's display name, and those games their
         stored news. The move history of an ended game goes when no person who may review it is left
         (:func:`forgotten.nobody_reviews`); with other people it stays, for their reviews (docs/RULES.md, privacy).
@@ -197,6 +193,8 @@ class StatsRepository:
                 f"DELETE FROM window_standings {derived} AND days IN (SELECT days FROM window_marks)", (user_id,)
             )
             tx.execute(f"DELETE FROM standing_counters {derived}", (user_id,))
+            tx.execute("DELETE FROM rule_set_standings WHERE user_id = ?", (user_id,))
+            tx.execute("DELETE FROM rule_set_counters WHERE user_id = ?", (user_id,))
             tx.execute("DELETE FROM player_names WHERE user_id = ?", (user_id,))
             deleted = tx.execute("DELETE FROM results WHERE user_id = ?", (user_id,))
             tx.execute(
