@@ -92,6 +92,9 @@ class GameStats:
     last_at: float
     #: Only counters the user has at least one result with; storage knows no names, the UI picks what to show.
     counters: Mapping[str, CounterTotal] = field(default_factory=dict)
+    #: The rule set these figures are of, when the game's were asked for one by one (Kniffel's two score apart:
+    #: a best or an average over both would describe neither); None for figures over all the game's results.
+    variant: str | None = None
 
     @property
     def solo(self) -> int:

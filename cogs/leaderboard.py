@@ -100,6 +100,14 @@ class Leaderboard(commands.Cog):
         self.bot = bot
         self.stats = StatsRepository(bot.db)
         self.kinds = tuple(bot.service.specs)
+        # /stats shows the figures of a game with several rule sets per rule set, also against computers: they
+        # score apart (Kniffel's classic has no bonuses). The leaderboards rank each game over all of them.
+        self.rule_sets = {
+            kind + suffix: spec.variants
+            for kind, spec in bot.service.specs.items()
+            if len(spec.variants) > 1
+            for suffix in ("", ui.VS_COMPUTER)
+        }
         # The game choices come from the registry the bot was built with, not from a list kept here: the
         # parameters of this cog's copies of the commands are set before the tree is synced.
         for command in (self.leaderboard, self.stats_command):
@@ -234,7 +242,9 @@ class Leaderboard(commands.Cog):
         who = user or interaction.user
         kinds = (game,) if game else self.kinds
         # Games against computers are their own standings, shown after each game's own.
-        found = await self.stats.user_stats(who.id, [k for kind in kinds for k in (kind, kind + ui.VS_COMPUTER)])
+        found = await self.stats.user_stats(
+            who.id, [k for kind in kinds for k in (kind, kind + ui.VS_COMPUTER)], rule_sets=self.rule_sets
+        )
         # Posted in the channel for everyone: the server's language, as the boards.
         embed = ui.render_stats(who.display_name, found, game, await self._public_locale(interaction))
         await interaction.response.send_message(embed=embed)

@@ -57,7 +57,7 @@ COPIED: tuple[tuple[str, tuple[str, ...]], ...] = (
 #: NUL that PostgreSQL's text refuses.
 NAMES = {"game_seats": ("display_name", "player"), "results": ("display_name", "user_id")}
 #: Filled by the target's triggers from the copied results; counted like the copied tables.
-DERIVED = ("standings", "standing_counters", "player_names")
+DERIVED = ("standings", "standing_counters", "rule_set_standings", "rule_set_counters", "player_names")
 #: Identity columns whose sequences must continue after the copied ids.
 IDENTITIES = ("games", "results")
 #: Rows read and written at a time: a table (the move history above all: 100-220 KiB a game) is streamed, never

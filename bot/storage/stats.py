@@ -11,7 +11,7 @@ the figures on a million results.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from bot.rankings import (
@@ -58,6 +58,46 @@ def _order(metric: str) -> str:
     return "games DESC, user_id" if metric == "games" else f"{metric} DESC, games DESC, user_id"
 
 
+#: A user's kept figures per game (parameters: the kinds, the scope, the user), with one row per counter, or one
+#: row with NULL counter columns for a game without counters; the rule set column is NULL (all of them).
+_KEPT = (
+    "SELECT s.kind, CAST(NULL AS TEXT), s.games, s.wins, s.best, s.score_sum, s.last_at, c.name, c.total, c.games "
+    "FROM standings AS s LEFT JOIN standing_counters AS c USING (kind, scope, user_id) "
+    "WHERE s.kind IN ({marks}) AND s.scope = ? AND s.user_id = ?"
+)
+#: The same figures per game and rule set, kept by the triggers of migration 0019 (parameters: the user, the kinds).
+_PER_RULE_SET = (
+    "SELECT s.kind, s.variant, s.games, s.wins, s.best, s.score_sum, s.last_at, c.name, c.total, c.games "
+    "FROM rule_set_standings AS s LEFT JOIN rule_set_counters AS c USING (user_id, kind, variant) "
+    "WHERE s.user_id = ? AND s.kind IN ({marks})"
+)
+
+
+def _marks(kinds: Sequence[str]) -> str:
+    return ", ".join("?" for _ in kinds)
+
+
+def _entries(found: Sequence[Row]) -> list[GameStats]:
+    """One entry per (game, rule set) of rows as :data:`_KEPT` and :data:`_PER_RULE_SET` answer."""
+    figures: dict[tuple[str, str | None], tuple[int, int, int, int, float]] = {}
+    counters: dict[tuple[str, str | None], dict[str, CounterTotal]] = {}
+    for kind, variant, games, wins, best, score_sum, last_at, name, total, counted in found:
+        figures[kind, variant] = (games, wins, best, score_sum, last_at)
+        kept = counters.setdefault((kind, variant), {})
+        if name is not None:
+            kept[name] = CounterTotal(counter_value(total), counted)
+    return [
+        GameStats(kind, *figures[kind, variant], counters=counters[kind, variant], variant=variant)
+        for kind, variant in figures
+    ]
+
+
+def _place(entry: GameStats, kinds: Sequence[str], rule_sets: Mapping[str, Sequence[str]]) -> tuple[int, int, str]:
+    """Where an entry goes: its game's place in ``kinds``, then its rule set's in ``rule_sets`` (others last)."""
+    order, variant = rule_sets.get(entry.kind, ()), entry.variant or ""
+    return kinds.index(entry.kind), order.index(variant) if variant in order else len(order), variant
+
+
 class StatsRepository:
     """Read-only queries on the reader connection, plus forget-me on the writer."""
 
@@ -87,26 +127,26 @@ class StatsRepository:
             kind, metric, period, guild_id, page, total, tuple(rows), caller, caller_games, page_size
         )
 
-    async def user_stats(self, user_id: int, kinds: Sequence[str]) -> list[GameStats]:
-        """The user's figures per game they played, in the order of ``kinds``; games never played are left out."""
-        if not kinds:
-            return []
-        marks = ", ".join("?" for _ in kinds)
-        # One row per (game, counter), or one row with NULL counter columns for a game without counters.
-        found = await self._db.fetch_all(
-            "SELECT s.kind, s.games, s.wins, s.best, s.score_sum, s.last_at, c.name, c.total, c.games "
-            "FROM standings AS s LEFT JOIN standing_counters AS c USING (kind, scope, user_id) "
-            f"WHERE s.kind IN ({marks}) AND s.scope = ? AND s.user_id = ?",
-            (*kinds, GLOBAL_SCOPE, user_id),
-        )
-        figures: dict[str, tuple[int, int, int, int, float]] = {}
-        counters: dict[str, dict[str, CounterTotal]] = {}
-        for kind, games, wins, best, score_sum, last_at, name, total, counted in found:
-            figures[kind] = (games, wins, best, score_sum, last_at)
-            kept = counters.setdefault(kind, {})
-            if name is not None:
-                kept[name] = CounterTotal(counter_value(total), counted)
-        return [GameStats(kind, *figures[kind], counters=counters[kind]) for kind in kinds if kind in figures]
+    async def user_stats(
+        self, user_id: int, kinds: Sequence[str], *, rule_sets: Mapping[str, Sequence[str]] | None = None
+    ) -> list[GameStats]:
+        """The user's figures per game they played, in the order of ``kinds``; games never played are left out.
+
+        A game in ``rule_sets`` comes as one entry per rule set the user played, in the order listed there (one not
+        listed, since retired, after them by name): ``standings`` keeps a game's figures over all its rule sets,
+        as the leaderboards rank, so these come from ``rule_set_standings`` and ``rule_set_counters``, kept per
+        rule set by the triggers of migration 0019 (added up from the results, they took 110 ms for the heaviest
+        user of the benchmark). The other games are read from ``standings``.
+        """
+        split = rule_sets or {}
+        whole = [kind for kind in kinds if kind not in split]
+        apart = [kind for kind in kinds if kind in split]
+        found: list[Row] = []
+        if whole:
+            found += await self._db.fetch_all(_KEPT.format(marks=_marks(whole)), (*whole, GLOBAL_SCOPE, user_id))
+        if apart:
+            found += await self._db.fetch_all(_PER_RULE_SET.format(marks=_marks(apart)), (user_id, *apart))
+        return sorted(_entries(found), key=lambda entry: _place(entry, kinds, split))
 
     async def count_results(self, user_id: int) -> int:
         """How many results forget-me would delete (all games, every server)."""
@@ -125,9 +165,9 @@ class StatsRepository:
         how many games in progress the user's seat was noted (none the second time).
 
         The delete triggers would take each result out of the standings one by one, moving the user's entry
-        in every metric index per row. Removing the user's standings, counter totals and name first leaves the
-        triggers only lookups that find nothing: about a third less time for a heavy player, with the write
-        lock held (docs/benchmarks.md). The seats of finished and abandoned games stay (the other players'
+        in every metric index per row. Removing the user's standings (also per rule set), counter totals and name
+        first leaves the triggers only lookups that find nothing: about a third less time for a heavy player, with
+        the write lock held (docs/benchmarks.md). The seats of finished and abandoned games stay (the other players'
         games keep their shape) but are marked forgotten and lose the user's display name, and those games their
         stored news. The move history of an ended game goes when no person who may review it is left
         (:func:`forgotten.nobody_reviews`); with other people it stays, for their reviews (docs/RULES.md, privacy).
@@ -153,6 +193,8 @@ class StatsRepository:
                 f"DELETE FROM window_standings {derived} AND days IN (SELECT days FROM window_marks)", (user_id,)
             )
             tx.execute(f"DELETE FROM standing_counters {derived}", (user_id,))
+            tx.execute("DELETE FROM rule_set_standings WHERE user_id = ?", (user_id,))
+            tx.execute("DELETE FROM rule_set_counters WHERE user_id = ?", (user_id,))
             tx.execute("DELETE FROM player_names WHERE user_id = ?", (user_id,))
             deleted = tx.execute("DELETE FROM results WHERE user_id = ?", (user_id,))
             tx.execute(

@@ -257,9 +257,19 @@ def _games_line(entry: GameStats, locale: str | None) -> str:
     return t("stats.games_solo", locale, games=entry.games, solo=entry.solo, wins=entry.wins, rate=rate)
 
 
+def _stats_title(kind: str, against: bool, variant: str | None, locale: str | None) -> str:
+    """The game, "against the computer" when so, and the rule set of figures kept per rule set (named as the
+    lobby names it)."""
+    game = t(f"game.{kind}", locale)
+    title = t("stats.vs_computer_title", locale, game=game) if against else game
+    if variant is None:
+        return title
+    return t("stats.rules_title", locale, game=title, rules=t(f"variant.{variant}", locale))
+
+
 def render_stats(name: str, stats: Sequence[GameStats], game: str | None, locale: str | None) -> discord.Embed:
-    """One field per game played: games, wins and win rate, best and average, game counters, the games played with
-    hints, last played."""
+    """One field per game played (per rule set, for a game whose figures came so): games, wins and win rate, best
+    and average, game counters, the games played with hints, last played."""
     shown = in_markdown(shorten(name, 100))  # escaped or isolated, at most 202 characters: the title's 256 hold
     embed = discord.Embed(title=t("stats.title", locale, name=shown), colour=COLOUR_LOBBY)
     if not stats:
@@ -282,12 +292,7 @@ def render_stats(name: str, stats: Sequence[GameStats], game: str | None, locale
         if entry.hinted:
             lines.append(t("stats.hinted", locale, games=entry.hinted))
         lines.append(t("stats.last", locale, when=discord.utils.format_dt(last, "R")))
-        title = (
-            t("stats.vs_computer_title", locale, game=t(f"game.{kind}", locale))
-            if against
-            else t(f"game.{kind}", locale)
-        )
-        embed.add_field(name=title, value="\n".join(lines), inline=False)
+        embed.add_field(name=_stats_title(kind, against, entry.variant, locale), value="\n".join(lines), inline=False)
     embed.set_footer(text=t("stats.footer", locale))
     return embed
 

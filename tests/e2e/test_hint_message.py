@@ -120,7 +120,7 @@ async def test_a_game_played_with_a_hint_is_marked_on_the_final_board_and_counte
 
     stats = await (await h.command(h.alice, "stats")).message()
     fields = {field["name"]: field["value"] for field in stats.embeds[0]["fields"]}
-    assert "💡 Games with hints **1**" in fields["Kniffel"].splitlines()
+    assert "💡 Games with hints **1**" in fields["Kniffel (rules: Classic)"].splitlines()
 
 
 async def test_the_hints_mark_outdates_no_button_of_the_board_it_redraws(bot: Harness) -> None:

@@ -32,19 +32,20 @@ async def finished(
     kind: str,
     scores: dict[int, int],
     *,
-    variant: str = "standard",
+    variant: str | None = None,
     days_ago: float = 0.5,
     guild: int | None = None,
     names: dict[int, str] | None = None,
     counters: dict[int, dict[str, int | float]] | None = None,
 ) -> None:
-    """Store a finished game with its results, as the game service does when a game ends."""
+    """Store a finished game with its results, as the game service does when a game ends; by default with the
+    game's first rule set (Kniffel's are told apart by /stats)."""
     assert h.bot is not None
     await store_finished_game(
         h.bot.games,
         scores,
         kind=kind,
-        variant=variant,
+        variant=variant or ("kniffel" if kind == "kniffel" else "standard"),
         guild_id=h.guild.id if guild is None else guild,
         channel_id=h.channel.id if guild is None else guild * 10,
         finished_at=h.clock.now - days_ago * DAY,
@@ -170,11 +171,12 @@ async def test_stats_show_every_game_and_its_counters(bot: Harness) -> None:
     mine = await (await h.command(h.alice, "stats")).message()
     assert mine.embeds[0]["title"] == "📊 Statistics — Alice"
     fields = {field["name"]: field["value"] for field in mine.embeds[0]["fields"]}
-    assert list(fields) == ["Kniffel", "Tutto"]
-    assert "Games **2** · Wins **1** (50%)" in fields["Kniffel"]
-    assert "Best **250** · Average **215.0**" in fields["Kniffel"]
-    assert "Upper bonus in 1 of 2 games (50%) · Kniffels scored **1**" in fields["Kniffel"]
-    assert f"Last played <t:{int(h.clock.now - 0.5 * DAY)}:R>" in fields["Kniffel"]
+    assert list(fields) == ["Kniffel (rules: Kniffel)", "Tutto"]
+    kniffel = fields["Kniffel (rules: Kniffel)"]
+    assert "Games **2** · Wins **1** (50%)" in kniffel
+    assert "Best **250** · Average **215.0**" in kniffel
+    assert "Upper bonus in 1 of 2 games (50%) · Kniffels scored **1**" in kniffel
+    assert f"Last played <t:{int(h.clock.now - 0.5 * DAY)}:R>" in kniffel
     assert "Tuttos **0**" in fields["Tutto"]
 
     carol = await (await h.command(h.bob, "stats", user=h.carol, game="tutto")).message()
@@ -200,16 +202,55 @@ async def test_stats_upper_bonus_rate_leaves_out_classic_games(bot: Harness) -> 
         await finished(h, "kniffel", {alice: 150, carol: 160}, variant="classic", names=names, counters=classics)
 
     mine = await (await h.command(h.alice, "stats", game="kniffel")).message()
-    field = mine.embeds[0]["fields"][0]["value"]
-    assert "Games **4** · Wins **2** (50%)" in field
-    assert "Upper bonus in 1 of 2 games with Kniffel rules (50%) · Kniffels scored **3**" in field
+    fields = {field["name"]: field["value"] for field in mine.embeds[0]["fields"]}
+    assert list(fields) == ["Kniffel (rules: Kniffel)", "Kniffel (rules: Classic)"]
+    assert "Games **2** · Wins **2** (100%)" in fields["Kniffel (rules: Kniffel)"]
+    assert "Upper bonus in 1 of 2 games (50%) · Kniffels scored **1**" in fields["Kniffel (rules: Kniffel)"]
+    assert "Games **2** · Wins **0** (0%)" in fields["Kniffel (rules: Classic)"]
+    assert "Kniffels scored **2**" in fields["Kniffel (rules: Classic)"]
+    assert "Upper bonus" not in fields["Kniffel (rules: Classic)"]
 
     # Only classic games: no upper bonus line at all (never "0 of 0" or a 0 % rate).
     theirs = await (await h.command(h.alice, "stats", user=h.carol)).message()
-    field = theirs.embeds[0]["fields"][0]["value"]
-    assert "Games **2** · Wins **2** (100%)" in field
-    assert "Kniffels scored **2**" in field
-    assert "Upper bonus" not in field
+    (field,) = theirs.embeds[0]["fields"]
+    assert field["name"] == "Kniffel (rules: Classic)"
+    assert "Games **2** · Wins **2** (100%)" in field["value"]
+    assert "Kniffels scored **2**" in field["value"]
+    assert "Upper bonus" not in field["value"]
+
+
+async def test_stats_show_kniffel_per_rule_set_and_the_boards_do_not(bot: Harness) -> None:
+    """Two classic games (no bonuses) and one with the Kniffel rules: /stats gives each rule set its own games, best
+    and average, never the 241.7 of all three that describes neither; the boards rank Kniffel as one game."""
+    h = bot
+    alice, bob = h.alice.id, h.bob.id
+    names = {alice: "Alice", bob: "Bob"}
+    classic, bonus = {"kniffels": 0}, {"kniffels": 2, "upper_bonus": 1}
+    await finished(h, "kniffel", {alice: 167, bob: 150}, variant="classic", names=names, counters={alice: classic})
+    await finished(h, "kniffel", {alice: 178, bob: 190}, variant="classic", names=names, days_ago=2)
+    await finished(h, "kniffel", {alice: 380, bob: 200}, variant="kniffel", names=names, counters={alice: bonus})
+
+    mine = await (await h.command(h.alice, "stats")).message()
+    fields = {field["name"]: field["value"].splitlines() for field in mine.embeds[0]["fields"]}
+    assert list(fields) == ["Kniffel (rules: Kniffel)", "Kniffel (rules: Classic)"]
+    assert fields["Kniffel (rules: Kniffel)"][:3] == [
+        "Games **1** · Wins **1** (100%)",
+        "Best **380** · Average **380.0**",
+        "Upper bonus in 1 of 1 game (100%) · Kniffels scored **2**",
+    ]
+    assert fields["Kniffel (rules: Classic)"][:3] == [
+        "Games **2** · Wins **1** (50%)",
+        "Best **178** · Average **172.5**",
+        "Kniffels scored **0**",
+    ]
+    # Asked for Kniffel alone, and for someone else: split the same way.
+    theirs = await (await h.command(h.alice, "stats", user=h.bob, game="kniffel")).message()
+    assert [field["name"] for field in theirs.embeds[0]["fields"]] == [
+        "Kniffel (rules: Kniffel)",
+        "Kniffel (rules: Classic)",
+    ]
+    best = await board(h, h.alice, game="kniffel", metric="best")
+    assert description_lines(best) == [f"🥇 <@{alice}> — **380** · 3 games", f"🥈 <@{bob}> — **200** · 3 games"]
 
 
 async def test_stats_write_the_settlement_as_the_dice_poker_board_does(bot: Harness) -> None:

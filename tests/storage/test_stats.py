@@ -38,7 +38,7 @@ from bot.storage import (
 )
 from bot.storage.backend import postgres_url
 from bot.storage.database import bundled_migrations
-from bot.storage.forgotten import FORGOTTEN_NAME
+from bot.storage.forgotten import FORGET_SEAT, FORGOTTEN_NAME
 from bot.storage.games import GameStatus
 from tests.postgres import migrated_schema
 from tests.results import store_finished_game
@@ -985,7 +985,12 @@ async def test_migration_takes_the_wins_of_games_played_alone_away(database_url:
             counters={"vs_normal": 1, "won_vs_normal": 1},
         )  # fmt: skip
         await finish(games, [dave, erin], {4: 240, 5: 100}, at=NOW - DAY)
-        assert await StatsRepository(old).forget(5) == Forgotten(1, 0)
+        # Erin's forget-me as the bot of schema 17 did it (today's also clears tables of later migrations): her
+        # result goes, her seat stays, marked forgotten.
+        async with old.transaction() as tx:
+            deleted = tx.execute("DELETE FROM results WHERE user_id = ?", (5,))
+            tx.execute(f"UPDATE game_seats SET {FORGET_SEAT} WHERE player = ?2", (FORGOTTEN_NAME, "5"))
+        assert deleted.rowcount == 1
         await finish(games, [frank], {6: 180}, at=NOW - 3600, guild=None)
     finally:
         await old.close()
@@ -1102,5 +1107,103 @@ async def test_migration_takes_classic_games_out_of_the_upper_bonus_rate(tmp_pat
         )
         assert (await stats.forget(1)).results == 8
         assert await stats.user_stats(1, KINDS) == []
+    finally:
+        await db.close()
+
+
+async def test_user_stats_split_a_game_by_rule_set_when_asked(games: GamesRepository, stats: StatsRepository) -> None:
+    """Kniffel's two rule sets score differently (classic has no bonuses), so /stats asks for its figures per rule
+    set: a best and an average over both would describe neither. The other games keep one entry each."""
+    classic, bonus = {"kniffels": 1}, {"kniffels": 2, "upper_bonus": 1}
+    await play(games, {1: 167, 2: 150}, variant="classic", at=NOW - 3 * DAY, counters={1: classic})
+    await play(games, {1: 178, 2: 190}, variant="classic", at=NOW - DAY, counters={1: classic, 2: classic})
+    await play(games, {1: 380}, variant="kniffel", at=NOW - 2 * DAY, guild=OTHER_GUILD, counters={1: bonus})
+    await play(games, {1: 140, 2: 120}, kind="kniffel+computer", variant="classic", counters={1: {HINTS_USED: 1}})
+    await play(games, {1: 7000, 2: 3000}, kind="tutto", counters={1: {"tuttos": 3}})
+    rule_sets = {"kniffel": ("kniffel", "classic"), "kniffel+computer": ("kniffel", "classic")}
+
+    kinds = (*KINDS, "kniffel+computer")
+    mine = await stats.user_stats(1, kinds, rule_sets=rule_sets)
+    assert [(entry.kind, entry.variant) for entry in mine] == [
+        ("kniffel", "kniffel"), ("kniffel", "classic"), ("tutto", None), ("kniffel+computer", "classic"),
+    ]  # fmt: skip
+    full, plain, tutto, computer = mine
+    assert (full.games, full.wins, full.best, full.average, full.last_at) == (1, 1, 380, 380.0, NOW - 2 * DAY)
+    assert full.counters == {"kniffels": CounterTotal(2, 1), "upper_bonus": CounterTotal(1, 1)}
+    assert (plain.games, plain.wins, plain.best, plain.average, plain.last_at) == (2, 1, 178, 172.5, NOW - DAY)
+    assert plain.counters == {"kniffels": CounterTotal(2, 2)}
+    assert (tutto.games, tutto.counters) == (1, {"tuttos": CounterTotal(3, 1)})
+    assert (computer.games, computer.hinted, computer.counters) == (1, 1, {HINTS_USED: CounterTotal(1, 1)})
+    # One rule set played: one entry, which names it; a game asked for alone comes split as well.
+    (theirs,) = await stats.user_stats(2, ("kniffel",), rule_sets=rule_sets)
+    assert (theirs.variant, theirs.games, theirs.wins, theirs.best) == ("classic", 2, 1, 190)
+    assert theirs.counters == {"kniffels": CounterTotal(1, 1)}
+    # A rule set the caller did not list (one since retired) still counts, after the listed ones.
+    await play(games, {1: 90}, variant="standard", at=NOW)
+    assert [entry.variant for entry in await stats.user_stats(1, ("kniffel",), rule_sets=rule_sets)] == [
+        "kniffel", "classic", "standard",
+    ]  # fmt: skip
+    # Unsplit, as the leaderboards count: one entry over every rule set.
+    (whole,) = await stats.user_stats(1, ("kniffel",))
+    assert (whole.variant, whole.games, whole.best, whole.score_sum) == (None, 4, 380, 167 + 178 + 380 + 90)
+    assert await stats.user_stats(3, kinds, rule_sets=rule_sets) == []
+    # Forget-me leaves nothing to split.
+    await stats.forget(1)
+    assert await stats.user_stats(1, kinds, rule_sets=rule_sets) == []
+
+
+#: rule_set_standings and rule_set_counters as added up from the results: what the triggers must keep.
+_RULE_SET_SUMS = (
+    "SELECT user_id, kind, variant, games, wins, best, score_sum, last_at FROM rule_set_standings",
+    "SELECT user_id, kind, variant, COUNT(*), SUM(won), MAX(score), SUM(score), MAX(finished_at) FROM results "
+    "GROUP BY user_id, kind, variant",
+    "SELECT user_id, kind, variant, name, total, games FROM rule_set_counters",
+    "SELECT r.user_id, r.kind, r.variant, c.name, SUM(c.value), COUNT(*) FROM result_counters AS c "
+    "JOIN results AS r ON r.id = c.result_id GROUP BY r.user_id, r.kind, r.variant, c.name",
+)
+
+
+async def assert_rule_set_sums_match(db: Database) -> None:
+    kept_figures, summed_figures, kept_counters, summed_counters = [
+        sorted(tuple(row) for row in await db.fetch_all(sql)) for sql in _RULE_SET_SUMS
+    ]
+    assert kept_figures == summed_figures
+    assert kept_counters == summed_counters
+
+
+async def test_migration_keeps_the_figures_per_rule_set(database_url: str) -> None:
+    """Migration 0019: /stats' figures per rule set are kept like standings, backfilled from the results stored
+    before it, and its triggers follow stored and deleted results after it; forget-me clears them."""
+    dialect = "postgres" if postgres_url(database_url) else "sqlite"
+    classic, bonus = {"kniffels": 1}, {"kniffels": 0, "upper_bonus": 1}
+    rule_sets = {"kniffel": ("kniffel", "classic")}
+    old = await Database.open(database_url, [m for m in bundled_migrations(dialect) if m.version < 19])
+    try:
+        await play(GamesRepository(old), {1: 200, 2: 150}, variant="classic", at=NOW - DAY, counters={1: classic})
+        await play(GamesRepository(old), {1: 300, 2: 310}, variant="kniffel", at=NOW - 2 * DAY, counters={1: bonus})
+        await play(GamesRepository(old), {1: 7000, 3: 3000}, kind="tutto", counters={1: {"tuttos": 3}})
+    finally:
+        await old.close()
+    db = await Database.open(database_url)
+    try:
+        await assert_rule_set_sums_match(db)
+        games, stats = GamesRepository(db), StatsRepository(db)
+        latest = await play(games, {1: 180, 2: 190}, variant="classic", at=NOW, counters={1: classic, 2: classic})
+        full, plain = await stats.user_stats(1, ("kniffel",), rule_sets=rule_sets)
+        assert (full.variant, full.games, full.wins, full.best, full.last_at) == ("kniffel", 1, 0, 300, NOW - 2 * DAY)
+        assert full.counters == {"kniffels": CounterTotal(0, 1), "upper_bonus": CounterTotal(1, 1)}
+        assert (plain.variant, plain.games, plain.wins, plain.best, plain.last_at) == ("classic", 2, 1, 200, NOW)
+        assert plain.counters == {"kniffels": CounterTotal(2, 2)}
+        await assert_rule_set_sums_match(db)
+        # A deleted result leaves its rule set's figures: the latest game's last played is looked up again.
+        async with db.transaction() as tx:
+            tx.execute("DELETE FROM results WHERE game_id = ? AND user_id = ?", (latest, 1))
+        await assert_rule_set_sums_match(db)
+        _, plain = await stats.user_stats(1, ("kniffel",), rule_sets=rule_sets)
+        assert (plain.games, plain.best, plain.last_at) == (1, 200, NOW - DAY)
+        assert plain.counters == {"kniffels": CounterTotal(1, 1)}
+        await stats.forget(2)
+        assert await stats.user_stats(2, ("kniffel", "tutto"), rule_sets=rule_sets) == []
+        await assert_rule_set_sums_match(db)
     finally:
         await db.close()

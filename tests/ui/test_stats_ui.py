@@ -49,3 +49,29 @@ def test_games_without_hints_show_no_hint_line(language: str) -> None:
     assert [line for line in hinted if line.startswith("💡")] == [hinted[-2]]
     assert hinted[-2].endswith("**1**")
     assert not any("💡" in line for line in stats_lines("kniffel", {}, language))
+
+
+def test_a_game_split_by_rule_set_names_the_rule_set_of_each_entry() -> None:
+    """Kniffel's figures come per rule set (a best or an average over both would describe neither): each field says
+    which, and each rule set's own counter line follows (classic has no upper bonus)."""
+    bonus = {"kniffels": CounterTotal(2, 1), "upper_bonus": CounterTotal(1, 1)}
+    entries = [
+        GameStats("kniffel", 1, 1, best=380, score_sum=380, last_at=0.0, counters=bonus, variant="kniffel"),
+        GameStats("kniffel", 2, 1, best=178, score_sum=345, last_at=0.0, variant="classic"),
+        GameStats("kniffel+computer", 1, 0, best=140, score_sum=140, last_at=0.0, variant="classic"),
+        GameStats("tutto", 1, 1, best=6000, score_sum=6000, last_at=0.0),
+    ]
+    fields = render_stats("Alice", entries, None, "en-US").fields
+    assert [field.name for field in fields] == [
+        "Kniffel (rules: Kniffel)",
+        "Kniffel (rules: Classic)",
+        "Kniffel against the computer (rules: Classic)",
+        "Tutto",
+    ]
+    lines = [(field.value or "").splitlines() for field in fields]
+    assert lines[0][1:3] == [
+        "Best **380** · Average **380.0**",
+        "Upper bonus in 1 of 1 game (100%) · Kniffels scored **2**",
+    ]
+    assert lines[1][1:3] == ["Best **178** · Average **172.5**", "Kniffels scored **0**"]
+    assert render_stats("Alice", entries[1:2], "kniffel", "de").fields[0].name == "Kniffel (Regeln: Klassisch)"
