@@ -90,7 +90,9 @@ def line(kind: str, decision: Decision, locale: str) -> str:
     if decision.regret > 0:
         best = hint.describe(kind, decision.state, decision.best, locale)
         text = t("review.line_loss", locale, **params, best=best, loss=loss(decision.regret, locale))
-    text = " ".join(text.split())  # no double space where a decision had no dice (Tutto's Stop or Continue)
+    # No double space where a decision had no dice (Tutto's Stop or Continue); the no-break spaces that hold a group
+    # of dice and the ✓ together on a phone stay.
+    text = " ".join(part for part in text.split(" ") if part)
     return f"{t('review.timeout_mark', locale)} {text}" if not decision.counted else text
 
 

@@ -31,7 +31,8 @@ ME = "1"
 
 def review_lines(result: Review, locale: str = "en-US") -> list[str]:
     """The lines of ``result``'s review as ``locale`` reads it (game 7, ended at a fixed time)."""
-    return (review_ui.render(result, 7, 1_800_000_000.0, locale).embeds[0].description or "").splitlines()
+    description = review_ui.render(result, 7, 1_800_000_000.0, locale).embeds[0].description or ""
+    return description.replace("\N{NO-BREAK SPACE}", " ").splitlines()  # as read: the no-break spaces as spaces
 
 
 def value(values: list[strategy.ActionValue], action: object) -> float:

@@ -7,10 +7,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.engine import dicepoker, kniffel, knister, tutto
-from bot.i18n import t
+from bot.play.review import Decision
 from bot.strategy import Keep
 from bot.strategy.tutto import Plan
 from bot.ui import hint
+from bot.ui import review as review_ui
 
 
 @dataclass(frozen=True)
@@ -257,5 +258,7 @@ def test_a_phone_wraps_neither_a_group_of_dice_nor_an_arrow_and_its_value() -> N
         update={"phase": "select", "card": "bonus_300", "roll": [1, 5, 2, 2, 3, 4], "selected": []}
     )
     assert hint.describe("tutto", tutto_state, Plan((1, 5), "stop"), "pl") == "weź ⚀\N{NO-BREAK SPACE}⚄ i zakończ"
-    line = t("review.line_best", "en-US", number=3, dice="⚀", action="score Ones (1 point)")
-    assert line.endswith("(1 point)\N{NO-BREAK SPACE}✓")
+    best = kniffel.Score(box="ones")
+    decision = Decision(3, rolled(1, 2, 2, 4, 4), best, 200.0, best, 200.0, "player")
+    nb = "\N{NO-BREAK SPACE}"
+    assert review_ui.line("kniffel", decision, "en-US") == f"`#3` ⚀{nb}⚁{nb}⚁{nb}⚃{nb}⚃ · score Ones (1 point){nb}✓"
