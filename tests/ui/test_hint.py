@@ -82,7 +82,7 @@ def test_tutto_plans_in_words_with_whole_points_and_no_unit_on_every_line() -> N
         "**take ⚀ and roll on** → 372",
     ]
     assert read(hint.render("tutto", state, values[:1], values[1], "de", player="a")).splitlines()[1:] == [
-        "**⚀ ⚀ ⚁ ⚁ ⚁ nehmen und aufhören** → 400",
+        "**⚀ ⚀ ⚁ ⚁ ⚁ nehmen, dann Stopp** → 400",
         "Mit den jetzt gewählten Würfeln (⚀ nehmen und weiterwürfeln): 372",
     ]
 
@@ -257,7 +257,7 @@ def test_a_phone_wraps_neither_a_group_of_dice_nor_an_arrow_and_its_value() -> N
     tutto_state = tutto.new_game(["a", "b"], random.Random(1)).model_copy(
         update={"phase": "select", "card": "bonus_300", "roll": [1, 5, 2, 2, 3, 4], "selected": []}
     )
-    assert hint.describe("tutto", tutto_state, Plan((1, 5), "stop"), "pl") == "weź ⚀\N{NO-BREAK SPACE}⚄ i zakończ"
+    assert hint.describe("tutto", tutto_state, Plan((1, 5), "stop"), "pl") == "weź ⚀\N{NO-BREAK SPACE}⚄, potem Stop"
     best = kniffel.Score(box="ones")
     decision = Decision(3, rolled(1, 2, 2, 4, 4), best, 200.0, best, 200.0, "player")
     nb = "\N{NO-BREAK SPACE}"
