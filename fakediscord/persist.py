@@ -59,9 +59,9 @@ def dump_world(world: World) -> dict[str, Any]:
 
 
 def restore_world(world: World, data: dict[str, Any]) -> None:
-    """Rebuild what :func:`dump_world` saved into an empty world (before the bot connects); raise
-    :class:`DamagedWorld` naming the first entry that is missing something or holds the wrong kind of value."""
-    check_saved(data)
+    """Rebuild what :func:`dump_world` saved, as :func:`load_world` read and checked it, into an empty world (before
+    the bot connects); raise :class:`DamagedWorld` naming the first entry that is missing something or holds the
+    wrong kind of value."""
     with _entry("users"):
         for index, user in enumerate(data["users"]):
             with _entry(f"users[{index}]"):

@@ -21,14 +21,9 @@ def faces(dice: Sequence[int]) -> str:
     return " ".join(DIE_FACES[die] for die in dice)
 
 
-def faces_together(dice: Sequence[int]) -> str:
-    """Die faces that a phone wraps as one word (no-break spaces): in a line of words, such as a hint's or a
-    review's, a group broken over two lines read as two (QA: "take ⚀ ⚅ ⚅" / "⚅ and stop")."""
-    return "\N{NO-BREAK SPACE}".join(DIE_FACES[die] for die in dice)
-
-
 def unbroken(text: str) -> str:
-    """``text`` with no-break spaces, so that a phone wraps it as one word (a hint's "→ 222.1 expected")."""
+    """``text`` with no-break spaces, so that a phone wraps it as one word: a hint's "→ 222.1 expected", a group of
+    dice in a line of words (QA: "take ⚀ ⚅ ⚅" / "⚅ and stop" read as two groups)."""
     return text.replace(" ", "\N{NO-BREAK SPACE}")
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from bot.engine import dicepoker, kniffel, knister
 from bot.i18n import number, t
-from bot.ui.common import faces_together, unbroken
+from bot.ui.common import faces, unbroken
 from bot.ui.knister import EMPTY_CELL
 
 #: How many of the best actions a hint lists, in every game: three, as the README promises (Tutto listed four, a
@@ -34,7 +34,7 @@ def _kept(dice: Sequence[int], held: Sequence[bool]) -> list[int]:
 
 
 def _keep(kept: Sequence[int], locale: str) -> str:
-    return t("hint.keep", locale, dice=faces_together(kept)) if kept else t("hint.keep_none", locale)
+    return t("hint.keep", locale, dice=unbroken(faces(kept))) if kept else t("hint.keep_none", locale)
 
 
 def describe(kind: str, state: Any, action: Any, locale: str) -> str:
@@ -67,7 +67,7 @@ def _plan(state: Any, plan: Any, locale: str) -> str:
     """A Tutto plan as the buttons that play it: rolling on with every die in hand is no roll but the Tutto
     ("Tutto!"; under Plus/Minus it ends the turn), followed by Continue where that is what its value counts; a
     Tutto whose value is banking reads as Stop, which banks the same at once."""
-    dice = faces_together(plan.dice)
+    dice = unbroken(faces(plan.dice))
     if plan.finish == "stop" or plan.then == "stop":
         return t("hint.plan_stop", locale, dice=dice)
     if plan.then == "continue":

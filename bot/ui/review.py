@@ -15,7 +15,7 @@ import discord
 
 from bot.i18n import number, t
 from bot.ui import hint
-from bot.ui.common import COLOUR_OVER, faces_together
+from bot.ui.common import COLOUR_OVER, faces, unbroken
 from bot.ui.render import Rendered
 from bot.ui.tutto import card_name
 
@@ -64,15 +64,15 @@ def dice_of(kind: str, state: Any, locale: str) -> str:
     """The dice a decision was made on: five dice, Knister's two dice with their sum, Tutto's card and roll (the
     card's short name: the same dice ask for other moves under Street or Fireworks than under a Bonus)."""
     if kind == "knister":
-        return f"{faces_together(state.dice)}\N{NO-BREAK SPACE}({sum(state.dice)})" if state.dice else ""
+        return f"{unbroken(faces(state.dice))}\N{NO-BREAK SPACE}({sum(state.dice)})" if state.dice else ""
     if kind == "tutto":
         card = card_name(state.card, locale)
         return (
-            t("review.card_roll", locale, card=card, dice=faces_together(state.roll))
+            t("review.card_roll", locale, card=card, dice=unbroken(faces(state.roll)))
             if state.phase == "select"
             else card
         )
-    return faces_together(state.dice)
+    return unbroken(faces(state.dice))
 
 
 def loss(value: float, locale: str) -> str:

@@ -244,18 +244,24 @@ async def test_forget_me_during_a_game_with_another_person_leaves_them_its_revie
     assert "Decisions: **2**" in read(review)
 
 
-async def test_a_tutto_review_values_each_selection_and_stop_as_one_plan(harness: Harness) -> None:
-    h = harness
-    game = await alice_wins_at_tutto(h)
+async def plans_at_first_stop(h: Harness, user: User) -> dict[Plan, float]:
+    """The Tutto plans as the hint values them on the roll where ``user`` first pressed Stop in the channel's latest
+    game, read from its stored moves."""
     assert h.bot is not None
     record = await h.record()
     assert record is not None
     rows = await h.bot.db.fetch_all(
         "SELECT state FROM game_moves WHERE game_id = ? AND player = ? AND action = ? ORDER BY version",
-        (record.id, str(h.alice.id), '{"kind":"stop"}'),
+        (record.id, str(user.id), '{"kind":"stop"}'),
     )
     first = tutto_engine.State.load(rows[0][0])
-    plans = {entry.action: entry.value for entry in tutto_strategy.plan_values(first, str(h.alice.id))}
+    return {entry.action: entry.value for entry in tutto_strategy.plan_values(first, str(user.id))}
+
+
+async def test_a_tutto_review_values_each_selection_and_stop_as_one_plan(harness: Harness) -> None:
+    h = harness
+    game = await alice_wins_at_tutto(h)
+    plans = await plans_at_first_stop(h, h.alice)
     roll_on, stop = plans[Plan((5,), "roll_on")], plans[Plan((5,), "stop")]
     assert roll_on > stop
 
@@ -291,17 +297,7 @@ async def test_a_tutto_review_names_the_buttons_of_the_better_plan_after_a_tutto
         await game.pick(h.alice, 1, 1, 1)
         await game.press(h.alice, "stop")
     await h.wait_post("🏆 Winner: Alice!")
-    assert h.bot is not None
-    record = await h.record()
-    assert record is not None
-    rows = await h.bot.db.fetch_all(
-        "SELECT state FROM game_moves WHERE game_id = ? AND player = ? AND action = ? ORDER BY version",
-        (record.id, str(h.alice.id), '{"kind":"stop"}'),
-    )
-    plans = {
-        entry.action: entry.value
-        for entry in tutto_strategy.plan_values(tutto_engine.State.load(rows[0][0]), str(h.alice.id))
-    }
+    plans = await plans_at_first_stop(h, h.alice)
     loss = plans[Plan((1, 5), "roll_on")] - plans[Plan((1, 5), "stop")]
 
     review = await review_message(h, await h.server.click_button(h.alice, game.message, label=REVIEW))
