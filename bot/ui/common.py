@@ -127,7 +127,7 @@ def _starts_glyph(text: str, index: int) -> bool:
 #: Monospace characters a code block shows per line on a 375 px phone without wrapping: the embed leaves about
 #: 290 px of code block and a code font of 12-13 px draws 7.2-7.8 px a character (34-38 columns); 32 keeps a margin.
 PHONE_COLUMNS = 32
-#: The narrowest column of a player in a card table: the header shows at least this much of the name.
+#: The least a header of a card table shows of a name (all of a shorter one), its ellipsis included: "Norm…".
 NAME_COLUMN = 5
 #: The mark of a header cut short (one column in Discord's code font): "Norma" read as a name, "Norm…" does not.
 CUT = "…"
@@ -197,29 +197,106 @@ def card_tables(
 ) -> list[str]:
     """Cards side by side: one code block per group of players, a row per box, a column per player.
 
-    ``columns`` are (player name, values in the order of ``labels``). As few blocks as fit every player in
-    ``width`` characters (a phone's line) with the narrowest columns, the players shared out evenly between them,
-    so a block never wraps; the columns then take the room the line has left, up to the longest name, so three
-    players read "Normal" where a fixed five columns showed "Norma". Names are made safe for monospace, their words
-    one space apart; one still too long is cut with an ellipsis, and names alike after that are numbered.
+    ``columns`` are (player name, values in the order of ``labels``). Names are made safe for monospace, their
+    words one space apart; one too long for its column is cut with an ellipsis, and names alike after that are
+    numbered. Every header is right-aligned with its values. What reads best on a phone, in this order:
+
+    * **Two spaces at least between two headers.** A name's own words are one space apart, so one space between
+      two headers reads as one name (QA: "Norma…2 Normal"; "Bob Carol" and "Norm… Alice" read so as well). A header
+      after another leaves the first column of its own blank; the first of a block has the labels' empty corner
+      on its left and may reach into it, as a right-aligned text runs into the empty cell on its left.
+    * **No line wider than a phone's** (``width``), so a block never wraps: as few blocks as fit every player
+      with each header showing at least :data:`NAME_COLUMN` columns of the name (all of a shorter one), the
+      players shared out evenly between them. A phone scrolls down with ease, but a header of two or three letters
+      names nobody: "Alice", "Bobby", "Carol" and "Dunja" beside labels 8 wide take two blocks, not one of stubs.
+    * **As few names cut as possible**: a column is as wide as its values and its whole header need; where a
+      block's line is too short for them all, the names that cost the least room stay whole and the others share
+      what is left, the shortest first.
+    * **Even columns**: room a line has left widens the narrowest columns first, up to the widest column's need,
+      so the numbers stand evenly spaced and the blocks alike.
     """
     label_width = max(len(label) for label in labels)
-    value_width = max([NAME_COLUMN, *(len(value) for _, values in columns for value in values)])
-    room = width - label_width
-    blocks_needed = -(-len(columns) // max(1, room // (value_width + 1)))
-    per_block = -(-len(columns) // blocks_needed)
-    names = [name for name, _ in columns]
-    column_width = max(value_width, min(_longest_header(names), room // per_block - 1))
-    headers = _headers(names, column_width)
-    blocks = []
-    for start in range(0, len(columns), per_block):
-        group = list(zip(headers, columns, strict=True))[start : start + per_block]
-        lines = [" " * label_width + "".join(f" {header:>{column_width}}" for header, _ in group)]
+    names = [_header_name(name) for name, _ in columns]
+    wholes = [len(name) + (len(str(names.count(name))) if names.count(name) > 1 else 0) for name in names]
+    values = [max(len(value) for value in column) for _, column in columns]
+    blocks = _blocks(wholes, values, width, label_width)
+    widths = _widths(blocks, wholes, values, width, label_width)
+    starts = {block.start for block in blocks}
+    headers = _headers(names, [column + _beside(i in starts, label_width) for i, column in enumerate(widths)])
+    tables = []
+    for block in blocks:
+        first, *others = block
+        corner = label_width + 1 + widths[first]  # the first header may reach into the labels' empty corner
+        lines = [f"{headers[first]:>{corner}}" + "".join(f" {headers[i]:>{widths[i]}}" for i in others)]
         for row, label in enumerate(labels):
-            cells = "".join(f" {values[row]:>{column_width}}" for _, (_, values) in group)
+            cells = "".join(f" {columns[i][1][row]:>{widths[i]}}" for i in block)
             lines.append(f"{label:<{label_width}}{cells}")
-        blocks.append("```\n" + "\n".join(line.rstrip() for line in lines) + "\n```")
-    return blocks
+        tables.append("```\n" + "\n".join(line.rstrip() for line in lines) + "\n```")
+    return tables
+
+
+def _beside(first: bool, label_width: int) -> int:
+    """The columns a header may take besides its own column's width (after the space every column starts with):
+    the first of a block the labels' empty corner, any other one less, for the second space before it."""
+    return label_width + 1 if first else -1
+
+
+def _column(header: int, values: int, first: bool, label_width: int) -> int:
+    """The width of a player's column for a header ``header`` columns long over values ``values`` long."""
+    return max(values, header - _beside(first, label_width))
+
+
+def _blocks(wholes: Sequence[int], values: Sequence[int], width: int, label_width: int) -> list[range]:
+    """The players of each block: the fewest blocks whose every line fits ``width`` with each header showing at
+    least :data:`NAME_COLUMN` columns (``wholes`` are the headers' whole lengths), the players shared out evenly;
+    one player a block when nothing fits (a label as wide as a phone's line)."""
+    count = len(wholes)
+    for blocks in range(1, count + 1):
+        per_block = -(-count // blocks)
+        split = [range(start, min(start + per_block, count)) for start in range(0, count, per_block)]
+        least = [_least(block, wholes, values, label_width) for block in split]
+        if all(label_width + sum(widths) + len(widths) <= width for widths in least):
+            return split
+    return [range(index, index + 1) for index in range(count)]
+
+
+def _least(block: range, wholes: Sequence[int], values: Sequence[int], label_width: int) -> list[int]:
+    """The narrowest widths of ``block``'s columns: a header of :data:`NAME_COLUMN` columns, or all of a shorter one."""
+    return [_column(min(wholes[i], NAME_COLUMN), values[i], i == block.start, label_width) for i in block]
+
+
+def _widths(
+    blocks: Sequence[range], wholes: Sequence[int], values: Sequence[int], width: int, label_width: int
+) -> list[int]:
+    """Every column's width, block after block, in lines ``width`` long: as many headers whole as fit (the
+    cheapest first), the rest of the line to the cut ones and then to the narrowest columns (see
+    :func:`card_tables`)."""
+    needs = [[_column(wholes[i], values[i], i == block.start, label_width) for i in block] for block in blocks]
+    widest = max(max(need) for need in needs)
+    widths: list[int] = []
+    for block, need in zip(blocks, needs, strict=True):
+        block_widths = _least(block, wholes, values, label_width)
+        spare = width - label_width - len(block) - sum(block_widths)
+        for i in sorted(range(len(block)), key=lambda i: need[i] - block_widths[i]):
+            if need[i] - block_widths[i] <= spare:
+                spare -= need[i] - block_widths[i]
+                block_widths[i] = need[i]
+        cut = [need[i] - 1 if block_widths[i] < need[i] else block_widths[i] for i in range(len(block))]
+        spare = _widen(block_widths, cut, spare)
+        _widen(block_widths, [max(widest, column) for column in block_widths], spare)
+        widths += block_widths
+    return widths
+
+
+def _widen(widths: list[int], limits: Sequence[int], spare: int) -> int:
+    """Give ``spare`` columns to ``widths``, one at a time to the narrowest below its limit; what is left over."""
+    while spare > 0:
+        below = [i for i, width in enumerate(widths) if width < limits[i]]
+        if not below:
+            break
+        widths[min(below, key=lambda i: widths[i])] += 1
+        spare -= 1
+    return spare
 
 
 def _header_name(name: str) -> str:
@@ -228,46 +305,46 @@ def _header_name(name: str) -> str:
     return " ".join(in_code_block(monospace_safe(name)).split()) or "?"
 
 
-def _room(header: str, width: int) -> int:
-    """The columns ``header`` may take in a column ``width`` wide: one less when it holds a space, so that two
-    spaces at least part it from the column before (with one, "Alice Bo Li" read as three headers)."""
-    return width - 1 if " " in header else width
-
-
 def _cut_header(name: str, width: int, suffix: str = "") -> str:
-    """``name`` and then ``suffix`` (the number telling names alike apart) in a column ``width`` wide (:func:`_room`),
-    cut with an ellipsis when too long. A last word of digits stays after the ellipsis ("Norma…2"): the second
-    computer of a level cut to "Norma…" read as the first."""
-    if len(name + suffix) <= _room(name + suffix, width):
+    """``name`` and then ``suffix`` (the number telling names alike apart) in ``width`` columns, cut with an ellipsis
+    when too long. A last word of digits stays after the ellipsis ("Norma…2"): the second computer of a level cut
+    to "Norma…" read as the first."""
+    if len(name + suffix) <= width:
         return name + suffix
     head, _, number = name.rpartition(" ")
     if head and number.isdigit() and not suffix and len(number) + len(CUT) < width:
         name, suffix = head, number
-    start = name[: width - len(CUT) - len(suffix)].rstrip()
-    cut = start + CUT + suffix
-    return cut if len(cut) <= _room(cut, width) else start[:-1].rstrip() + CUT + suffix
+    return name[: width - len(CUT) - len(suffix)].rstrip() + CUT + suffix
 
 
-def _longest_header(names: Sequence[str]) -> int:
-    """The columns the longest header takes uncut (:func:`_room`), the number of a name that appears more than once
-    included."""
-    safe = [_header_name(name) for name in names]
-    return max(len(name) + (len(str(safe.count(name))) if safe.count(name) > 1 else 0) + (" " in name) for name in safe)
-
-
-def _headers(names: Sequence[str], width: int) -> list[str]:
-    """Each name in at most ``width`` columns: cut with an ellipsis when too long, numbered when alike after that
-    (two Bobs are "Bob1" and "Bob2", two names cut to "Alexa…" are "Alex…1" and "Alex…2")."""
-    safe = [_header_name(name) for name in names]
-    cut = [_cut_header(name, width) for name in safe]
+def _headers(names: Sequence[str], widths: Sequence[int]) -> list[str]:
+    """Each name in its ``widths`` columns: cut with an ellipsis when too long, numbered when alike after that
+    (:func:`_alike`): two Bobs are "Bob1" and "Bob2", "Alexandrina" and "Alexandrine" cut to "Alexa…" and "Alex…"
+    in columns of unequal width are "Alex…1" and "Ale…2"."""
+    cut = [_cut_header(name, width) for name, width in zip(names, widths, strict=True)]
+    groups = [min((other for other in cut if _alike(header, other)), key=len) for header in cut]
     counters: dict[str, int] = {}
     numbered = []
-    for full, name in zip(safe, cut, strict=True):
-        if cut.count(name) > 1:
-            counters[name] = counters.get(name, 0) + 1
-            name = _cut_header(full, width, str(counters[name]))
-        numbered.append(name)
+    for full, header, group, width in zip(names, cut, groups, widths, strict=True):
+        if groups.count(group) > 1:
+            counters[group] = counters.get(group, 0) + 1
+            header = _cut_header(full, width, str(counters[group]))
+        numbered.append(header)
     return numbered
+
+
+def _alike(header: str, other: str) -> bool:
+    """Whether two headers could name the same player: the same, or both cut with what one shows before the
+    ellipsis the start of what the other shows ("Alex…" could be the "Alexa…" beside it)."""
+    if header == other:
+        return True
+    start, cut, end = header.partition(CUT)
+    other_start, other_cut, other_end = other.partition(CUT)
+    return (
+        bool(cut and other_cut)
+        and end == other_end
+        and (start.startswith(other_start) or other_start.startswith(start))
+    )
 
 
 def shorten(text: str, limit: int) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 from hypothesis import given
@@ -177,6 +178,15 @@ def headers(blocks: list[str]) -> list[str]:
     return found
 
 
+def parted(blocks: list[str]) -> list[str]:
+    """The headers of card tables as a reader parts them: at two spaces or more (a name's words are one apart)."""
+    return [part for block in blocks for part in re.split(" {2,}", block.strip("`\n").splitlines()[0].strip())]
+
+
+def fits(blocks: list[str], width: int = PHONE_COLUMNS) -> bool:
+    return all(len(line) <= width for block in blocks for line in block.splitlines())
+
+
 LABELS = ["Ones", "Sm. str.", "Total"]
 
 
@@ -189,19 +199,19 @@ def test_card_table_columns_widen_to_whole_names_when_a_phone_line_has_room() ->
 
 
 def test_a_cut_name_ends_in_an_ellipsis() -> None:
-    names = ["🤖 Doskonały", "Alice", "Bob", "Carol"]
+    names = ["Alice", "🤖 Doskonały", "Bob", "Carol"]
     blocks = card_tables(LABELS, [(name, ["3", "12", "240"]) for name in names])
-    assert headers(blocks) == ["Dosk…", "Alice", "Bob", "Carol"]
+    assert headers(blocks) == ["Alice", "Dosko…", "Bob", "Carol"]
     assert all(len(line) <= PHONE_COLUMNS for block in blocks for line in block.splitlines())
 
 
 def test_names_alike_after_the_cut_are_numbered_and_stay_marked_as_cut() -> None:
-    names = ["Alexander", "Alexandra", "Bob", "Bob", "Carol"]
+    """Columns a column apart cut "Alexandrina" and "Alexandrine" to "Alexa…" and "Alex…": either could be either."""
+    names = ["Bob", "Alexandrina", "Bob", "Alexandrine"]
     blocks = card_tables(LABELS, [(name, ["3", "12", "240"]) for name in names])
-    found = headers(blocks)
-    assert len(set(found)) == len(names)
-    assert found[2:4] == ["Bob1", "Bob2"]
-    assert found[0].startswith("Ale") and found[0].endswith("…1") and found[1].endswith("…2")
+    assert headers(blocks) == ["Bob1", "Ale…1", "Bob2", "Ale…2"]
+    unequal = card_tables(LABELS, [(name, ["3", "12", "240"]) for name in ["Alice", *names[1:]]])
+    assert headers(unequal) == ["Alice", "Alex…1", "Bob", "Ale…2"]
     assert all(len(line) <= PHONE_COLUMNS for block in blocks for line in block.splitlines())
 
 
@@ -213,16 +223,52 @@ def test_a_header_keeps_the_space_before_a_number_and_a_cut_keeps_the_number() -
     values = ["3", "12", "240"]
     wide = card_tables(["Ones", "Total"], [(name, values) for name in names], width=40)
     assert headers(wide) == ["Normal 2", "Normal", "Alice"]
-    assert wide[0].splitlines()[1] == "       Normal 2    Normal     Alice"
-    three = card_tables(LABELS, [(name, values) for name in names])
-    assert headers(three) == ["Norma…2", "Normal", "Alice"]
-    four = card_tables(LABELS, [(name, values) for name in [*names, "🤖 Normal 3"]])
-    assert headers(four) == ["Nor…2", "Norm…", "Alice", "Nor…3"]
-    assert all(len(line) <= PHONE_COLUMNS for block in [*three, *four] for line in block.splitlines())
+    assert wide[0].splitlines()[1] == "     Normal 2  Normal   Alice"
+    cut = card_tables(LABELS, [(name, values) for name in ["Alice", "Bob", *names[:2]]])
+    assert headers(cut) == ["Alice", "Bob", "Nor…2", "Normal"]
+    assert fits(cut)
 
 
 def test_a_header_holding_a_space_is_parted_from_the_one_before_by_two() -> None:
     """With one space between them, "Alice" and "Bo Li" in columns of five read as three headers."""
     blocks = card_tables(LABELS, [(name, ["3", "12", "240"]) for name in ["Alice", "Bo Li", "Carol", "Dan"]])
-    assert headers(blocks) == ["Alice", "Bo…", "Carol", "Dan"]
-    assert blocks[0].splitlines()[1] == "         Alice   Bo… Carol   Dan"
+    assert headers(blocks) == ["Alice", "Bo Li", "Carol", "Dan"]
+    assert blocks[0].splitlines()[1] == "        Alice  Bo Li  Carol  Dan"
+
+
+def test_two_headers_are_never_one_space_apart() -> None:
+    """QA: "Norma…2 Normal" and "Nor…2 Norm… Alice Nor…3" read as fewer players than there are: one space is how
+    a name's own words are parted. A header after another has two spaces at least before it, and the room that
+    costs is found by measuring each column for its own header and values, not cutting more names."""
+    values = ["3", "12", "240"]
+    for names in (["🤖 Normal 2", "🤖 Normal", "Alice"], ["🤖 Normal", "🤖 Normal 2", "Alice"]):
+        three = card_tables(LABELS, [(name, values) for name in names])
+        assert parted(three) == headers(three) == [name.removeprefix("🤖 ") for name in names]
+        assert len(three) == 1 and fits(three)
+    assert three[0].splitlines()[1:3] == ["         Normal  Normal 2  Alice", "Ones          3         3      3"]
+    four = card_tables(LABELS, [(name, values) for name in ["🤖 Normal 2", "🤖 Normal", "Alice", "🤖 Normal 3"]])
+    assert parted(four) == headers(four) == ["Normal 2", "Normal", "Alice", "Normal 3"]
+    assert len(four) == 2 and fits(four)  # one block would leave "Nor…" or "Ali…": no one's name
+
+
+def test_a_long_first_header_reaches_into_the_labels_corner() -> None:
+    """The first column of a block has nothing on its left in the header line but the labels' empty corner: a
+    long name there is shown whole, right-aligned with its values, instead of cut or pushed to a second block."""
+    blocks = card_tables(LABELS, [(name, ["3", "12", "240"]) for name in ["🤖 Doskonały", "Alice", "Bob", "Carol"]])
+    assert blocks[0].splitlines()[1:3] == ["    Doskonały  Alice  Bob  Carol", "Ones        3      3    3      3"]
+    assert parted(blocks) == headers(blocks) and fits(blocks)
+
+
+#: Names that run together easily: short words, digits, a computer's emoji and spaces.
+SPACED_NAMES = st.lists(st.sampled_from(["Al", "Bo", "Normal", " ", "2", "🤖", "é", "Ł"]), max_size=8).map("".join)
+
+
+@given(
+    st.lists(st.tuples(SPACED_NAMES, st.integers(0, 9_999)), min_size=1, max_size=10),
+    st.sampled_from([["Ones", "Total"], LABELS, ["Kl. Straße", "Gesamt"]]),
+)
+def test_card_tables_part_every_header_and_fit_a_phone(players: list[tuple[str, int]], labels: list[str]) -> None:
+    blocks = card_tables(labels, [(name, [str(score)] * len(labels)) for name, score in players])
+    assert fits(blocks)
+    assert parted(blocks) == headers(blocks)
+    assert len(headers(blocks)) == len(players)

@@ -34,6 +34,7 @@ from cogs.kniffel import SPEC as KNIFFEL
 from cogs.knister import SPEC as KNISTER
 from cogs.tutto import SPEC as TUTTO
 from tests.ui.test_common import headers as card_headers
+from tests.ui.test_common import parted
 
 #: The room of one action row on a 375 px phone, and the model's sizes (px).
 ROW = 313
@@ -292,18 +293,22 @@ def test_final_scorecards_of_three_or_more_are_one_table_a_phone_shows(
         headers = card_headers(blocks)
         assert len(headers) == players  # every player has a column, once
         assert len(set(headers)) == players
+        assert parted(blocks) == headers  # two spaces at least between two headers: none reads as one
 
 
 @pytest.mark.parametrize("language", languages())
 @pytest.mark.parametrize(("spec", "variant"), SCORECARD_CASES, ids=lambda v: getattr(v, "kind", str(v)))
 def test_final_table_headers_keep_a_computers_number(spec: AnySpec, variant: str, language: str) -> None:
     """QA: German dice poker's final table headed the column of "🤖 Normal 2" "Normal2". A header is the name
-    (without the emoji) with its space, or cut with an ellipsis before the number."""
+    (without the emoji) with its space, or cut with an ellipsis before the number; and "Norma…2 Normal" read as
+    one name: two spaces at least part two headers."""
     for players in range(3, spec.max_players + 1):
         names = computers(language, players)
         embed = final_table(spec, variant, players, language, names).embeds[0]
-        found = card_headers([field.value or "" for field in embed.fields])
+        blocks = [field.value or "" for field in embed.fields]
+        found = card_headers(blocks)
         assert len(set(found)) == players
+        assert parted(blocks) == found
         state, _ = played(spec.kind, players, variant, players)[-1]
         seated = dict(zip([str(10**17 + index) for index in range(players)], names, strict=True))
         for name, header in zip([seated[player] for player in state.players], found, strict=True):
@@ -322,13 +327,14 @@ def test_card_tables_split_players_into_blocks_that_fit() -> None:
     labels = ["Ones", "Total"]
     columns = [(name, ["3", "1,575"]) for name in ["Alice", "Alice-B", "🎲 Bob", "Carol", "Dan", "Eve"]]
     blocks = card_tables(labels, columns, width=PHONE_COLUMNS)
-    # Four columns of 5 would fit a line; two blocks of three leave columns of 7, for whole names.
+    # Six columns of five-digit values and two spaces between headers take two blocks of three, then as even
+    # as the longest header's column: 8, for "Alice-B" and its second space.
     assert [block.splitlines()[1] for block in blocks] == [
-        "        Alice Alice-B     Bob",
-        "        Carol     Dan     Eve",
+        "         Alice  Alice-B      Bob",
+        "         Carol      Dan      Eve",
     ]
     assert all(len(line) <= PHONE_COLUMNS for block in blocks for line in block.splitlines())
-    assert blocks[0].splitlines()[3] == "Total   1,575   1,575   1,575"
+    assert blocks[0].splitlines()[3] == "Total    1,575    1,575    1,575"
 
 
 WIDE_NAMES = ["🎲" * 20, "漢字" * 10, "Ａｌｉｃｅ" * 4]
