@@ -27,7 +27,8 @@ from bot.i18n import catalogue, languages, t
         ("kniffel.scored", "de", {"name": "Bob", "points": 0, "box": "Kniffel"}, "Bob: Kniffel — 0"),
         ("dicepoker.scored", "de", {"name": "Bob", "points": 3, "row": "Sechser"}, "Bob: Sechser — 3"),
         # A card is drawn ("dobiera"), not pulled along ("ciągnie").
-        ("tutto.drew", "pl", {"name": "Bob", "card": "×2"}, "🃏 Bob dobiera **×2**."),
+        # The card is named after "kartę", so its name needs no accusative ("dobiera Koniczyna" read wrong).
+        ("tutto.drew", "pl", {"name": "Bob", "card": "Koniczyna"}, "🃏 Bob dobiera kartę **Koniczyna**."),
         ("tutto.draw", "pl", {}, "Dobierz i rzuć"),
         # The grid's line scores are rows, columns and diagonals: lines, not rows ("sorok", "rzędy").
         ("knister.lines_so_far", "hu", {}, "Vonalak pontjai eddig"),

@@ -238,7 +238,7 @@ def test_a_tutto_plan_names_the_buttons_it_takes_and_what_follows_the_tutto() ->
     on = Plan((1, 5), "roll_on", then="continue")
     assert read(hint.describe("tutto", state, on, "en-US")) == "take ⚀ ⚄: Tutto!, then Continue"
     assert read(hint.describe("tutto", state, on, "de")) == "⚀ ⚄ nehmen: Tutto!, dann Weiter"
-    assert read(hint.describe("tutto", state, on, "hu")) == "vedd ki: ⚀ ⚄ — Tutto!, aztán Tovább"
+    assert read(hint.describe("tutto", state, on, "hu")) == "tedd félre: ⚀ ⚄ — Tutto!, aztán Tovább"
     assert read(hint.describe("tutto", state, on, "pl")) == "weź ⚀ ⚄: Tutto!, potem Dalej"
     banked = Plan((1, 5), "roll_on", then="stop")  # Tutto!, then Stop banks what Stop banks at once
     assert read(hint.describe("tutto", state, banked, "en-US")) == "take ⚀ ⚄ and stop"
