@@ -25,7 +25,7 @@ from bot.ui.common import (
     card_tables,
     faces,
     monospace_table,
-    name_cell,
+    name_cells,
     shorten,
 )
 from bot.ui.ended import ended_embed
@@ -175,13 +175,11 @@ class ScorecardUI:
 
     def totals(self, table: Table) -> str:
         """Every total in seat order, those who left or were removed last and marked: their card stays."""
+        players = staying_first(table, table.state.players)
+        names = name_cells([table.plain_name(p) for p in players], NAME_WIDTH)
         standings = [
-            (
-                name_cell(table.plain_name(p), NAME_WIDTH),
-                number(self.total(table, p), table.locale),
-                board_mark(table, p),
-            )
-            for p in staying_first(table, table.state.players)
+            (name, number(self.total(table, p), table.locale), board_mark(table, p))
+            for name, p in zip(names, players, strict=True)
         ]
         return monospace_table(standings, align_left_from=2)
 
