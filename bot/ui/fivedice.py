@@ -30,7 +30,7 @@ from bot.ui.common import (
 )
 from bot.ui.ended import ended_embed
 from bot.ui.render import Rendered, Table, custom_id
-from bot.ui.standings import board_mark, hint_legend, marked_name, standing, staying_first
+from bot.ui.standings import board_mark, final_footer, marked_name, standing, staying_first
 
 FIELD_LIMIT = 1024
 #: Names in the totals' code block, in columns: with a 4-digit total a line stays well within a phone's.
@@ -229,7 +229,7 @@ class ScorecardUI:
             description="\n".join(self.final_lines(table)),
             colour=COLOUR_OVER,
         )
-        hint_legend(table, embed)
+        final_footer(table, embed)
         if len(state.players) > 2:
             # Inline fields stack on a phone: one table with a column per player reads at any width.
             blocks = self.card_tables(table)

@@ -23,7 +23,7 @@ from bot.ui.common import (
 )
 from bot.ui.ended import ended_embed
 from bot.ui.render import Rendered, Table, custom_id
-from bot.ui.standings import hint_legend, marked_name, standing
+from bot.ui.standings import final_footer, marked_name, standing
 
 #: Discord shows at most 32 characters of a display name; longer stored names are cut so embeds stay small.
 NAME_LIMIT = 32
@@ -226,7 +226,7 @@ class KnisterUI:
         embed = discord.Embed(
             title=t("knister.final_title", locale), description=None if alone else "\n".join(lines), colour=COLOUR_OVER
         )
-        hint_legend(table, embed)
+        final_footer(table, embed)
         names = owners([table.plain_name(result.player) for result in results])
         for place, result, name in zip(standings, results, names, strict=True):
             grid = state.grids[result.player]

@@ -29,7 +29,7 @@ from bot.i18n import number, t
 from bot.ui.common import COLOUR_OVER, COLOUR_PLAYING, DIE_FACES, faces, monospace_table, name_cells
 from bot.ui.ended import ended_embed
 from bot.ui.render import Rendered, Table, custom_id
-from bot.ui.standings import board_mark, hint_legend, marked_name, standing, staying_first
+from bot.ui.standings import board_mark, final_footer, marked_name, standing, staying_first
 
 BAR_WIDTH = 10
 #: Names in the scoreboard code block: with the marker, a 5-digit score and the bar a line stays within 32
@@ -354,7 +354,7 @@ class TuttoUI:
             colour=COLOUR_OVER,
         )
         embed.add_field(name=t("tutto.tuttos", locale), value=" · ".join(tuttos), inline=False)
-        return Rendered(embeds=[hint_legend(table, embed)])
+        return Rendered(embeds=[final_footer(table, embed)])
 
     # ------------------------------------------------------------------ the channel
 
