@@ -42,7 +42,7 @@ SPEC = GameSpec(
     timeout_minutes=(5, 1, 60),
     to_action=to_action,
     turn_key=lambda state: (state.current, state.turns[state.current_player], state.over),
-    private_views={"card": PrivateView(UI.render_card)},
+    private_views={"card": PrivateView(UI.render_card, players_only=False)},
     stamp_of=dice_stamp,
     in_effect=hold_in_effect,
     counters=("settlement",),

@@ -39,7 +39,7 @@ SPEC = GameSpec(
     to_action=to_action,
     turn_key=lambda state: (state.current, state.turns[state.current_player], state.over),
     engine_options=lambda options, variant: {"ruleset": variant},
-    private_views={"card": PrivateView(UI.render_card)},
+    private_views={"card": PrivateView(UI.render_card, players_only=False)},
     stamp_of=dice_stamp,
     in_effect=hold_in_effect,
     counters=("kniffels", "upper_bonus"),

@@ -350,7 +350,8 @@ class GameService(LiveBoards):
 
     @tracked
     async def private(self, request: Request, spec: AnySpec, view: str, target: Actor | None = None) -> None:
-        """A read-only ephemeral view of the channel's game (``/kniffel scorecard``, ``/knister grid``).
+        """A read-only ephemeral view of the channel's game (``/kniffel scorecard``, ``/knister grid``): the asker's
+        own, ``target``'s, or for someone not seated the one the view shows watchers (``PrivateView.whose``).
 
         Read again under the game's lock: a move saved between the channel's lookup and the answer has already
         refreshed the views that follow the game, so a view read before it would stay a step behind. Tracked like
@@ -361,7 +362,7 @@ class GameService(LiveBoards):
         if found is None or found.kind != spec.kind:
             await request.refuse("play.no_game", game=t(f"game.{spec.kind}", request.locale))
             return
-        who = target or request.actor
+        private = spec.private_views[view]
         async with self._locks.hold(found.id):
             record = await self._games.get(found.id)
             try:
@@ -369,15 +370,20 @@ class GameService(LiveBoards):
                     raise Refusal("play.no_game", game=t(f"game.{spec.kind}", request.locale))
                 if record.status != "running":
                     raise Refusal("play.not_started")
-                if record.seat(who.player) is None:
-                    raise Refusal("play.not_seated_other", name=who.name) if target else Refusal("play.not_seated")
+                if target is not None and record.seat(target.player) is None:
+                    raise Refusal("play.not_seated_other", name=target.name)
+                game = Game.load(spec, record)
+                viewer = request.actor.player
+                to_act = spec.engine.to_act(game.state)
+                whose = target.player if target else private.whose(viewer, record.seat(viewer) is not None, to_act)
+                if whose is None:
+                    raise Refusal("play.not_seated")
             except Refusal as refusal:
                 await request.refuse(refusal.key, **refusal.params)
                 return
-            game = Game.load(spec, record)
-            rendered = spec.private_views[view].render(table(game, request.locale), who.player)
+            rendered = private.render(table(game, request.locale), whose)
             await request.show_private(rendered)
-            if target is None:
+            if whose == viewer:
                 self._follow(request, spec, game, view, rendered)
 
     @tracked
@@ -675,12 +681,15 @@ class GameService(LiveBoards):
         if record.state is None:
             await request.refuse("play.not_started")
             return
-        if view.players_only and record.seat(request.actor.player) is None:
+        viewer = request.actor.player
+        whose = view.whose(viewer, record.seat(viewer) is not None, spec.engine.to_act(game.state))
+        if whose is None:
             await request.refuse("play.not_seated")
             return
-        rendered = view.render(table(game, request.locale), request.actor.player)
+        rendered = view.render(table(game, request.locale), whose)
         await request.show_private(rendered)
-        self._follow(request, spec, game, click.action, rendered)
+        if whose == viewer:
+            self._follow(request, spec, game, click.action, rendered)
 
     def _follow(self, request: Request, spec: AnySpec, game: Game, view: str, rendered: Rendered) -> None:
         """The asker now sees their private ``view`` as ``rendered``: keep it current if it is one that follows."""

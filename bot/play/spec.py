@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,11 +23,23 @@ class PrivateView:
     """A read-only, ephemeral answer to a click (a scorecard, a private grid)."""
 
     render: PrivateRenderer
-    #: False for views any seated player may open; the clicker must be seated either way.
+    #: True for views only a seated player may open (a Knister grid: secret, and nobody else has one); False for
+    #: views anyone may open: a player sees their own, someone watching the one of the player to act (QA: a
+    #: watcher's Scorecard said "You are not playing in this game.", though ``/kniffel scorecard player:`` shows
+    #: anyone's card).
     players_only: bool = True
     #: True for views that go stale in a way that matters (a Knister grid): the player's latest one is edited
     #: when the game changes (``bot/play/following.py``). A scorecard may stay as it was opened.
     follows: bool = False
+
+    def whose(self, viewer: str, seated: bool, to_act: Sequence[str]) -> str | None:
+        """The player whose view ``viewer`` is shown: their own when ``seated``, else (unless the view is for
+        players only) that of the first player ``to_act``; None when there is none to show them."""
+        if seated:
+            return viewer
+        if self.players_only or not to_act:
+            return None
+        return to_act[0]
 
 
 @dataclass(frozen=True, kw_only=True)

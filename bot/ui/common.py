@@ -138,9 +138,13 @@ def in_code_block(text: str) -> str:
     return text.replace("`", "'")
 
 
-def name_cell(name: str, columns: int) -> str:
-    """A display name for a code block, cut to ``columns`` (:func:`cut_to_width`) and then :func:`isolated`."""
-    return isolated(cut_to_width(name, columns))
+def name_cells(names: Sequence[str], columns: int) -> list[str]:
+    """Display names for a code block's column of names, each in ``columns`` columns: cut with an ellipsis and
+    numbered when alike after that, as the final tables' headers are (:func:`_headers`), then :func:`isolated`.
+
+    QA: the running totals cut "Anna Maria Kowalska" to "Anna Maria Kow" and "🐉🔥 Drache 🔥🐉" to "🐉🔥 Drache 🔥",
+    neither saying it was cut, and two names starting alike read as one player."""
+    return [isolated(cell) for cell in _headers([in_code_block(name) for name in names], [columns] * len(names))]
 
 
 #: The characters that change the direction of the text after them: embeddings and overrides (U+202A to U+202E),
@@ -306,15 +310,15 @@ def _header_name(name: str) -> str:
 
 
 def _cut_header(name: str, width: int, suffix: str = "") -> str:
-    """``name`` and then ``suffix`` (the number telling names alike apart) in ``width`` columns, cut with an ellipsis
-    when too long. A last word of digits stays after the ellipsis ("Norma…2"): the second computer of a level cut
-    to "Norma…" read as the first."""
-    if len(name + suffix) <= width:
+    """``name`` and then ``suffix`` (the number telling names alike apart) in ``width`` columns of a code block
+    (:func:`display_width`), cut with an ellipsis when too long. A last word of digits stays after the ellipsis
+    ("Norma…2"): the second computer of a level cut to "Norma…" read as the first."""
+    if display_width(name + suffix) <= width:
         return name + suffix
     head, _, number = name.rpartition(" ")
     if head and number.isdigit() and not suffix and len(number) + len(CUT) < width:
         name, suffix = head, number
-    return name[: width - len(CUT) - len(suffix)].rstrip() + CUT + suffix
+    return cut_to_width(name, width - len(CUT) - len(suffix)).rstrip() + CUT + suffix
 
 
 def _headers(names: Sequence[str], widths: Sequence[int]) -> list[str]:

@@ -104,7 +104,6 @@ class DicePokerUI(ScorecardUI):
     def final_lines(self, table: Table) -> list[str]:
         state = table.state
         shares = dicepoker.settlements(state)
-        results = sorted(dicepoker.results(state), key=lambda result: (result.rank, state.players.index(result.player)))
         return [
             t(
                 "dicepoker.final_line",
@@ -113,7 +112,7 @@ class DicePokerUI(ScorecardUI):
                 total=result.score,
                 settlement=signed(shares[result.player], table.locale),
             )
-            for result in results
+            for result in self.ranked(table)
         ]
 
     def event_line(self, event: Event, table: Table) -> str | None:

@@ -16,7 +16,7 @@ from typing import Any
 import discord
 
 from bot.engine import fivedice
-from bot.engine.core import Event
+from bot.engine.core import Event, PlayerResult
 from bot.i18n import number, t
 from bot.ui.common import (
     COLOUR_OVER,
@@ -25,12 +25,12 @@ from bot.ui.common import (
     card_tables,
     faces,
     monospace_table,
-    name_cell,
+    name_cells,
     shorten,
 )
 from bot.ui.ended import ended_embed
 from bot.ui.render import Rendered, Table, custom_id
-from bot.ui.standings import board_mark, hint_legend, marked_name, standing, staying_first
+from bot.ui.standings import board_mark, final_footer, marked_name, standing, staying_first
 
 FIELD_LIMIT = 1024
 #: Names in the totals' code block, in columns: with a 4-digit total a line stays well within a phone's.
@@ -72,12 +72,17 @@ class ScorecardUI:
     def final_lines(self, table: Table) -> list[str]:
         """The standings under the final embed's title; a phone that wraps a line keeps the score with its dash
         and the name's last word (no-break spaces, ``tests/ui/test_phone.py``)."""
-        results = {result.player: result for result in self.engine.results(table.state)}
         lines = []
-        for result in sorted(results.values(), key=lambda r: (r.rank, table.state.players.index(r.player))):
+        for result in self.ranked(table):
             medal, name = standing(table, result.player, result.rank)
             lines.append(f"{medal} {name}\N{NO-BREAK SPACE}—\N{NO-BREAK SPACE}**{result.score}**")
         return lines
+
+    def ranked(self, table: Table) -> list[PlayerResult]:
+        """The engine's results in the final standings' order: by rank, a tie in seat order. The final board lists
+        its medal lines and its cards so (QA: the cards in seat order put Bob's first under "🥇 Carol")."""
+        state = table.state
+        return sorted(self.engine.results(state), key=lambda result: (result.rank, state.players.index(result.player)))
 
     def last_roll_key(self, table: Table) -> str:
         """The message id of the line under the dice after the last roll: they can no longer be held (QA: the board
@@ -175,13 +180,11 @@ class ScorecardUI:
 
     def totals(self, table: Table) -> str:
         """Every total in seat order, those who left or were removed last and marked: their card stays."""
+        players = staying_first(table, table.state.players)
+        names = name_cells([table.plain_name(p) for p in players], NAME_WIDTH)
         standings = [
-            (
-                name_cell(table.plain_name(p), NAME_WIDTH),
-                number(self.total(table, p), table.locale),
-                board_mark(table, p),
-            )
-            for p in staying_first(table, table.state.players)
+            (name, number(self.total(table, p), table.locale), board_mark(table, p))
+            for name, p in zip(names, players, strict=True)
         ]
         return monospace_table(standings, align_left_from=2)
 
@@ -226,7 +229,7 @@ class ScorecardUI:
             description="\n".join(self.final_lines(table)),
             colour=COLOUR_OVER,
         )
-        hint_legend(table, embed)
+        final_footer(table, embed)
         if len(state.players) > 2:
             # Inline fields stack on a phone: one table with a column per player reads at any width.
             blocks = self.card_tables(table)
@@ -234,17 +237,21 @@ class ScorecardUI:
                 name = t("dice.cards", locale) if index == 0 else "\u200b"
                 embed.add_field(name=name, value=block, inline=False)
             return Rendered(embeds=[embed])
-        for player in state.players:
-            embed.add_field(name=table.name(player, 256), value=self.card_block(table, player), inline=True)
+        for result in self.ranked(table):
+            embed.add_field(
+                name=table.name(result.player, 256), value=self.card_block(table, result.player), inline=True
+            )
         return Rendered(embeds=[embed])
 
     def card_tables(self, table: Table) -> list[str]:
-        """Every player's card in code blocks a phone shows without wrapping, a column per player."""
-        cards = [self.card_rows(table, player) for player in table.state.players]
+        """Every player's card in code blocks a phone shows without wrapping, a column per player in the final
+        standings' order."""
+        players = [result.player for result in self.ranked(table)]
+        cards = [self.card_rows(table, player) for player in players]
         labels = [label for label, _ in cards[0]]
         columns = [
             (table.plain_name(player), [value for _, value in card])
-            for player, card in zip(table.state.players, cards, strict=True)
+            for player, card in zip(players, cards, strict=True)
         ]
         return [shorten(block, FIELD_LIMIT) for block in card_tables(labels, columns)]
 

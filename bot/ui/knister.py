@@ -17,17 +17,13 @@ from bot.i18n import t
 from bot.ui.common import (
     COLOUR_OVER,
     COLOUR_PLAYING,
-    CUT,
-    cut_to_width,
-    display_width,
     faces,
-    in_code_block,
-    isolated,
     monospace_table,
+    name_cells,
 )
 from bot.ui.ended import ended_embed
 from bot.ui.render import Rendered, Table, custom_id
-from bot.ui.standings import hint_legend, marked_name, standing
+from bot.ui.standings import final_footer, marked_name, standing
 
 #: Discord shows at most 32 characters of a display name; longer stored names are cut so embeds stay small.
 NAME_LIMIT = 32
@@ -38,12 +34,12 @@ GRID_COLUMNS = 3 * knister.SIZE + 2
 
 def grid_block(grid: knister.Grid, scores: knister.LineScores, locale: str, owner: str | None = None) -> str:
     """A grid with its row scores on the right, column scores below and the diagonals, as a code block; above it
-    ``owner``, the player's name as typed, cut to the grid's width.
+    ``owner``, the player's name as a cell no wider than the grid (:func:`owners`).
 
     Kept to :data:`GRID_COLUMNS` characters wide so three of them fit side by side as inline fields of the final
     embed.
     """
-    lines = [] if owner is None else [_in_grid_width(owner)]
+    lines = [] if owner is None else [owner]
     for row, points in zip(grid, scores.rows, strict=True):
         cells = " ".join(f"{number:>2}" if number is not None else f"{EMPTY_CELL:>2}" for number in row)
         lines.append(f"{cells}|{points:>2}")
@@ -54,10 +50,10 @@ def grid_block(grid: knister.Grid, scores: knister.LineScores, locale: str, owne
     return "```\n" + "\n".join(lines) + "\n```"
 
 
-def _in_grid_width(name: str) -> str:
-    """A name as a code block's first line no wider than the grid under it, cut with an ellipsis."""
-    shown = name if display_width(name) <= GRID_COLUMNS else cut_to_width(name, GRID_COLUMNS - len(CUT)) + CUT
-    return isolated(in_code_block(shown))  # after the cut, which would take the isolate's closing character
+def owners(names: Sequence[str]) -> list[str]:
+    """The names above the final grids, as typed, each no wider than the grid under it: cut with an ellipsis and
+    numbered when two read alike after the cut (``common.name_cells``), as the other games' tables name players."""
+    return name_cells(names, GRID_COLUMNS)
 
 
 def line_table(scores: knister.LineScores, locale: str) -> str:
@@ -230,10 +226,11 @@ class KnisterUI:
         embed = discord.Embed(
             title=t("knister.final_title", locale), description=None if alone else "\n".join(lines), colour=COLOUR_OVER
         )
-        hint_legend(table, embed)
-        for place, result in zip(standings, results, strict=True):
+        final_footer(table, embed)
+        names = owners([table.plain_name(result.player) for result in results])
+        for place, result, name in zip(standings, results, names, strict=True):
             grid = state.grids[result.player]
-            owner = None if alone else table.plain_name(result.player)
+            owner = None if alone else name
             embed.add_field(
                 name=place.name if alone else place.medal,
                 value=grid_block(grid, knister.line_scores(grid), locale, owner),

@@ -130,6 +130,8 @@ def render_board(
         else:
             lines.append(t("leaderboard.empty", locale))
             lines.append(t("leaderboard.empty_hint", locale, command=page.kind))
+        # A board left empty by games with a computer (kept apart, in /stats only) says where those went.
+        lines.append(t("leaderboard.computers_unranked", locale))
     elif not page.caller_on_page:
         lines.append("")
         lines.append(_caller_line(page, locale, request.owner, seen_by_owner_only))

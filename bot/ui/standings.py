@@ -5,8 +5,8 @@ so their line takes no medal, only their rank, and says why they are down there.
 ended board keeps their score too: after everyone still playing, with a short mark of why.
 
 A player who used the Hint button is marked 💡 wherever the end of the game names them with a score: their line in
-the final standings and the game-over news; the final embed's footer says what the mark means. Not in the cards'
-and grids' code blocks, whose columns a name already fills to a phone's width.
+the final standings and the game-over news; the final embed's footer says what the mark means (``final_footer``).
+Not in the cards' and grids' code blocks, whose columns a name already fills to a phone's width.
 """
 
 from __future__ import annotations
@@ -72,8 +72,16 @@ def marked_name(table: Table[Any], player: str, limit: int | None = None) -> str
     return f"{name} {HINT_MARK}" if seat is not None and seat.hinted else name
 
 
-def hint_legend(table: Table[Any], embed: discord.Embed) -> discord.Embed:
-    """The final ``embed`` with a footer saying what :data:`HINT_MARK` means, when someone on it is marked."""
+def final_footer(table: Table[Any], embed: discord.Embed) -> discord.Embed:
+    """The final ``embed`` with a footer for what its board leaves unsaid: what :data:`HINT_MARK` means when someone
+    on it is marked, and that a game with a computer counts in /stats but not on /leaderboard (its results are kept
+    apart, docs/architecture.md; QA: three people and a computer finished, and the leaderboard said nobody was on
+    it, with nothing to say why)."""
+    lines = []
     if any(seat.hinted for seat in table.seats):
-        embed.set_footer(text=t("play.hinted_legend", table.locale))
+        lines.append(t("play.hinted_legend", table.locale))
+    if any(seat.kind == "computer" for seat in table.seats):
+        lines.append(t("play.computers_unranked", table.locale))
+    if lines:
+        embed.set_footer(text="\n".join(lines))
     return embed

@@ -26,10 +26,10 @@ import discord
 from bot.engine import tutto
 from bot.engine.core import Event
 from bot.i18n import number, t
-from bot.ui.common import COLOUR_OVER, COLOUR_PLAYING, DIE_FACES, faces, monospace_table, name_cell
+from bot.ui.common import COLOUR_OVER, COLOUR_PLAYING, DIE_FACES, faces, monospace_table, name_cells
 from bot.ui.ended import ended_embed
 from bot.ui.render import Rendered, Table, custom_id
-from bot.ui.standings import board_mark, hint_legend, marked_name, standing, staying_first
+from bot.ui.standings import board_mark, final_footer, marked_name, standing, staying_first
 
 BAR_WIDTH = 10
 #: Names in the scoreboard code block: with the marker, a 5-digit score and the bar a line stays within 32
@@ -77,11 +77,6 @@ def _state(table: Table) -> tutto.State:
 
 def _names(table: Table, players: Sequence[str]) -> str:
     return ", ".join(table.name(player) for player in players)
-
-
-def _board_name(table: Table, player: str) -> str:
-    """A display name cut to the scoreboard's columns (``monospace_table`` takes out its backticks)."""
-    return name_cell(table.plain_name(player), NAME_WIDTH)
 
 
 def _over_line(table: Table, winners: Sequence[str]) -> str:
@@ -212,13 +207,15 @@ class TuttoUI:
         (they cannot win)."""
         state = _state(table)
         current = None if table.ended else state.current
+        players = staying_first(table, state.players)
+        names = name_cells([table.plain_name(player) for player in players], NAME_WIDTH)
         rows = [
             (
-                f"{'▶' if player == current else ' '} {_board_name(table, player)}",
+                f"{'▶' if player == current else ' '} {name}",
                 number(state.scores[player], table.locale),
                 board_mark(table, player) or progress_bar(state.scores[player], state.target),
             )
-            for player in staying_first(table, state.players)
+            for name, player in zip(names, players, strict=True)
         ]
         return monospace_table(rows, align_left_from=2)
 
@@ -357,7 +354,7 @@ class TuttoUI:
             colour=COLOUR_OVER,
         )
         embed.add_field(name=t("tutto.tuttos", locale), value=" · ".join(tuttos), inline=False)
-        return Rendered(embeds=[hint_legend(table, embed)])
+        return Rendered(embeds=[final_footer(table, embed)])
 
     # ------------------------------------------------------------------ the channel
 

@@ -90,7 +90,7 @@ async def test_only_the_current_player_may_act(running: Harness) -> None:
     assert (await reply.message()).ephemeral
     assert (await h.state()) == before
 
-    outsider = await h.click(h.carol, message, "Scorecard")
+    outsider = await h.click(h.carol, message, "Roll")
     assert "not playing" in (await outsider.message()).text
 
 
@@ -271,6 +271,28 @@ async def test_scorecard_command_and_button(running: Harness) -> None:
     assert "Alice" in card.text and "Total" in card.text
     own = await (await h.click(h.bob, message, "Scorecard")).message()
     assert own.ephemeral and "Bob" in own.text
+
+
+@pytest.mark.parametrize("game", ["kniffel", "dicepoker"])
+async def test_someone_watching_who_presses_scorecard_sees_the_card_of_the_player_to_act(
+    running: Harness, game: str
+) -> None:
+    """QA: Carol, watching, pressed Scorecard and read "You are not playing in this game.", though
+    ``/kniffel scorecard player:`` shows anyone's card. A watcher's press (or the command without a player) shows
+    the card of the player to act, privately; the players keep seeing their own."""
+    h = running
+    message = await h.start_game(game, [h.alice, h.bob])
+    for _ in range(2):
+        to_act = h.user((await h.state()).current_player)
+        other = h.bob if to_act is h.alice else h.alice
+        watched = await (await h.click(h.carol, message, "Scorecard")).message()
+        assert watched.ephemeral and to_act.name in watched.text and "Total" in watched.text, watched.text
+        assert other.name not in watched.text
+        commanded = await (await h.command(h.carol, f"{game} scorecard")).message()
+        assert commanded.ephemeral and to_act.name in commanded.text
+        own = await (await h.click(other, message, "Scorecard")).message()
+        assert own.ephemeral and other.name in own.text and to_act.name not in own.text
+        await play_turn(h, message, chase=False)
 
 
 async def test_member_with_manage_messages_may_end_the_game(running: Harness) -> None:

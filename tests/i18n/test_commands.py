@@ -6,6 +6,7 @@ the ones ``tree.sync`` sends, built offline with our translator from the real co
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Iterator
 from types import SimpleNamespace
@@ -161,3 +162,24 @@ async def test_every_start_option_declares_and_describes_the_range_its_game_acce
                 if said not in text:
                     wrong.append(f"{path} description[{locale}] {text!r} does not say {said!r}")
     assert wrong == []
+
+
+#: A slash command a text names: ``/statistik``, not the ``/`` of "Roll 3/3" or a placeholder like ``/<game>``.
+NAMED_COMMAND = re.compile(r"(?<![\w/])/([^\W\d][\w-]*)")
+
+
+async def test_a_text_names_each_command_as_its_language_lists_it() -> None:
+    """QA: German texts named ``/stats`` and ``/leaderboard``, which a German player's command list shows as
+    ``/statistik`` and ``/bestenliste``: every command a message names is one of its language's top-level commands."""
+    commands_of = {language: set() for language in languages()}
+    for payload in await payloads():
+        for locale, name in localized(payload, "name").items():
+            commands_of[locale.split("-")[0] or FALLBACK].add(name)
+    unknown = [
+        f"{language} {key}: /{name}"
+        for language in languages()
+        for key, text in catalogue(language).items()
+        for name in NAMED_COMMAND.findall(str(text))
+        if name not in commands_of[language]
+    ]
+    assert unknown == []

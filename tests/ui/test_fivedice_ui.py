@@ -17,6 +17,7 @@ from bot.ui.kniffel import UI as KNIFFEL_UI
 from bot.ui.kniffel import option_label
 from bot.ui.render import SeatView, Table
 from tests.discord_limits import assert_fits
+from tests.ui.test_common import headers as card_headers
 
 LONG_NAME = "W" * 32
 
@@ -228,3 +229,26 @@ def test_a_computers_roll_is_told_with_the_dice_it_kept_and_a_persons_is_not(
     person = state.model_copy(update={"current": state.players.index("1"), "rolls": 0})
     person = engine.apply(person, "1", fivedice.Roll(), random.Random(5))
     assert ui.announce(Table(seats, 1, 3, "en-US", person)) == []
+
+
+@pytest.mark.parametrize(("engine", "ui"), [(kniffel, KNIFFEL_UI), (dicepoker, DICEPOKER_UI)])
+@pytest.mark.parametrize("players", [2, 4])
+def test_final_cards_follow_the_ranking_not_the_seats(engine: ModuleType, ui: ScorecardUI, players: int) -> None:
+    """QA: dice poker's final board showed Bob's card first, under "🥇 Carol" and "🥈 Bob". The cards beside each
+    other read in the order of the medal lines above them: the winner first, ties in the standings' order."""
+    ids = [str(index) for index in range(1, players + 1)]
+    upset = False
+    for seed in range(8):
+        finished = finished_table(engine, ids, seed)
+        state = finished.state
+        results = sorted(engine.results(state), key=lambda result: (result.rank, state.players.index(result.player)))
+        ranked = [f"P{result.player}" for result in results]
+        upset |= ranked[0] != f"P{state.players[0]}"
+        embed = ui.render(finished).embeds[0]
+        lines = (embed.description or "").splitlines()
+        assert [line.split(" ", 1)[1].split("\N{NO-BREAK SPACE}")[0] for line in lines] == ranked
+        if players == 2:
+            assert [field.name for field in embed.fields] == ranked
+        else:
+            assert card_headers([field.value or "" for field in embed.fields]) == ranked
+    assert upset  # a game won from a later seat was seen

@@ -191,7 +191,7 @@ def test_final_embed_fits_for_twelve_players() -> None:
     assert embed.fields[0].name == "🥇"
     assert len(embed) < 3500  # room to spare for longer translations
     lines = embed.fields[0].value.strip("`\n").splitlines()
-    assert lines[0] == "W" * 16 + "…"  # the name above the grid, cut to its width
+    assert lines[0] == "W" * 15 + "…1"  # the name above the grid, cut to its width and numbered: all read alike
     assert max(len(line) for line in lines) <= 17
 
 

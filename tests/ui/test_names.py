@@ -23,7 +23,7 @@ from bot.play.transitions import Game, Notice
 from bot.rankings import Standing
 from bot.storage import Seat
 from bot.ui.common import isolated
-from bot.ui.knister import grid_block
+from bot.ui.knister import grid_block, owners
 from bot.ui.leaderboard import player_label, render_stats
 from bot.ui.render import Rendered, SeatView, Table, in_markdown
 from cogs.dicepoker import SPEC as DICEPOKER
@@ -154,7 +154,8 @@ def test_a_right_to_left_name_cannot_carry_the_figures_after_it_to_its_side() ->
 
 def test_a_grid_owner_cut_to_the_grid_still_ends_its_isolate() -> None:
     grid = [[None] * knister.SIZE for _ in range(knister.SIZE)]
-    owner = grid_block(grid, knister.line_scores(grid, partial=True), "en", OVERRIDE_NAME * 10).splitlines()[1]
+    (cell,) = owners([OVERRIDE_NAME * 10])
+    owner = grid_block(grid, knister.line_scores(grid, partial=True), "en", cell).splitlines()[1]
     assert owner.startswith(FIRST_STRONG_ISOLATE + OVERRIDE_NAME) and owner.endswith("…" + POP_DIRECTIONAL_ISOLATE)
 
 

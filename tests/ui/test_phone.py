@@ -311,7 +311,10 @@ def test_final_table_headers_keep_a_computers_number(spec: AnySpec, variant: str
         assert parted(blocks) == found
         state, _ = played(spec.kind, players, variant, players)[-1]
         seated = dict(zip([str(10**17 + index) for index in range(players)], names, strict=True))
-        for name, header in zip([seated[player] for player in state.players], found, strict=True):
+        ranked = sorted(
+            spec.engine.results(state), key=lambda result: (result.rank, state.players.index(result.player))
+        )
+        for name, header in zip([seated[result.player] for result in ranked], found, strict=True):
             words = name.removeprefix("🤖 ").split()
             cut = f"…{words[-1]}" if words[-1].isdigit() else "…"
             assert header == " ".join(words) or header.endswith(cut), (name, header)

@@ -1,0 +1,62 @@
+"""Games with a computer count in /stats, not on /leaderboard (docs/architecture.md, "Results of a game with a
+computer"), and the player is told so where they look for them.
+
+QA: three people and a computer finished Kniffel, and ``/leaderboard game:kniffel metric:best`` said nobody was on
+the board yet, with nothing anywhere saying why.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+
+from bot.i18n import languages, t
+from bot.play.spec import AnySpec
+from bot.play.transitions import Game
+from bot.rankings import LeaderboardPage
+from bot.storage import GameRecord, Seat
+from bot.ui.leaderboard import BoardRequest, render_board
+from tests.ui.test_hint_mark import CASES, final_board
+
+PEOPLE = [Seat("101", "Alice"), Seat("102", "Bob")]
+COMPUTER = Seat("cpu-normal-1", "🤖 Normal", kind="computer")
+
+
+def finished(spec: AnySpec, variant: str, seats: list[Seat], language: str) -> Game:
+    rng = random.Random(7)
+    engine = spec.engine
+    players = [seat.player for seat in seats]
+    state = engine.new_game(players, rng, **spec.engine_options({"target": 1000}, variant))
+    while not engine.is_over(state):
+        player = engine.to_act(state)[0]
+        state = engine.apply(state, player, engine.timeout_action(state, player), rng)
+    now = time.time()
+    record = GameRecord(
+        id=4242, kind=spec.kind, variant=variant, guild_id=1, channel_id=2, host=players[0], status="finished",
+        version=99, created_at=now, updated_at=now, locale=language, options={}, seats=tuple(seats),
+    )  # fmt: skip
+    return Game(record, state)
+
+
+@pytest.mark.parametrize("language", languages())
+@pytest.mark.parametrize(("spec", "variant"), CASES, ids=lambda v: getattr(v, "kind", str(v)))
+def test_the_final_board_of_a_game_with_a_computer_says_it_counts_in_stats_only(
+    spec: AnySpec, variant: str, language: str
+) -> None:
+    note = t("play.computers_unranked", language)
+    for seats in ([*PEOPLE, COMPUTER], [PEOPLE[0], COMPUTER]):
+        footer = final_board(spec, finished(spec, variant, seats, language)).embeds[0].footer.text or ""
+        assert note in footer.splitlines(), footer
+    without = final_board(spec, finished(spec, variant, PEOPLE, language)).embeds[0].footer.text
+    assert without is None
+
+
+@pytest.mark.parametrize("language", languages())
+@pytest.mark.parametrize("metric", ["wins", "best", "average", "games"])
+def test_an_empty_leaderboard_says_games_with_computers_count_in_stats(language: str, metric: str) -> None:
+    request = BoardRequest("kniffel", metric, "all", "server", 0, 101)
+    empty = LeaderboardPage("kniffel", metric, "all", 1, 0, 0, (), None, 0)  # type: ignore[arg-type]
+    embed, _ = render_board(empty, request, language)
+    assert (embed.description or "").splitlines()[-1] == t("leaderboard.computers_unranked", language)
