@@ -12,7 +12,11 @@ see on Discord: public messages plus that user's own ephemeral replies.
   (upserts and removals).
 - ``POST /ui/api/<action>`` acts as a user through the same world methods the tests use (slash command, click,
   select, modal submit, dismiss an ephemeral) or changes the cast (add a user, set a locale). Anything Discord's
-  client would refuse is answered ``400 {"error": ...}`` and changes nothing.
+  client would refuse is answered ``400 {"error": ...}`` and changes nothing. A press on a button or select the
+  message no longer has is also marked ``"changed": true``: the page showed the message before an edit replaced it
+  (a double click whose first press the bot answered by editing the message), where Discord's client tells the
+  player only that the interaction failed, so the page says that in a player's words; the diagnostic listing what
+  the message holds stays in ``error`` for API clients and tests.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import WSCloseCode, WSMsgType, web
 
 from fakediscord import commands as cmd
-from fakediscord.errors import APIError, FakeDiscordError, InvalidInput, cut, shown
+from fakediscord.errors import APIError, ComponentNotFound, FakeDiscordError, InvalidInput, cut, shown
 from fakediscord.interactions import APPLICATION_COMMAND, MODAL_SUBMIT, InteractionHandle
 from fakediscord.messages import Message
 from fakediscord.models import Channel, User
@@ -285,6 +289,8 @@ class WebUI:
                 if refused is not None:
                     raise BadRequest(f"{cut(refused)} is not valid text (it holds a lone surrogate)")
                 return web.json_response({"ok": True, **await action(body)})
+            except ComponentNotFound as error:
+                return web.json_response({"ok": False, "error": str(error), "changed": True}, status=400)
             except (BadRequest, FakeDiscordError) as error:
                 return web.json_response({"ok": False, "error": str(error)}, status=400)
             except APIError as error:  # what Discord itself would refuse, e.g. a message over 2,000 characters

@@ -44,7 +44,9 @@ def news_of(record: GameRecord) -> list[str]:
     return [str(line) for line in record.options.get(NEWS, ())]
 
 
-def noted(options: Mapping[str, Any], lines: Sequence[str], turn_over: bool, keep_turn_end: bool) -> dict[str, Any]:
+def noted(
+    options: Mapping[str, Any], lines: Sequence[str], turn_over: bool, keep_turn_end: bool, game_over: bool = False
+) -> dict[str, Any]:
     """The game's options with ``lines``, an action's announcements, as its news.
 
     Without ``keep_turn_end`` the lines replace the news before them. With it, the news also keeps the lines that
@@ -53,10 +55,12 @@ def noted(options: Mapping[str, Any], lines: Sequence[str], turn_over: bool, kee
     turn's own lines; one that ends the turn (``turn_over``) replaces everything and becomes what the next turn
     keeps. So the board shows the announcements of two actions at most, and never a line older than the end of
     the turn just before the current one (QA: a bust stayed on top after the next player's whole turn had ended).
+    The action that ends the game (``game_over``) keeps them too, as the final board is the last anyone reads (QA:
+    a person's Stop card right before a computer's winning bank left them no trace of why they scored 0).
     """
     if not keep_turn_end:
         return {**options, NEWS: list(lines)}
-    if turn_over:
+    if turn_over and not game_over:
         return {**options, NEWS: list(lines), NEWS_KEPT: [0, len(lines)]}
     news = [str(line) for line in options.get(NEWS, ())]
     start, stop = options.get(NEWS_KEPT, (0, 0))

@@ -927,7 +927,8 @@ class GameService(LiveBoards):
             return outcome
         after = outcome.after
         turn_over = board.turn_started(spec, outcome.before, after)
-        options = board.noted(after.record.options, lines, turn_over, spec.news_keeps_turn_end)
+        game_over = after.record.status == "finished"
+        options = board.noted(after.record.options, lines, turn_over, spec.news_keeps_turn_end, game_over)
         return replace(outcome, after=Game(replace(after.record, options=options), after.state))
 
     def announcements(self, spec: AnySpec, outcome: Outcome) -> list[str]:

@@ -3,7 +3,8 @@
 Pure: it gets a :class:`bot.play.review.Review` and writes one embed in the reader's language. Discord allows a
 description of 4,096 characters and 6,000 in a whole embed; a long game (Tutto's many selections) is summarised to
 fit: the decisions that were best are counted rather than listed first, then the smallest losses, so the
-costliest decisions are always shown. The three costliest get a field each with the dice as they lay.
+costliest decisions are always shown. The three costliest get a field each with the dice as they lay, under a
+heading that closes the description.
 """
 
 from __future__ import annotations
@@ -161,11 +162,14 @@ def render(review: Review, channel_id: int, finished_at: float | None, locale: s
     if counted and not review.worst:
         summary.append(t("review.perfect", locale))
     description = "\n".join([*summary, "", *listed] if listed else summary)  # no empty box below the figures
+    # The costliest decisions' heading closes the description, right above their fields: a field of its own needs
+    # a value, which Discord shows as an empty line under the heading (QA).
+    heading = f"\n\n**{t('review.worst', locale)}**" if review.worst else ""
     embed = discord.Embed(
-        title=t("review.title", locale, game=game), description=description[:4096], colour=COLOUR_OVER
+        title=t("review.title", locale, game=game),
+        description=description[: 4096 - len(heading)] + heading,
+        colour=COLOUR_OVER,
     )
-    if review.worst:
-        embed.add_field(name=t("review.worst", locale), value="\u200b", inline=False)
     for decision in review.worst:
         name = t(
             "review.worst_name",

@@ -12,6 +12,7 @@ const SUB_COMMAND = 1;
 const SUB_COMMAND_GROUP = 2;
 const OPTION_TYPES = { 3: "text", 4: "integer", 5: "true/false", 6: "user", 7: "channel", 8: "role", 9: "mentionable", 10: "number" };
 const BUTTON_STYLES = { 1: "primary", 2: "secondary", 3: "success", 4: "danger", 5: "link", 6: "premium" };
+const COMPONENT_CHANGED = "This interaction failed: the message changed before your click arrived.";
 const LOCALES = ["en-US", "en-GB", "de", "fr", "es-ES", "es-419", "it", "nl", "pl", "pt-BR", "sv-SE", "da", "no",
   "fi", "cs", "hu", "ro", "hr", "lt", "bg", "el", "ru", "uk", "tr", "vi", "id", "hi", "th", "ja", "ko", "zh-CN", "zh-TW"];
 
@@ -708,7 +709,9 @@ async function act(action, body) {
       body: JSON.stringify({ user: state.me, channel: state.channel, ...body }),
     });
     const result = await response.json();
-    if (!result.ok) notice(result.error);
+    // A press on a control the message no longer has (an edit replaced it under a double click): what Discord's
+    // client says, not fakediscord's diagnostic of the message's components.
+    if (!result.ok) notice(result.changed ? COMPONENT_CHANGED : result.error);
     return result;
   } catch (error) {
     notice(`The playground is not reachable (${error.message}).`);

@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from bot.engine import tutto
 from bot.i18n import catalogue, languages, t
 
 
@@ -72,3 +73,22 @@ def test_a_leaderboard_line_never_wraps_inside_its_figures(key: str, language: s
     # after the name, or after "**You:** " (a break there leaves the figures whole)
     figures = re.sub(r"^.*?:\*\* ", "", line.split("Alice", 1)[-1] if "Alice" in line else line, count=1)
     assert " " not in figures, repr(line)
+
+
+#: Words that address the reader as the player, in each language: a pronoun, or a verb in the second person.
+ADDRESSED = {
+    "en": r"\byou(r|rs)?\b",
+    "de": r"\b(du|dein\w*|dich|dir|hör|nimm|sammle)\b",
+    "hu": r"\w+(hatsz|hetsz|ed|od|öd)\b|\b(dobsz|gyűjtsd)\b",
+    "pl": r"\b(ty|twoj\w*|możesz|rzucasz|zbierz|bierz)\b",
+}
+
+
+@pytest.mark.parametrize("language", ["en", "de", "hu", "pl"])
+@pytest.mark.parametrize("card", sorted({tutto.card_kind(card) for card in tutto.DECK}))
+def test_a_tutto_card_s_rule_speaks_to_whoever_reads_the_board(card: str, language: str) -> None:
+    """QA: "🃏 Bonus 600 — stop whenever you like…" under "🤖 Easy is next": the card's reminder stands on the board
+    during every player's turn, a computer's too, so it states the rule without addressing the reader."""
+    key, params = tutto.card_rule(next(c for c in tutto.DECK if tutto.card_kind(c) == card))
+    text = t(key, language, **params)
+    assert not re.search(ADDRESSED[language], text, re.IGNORECASE), text

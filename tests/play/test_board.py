@@ -260,3 +260,20 @@ def test_the_news_replaces_the_last_announcement_unless_the_game_keeps_how_the_l
     assert options["news"] == ["B drew and rolled", "B: null", "A rolled on again"]
     record = replace(started(ALICE, BOB).record, options=options)
     assert board.rematch_options(record) == {}
+
+
+def test_the_final_board_keeps_how_the_turn_before_the_last_ended() -> None:
+    """QA: A drew Stop, then B's bank won the game; the final board said only B's bank and the winner, so A could
+    not see why they scored nothing. The action that ends the game keeps the turn before it, as any other does."""
+
+    def step(options: dict[str, object], lines: list[str], turn_over: bool = False) -> dict[str, object]:
+        return board.noted(options, lines, turn_over, keep_turn_end=True, game_over=False)
+
+    options = step({}, ["A drew Stop"], turn_over=True)
+    options = step(options, ["B drew and rolled"])
+    final = board.noted(options, ["B banked 1000", "B won"], turn_over=True, keep_turn_end=True, game_over=True)
+    assert final["news"] == ["A drew Stop", "B banked 1000", "B won"]
+    alone = board.noted({}, ["A banked 1000", "A won"], turn_over=True, keep_turn_end=True, game_over=True)
+    assert alone["news"] == ["A banked 1000", "A won"]
+    other = board.noted(options, ["B scored", "B won"], turn_over=True, keep_turn_end=False, game_over=True)
+    assert other["news"] == ["B scored", "B won"]  # a game whose news keeps no turn end keeps none at its end either

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-import pytest
-from playwright.async_api import expect
+import re
 
-from tests.playground.conftest import PHONE, World, box_of
+import pytest
+from playwright.async_api import WebSocketRoute, expect
+
+from tests.playground.conftest import DESKTOP, PHONE, Screen, World, box_of, poll
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -74,3 +76,59 @@ async def test_phone_width_keeps_the_game_playable(world: World) -> None:
     assert scroll_width <= PHONE["width"]
     assert await alice.pick(game, "Full house") == "Full house — 25"
     await expect(game.locator(".embed-title")).to_contain_text("turn 2/13")
+
+
+async def test_a_second_click_on_a_die_the_first_click_replaced_fails_in_a_player_s_words(world: World) -> None:
+    """QA: a fast double click on a die held it, then showed fakediscord's diagnostic ("no button 'g:1:hold:2.1:69'
+    on message …: button '4' (g:1:hold:0.0:69), …"): the first click's edit had replaced the buttons before the
+    second arrived. The page holds back the server's pushes here, so the second click is made on the buttons as
+    they were, after the bot's edit replaced them, as in a double click; Discord's client would say the
+    interaction failed."""
+    sockets: list[WebSocketRoute] = []
+    held: list[str | bytes] = []
+    holding = [False]
+
+    def route(page_socket: WebSocketRoute) -> None:
+        server = page_socket.connect_to_server()
+        sockets.append(page_socket)
+
+        def forward(frame: str | bytes) -> None:
+            if holding[0]:
+                held.append(frame)
+            else:
+                page_socket.send(frame)
+
+        server.on_message(forward)
+
+    context = await world.tabs.browser.new_context(viewport=DESKTOP)  # closed when the test ends
+    page = await context.new_page()
+    await page.route_web_socket(re.compile(r"/ui/ws$"), route)
+    alice, channel = world.user("Alice"), world.channel("kniffel")
+    await page.goto(f"{world.playground.url}?as={alice.id}&channel={channel.id}")
+    screen = Screen(page, alice)
+    await screen.command("/kniffel start")
+    await world.lobby_saved("kniffel")
+    await screen.click(screen.message_with("Kniffel"), "Start")
+    game = await screen.pin(screen.message_with("turn 1/13"))
+    world.rng.script(4, 4, 2, 1, 4)
+    await screen.click(game, "Roll")
+    await expect(game.get_by_role("button", name="Roll (2/3)")).to_be_enabled()
+
+    board = world.server.world.messages[int(await game.get_attribute("data-message-id") or 0)]
+    edits = board.edits
+    holding[0] = True
+    die = game.locator(".action-row").first.get_by_role("button").first
+    await die.click()
+
+    async def edited() -> bool:
+        return bool(board.edits > edits)
+
+    await poll(edited, "the bot's edit of the board")
+    await die.click()  # the page still shows the buttons the edit replaced
+    await expect(page.locator("#notice")).to_have_text(
+        "This interaction failed: the message changed before your click arrived."
+    )
+    holding[0] = False
+    for frame in held:
+        sockets[-1].send(frame)
+    await expect(die).to_have_class("button primary")  # held once, by the first click

@@ -116,6 +116,24 @@ async def test_a_refusal_repeats_a_long_value_only_in_part(
     assert len(reply["error"]) < 400
 
 
+async def test_a_press_on_a_control_the_message_no_longer_has_is_refused_and_marked_changed(
+    server: FakeDiscord,
+) -> None:
+    """A double click whose first press replaced the controls: still refused as Discord refuses it, with the
+    diagnostic for API clients, and marked so the page can tell the player in their words (QA: the page showed
+    "no button 'g:1:hold:2.1:69' on message …"; the click itself in tests/playground/test_kniffel.py)."""
+    alice = next(u for u in server.world.users.values() if u.name == "Alice")
+    general = next(iter(server.world.channels.values()))
+    score = {"type": 3, "custom_id": "g:1:score::70", "options": [{"label": "Ones", "value": "ones"}]}
+    payload = {"content": "dice", "components": [{"type": 1, "components": [score]}]}
+    message = server.world.create_message(general, server.world.bot, payload, [])
+    body = {"user": str(alice.id), "message": str(message.id), "custom_id": "g:1:score::69", "values": ["ones"]}
+    status, reply = await post(server, "select", body)
+    assert (status, reply["ok"], reply["changed"]) == (400, False, True)
+    assert reply["error"].startswith("no select custom_id='g:1:score::69'") and "g:1:score::70" in reply["error"]
+    assert not server.world.interactions
+
+
 async def test_static_files_stay_inside_the_page_folder(server: FakeDiscord) -> None:
     async with aiohttp.ClientSession() as session:
         async with session.get(f"{server.url}static/app.js") as script:

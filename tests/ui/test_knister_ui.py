@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 
 import discord
 import pytest
@@ -334,6 +335,19 @@ def test_the_round_text_names_the_place_button_as_it_reads(language: str) -> Non
     """The round text quotes the button under it word for word (Hungarian said "Beírás" beside "8 beírása")."""
     label = t("knister.place", language, number=8)
     assert f"**{label}**" in t("knister.place_prompt", language, number=8)
+
+
+@pytest.mark.parametrize("language", ["en", "de", "hu", "pl"])
+def test_the_grid_before_the_roll_names_buttons_the_round_message_shows(language: str) -> None:
+    """QA: the grid waiting for the roll said "press **Place** on the round message", whose button then read
+    "My grid": every button a grid names is one the round message has at that moment, word for word."""
+    state = kn.new_game([ALICE, BOB], random.Random(7))
+    localized = Table(table(state).seats, GAME_ID, 17, language, state)
+    labels = {button.label for button in buttons(UI.render(localized))}
+    for player in (ALICE, BOB):
+        status = UI.render_grid(localized, player).embeds[0].description or ""
+        named = set(re.findall(r"\*\*(.+?)\*\*", status))
+        assert named and named <= labels, (status, labels)
 
 
 def test_who_has_placed_is_listed_in_the_order_of_play() -> None:

@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+import random
+import re
+
+import discord
 import pytest
 
+from bot.engine import knister, tutto
+from bot.i18n import t
+from bot.ui import knister as knister_ui
 from bot.ui import rules
+from bot.ui.render import SeatView, Table
+from bot.ui.tutto import card_name
 
 GAMES = {"kniffel": "Full house", "dicepoker": "First-roll doubling", "knister": "diagonal", "tutto": "Cloverleaf"}
 
@@ -34,3 +43,39 @@ def test_a_section_missing_from_a_translation_is_shown_in_english(monkeypatch: p
     monkeypatch.setattr(rules, "sections", lambda language: english if language == "en" else {"Tutto": "übersetzt"})
     assert rules.render("tutto", "de").description == "übersetzt"
     assert rules.render("knister", "de").description == rules.render("knister", "en-US").description
+
+
+#: A card in Tutto's list: "- **Bonus** 200, 300, 400, 500, 600 (5 each): …", "- **Stop** (10): …".
+CARD_LINE = re.compile(r"- \*\*(.+?)\*\*[\d, ]* \([^)]*\d[^)]*\):")
+
+
+def bold(text: str) -> list[str]:
+    return re.findall(r"\*\*(.+?)\*\*", text)
+
+
+def bullets(language: str, game: str) -> list[str]:
+    """The list items of a game's section (how to play it here; Tutto's cards)."""
+    return [line for line in rules.sections(language)[game].splitlines() if line.startswith("- ")]
+
+
+@pytest.mark.parametrize("language", ["en", "de", "hu", "pl"])
+def test_knister_s_rules_name_the_round_message_s_buttons_as_they_read(language: str) -> None:
+    """QA: the rules said "press **Place**" where the button reads "Place 7", and before the roll "My grid"."""
+    state = knister.new_game(["1", "2"], random.Random(1))
+    labels: set[str] = set()
+    for shown in (state, state.model_copy(update={"dice": [3, 4]})):
+        table = Table((SeatView("1", "Ann"), SeatView("2", "Bo")), 1, 1, language, shown)
+        view = knister_ui.UI.render(table).layout.view()
+        labels |= {item.label for item in view.children if isinstance(item, discord.ui.Button) and item.label}
+    named = {name for line in bullets(language, "Knister") for name in bold(line)}
+    assert t("knister.my_grid", language) in named and t("knister.place", language, number=7) in named
+    assert named <= labels, named - labels
+
+
+@pytest.mark.parametrize("language", ["en", "de", "hu", "pl"])
+def test_tutto_s_rules_name_each_card_as_the_board_does(language: str) -> None:
+    """The list of cards named ×2 "x2" in English, where the board reads "🃏 ×2"."""
+    shown = [card_name(card, language).lower() for card in set(tutto.DECK)]
+    cards = [match[1] for line in bullets(language, "Tutto") if (match := CARD_LINE.match(line))]
+    assert len(cards) == len({tutto.card_kind(card) for card in tutto.DECK}), cards
+    assert all(any(card.lower() in name for name in shown) for card in cards), (cards, shown)
