@@ -36,6 +36,21 @@ def test_rules_text_has_one_section_per_game_in_the_english_order(language: str)
     assert sections == [t(f"game.{kind}", language) for kind in registry.load_specs()]
 
 
+#: How the rules texts once spoke of the project and its sources, which players neither know nor need.
+BEHIND_THE_SCENES = re.compile(
+    r"project|source rulebook|Projekt|Vorlage|projekt|szabálykönyv|Oryginalne zasady|Decyzja projektu", re.IGNORECASE
+)
+
+
+@pytest.mark.parametrize("language", languages())
+def test_rules_text_speaks_of_the_game_not_of_the_project(language: str) -> None:
+    """QA: /tutto rules said "Project decision: …" and dice poker's "The source rulebook says 10, which breaks its own
+    formula": a player reads house rules, not the project's notes."""
+    text = rules_text(language)
+    assert text is not None
+    assert BEHIND_THE_SCENES.findall(text) == []
+
+
 def sample(field: str) -> object:
     return 3 if field in {"count", "points", "value", "rank", "min", "max", "games"} else f"<{field}>"
 
