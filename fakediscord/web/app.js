@@ -77,8 +77,16 @@ function colorOf(id) {
   return palette[hash % palette.length];
 }
 
+// The first character as a reader sees it (an emoji, a letter with its accents): slice(0, 1) took half of an emoji's
+// surrogate pair, which drew as U+FFFD.
+const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+function initial(name) {
+  const [first] = graphemes.segment(name);
+  return first.segment.toUpperCase();
+}
+
 function avatar(user) {
-  const node = el("span", { class: "avatar", "aria-hidden": "true", text: (user?.global_name || user?.name || user?.username || "?").slice(0, 1).toUpperCase() });
+  const node = el("span", { class: "avatar", "aria-hidden": "true", text: initial(user?.global_name || user?.name || user?.username || "?") });
   node.style.backgroundColor = colorOf(user?.id || "0");
   return node;
 }

@@ -47,6 +47,16 @@ async def test_user_and_bot_texts_are_escaped(world: World) -> None:
     await expect(alice.page.locator("#app img, #app script, #app b")).to_have_count(0)
 
 
+async def test_an_avatar_shows_a_name_s_first_character_whole(world: World) -> None:
+    """QA: a name starting with an emoji had U+FFFD as its avatar: the page took half of the emoji's surrogate pair."""
+    alice = await world.screen("Alice", "general")
+    await alice.page.locator("#new-user-name").fill("🐉🔥 Drache")
+    await alice.page.get_by_role("button", name="Add", exact=True).click()
+    member = alice.page.locator(".member", has=alice.page.locator(".member-name", has_text="Drache"))
+    await expect(member.locator(".avatar")).to_have_text("🐉")
+    await expect(alice.page.locator(".member", has_text="Alice").locator(".avatar")).to_have_text("A")
+
+
 async def assert_sidebar_holds_its_controls(page: Page) -> None:
     sidebar = await box_of(page.locator("#sidebar"))
     for control in SIDEBAR_CONTROLS:
