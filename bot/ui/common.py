@@ -322,33 +322,51 @@ def _cut_header(name: str, width: int, suffix: str = "") -> str:
 
 
 def _headers(names: Sequence[str], widths: Sequence[int]) -> list[str]:
-    """Each name in its ``widths`` columns: cut with an ellipsis when too long, numbered when alike after that
-    (:func:`_alike`): two Bobs are "Bob1" and "Bob2", "Alexandrina" and "Alexandrine" cut to "Alexa…" and "Alex…"
-    in columns of unequal width are "Alex…1" and "Ale…2"."""
+    """Each name in its ``widths`` columns: cut with an ellipsis when too long, numbered when it could be taken for
+    another (:func:`_alike`, or the same name cut in one column and whole in a wider one): two Bobs are "Bob1" and
+    "Bob2", "Alexandrina" and "Alexandrine" cut to "Alexa…" and "Alex…" in columns of unequal width are "Alex…1"
+    and "Ale…2". A number is the next one whose header no other column shows: "Bob", "Bob" and "Bob1" are "Bob2",
+    "Bob3" and "Bob1"."""
     cut = [_cut_header(name, width) for name, width in zip(names, widths, strict=True)]
-    groups = [min((other for other in cut if _alike(header, other)), key=len) for header in cut]
-    counters: dict[str, int] = {}
+    groups = list(range(len(cut)))  # each header's group: the first header of those it could be taken for
+    for i in range(len(cut)):
+        for j in range(i):
+            if names[i] == names[j] or _alike(cut[i], cut[j]):
+                old, new = max(groups[i], groups[j]), min(groups[i], groups[j])
+                groups = [new if group == old else group for group in groups]
+    taken = {header for header, group in zip(cut, groups, strict=True) if groups.count(group) == 1}
+    counters: dict[int, int] = {}
     numbered = []
     for full, header, group, width in zip(names, cut, groups, widths, strict=True):
         if groups.count(group) > 1:
-            counters[group] = counters.get(group, 0) + 1
-            header = _cut_header(full, width, str(counters[group]))
+            header = _cut_header(full, width, str(_next_free(counters, group, full, width, taken)))
+            taken.add(header)
         numbered.append(header)
     return numbered
 
 
+def _next_free(counters: dict[int, int], group: int, name: str, width: int, taken: set[str]) -> int:
+    """The next number of ``group`` whose header for ``name`` no other column shows, counted in ``counters``."""
+    number = counters.get(group, 0) + 1
+    while _cut_header(name, width, str(number)) in taken:
+        number += 1
+    counters[group] = number
+    return number
+
+
 def _alike(header: str, other: str) -> bool:
-    """Whether two headers could name the same player: the same, or both cut with what one shows before the
-    ellipsis the start of what the other shows ("Alex…" could be the "Alexa…" beside it)."""
+    """Whether two headers could name the same player: the same, both cut with what one shows before the ellipsis
+    the start of what the other shows ("Alex…" could be the "Alexa…" beside it), or one cut and the other whole
+    starting and ending as the cut one does ("Alexandr…" could be the "Alexandra Maria" beside it)."""
     if header == other:
         return True
     start, cut, end = header.partition(CUT)
     other_start, other_cut, other_end = other.partition(CUT)
-    return (
-        bool(cut and other_cut)
-        and end == other_end
-        and (start.startswith(other_start) or other_start.startswith(start))
-    )
+    if cut and not other_cut:
+        return other.startswith(start) and other.endswith(end)
+    if other_cut and not cut:
+        return header.startswith(other_start) and header.endswith(other_end)
+    return bool(cut) and end == other_end and (start.startswith(other_start) or other_start.startswith(start))
 
 
 def shorten(text: str, limit: int) -> str:
