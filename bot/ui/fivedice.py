@@ -180,11 +180,10 @@ class ScorecardUI:
 
     def totals(self, table: Table) -> str:
         """Every total in seat order, those who left or were removed last and marked: their card stays."""
-        players = staying_first(table, table.state.players)
-        names = name_cells([table.plain_name(p) for p in players], NAME_WIDTH)
+        names = name_cells({p: table.plain_name(p) for p in table.state.players}, NAME_WIDTH)
         standings = [
-            (name, number(self.total(table, p), table.locale), board_mark(table, p))
-            for name, p in zip(names, players, strict=True)
+            (names[p], number(self.total(table, p), table.locale), board_mark(table, p))
+            for p in staying_first(table, table.state.players)
         ]
         return monospace_table(standings, align_left_from=2)
 
@@ -253,7 +252,8 @@ class ScorecardUI:
             (table.plain_name(player), [value for _, value in card])
             for player, card in zip(players, cards, strict=True)
         ]
-        return [shorten(block, FIELD_LIMIT) for block in card_tables(labels, columns)]
+        seats = [table.state.players.index(player) for player in players]
+        return [shorten(block, FIELD_LIMIT) for block in card_tables(labels, columns, seats=seats)]
 
     def card_block(self, table: Table, player: str) -> str:
         return shorten(monospace_table(self.card_rows(table, player)), FIELD_LIMIT)

@@ -207,15 +207,14 @@ class TuttoUI:
         (they cannot win)."""
         state = _state(table)
         current = None if table.ended else state.current
-        players = staying_first(table, state.players)
-        names = name_cells([table.plain_name(player) for player in players], NAME_WIDTH)
+        names = name_cells({player: table.plain_name(player) for player in state.players}, NAME_WIDTH)
         rows = [
             (
-                f"{'▶' if player == current else ' '} {name}",
+                f"{'▶' if player == current else ' '} {names[player]}",
                 number(state.scores[player], table.locale),
                 board_mark(table, player) or progress_bar(state.scores[player], state.target),
             )
-            for name, player in zip(names, players, strict=True)
+            for player in staying_first(table, state.players)
         ]
         return monospace_table(rows, align_left_from=2)
 
