@@ -165,6 +165,9 @@ async def test_a_solo_dice_poker_game_against_a_perfect_computer_is_played_to_th
     won = rows[0][2]
     board = await (await h.command(h.alice, "leaderboard", game="dicepoker")).message()
     assert "Alice" not in board.text  # people are ranked against people only
+    assert "Games with a computer count in `/stats`, not here." in board.text  # where her game went
+    knister = await (await h.command(h.alice, "leaderboard", game="knister")).message()
+    assert "/stats" not in knister.text  # no Knister with a computer anywhere
     stats = await (await h.command(h.alice, "stats")).message()
     fields = {field["name"]: field["value"] for field in stats.embeds[0]["fields"]}
     assert list(fields) == ["Dice poker against the computer"]
