@@ -30,7 +30,7 @@ from bot.ui.common import (
 )
 from bot.ui.ended import ended_embed
 from bot.ui.render import Rendered, Table, custom_id
-from bot.ui.standings import board_mark, final_footer, marked_name, standing, staying_first
+from bot.ui.standings import board_mark, final_footer, marked_name, ranked, standing, staying_first
 
 FIELD_LIMIT = 1024
 #: Names in the totals' code block, in columns: with a 4-digit total a line stays well within a phone's.
@@ -79,10 +79,8 @@ class ScorecardUI:
         return lines
 
     def ranked(self, table: Table) -> list[PlayerResult]:
-        """The engine's results in the final standings' order: by rank, a tie in seat order. The final board lists
-        its medal lines and its cards so (QA: the cards in seat order put Bob's first under "🥇 Carol")."""
-        state = table.state
-        return sorted(self.engine.results(state), key=lambda result: (result.rank, state.players.index(result.player)))
+        """The engine's results in the final standings' order (``standings.ranked``)."""
+        return ranked(self.engine.results(table.state), table.state.players)
 
     def last_roll_key(self, table: Table) -> str:
         """The message id of the line under the dice after the last roll: they can no longer be held (QA: the board

@@ -23,7 +23,7 @@ from bot.ui.common import (
 )
 from bot.ui.ended import ended_embed
 from bot.ui.render import Rendered, Table, custom_id
-from bot.ui.standings import final_footer, marked_name, standing
+from bot.ui.standings import final_footer, marked_name, ranked, standing
 
 #: Discord shows at most 32 characters of a display name; longer stored names are cut so embeds stay small.
 NAME_LIMIT = 32
@@ -217,7 +217,7 @@ class KnisterUI:
         times, the rating twice).
         """
         state, locale = table.state, table.locale
-        results = sorted(knister.results(state), key=lambda r: (r.rank, state.players.index(r.player)))
+        results = ranked(knister.results(state), state.players)
         standings = [standing(table, result.player, result.rank, NAME_LIMIT) for result in results]
         alone = len(state.players) == 1
         lines = [
