@@ -57,6 +57,9 @@ class LeaderboardPage:
     #: Games the caller has in this board's scope and period (tells them how far they are from averaging).
     caller_games: int
     page_size: int = PAGE_SIZE
+    #: Whether an empty board's game has results kept apart from it (games with a computer) in its scope and
+    #: period: the board then says where they went. False on a board with lines (not looked up).
+    apart_results: bool = False
 
     @property
     def pages(self) -> int:

@@ -222,6 +222,7 @@ class Leaderboard(commands.Cog):
             page=request.page,
             caller_id=request.owner,
             now=self._now(),
+            apart=request.kind + ui.VS_COMPUTER,
         )
         return ui.render_board(page, request, locale, seen_by_owner_only=seen_by_owner_only)
 

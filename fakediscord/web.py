@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -31,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import WSCloseCode, WSMsgType, web
 
 from fakediscord import commands as cmd
-from fakediscord.errors import APIError, ComponentNotFound, FakeDiscordError, InvalidInput, cut, shown
+from fakediscord.errors import APIError, FakeDiscordError, InvalidInput, cut, shown
 from fakediscord.interactions import APPLICATION_COMMAND, MODAL_SUBMIT, InteractionHandle
 from fakediscord.messages import Message
 from fakediscord.models import Channel, User
@@ -57,6 +58,12 @@ MALFORMED = (ValueError, KeyError, TypeError, AttributeError, OverflowError, Rec
 
 class BadRequest(Exception):
     """A request the page should not have sent (unknown user, message or malformed body)."""
+
+
+class Changed(Exception):
+    """A press refused on a message that changed since the page showed it (``edits`` in the request): a button an
+    edit replaced or disabled, a select whose options it changed, a message deleted. The text is fakediscord's
+    reason, for API clients; the page says what Discord's client says."""
 
 
 @dataclass(eq=False)
@@ -201,16 +208,17 @@ class WebUI:
             await self._send(viewer, {"type": "messages", "for": shown_to, "upsert": upsert, "remove": removed})
 
     def _annotated(self, message: Message, locale: str) -> dict[str, Any]:
-        """The message JSON as held, plus which command it answers (Discord's client shows "used /command", in the
-        viewer's language where the bot named the command in it)."""
+        """The message JSON as held, plus how many edits it has had and which command it answers (Discord's client
+        shows "used /command", in the viewer's language where the bot named the command in it)."""
         payload = message.payload()
+        payload["playground"] = {"edits": message.edits}  # sent back with a press (``_as_shown``)
         metadata = message.interaction_metadata or {}
         handle = self.world.interactions.get(int(metadata.get("id") or 0))
         if handle is not None and handle.type == APPLICATION_COMMAND:
             path = _command_path(handle.payload["data"])
             command = self.world.commands.find(message.channel.guild_id, path[0])
             shown = cmd.shown_path(command, path, locale) if command is not None else path
-            payload["playground"] = {"command": "/" + " ".join(shown)}
+            payload["playground"]["command"] = "/" + " ".join(shown)
         return payload
 
     async def _send(self, viewer: Viewer, data: dict[str, Any]) -> None:
@@ -289,7 +297,7 @@ class WebUI:
                 if refused is not None:
                     raise BadRequest(f"{cut(refused)} is not valid text (it holds a lone surrogate)")
                 return web.json_response({"ok": True, **await action(body)})
-            except ComponentNotFound as error:
+            except Changed as error:
                 return web.json_response({"ok": False, "error": str(error), "changed": True}, status=400)
             except (BadRequest, FakeDiscordError) as error:
                 return web.json_response({"ok": False, "error": str(error)}, status=400)
@@ -313,18 +321,40 @@ class WebUI:
 
     async def click(self, body: dict[str, Any]) -> dict[str, Any]:
         user = self._user(body)
-        return _started(await self.server.click(user, self._message(body, user), str(body["custom_id"])))
+        with self._as_shown(body, user):
+            return _started(await self.server.click(user, self._message(body, user), str(body["custom_id"])))
 
     async def select(self, body: dict[str, Any]) -> dict[str, Any]:
         user = self._user(body)
         values = body.get("values")
         if not isinstance(values, list):
             raise BadRequest("values must be a list")
-        message = self._message(body, user)
-        select = message.select(custom_id=str(body["custom_id"]))
-        if select.type != 3:
-            values = [self._entity(v) for v in values]
-        return _started(await self.server.select(user, message, select.custom_id, values))
+        with self._as_shown(body, user):
+            message = self._message(body, user)
+            select = message.select(custom_id=str(body["custom_id"]))
+            if select.type != 3:
+                values = [self._entity(v) for v in values]
+            return _started(await self.server.select(user, message, select.custom_id, values))
+
+    @contextmanager
+    def _as_shown(self, body: dict[str, Any], user: User) -> Iterator[None]:
+        """A press refused on a message that changed since the page showed it (its ``edits`` count, sent with the
+        press) is :class:`Changed`, whatever fakediscord found wrong: the page tells a stale press from a forged
+        one by the message it pressed on, not by the refusal (QA: a double click on a button the first click's edit
+        disabled showed fakediscord's "is disabled", and a custom_id no message ever had read as "changed")."""
+        try:
+            yield
+        except (BadRequest, FakeDiscordError) as error:
+            shown_edits = body.get("edits")
+            message = self.world.messages.get(int(body.get("message") or 0))
+            if (
+                isinstance(shown_edits, int)
+                and message is not None
+                and (message.visible_to is None or message.visible_to.id == user.id)
+                and (message.deleted or message.edits != shown_edits)
+            ):
+                raise Changed(str(error)) from error
+            raise
 
     async def submit_modal(self, body: dict[str, Any]) -> dict[str, Any]:
         user = self._user(body)

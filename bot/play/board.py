@@ -45,7 +45,7 @@ def news_of(record: GameRecord) -> list[str]:
 
 
 def noted(
-    options: Mapping[str, Any], lines: Sequence[str], turn_over: bool, keep_turn_end: bool, game_over: bool = False
+    options: Mapping[str, Any], lines: Sequence[str], *, turn_over: bool, keep_turn_end: bool, game_over: bool
 ) -> dict[str, Any]:
     """The game's options with ``lines``, an action's announcements, as its news.
 
@@ -56,7 +56,8 @@ def noted(
     keeps. So the board shows the announcements of two actions at most, and never a line older than the end of
     the turn just before the current one (QA: a bust stayed on top after the next player's whole turn had ended).
     The action that ends the game (``game_over``) keeps them too, as the final board is the last anyone reads (QA:
-    a person's Stop card right before a computer's winning bank left them no trace of why they scored 0).
+    a person's Stop card right before a computer's winning bank left them no trace of why they scored 0). Every
+    flag is named at the call, none has a default: a caller that forgot ``game_over`` lost the final news.
     """
     if not keep_turn_end:
         return {**options, NEWS: list(lines)}

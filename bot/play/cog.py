@@ -121,7 +121,7 @@ class ScorecardGameCog(GameCog):
         name=_("scorecard", key="cmd.scorecard.name"),
         description=_("Show a scorecard, only to you", key="cmd.scorecard.description"),
     )
-    @app_commands.describe(player=_("Whose card (default: yours)", key="cmd.scorecard.player"))
+    @app_commands.describe(player=_("Whose card (default: yours, or the player to act's)", key="cmd.scorecard.player"))
     @app_commands.rename(player=_("player", key="cmd.option.player"))
     async def scorecard(self, interaction: discord.Interaction[Any], player: discord.User | None = None) -> None:
         target = actor_of(player) if player is not None else None

@@ -928,7 +928,13 @@ class GameService(LiveBoards):
         after = outcome.after
         turn_over = board.turn_started(spec, outcome.before, after)
         game_over = after.record.status == "finished"
-        options = board.noted(after.record.options, lines, turn_over, spec.news_keeps_turn_end, game_over)
+        options = board.noted(
+            after.record.options,
+            lines,
+            turn_over=turn_over,
+            keep_turn_end=spec.news_keeps_turn_end,
+            game_over=game_over,
+        )
         return replace(outcome, after=Game(replace(after.record, options=options), after.state))
 
     def announcements(self, spec: AnySpec, outcome: Outcome) -> list[str]:

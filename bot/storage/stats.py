@@ -12,7 +12,7 @@ the figures on a million results.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from bot.rankings import (
     METRICS,
@@ -115,16 +115,22 @@ class StatsRepository:
         caller_id: int,
         now: float,
         page_size: int = PAGE_SIZE,
+        apart: str | None = None,
     ) -> LeaderboardPage:
-        """Page ``page`` of the board for ``kind`` in one guild (or every server when ``guild_id`` is None)."""
+        """Page ``page`` of the board for ``kind`` in one guild (or every server when ``guild_id`` is None).
+
+        ``apart`` is the kind whose results are kept apart from this board (a game's with a computer): an empty
+        board tells whether it has any in the same scope and period (``LeaderboardPage.apart_results``), one seek
+        of the kept totals' key."""
         if metric not in METRICS or period not in PERIODS:
             raise ValueError(f"unknown metric {metric!r} or period {period!r}")
         board = _Board(kind, metric, period, guild_id, now)
         if period != "all":
             await _move_window(self._db, board.days, board.since)
         page, total, rows, caller, caller_games = await board.fetch(self._db, max(0, page), page_size, caller_id)
+        apart_results = not total and apart is not None and await replace(board, kind=apart).has_results(self._db)
         return LeaderboardPage(
-            kind, metric, period, guild_id, page, total, tuple(rows), caller, caller_games, page_size
+            kind, metric, period, guild_id, page, total, tuple(rows), caller, caller_games, page_size, apart_results
         )
 
     async def user_stats(
@@ -310,6 +316,20 @@ class _Board:
     @property
     def since(self) -> float:
         return self.now - self.days * 86400
+
+    async def has_results(self, db: Database) -> bool:
+        """Whether anyone has a result of this board's kind in its scope and period, the metric aside (a window's
+        totals as last moved): the first row of the kept totals' primary key range."""
+        if self.period == "all":
+            found = await db.fetch_one(
+                "SELECT 1 FROM standings WHERE kind = ? AND scope = ? LIMIT 1", (self.kind, self.scope)
+            )
+        else:
+            found = await db.fetch_one(
+                "SELECT 1 FROM window_standings WHERE days = ? AND kind = ? AND scope = ? LIMIT 1",
+                (self.days, self.kind, self.scope),
+            )
+        return found is not None
 
     async def fetch(
         self, db: Database, page: int, page_size: int, caller_id: int

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from itertools import zip_longest
 
@@ -138,13 +138,16 @@ def in_code_block(text: str) -> str:
     return text.replace("`", "'")
 
 
-def name_cells(names: Sequence[str], columns: int) -> list[str]:
+def name_cells(names: Mapping[str, str], columns: int) -> dict[str, str]:
     """Display names for a code block's column of names, each in ``columns`` columns: cut with an ellipsis and
     numbered when alike after that, as the final tables' headers are (:func:`_headers`), then :func:`isolated`.
 
-    QA: the running totals cut "Anna Maria Kowalska" to "Anna Maria Kow" and "🐉🔥 Drache 🔥🐉" to "🐉🔥 Drache 🔥",
-    neither saying it was cut, and two names starting alike read as one player."""
-    return [isolated(cell) for cell in _headers([in_code_block(name) for name in names], [columns] * len(names))]
+    ``names`` are the players' names by player id in seat order, which numbers them: a board shows its players in
+    an order of its own (those who left last, the final ones by rank), and "Bob1" and "Bob2" changed places with it
+    (review). QA: the running totals cut "Anna Maria Kowalska" to "Anna Maria Kow" and "🐉🔥 Drache 🔥🐉" to
+    "🐉🔥 Drache 🔥", neither saying it was cut, and two names starting alike read as one player."""
+    cells = _headers([in_code_block(name) for name in names.values()], [columns] * len(names))
+    return {player: isolated(cell) for player, cell in zip(names, cells, strict=True)}
 
 
 #: The characters that change the direction of the text after them: embeddings and overrides (U+202A to U+202E),
@@ -197,13 +200,18 @@ def monospace_safe(text: str) -> str:
 
 
 def card_tables(
-    labels: Sequence[str], columns: Sequence[tuple[str, Sequence[str]]], width: int = PHONE_COLUMNS
+    labels: Sequence[str],
+    columns: Sequence[tuple[str, Sequence[str]]],
+    width: int = PHONE_COLUMNS,
+    seats: Sequence[int] | None = None,
 ) -> list[str]:
     """Cards side by side: one code block per group of players, a row per box, a column per player.
 
     ``columns`` are (player name, values in the order of ``labels``). Names are made safe for monospace, their
     words one space apart; one too long for its column is cut with an ellipsis, and names alike after that are
-    numbered. Every header is right-aligned with its values. What reads best on a phone, in this order:
+    numbered in the order of ``seats`` (each column's seat; the columns' order without it), so a player keeps the
+    number the running board gave him when the final cards stand by rank. Every header is right-aligned with its
+    values. What reads best on a phone, in this order:
 
     * **Two spaces at least between two headers.** A name's own words are one space apart, so one space between
       two headers reads as one name (QA: "Norma…2 Normal"; "Bob Carol" and "Norm… Alice" read so as well). A header
@@ -226,7 +234,8 @@ def card_tables(
     blocks = _blocks(wholes, values, width, label_width)
     widths = _widths(blocks, wholes, values, width, label_width)
     starts = {block.start for block in blocks}
-    headers = _headers(names, [column + _beside(i in starts, label_width) for i, column in enumerate(widths)])
+    order = sorted(range(len(columns)), key=lambda i: i if seats is None else seats[i])
+    headers = _headers(names, [column + _beside(i in starts, label_width) for i, column in enumerate(widths)], order)
     tables = []
     for block in blocks:
         first, *others = block
@@ -321,20 +330,48 @@ def _cut_header(name: str, width: int, suffix: str = "") -> str:
     return cut_to_width(name, width - len(CUT) - len(suffix)).rstrip() + CUT + suffix
 
 
-def _headers(names: Sequence[str], widths: Sequence[int]) -> list[str]:
-    """Each name in its ``widths`` columns: cut with an ellipsis when too long, numbered when alike after that
-    (:func:`_alike`): two Bobs are "Bob1" and "Bob2", "Alexandrina" and "Alexandrine" cut to "Alexa…" and "Alex…"
-    in columns of unequal width are "Alex…1" and "Ale…2"."""
+def _headers(names: Sequence[str], widths: Sequence[int], order: Sequence[int] | None = None) -> list[str]:
+    """Each name in its ``widths`` columns: cut with an ellipsis when too long, numbered when it could be taken for
+    another (:func:`_alike`; :func:`_reads_as`, a name whole in one column and cut in a narrower one): two Bobs are
+    "Bob1" and "Bob2", "Alexandrina" and "Alexandrine" cut to "Alexa…" and "Alex…" in columns of unequal width are
+    "Alex…1" and "Ale…2". A number is the next one whose header no other column shows: "Bob", "Bob" and "Bob1" are
+    "Bob2", "Bob3" and "Bob1". Numbers are given in ``order`` (indexes of ``names``; theirs if none)."""
     cut = [_cut_header(name, width) for name, width in zip(names, widths, strict=True)]
-    groups = [min((other for other in cut if _alike(header, other)), key=len) for header in cut]
-    counters: dict[str, int] = {}
-    numbered = []
-    for full, header, group, width in zip(names, cut, groups, widths, strict=True):
-        if groups.count(group) > 1:
-            counters[group] = counters.get(group, 0) + 1
-            header = _cut_header(full, width, str(counters[group]))
-        numbered.append(header)
+    groups = list(range(len(cut)))  # each header's group: the first header of those it could be taken for
+    for i in range(len(cut)):
+        for j in range(i):
+            if (
+                _alike(cut[i], cut[j])
+                or _reads_as(names[i], widths[j], cut[j])
+                or _reads_as(names[j], widths[i], cut[i])
+            ):
+                old, new = max(groups[i], groups[j]), min(groups[i], groups[j])
+                groups = [new if group == old else group for group in groups]
+    taken = {header for header, group in zip(cut, groups, strict=True) if groups.count(group) == 1}
+    counters: dict[int, int] = {}
+    numbered = list(cut)
+    for i in range(len(names)) if order is None else order:
+        if groups.count(groups[i]) > 1:
+            numbered[i] = _cut_header(
+                names[i], widths[i], str(_next_free(counters, groups[i], names[i], widths[i], taken))
+            )
+            taken.add(numbered[i])
     return numbered
+
+
+def _reads_as(name: str, width: int, header: str) -> bool:
+    """Whether ``name`` in ``width`` columns would be headed ``header``: the same name, or one shown whole beside
+    its start cut in a narrower column ("Alexandra Maria" beside "Alexandr…")."""
+    return _cut_header(name, width) == header
+
+
+def _next_free(counters: dict[int, int], group: int, name: str, width: int, taken: set[str]) -> int:
+    """The next number of ``group`` whose header for ``name`` no other column shows, counted in ``counters``."""
+    number = counters.get(group, 0) + 1
+    while _cut_header(name, width, str(number)) in taken:
+        number += 1
+    counters[group] = number
+    return number
 
 
 def _alike(header: str, other: str) -> bool:

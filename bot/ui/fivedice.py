@@ -30,7 +30,7 @@ from bot.ui.common import (
 )
 from bot.ui.ended import ended_embed
 from bot.ui.render import Rendered, Table, custom_id
-from bot.ui.standings import board_mark, final_footer, marked_name, standing, staying_first
+from bot.ui.standings import board_mark, final_footer, marked_name, ranked, standing, staying_first
 
 FIELD_LIMIT = 1024
 #: Names in the totals' code block, in columns: with a 4-digit total a line stays well within a phone's.
@@ -79,10 +79,8 @@ class ScorecardUI:
         return lines
 
     def ranked(self, table: Table) -> list[PlayerResult]:
-        """The engine's results in the final standings' order: by rank, a tie in seat order. The final board lists
-        its medal lines and its cards so (QA: the cards in seat order put Bob's first under "🥇 Carol")."""
-        state = table.state
-        return sorted(self.engine.results(state), key=lambda result: (result.rank, state.players.index(result.player)))
+        """The engine's results in the final standings' order (``standings.ranked``)."""
+        return ranked(self.engine.results(table.state), table.state.players)
 
     def last_roll_key(self, table: Table) -> str:
         """The message id of the line under the dice after the last roll: they can no longer be held (QA: the board
@@ -180,11 +178,10 @@ class ScorecardUI:
 
     def totals(self, table: Table) -> str:
         """Every total in seat order, those who left or were removed last and marked: their card stays."""
-        players = staying_first(table, table.state.players)
-        names = name_cells([table.plain_name(p) for p in players], NAME_WIDTH)
+        names = name_cells({p: table.plain_name(p) for p in table.state.players}, NAME_WIDTH)
         standings = [
-            (name, number(self.total(table, p), table.locale), board_mark(table, p))
-            for name, p in zip(names, players, strict=True)
+            (names[p], number(self.total(table, p), table.locale), board_mark(table, p))
+            for p in staying_first(table, table.state.players)
         ]
         return monospace_table(standings, align_left_from=2)
 
@@ -253,7 +250,8 @@ class ScorecardUI:
             (table.plain_name(player), [value for _, value in card])
             for player, card in zip(players, cards, strict=True)
         ]
-        return [shorten(block, FIELD_LIMIT) for block in card_tables(labels, columns)]
+        seats = [table.state.players.index(player) for player in players]
+        return [shorten(block, FIELD_LIMIT) for block in card_tables(labels, columns, seats=seats)]
 
     def card_block(self, table: Table, player: str) -> str:
         return shorten(monospace_table(self.card_rows(table, player)), FIELD_LIMIT)

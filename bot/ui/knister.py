@@ -8,7 +8,7 @@ version, so other players placing in the same round do not make it outdated, whi
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import discord
 
@@ -23,7 +23,7 @@ from bot.ui.common import (
 )
 from bot.ui.ended import ended_embed
 from bot.ui.render import Rendered, Table, custom_id
-from bot.ui.standings import final_footer, marked_name, standing
+from bot.ui.standings import final_footer, marked_name, ranked, standing
 
 #: Discord shows at most 32 characters of a display name; longer stored names are cut so embeds stay small.
 NAME_LIMIT = 32
@@ -50,9 +50,10 @@ def grid_block(grid: knister.Grid, scores: knister.LineScores, locale: str, owne
     return "```\n" + "\n".join(lines) + "\n```"
 
 
-def owners(names: Sequence[str]) -> list[str]:
-    """The names above the final grids, as typed, each no wider than the grid under it: cut with an ellipsis and
-    numbered when two read alike after the cut (``common.name_cells``), as the other games' tables name players."""
+def owners(names: Mapping[str, str]) -> dict[str, str]:
+    """The names above the final grids by player id (``names`` in seat order), as typed, each no wider than the
+    grid under it: cut with an ellipsis and numbered when two read alike after the cut (``common.name_cells``), as
+    the other games' tables name players."""
     return name_cells(names, GRID_COLUMNS)
 
 
@@ -216,7 +217,7 @@ class KnisterUI:
         times, the rating twice).
         """
         state, locale = table.state, table.locale
-        results = sorted(knister.results(state), key=lambda r: (r.rank, state.players.index(r.player)))
+        results = ranked(knister.results(state), state.players)
         standings = [standing(table, result.player, result.rank, NAME_LIMIT) for result in results]
         alone = len(state.players) == 1
         lines = [
@@ -227,10 +228,10 @@ class KnisterUI:
             title=t("knister.final_title", locale), description=None if alone else "\n".join(lines), colour=COLOUR_OVER
         )
         final_footer(table, embed)
-        names = owners([table.plain_name(result.player) for result in results])
-        for place, result, name in zip(standings, results, names, strict=True):
+        names = owners({player: table.plain_name(player) for player in state.players})
+        for place, result in zip(standings, results, strict=True):
             grid = state.grids[result.player]
-            owner = None if alone else name
+            owner = None if alone else names[result.player]
             embed.add_field(
                 name=place.name if alone else place.medal,
                 value=grid_block(grid, knister.line_scores(grid), locale, owner),

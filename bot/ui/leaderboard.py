@@ -130,8 +130,10 @@ def render_board(
         else:
             lines.append(t("leaderboard.empty", locale))
             lines.append(t("leaderboard.empty_hint", locale, command=page.kind))
-        # A board left empty by games with a computer (kept apart, in /stats only) says where those went.
-        lines.append(t("leaderboard.computers_unranked", locale))
+        if page.apart_results:
+            # Games with a computer of this game in this scope and period, kept apart (in /stats only), left the
+            # board empty: it says where they went (QA: a Kniffel with a computer, then "nobody is on it").
+            lines.append(t("leaderboard.computers_unranked", locale))
     elif not page.caller_on_page:
         lines.append("")
         lines.append(_caller_line(page, locale, request.owner, seen_by_owner_only))

@@ -11,11 +11,12 @@ Not in the cards' and grids' code blocks, whose columns a name already fills to 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
 import discord
 
+from bot.engine.core import PlayerResult
 from bot.i18n import t
 from bot.ui.render import Table
 
@@ -45,6 +46,13 @@ def standing(table: Table[Any], player: str, rank: int, limit: int | None = None
     if seat is not None and seat.status == "removed":
         return Standing(f"{rank}.", t("play.standing_removed", table.locale, name=name))
     return Standing(f"{rank}.", t("play.standing_left", table.locale, name=name))
+
+
+def ranked(results: Iterable[PlayerResult], players: Sequence[str]) -> list[PlayerResult]:
+    """``results`` in the final standings' order: by rank, ties in rolling order (``players``, as the roll-off or
+    the lobby seated them). A final board lists its medal lines and its cards or grids so (QA: the cards in seat
+    order put Bob's first under "🥇 Carol")."""
+    return sorted(results, key=lambda result: (result.rank, players.index(result.player)))
 
 
 def staying_first(table: Table[Any], players: Sequence[str]) -> list[str]:

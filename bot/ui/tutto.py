@@ -29,7 +29,7 @@ from bot.i18n import number, t
 from bot.ui.common import COLOUR_OVER, COLOUR_PLAYING, DIE_FACES, faces, monospace_table, name_cells
 from bot.ui.ended import ended_embed
 from bot.ui.render import Rendered, Table, custom_id
-from bot.ui.standings import board_mark, final_footer, marked_name, standing, staying_first
+from bot.ui.standings import board_mark, final_footer, marked_name, ranked, standing, staying_first
 
 BAR_WIDTH = 10
 #: Names in the scoreboard code block: with the marker, a 5-digit score and the bar a line stays within 32
@@ -207,15 +207,14 @@ class TuttoUI:
         (they cannot win)."""
         state = _state(table)
         current = None if table.ended else state.current
-        players = staying_first(table, state.players)
-        names = name_cells([table.plain_name(player) for player in players], NAME_WIDTH)
+        names = name_cells({player: table.plain_name(player) for player in state.players}, NAME_WIDTH)
         rows = [
             (
-                f"{'▶' if player == current else ' '} {name}",
+                f"{'▶' if player == current else ' '} {names[player]}",
                 number(state.scores[player], table.locale),
                 board_mark(table, player) or progress_bar(state.scores[player], state.target),
             )
-            for name, player in zip(names, players, strict=True)
+            for player in staying_first(table, state.players)
         ]
         return monospace_table(rows, align_left_from=2)
 
@@ -333,7 +332,7 @@ class TuttoUI:
         winner, a Cloverleaf win and who buys the next round are the game-over news above it (``event_line``), as in
         the other games, so the board says each once."""
         state, locale = _state(table), table.locale
-        results = sorted(tutto.results(state), key=lambda r: (r.rank, state.players.index(r.player)))
+        results = ranked(tutto.results(state), state.players)
         lines = [
             t(
                 "tutto.final_line",

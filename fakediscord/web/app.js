@@ -426,7 +426,7 @@ function renderButton(message, button) {
     class: `button ${style}${pending ? " pending" : ""}`,
     disabled: Boolean(button.disabled),
     dataset: { customId: button.custom_id || "" },
-    onclick: () => act("click", { message: message.id, custom_id: button.custom_id }),
+    onclick: () => act("click", { message: message.id, custom_id: button.custom_id, edits: message.playground?.edits }),
   }, children);
 }
 
@@ -450,7 +450,7 @@ function renderSelect(message, select) {
   }, el("span", { class: "select-summary", text: summary }), el("span", { class: "chevron", "aria-hidden": "true", text: "▾" }));
   const list = el("ul", { class: "select-menu", role: "listbox", hidden: true, "aria-multiselectable": max > 1 ? "true" : undefined });
   const picked = new Set(chosen.map((o) => o.value));
-  const submit = () => act("select", { message: message.id, custom_id: select.custom_id, values: [...picked] });
+  const submit = () => act("select", { message: message.id, custom_id: select.custom_id, values: [...picked], edits: message.playground?.edits });
   for (const option of options) {
     const item = el("li", { role: "option", class: "select-option", tabindex: "0", "aria-selected": picked.has(option.value) ? "true" : "false", dataset: { value: option.value } },
       emojiNode(option.emoji),
@@ -497,7 +497,7 @@ function channelMessages(channelId) {
 function payloadKey(message) {
   let key = payloadKeys.get(message);
   if (key === undefined) {
-    key = JSON.stringify([message.edited_timestamp, message.flags, message.content, message.embeds, message.components]);
+    key = JSON.stringify([message.playground?.edits, message.edited_timestamp, message.flags, message.content, message.embeds, message.components]);
     payloadKeys.set(message, key);
   }
   return key;
@@ -717,8 +717,8 @@ async function act(action, body) {
       body: JSON.stringify({ user: state.me, channel: state.channel, ...body }),
     });
     const result = await response.json();
-    // A press on a control the message no longer has (an edit replaced it under a double click): what Discord's
-    // client says, not fakediscord's diagnostic of the message's components.
+    // A press on a message that changed since this page showed it (an edit replaced or disabled the control
+    // under a double click, or deleted the message): what Discord's client says, not fakediscord's diagnostic.
     if (!result.ok) notice(result.changed ? COMPONENT_CHANGED : result.error);
     return result;
   } catch (error) {

@@ -86,6 +86,37 @@ async def test_on_a_computers_turn_the_board_offers_nobody_a_move(bot: Harness) 
     assert not live["Scorecard"], live
 
 
+async def test_someone_watching_sees_the_computer_s_card_on_its_turn_and_no_card_once_the_game_is_over(
+    bot: Harness,
+) -> None:
+    """Review: a watcher's Scorecard shows the card of the player to act, and a computer is one. Once the game is
+    over there is nobody to act and no game to ask about: the watcher is told so as the players are, not that they
+    are not playing. A watcher's card is opened, not kept: the five-dice cards follow nobody's game."""
+    h = bot
+    lobby = await h.open_lobby("kniffel", h.alice, rules="classic", opponents=1, level="easy")
+    await h.click(h.alice, lobby, "Start")
+    await h.tables_ready()
+    for _ in range(60):
+        if await computer_to_act(h):
+            break
+        await play_turn(h, lobby)
+    assert await computer_to_act(h)
+    watched = await (await h.click(h.carol, await live_board(h), "Scorecard")).message()
+    assert watched.ephemeral and "🤖 Easy" in watched.text and "Total" in watched.text, watched.text
+    assert "Alice" not in watched.text
+    commanded = await (await h.command(h.carol, "kniffel scorecard")).message()
+    assert commanded.ephemeral and "🤖 Easy" in commanded.text
+    record = await h.record()
+    assert record is not None and h.bot is not None
+    assert h.bot.service.followers.following(record.id, str(h.carol.id)) is None
+
+    await play_solo(h, lobby, kniffel)
+    assert (await h.record()).status == "finished"  # type: ignore[union-attr]
+    over = [await (await h.command(user, "kniffel scorecard")).message() for user in (h.carol, h.alice)]
+    assert over[0].text == over[1].text == "There is no Kniffel game in this channel."
+    assert all(answer.ephemeral for answer in over)
+
+
 async def test_a_solo_classic_game_against_an_easy_computer_is_played_to_the_end(
     bot: Harness, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -134,6 +165,9 @@ async def test_a_solo_dice_poker_game_against_a_perfect_computer_is_played_to_th
     won = rows[0][2]
     board = await (await h.command(h.alice, "leaderboard", game="dicepoker")).message()
     assert "Alice" not in board.text  # people are ranked against people only
+    assert "Games with a computer count in `/stats`, not here." in board.text  # where her game went
+    knister = await (await h.command(h.alice, "leaderboard", game="knister")).message()
+    assert "/stats" not in knister.text  # no Knister with a computer anywhere
     stats = await (await h.command(h.alice, "stats")).message()
     fields = {field["name"]: field["value"] for field in stats.embeds[0]["fields"]}
     assert list(fields) == ["Dice poker against the computer"]

@@ -54,6 +54,15 @@ def test_polish_draws_cards_with_dobierac_everywhere(language: str) -> None:
     assert pulled == []
 
 
+def test_polish_tutto_names_a_triple_as_three_alike_everywhere() -> None:
+    """Review: the editor's pass made not_scoring say "trzy takie same" ("trójki" read as the face 3), while
+    triple_across_rolls, shown for the same selection a roll later, still said "Trójka"."""
+    texts = {key: str(text) for key, text in catalogue("pl").items() if key.startswith("tutto.")}
+    assert [key for key, text in texts.items() if re.search(r"[Tt]rójk", text)] == []
+    assert "trzy takie same" in texts["tutto.reason.not_scoring"]
+    assert texts["tutto.reason.triple_across_rolls"].startswith("Trzy takie same")
+
+
 @pytest.mark.parametrize("language", languages())
 def test_every_catalogue_names_every_language(language: str) -> None:
     """/settings language names a language in the reader's sentence: every catalogue has a name for each."""

@@ -230,14 +230,14 @@ def test_a_new_gateway_session_forgets_every_tail() -> None:
 
 
 def test_the_news_replaces_the_last_announcement_unless_the_game_keeps_how_the_last_turn_ended() -> None:
-    options = board.noted({"timeout": 5}, ["A rolled"], turn_over=False, keep_turn_end=False)
-    assert board.noted(options, ["A banked"], turn_over=True, keep_turn_end=False) == {
+    options = board.noted({"timeout": 5}, ["A rolled"], turn_over=False, keep_turn_end=False, game_over=False)
+    assert board.noted(options, ["A banked"], turn_over=True, keep_turn_end=False, game_over=False) == {
         "timeout": 5,
         "news": ["A banked"],
     }
 
     def step(options: dict[str, object], lines: list[str], turn_over: bool = False) -> dict[str, object]:
-        return board.noted(options, lines, turn_over, keep_turn_end=True)
+        return board.noted(options, lines, turn_over=turn_over, keep_turn_end=True, game_over=False)
 
     options = step({}, ["Order"], turn_over=True)  # the game started: its order ends no turn, but starts the first
     options = step(options, ["A drew and rolled"])
@@ -267,7 +267,7 @@ def test_the_final_board_keeps_how_the_turn_before_the_last_ended() -> None:
     not see why they scored nothing. The action that ends the game keeps the turn before it, as any other does."""
 
     def step(options: dict[str, object], lines: list[str], turn_over: bool = False) -> dict[str, object]:
-        return board.noted(options, lines, turn_over, keep_turn_end=True, game_over=False)
+        return board.noted(options, lines, turn_over=turn_over, keep_turn_end=True, game_over=False)
 
     options = step({}, ["A drew Stop"], turn_over=True)
     options = step(options, ["B drew and rolled"])
@@ -277,3 +277,11 @@ def test_the_final_board_keeps_how_the_turn_before_the_last_ended() -> None:
     assert alone["news"] == ["A banked 1000", "A won"]
     other = board.noted(options, ["B scored", "B won"], turn_over=True, keep_turn_end=False, game_over=True)
     assert other["news"] == ["B scored", "B won"]  # a game whose news keeps no turn end keeps none at its end either
+
+
+def test_every_flag_of_the_news_is_named_at_the_call() -> None:
+    """Review: ``game_over`` had a default, so a new call site could forget it and lose the final board's news."""
+    with pytest.raises(TypeError):
+        board.noted({}, ["A won"], turn_over=True, keep_turn_end=True)  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        board.noted({}, ["A won"], True, True, True)  # type: ignore[misc]

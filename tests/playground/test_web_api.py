@@ -11,8 +11,10 @@ import pytest_asyncio
 
 from bot.playground import Playground
 from fakediscord import FakeDiscord
+from fakediscord.models import Channel
 from fakediscord.persist import dump_world, restore_world
 from fakediscord.state import World
+from tests.fakediscord.test_protocol import connect
 
 
 @pytest_asyncio.fixture(loop_scope="session")  # the playground's tests share one loop (see conftest.py)
@@ -121,16 +123,66 @@ async def test_a_press_on_a_control_the_message_no_longer_has_is_refused_and_mar
 ) -> None:
     """A double click whose first press replaced the controls: still refused as Discord refuses it, with the
     diagnostic for API clients, and marked so the page can tell the player in their words (QA: the page showed
-    "no button 'g:1:hold:2.1:69' on message …"; the click itself in tests/playground/test_kniffel.py)."""
+    "no button 'g:1:hold:2.1:69' on message …"; the click itself in tests/playground/test_kniffel.py). Marked by
+    whether the message changed since the page showed it (the ``edits`` it sends), not by the refusal."""
     alice = next(u for u in server.world.users.values() if u.name == "Alice")
     general = next(iter(server.world.channels.values()))
-    score = {"type": 3, "custom_id": "g:1:score::70", "options": [{"label": "Ones", "value": "ones"}]}
+    score = {"type": 3, "custom_id": "g:1:score::69", "options": [{"label": "Ones", "value": "ones"}]}
     payload = {"content": "dice", "components": [{"type": 1, "components": [score]}]}
     message = server.world.create_message(general, server.world.bot, payload, [])
+    shown = message.edits
+    renewed = {**score, "custom_id": "g:1:score::70"}
+    server.world.edit_message(message, {"components": [{"type": 1, "components": [renewed]}]})
     body = {"user": str(alice.id), "message": str(message.id), "custom_id": "g:1:score::69", "values": ["ones"]}
-    status, reply = await post(server, "select", body)
+    status, reply = await post(server, "select", {**body, "edits": shown})
     assert (status, reply["ok"], reply["changed"]) == (400, False, True)
     assert reply["error"].startswith("no select custom_id='g:1:score::69'") and "g:1:score::70" in reply["error"]
+    assert not server.world.interactions
+
+
+async def test_every_press_on_a_message_changed_since_the_page_showed_it_is_marked_changed_and_no_other(
+    server: FakeDiscord,
+) -> None:
+    """Review: only a control the message no longer had was marked; a double click on a button the edit disabled
+    ("is disabled"), a select whose options changed ("has no option(s)") and a deleted board showed fakediscord's
+    diagnostic, while a custom_id no message ever had was called changed. A press on the message as the page shows
+    it is refused with the diagnostic alone; every press on an older one is marked changed, its diagnostic kept."""
+    alice = next(u for u in server.world.users.values() if u.name == "Alice")
+    general = next(iter(server.world.channels.values()))
+    async with aiohttp.ClientSession() as http:  # a bot's session, which a press waits for before it is checked
+        bot = await connect(http, server)
+        await bot.recv()  # HELLO
+        assert (await bot.identify(server.token))["t"] == "READY"
+        await refused_presses(server, alice.id, general)
+
+
+async def refused_presses(server: FakeDiscord, user_id: int, general: Channel) -> None:
+    hold = {"type": 2, "style": 2, "label": "4", "custom_id": "g:1:hold:0.1:69"}
+    score = {"type": 3, "custom_id": "g:1:score::69", "options": [{"label": "Ones", "value": "ones"}]}
+    components = [{"type": 1, "components": [hold]}, {"type": 1, "components": [score]}]
+    message = server.world.create_message(general, server.world.bot, {"content": "dice", "components": components}, [])
+    user, shown = str(user_id), message.edits
+    click = {"user": user, "message": str(message.id), "custom_id": "g:1:hold:0.1:69", "edits": shown}
+    pick = {"user": user, "message": str(message.id), "custom_id": "g:1:score::69", "values": ["ones"], "edits": shown}
+
+    status, reply = await post(server, "click", {**click, "custom_id": "g:1:forged:0:69"})
+    assert (status, reply) == (400, {"ok": False, "error": reply["error"]})
+    assert reply["error"].startswith("no button 'g:1:forged:0:69'")
+    status, reply = await post(server, "select", {**pick, "values": ["fives"]})
+    assert (status, reply) == (400, {"ok": False, "error": reply["error"]})
+
+    fives = {**score, "options": [{"label": "Fives", "value": "fives"}]}
+    edited = [{"type": 1, "components": [{**hold, "disabled": True}]}, {"type": 1, "components": [fives]}]
+    server.world.edit_message(message, {"components": edited})
+    status, reply = await post(server, "click", click)
+    assert (status, reply["changed"]) == (400, True) and "is disabled" in reply["error"]
+    status, reply = await post(server, "select", pick)
+    assert (status, reply["changed"]) == (400, True) and "has no option(s)" in reply["error"]
+    status, reply = await post(server, "click", {**click, "edits": message.edits})
+    assert (status, reply) == (400, {"ok": False, "error": reply["error"]})  # as shown now: disabled, not changed
+    server.world.delete_message(message)
+    status, reply = await post(server, "click", {**click, "edits": message.edits})
+    assert (status, reply) == (400, {"ok": False, "error": "unknown message", "changed": True})
     assert not server.world.interactions
 
 

@@ -1207,3 +1207,34 @@ async def test_migration_keeps_the_figures_per_rule_set(database_url: str) -> No
         await assert_rule_set_sums_match(db)
     finally:
         await db.close()
+
+
+async def test_an_empty_board_tells_whether_its_game_has_results_kept_apart_in_its_scope_and_period(
+    games: GamesRepository, stats: StatsRepository
+) -> None:
+    """Review: every empty board said games with a computer count in /stats, whether or not there were any. The
+    page tells, for the kind kept apart (a game's with a computer), in the board's own scope and period."""
+    await play(games, {1: 140}, kind="kniffel+computer", at=NOW - 10 * DAY)
+
+    async def apart(period: str, guild: int | None, kind: str = "kniffel") -> bool:
+        page = await stats.leaderboard(
+            kind,
+            "wins",
+            period,
+            guild,
+            page=0,
+            caller_id=1,
+            now=NOW,
+            apart=f"{kind}+computer",  # type: ignore[arg-type]
+        )
+        return page.apart_results
+
+    assert await apart("all", GUILD) and await apart("all", None) and await apart("month", GUILD)
+    assert (
+        not await apart("all", OTHER_GUILD)
+        and not await apart("week", GUILD)
+        and not await apart("all", GUILD, "tutto")
+    )
+    assert not (await board(stats, "wins", "all", GUILD)).apart_results  # nothing asked
+    await play(games, {2: 200, 3: 100})
+    assert not await apart("all", GUILD)  # a board with lines says nothing of them

@@ -272,3 +272,35 @@ def test_card_tables_part_every_header_and_fit_a_phone(players: list[tuple[str, 
     assert fits(blocks)
     assert parted(blocks) == headers(blocks)
     assert len(headers(blocks)) == len(players)
+
+
+def test_the_same_name_whole_in_one_column_and_cut_in_another_is_numbered() -> None:
+    """Review: columns have widths of their own (the first reaches into the labels' corner), so one "Christopher"
+    fitted whole beside a cut "Chris…", and the two read as two players; numbered, they read as one name twice."""
+    values = ["3", "12", "240"]
+    blocks = card_tables(LABELS, [(name, values) for name in ["Christopher", "Alice", "Christopher", "Bob"]])
+    assert headers(blocks) == ["Christopher1", "Alice", "Chri…2", "Bob"]
+    blocks = card_tables(LABELS, [(name, values) for name in ["Alexandra Maria", "Alexandra Maria", "Bob"]])
+    assert headers(blocks) == ["Alexandra Maria1", "Alexand…2", "Bob"]
+    assert fits(blocks)
+
+
+#: Names that read alike once cut or numbered: long ones sharing a start, the same name twice, one ending in the
+#: number another would be given.
+ALIKE_NAMES = st.one_of(
+    st.sampled_from(["Christopher", "Christophe", "Alexandra Maria", "Alexandrina", "Bob", "Bob1", "Bob2", "Bo"]),
+    st.sampled_from(["🤖 Normal", "🤖 Normal 2", "Normal2", "Chris…", "Chri…2"]),
+    SPACED_NAMES,
+)
+
+
+@given(
+    st.lists(st.tuples(ALIKE_NAMES, st.integers(0, 9_999)), min_size=1, max_size=8),
+    st.sampled_from([["Ones", "Total"], LABELS, ["Kl. Straße", "Gesamt"]]),
+)
+def test_no_two_headers_of_card_tables_read_the_same(players: list[tuple[str, int]], labels: list[str]) -> None:
+    blocks = card_tables(labels, [(name, [str(score)] * len(labels)) for name, score in players])
+    shown = headers(blocks)
+    assert len(set(shown)) == len(shown) == len(players)
+    assert fits(blocks)
+    assert parted(blocks) == shown

@@ -16,6 +16,7 @@ from bot.ui.fivedice import ScorecardUI
 from bot.ui.kniffel import UI as KNIFFEL_UI
 from bot.ui.kniffel import option_label
 from bot.ui.render import SeatView, Table
+from bot.ui.standings import ranked
 from tests.discord_limits import assert_fits
 from tests.ui.test_common import headers as card_headers
 
@@ -241,14 +242,13 @@ def test_final_cards_follow_the_ranking_not_the_seats(engine: ModuleType, ui: Sc
     for seed in range(8):
         finished = finished_table(engine, ids, seed)
         state = finished.state
-        results = sorted(engine.results(state), key=lambda result: (result.rank, state.players.index(result.player)))
-        ranked = [f"P{result.player}" for result in results]
-        upset |= ranked[0] != f"P{state.players[0]}"
+        names = [f"P{result.player}" for result in ranked(engine.results(state), state.players)]
+        upset |= names[0] != f"P{state.players[0]}"
         embed = ui.render(finished).embeds[0]
         lines = (embed.description or "").splitlines()
-        assert [line.split(" ", 1)[1].split("\N{NO-BREAK SPACE}")[0] for line in lines] == ranked
+        assert [line.split(" ", 1)[1].split("\N{NO-BREAK SPACE}")[0] for line in lines] == names
         if players == 2:
-            assert [field.name for field in embed.fields] == ranked
+            assert [field.name for field in embed.fields] == names
         else:
-            assert card_headers([field.value or "" for field in embed.fields]) == ranked
+            assert card_headers([field.value or "" for field in embed.fields]) == names
     assert upset  # a game won from a later seat was seen

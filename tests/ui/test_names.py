@@ -154,7 +154,7 @@ def test_a_right_to_left_name_cannot_carry_the_figures_after_it_to_its_side() ->
 
 def test_a_grid_owner_cut_to_the_grid_still_ends_its_isolate() -> None:
     grid = [[None] * knister.SIZE for _ in range(knister.SIZE)]
-    (cell,) = owners([OVERRIDE_NAME * 10])
+    (cell,) = owners({"1": OVERRIDE_NAME * 10}).values()
     owner = grid_block(grid, knister.line_scores(grid, partial=True), "en", cell).splitlines()[1]
     assert owner.startswith(FIRST_STRONG_ISOLATE + OVERRIDE_NAME) and owner.endswith("…" + POP_DIRECTIONAL_ISOLATE)
 

@@ -29,6 +29,7 @@ from bot.storage import GameRecord, Seat
 from bot.ui import lobby as lobby_ui
 from bot.ui.common import PHONE_COLUMNS, card_tables, display_width
 from bot.ui.render import Rendered, SeatView, Table
+from bot.ui.standings import ranked
 from cogs.dicepoker import SPEC as DICEPOKER
 from cogs.kniffel import SPEC as KNIFFEL
 from cogs.knister import SPEC as KNISTER
@@ -311,10 +312,8 @@ def test_final_table_headers_keep_a_computers_number(spec: AnySpec, variant: str
         assert parted(blocks) == found
         state, _ = played(spec.kind, players, variant, players)[-1]
         seated = dict(zip([str(10**17 + index) for index in range(players)], names, strict=True))
-        ranked = sorted(
-            spec.engine.results(state), key=lambda result: (result.rank, state.players.index(result.player))
-        )
-        for name, header in zip([seated[result.player] for result in ranked], found, strict=True):
+        standings = ranked(spec.engine.results(state), state.players)
+        for name, header in zip([seated[result.player] for result in standings], found, strict=True):
             words = name.removeprefix("🤖 ").split()
             cut = f"…{words[-1]}" if words[-1].isdigit() else "…"
             assert header == " ".join(words) or header.endswith(cut), (name, header)

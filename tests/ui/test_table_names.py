@@ -66,15 +66,26 @@ def test_running_totals_cut_names_with_an_ellipsis_and_tell_alike_ones_apart(kin
     assert all(display_width(line) <= PHONE_COLUMNS for line in lines), lines
 
 
+def cells(names: list[str], columns: int) -> list[str]:
+    """:func:`name_cells` of ``names`` in seat order, as a list."""
+    return list(name_cells({str(seat): name for seat, name in enumerate(names)}, columns).values())
+
+
 def test_name_cells_cut_by_columns_and_number_names_alike_after_the_cut() -> None:
-    assert name_cells(["Alice", "🐉🔥 Drache 🔥🐉"], 14) == ["Alice", "🐉🔥 Drache…"]
-    assert name_cells(["Anna Maria Kowalska", "Anna Maria Kowalczyk", "Bob"], 12) == [
+    assert cells(["Alice", "🐉🔥 Drache 🔥🐉"], 14) == ["Alice", "🐉🔥 Drache…"]
+    assert cells(["Anna Maria Kowalska", "Anna Maria Kowalczyk", "Bob"], 12) == [
         "Anna Maria…1",
         "Anna Maria…2",
         "Bob",
     ]
-    assert name_cells(["🤖 Normal 2", "🤖 Normal"], 8) == ["🤖 Nor…2", "🤖 Norm…"]
-    assert all(display_width(cell) <= 12 for cell in name_cells(["漢字" * 10, "漢字" * 9], 12))
+    assert cells(["🤖 Normal 2", "🤖 Normal"], 8) == ["🤖 Nor…2", "🤖 Norm…"]
+    assert all(display_width(cell) <= 12 for cell in cells(["漢字" * 10, "漢字" * 9], 12))
+
+
+def test_a_number_given_to_names_alike_is_no_other_players_name() -> None:
+    """Review: "Bob", "Bob" and "Bob1" were "Bob1", "Bob2" and "Bob1"."""
+    assert cells(["Bob", "Bob", "Bob1"], 10) == ["Bob2", "Bob3", "Bob1"]
+    assert cells(["Bob1", "Bob", "Bob"], 10) == ["Bob1", "Bob2", "Bob3"]
 
 
 def test_final_grids_name_players_alike_after_the_cut_apart() -> None:
@@ -89,3 +100,47 @@ def test_final_grids_name_players_alike_after_the_cut_apart() -> None:
     embed = KNISTER.ui.render(Table(seats, 1, 1, "de", state)).embeds[0]
     owners = [(field.value or "").strip("`\n").splitlines()[0] for field in embed.fields]
     assert sorted(owners) == ["Bob", "Maximilian-Alex…1", "Maximilian-Alex…2"]
+
+
+def two_bobs(kind: str) -> tuple[kniffel.State | tutto.State, dict[str, str]]:
+    """A game of two Bobs and Carol, in that seat order, and their names by player; the second Bob alone has points."""
+    state: kniffel.State | tutto.State
+    if kind == "kniffel":
+        state = kniffel.new_game(IDS[:3], random.Random(7))
+        state.cards[state.players[1]] = {"ones": 3}
+    else:
+        state = tutto.new_game(IDS[:3], random.Random(7))
+        state.scores[state.players[1]] = 300
+    return state, dict(zip(state.players, ["Bob", "Bob", "Carol"], strict=True))
+
+
+def totals_by_name(kind: str, state: object, names: dict[str, str]) -> dict[str, str]:
+    """The running totals' names and their points, as shown."""
+    seats = tuple(SeatView(player, name) for player, name in names.items())
+    ui = KNIFFEL.ui if kind == "kniffel" else TUTTO.ui
+    lines = code_lines(ui.render(Table(seats, 1, 1, "en", state)))
+    shown = zip(lines, shown_names(lines), strict=True)
+    return {name: line.lstrip("▶ ").removeprefix(name).split()[0] for line, name in shown}
+
+
+@pytest.mark.parametrize("kind", ["kniffel", "tutto"])
+def test_names_alike_keep_their_numbers_when_the_first_leaves(kind: str) -> None:
+    """Review: the running totals numbered the names in the order they showed them, those who left last, so when
+    the first Bob left "Bob1" and "Bob2" changed places: the Bob with points became "Bob1"."""
+    state, names = two_bobs(kind)
+    before = totals_by_name(kind, state, names)
+    state.left.append(state.players[0])
+    assert totals_by_name(kind, state, names) == before
+    assert before["Bob1"] == "0"
+
+
+def test_the_final_cards_number_names_alike_as_the_running_totals_did() -> None:
+    """Review: the final cards stand by rank, and the second Bob, who won, was headed "Bob1"."""
+    state, names = two_bobs("kniffel")
+    assert totals_by_name("kniffel", state, names) == {"Bob1": "0", "Bob2": "3", "Carol": "0"}
+    assert isinstance(state, kniffel.State)
+    state.over = True
+    seats = tuple(SeatView(player, name) for player, name in names.items())
+    embed = KNIFFEL.ui.render(Table(seats, 1, 1, "en", state)).embeds[0]
+    header = (embed.fields[0].value or "").strip("`\n").splitlines()[0]
+    assert re.split(" {2,}", header.strip()) == ["Bob2", "Bob1", "Carol"]
