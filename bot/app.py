@@ -110,7 +110,7 @@ class DiceBot(commands.AutoShardedBot):
         self.clock = clock
         self._sync_only = sync_only
         #: The strategy tables' folder: beside the database unless given.
-        self.brain = Brain(strategy_dir or settings.files_dir / "strategy")
+        self.brain = Brain(strategy_dir or settings.strategy_dir)
         self._warm_strategy = warm_strategy
         #: Whether the process is the bot's own (``python -m bot``): then its start-up heap is frozen (``bot/heap.py``).
         self._settle_heap = settle_heap

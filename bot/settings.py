@@ -176,6 +176,11 @@ class Settings(BaseSettings):
             return self.data_dir
         return Path("data") if self.uses_postgres else self.database_path.parent
 
+    @property
+    def strategy_dir(self) -> Path:
+        """Where the bot keeps its strategy tables, built once and loaded at every later start."""
+        return self.files_dir / "strategy"
+
 
 class LaunchSettings(BaseSettings):
     """What ``python -m bot`` without a subcommand does, read before :class:`Settings` so a missing token is

@@ -313,3 +313,13 @@ def test_a_near_miss_of_a_setting_in_dotenv_warns_with_the_right_name(tmp_path: 
         "(see .env.example)",
     ]
 
+
+@pytest.mark.parametrize("data_dir", ["afile", "afile/below"])
+def test_a_data_dir_the_bot_cannot_write_exits_2_naming_it(tmp_path: Path, data_dir: str) -> None:
+    """It started anyway, warned without naming DATA_DIR, and built every strategy table again at each start."""
+    (tmp_path / "afile").touch()
+    done = run_bot({"DISCORD_TOKEN": "x", "DATA_DIR": data_dir}, tmp_path)
+    assert done.returncode == 2
+    [line] = done.stderr.splitlines()
+    assert line.startswith(f"dicebot: cannot keep the bot's files in {data_dir}/strategy (")
+    assert line.endswith("); set DATA_DIR to a folder this user may write")
