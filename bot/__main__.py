@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
     from bot.app import DiceBot
     from bot.playground import Playground
+    from bot.settings import Settings
 
 EXIT_CONFIG = 2
 EXIT_UNHEALTHY = 1
@@ -78,7 +79,7 @@ def _with_discord(what: Callable[[DiceBot, str], Coroutine[Any, Any, None]], *, 
 
     from pydantic import ValidationError
 
-    from bot.settings import FIX_HINTS, Settings, describe_error
+    from bot.settings import Settings, describe_error
     from bot.storage import DatabaseError
 
     warn_misspelt_settings()
@@ -86,10 +87,9 @@ def _with_discord(what: Callable[[DiceBot, str], Coroutine[Any, Any, None]], *, 
         settings = Settings()
     except ValidationError as error:
         return fail(describe_error(error))
-    if settings.health_file is not None and not sync_only:
-        unusable = health.unusable(settings.health_file)
-        if unusable is not None:
-            return fail(f"HEALTH_FILE {unusable}: {FIX_HINTS['health_file']}")
+    unusable = None if sync_only else files_unusable(settings)
+    if unusable is not None:
+        return fail(unusable)
     import discord
 
     from bot.app import create_bot
@@ -113,6 +113,20 @@ def _with_discord(what: Callable[[DiceBot, str], Coroutine[Any, Any, None]], *, 
     except (OSError, discord.GatewayNotFound) as error:
         return fail(f"cannot reach Discord ({error}); check the network or DISCORD_API_BASE/DISCORD_GATEWAY_URL")
     return 0
+
+
+def files_unusable(settings: Settings) -> str | None:
+    """Why the bot could not keep its files (``HEALTH_FILE``, the strategy tables under ``DATA_DIR``), or None:
+    checked before anything connects, because later a heartbeat fails only as an unhealthy container and a folder
+    that cannot take the tables only as a warning and every table built again at every start. A sync keeps none."""
+    from bot.folders import data_dir_unusable
+    from bot.settings import FIX_HINTS
+
+    if settings.health_file is not None:
+        unusable = health.unusable(settings.health_file)
+        if unusable is not None:
+            return f"HEALTH_FILE {unusable}: {FIX_HINTS['health_file']}"
+    return data_dir_unusable(settings.strategy_dir, "the bot's")
 
 
 def refused_at_start(error: discord.HTTPException, dev_guild_id: int | None) -> str:

@@ -12,7 +12,7 @@ import random
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
@@ -37,6 +37,9 @@ from bot.storage import (
     ResultsRepository,
 )
 from bot.ui.render import CUSTOM_ID, games_in
+
+if TYPE_CHECKING:
+    import yarl
 
 log = logging.getLogger(__name__)
 #: Seconds a shutdown waits for clicks and commands in progress to finish their reply and save.
@@ -110,7 +113,7 @@ class DiceBot(commands.AutoShardedBot):
         self.clock = clock
         self._sync_only = sync_only
         #: The strategy tables' folder: beside the database unless given.
-        self.brain = Brain(strategy_dir or settings.files_dir / "strategy")
+        self.brain = Brain(strategy_dir or settings.strategy_dir)
         self._warm_strategy = warm_strategy
         #: Whether the process is the bot's own (``python -m bot``): then its start-up heap is frozen (``bot/heap.py``).
         self._settle_heap = settle_heap
@@ -282,6 +285,13 @@ class DiceBot(commands.AutoShardedBot):
             if hasattr(self, "db"):
                 await self.db.close()
             self._closed = True
+
+    async def launch_shard(self, gateway: yarl.URL, shard_id: int, *, initial: bool = False) -> None:
+        """discord.py retries a shard that fails to connect every 5 s, for ever and even once closed (it calls this
+        again for each retry): a gateway out of reach at start made the bot deaf to SIGTERM. Closed, it stops."""
+        if self.is_closed():
+            return
+        await super().launch_shard(gateway, shard_id, initial=initial)
 
     async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
         """Game buttons and selects are routed by their id (``bot/play/components.py``); commands and the

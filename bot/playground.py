@@ -13,7 +13,6 @@ import asyncio
 import contextlib
 import errno
 import logging
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +20,7 @@ from pydantic import SecretStr
 
 from bot.app import DiceBot, create_bot
 from bot.endpoints import configure_endpoints
+from bot.folders import data_dir_unusable
 from bot.settings import Settings
 from bot.storage import DatabaseError
 from fakediscord import FakeDiscord
@@ -58,12 +58,6 @@ class PortInUse(Exception):
 
 class DataDirUnusable(Exception):
     """The playground cannot keep its files in its folder (a file in the way, no permission, a read-only disk)."""
-
-    def __init__(self, data_dir: Path, error: OSError) -> None:
-        reason = error.strerror or str(error)
-        super().__init__(
-            f"cannot keep the playground's files in {data_dir} ({reason}); set DATA_DIR to a folder this user may write"
-        )
 
 
 class WorldUnreadable(Exception):
@@ -175,12 +169,9 @@ class Playground:
 
     def _check_data_dir(self) -> None:
         """Create the folder and a file in it now: later, a save failing at the first move or at stop is too late."""
-        try:
-            self.data_dir.mkdir(parents=True, exist_ok=True)
-            with tempfile.TemporaryFile(dir=self.data_dir):
-                pass
-        except OSError as error:
-            raise DataDirUnusable(self.data_dir, error) from None
+        problem = data_dir_unusable(self.data_dir, "the playground's")
+        if problem is not None:
+            raise DataDirUnusable(problem)
 
     def _restored_server(self) -> FakeDiscord:
         """The server with the saved world (a new one when there is none); :class:`WorldUnreadable` if the saved

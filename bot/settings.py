@@ -10,8 +10,9 @@ from dotenv import dotenv_values
 from pydantic import Field, SecretStr, ValidationError, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from bot.sharding import ShardScope, parse_shard_ids
-from bot.storage.backend import POSTGRES_PREFIXES, SQLITE_PREFIX, check_postgres_ports, postgres_url, sqlite_path
+from bot.sharding import MAX_SHARDS, ShardScope, parse_shard_ids
+from bot.storage.backend import POSTGRES_PREFIXES, SQLITE_PREFIX, postgres_url, sqlite_path
+from bot.urls import check_ports, check_server
 
 #: How to fix each setting, shown when its value is missing or invalid.
 FIX_HINTS: dict[str, str] = {
@@ -21,14 +22,14 @@ FIX_HINTS: dict[str, str] = {
     ),
     "database_pool_size": "use a number of connections from 1 to 100",
     "database_statement_timeout": "use a number of seconds above 0, at most 300",
-    "dev_guild_id": "use the numeric id of your test server, or leave it empty",
+    "dev_guild_id": "use the numeric id of your test server (Discord's ids are positive), or leave it empty",
     "log_level": "use one of DEBUG, INFO, WARNING, ERROR, CRITICAL",
     "discord_api_base": "use an http(s) URL such as http://127.0.0.1:8080/api/v10, or leave it empty",
     "discord_gateway_url": "use a ws(s) URL such as ws://127.0.0.1:8080/gateway, or leave it empty",
     "require_token": "use true or false",
     "computer_delay": "use a number of seconds from 1 to 30 (Discord allows about one message edit a second)",
     "health_file": "use a file path the bot may write, e.g. /tmp/dicebot.health, or leave it empty",
-    "shard_count": "use the total number of shards of all processes (1 or more), or leave it empty",
+    "shard_count": f"use the total number of shards of all processes (1 to {MAX_SHARDS}), or leave it empty",
     "shard_ids": "use this process's shards, comma-separated from 0 to SHARD_COUNT-1 (e.g. 0,1), with SHARD_COUNT set",
 }
 
@@ -48,15 +49,16 @@ class Settings(BaseSettings):
     #: PostgreSQL only: the most connections this process holds (each request borrows one for its statements).
     database_pool_size: int = Field(default=10, ge=1, le=100)
     #: PostgreSQL only: seconds a statement may run before the server cancels it ("try again" for that click).
-    database_statement_timeout: float = Field(default=10.0, gt=0, le=300)
-    dev_guild_id: int | None = None
+    database_statement_timeout: float = Field(default=10.0, gt=0, le=300, allow_inf_nan=False)
+    #: A snowflake: Discord's ids are unsigned 64-bit numbers above 0.
+    dev_guild_id: int | None = Field(default=None, gt=0, lt=2**64)
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = "INFO"
     discord_api_base: str | None = None
     discord_gateway_url: str | None = None
     #: Seconds between a computer player's moves: a pace a person can follow, never faster than Discord's edits.
-    computer_delay: float = Field(default=1.2, ge=1.0, le=30.0)
+    computer_delay: float = Field(default=1.2, ge=1.0, le=30.0, allow_inf_nan=False)
     #: Shards of all processes together; unset: Discord's recommended count, every shard in this process.
-    shard_count: int | None = Field(default=None, ge=1)
+    shard_count: int | None = Field(default=None, ge=1, le=MAX_SHARDS)
     #: The shards this process connects (``0,1``); needs ``shard_count``. Unset: all of them.
     shard_ids: Annotated[tuple[int, ...] | None, NoDecode] = None
     #: Touched every few seconds while every shard is connected; ``python -m bot health`` checks its age.
@@ -102,7 +104,7 @@ class Settings(BaseSettings):
     @classmethod
     def _database_url(cls, value: str) -> str:
         if value.startswith(POSTGRES_PREFIXES) and value.split("://", 1)[1]:
-            check_postgres_ports(value)
+            check_ports(value)
             return value
         if not value.startswith(SQLITE_PREFIX) or len(value) == len(SQLITE_PREFIX):
             raise ValueError("must start with sqlite:/// followed by a file path, or be a postgresql:// URL")
@@ -113,6 +115,8 @@ class Settings(BaseSettings):
     def _http_url(cls, value: str | None) -> str | None:
         if value is not None and not value.startswith(("http://", "https://")):
             raise ValueError("must be an http:// or https:// URL")
+        if value is not None:
+            check_server(value)
         return value
 
     @field_validator("discord_gateway_url")
@@ -120,6 +124,8 @@ class Settings(BaseSettings):
     def _ws_url(cls, value: str | None) -> str | None:
         if value is not None and not value.startswith(("ws://", "wss://")):
             raise ValueError("must be a ws:// or wss:// URL")
+        if value is not None:
+            check_server(value)
         return value
 
     @field_validator("shard_ids", mode="before")
@@ -133,9 +139,12 @@ class Settings(BaseSettings):
     @field_validator("shard_ids")
     @classmethod
     def _within_count(cls, value: tuple[int, ...] | None, info: ValidationInfo) -> tuple[int, ...] | None:
-        """Ids need the count (a process cannot know the others' shards otherwise) and must lie inside it."""
+        """Ids need the count (a process cannot know the others' shards otherwise) and must lie inside it. A count
+        that failed its own check is reported as such, not as a missing one."""
         if value is None:
             return None
+        if "shard_count" not in info.data:
+            return value
         count = info.data.get("shard_count")
         if count is None:
             raise ValueError("SHARD_IDS needs SHARD_COUNT")
@@ -166,6 +175,11 @@ class Settings(BaseSettings):
         if self.data_dir is not None:
             return self.data_dir
         return Path("data") if self.uses_postgres else self.database_path.parent
+
+    @property
+    def strategy_dir(self) -> Path:
+        """Where the bot keeps its strategy tables, built once and loaded at every later start."""
+        return self.files_dir / "strategy"
 
 
 class LaunchSettings(BaseSettings):

@@ -10,6 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+#: The most shards a bot may be split into. Discord names no maximum; it wants one shard per 2,500 servers at
+#: most, so 65,535 shards serve some 160 million servers, and a count past 64 bits could not even be sent.
+MAX_SHARDS = 65_535
 #: A snowflake's low 22 bits are worker, process and increment; the shard is taken from the timestamp above them.
 SNOWFLAKE_SHIFT = 22
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -109,6 +110,56 @@ def test_token_is_never_shown() -> None:
         ({"discord_token": "x", "shard_count": "2", "shard_ids": "0,0"}, "listed twice"),
         ({"discord_token": "x", "shard_count": "2", "shard_ids": "0;1"}, "comma-separated numbers"),
         ({"discord_token": "x", "shard_count": "2", "shard_ids": "0,"}, "comma-separated numbers"),
+        # Passed as ge=1 alone, then looped on "Integer exceeds 64-bit range" tracebacks, deaf to SIGTERM (QA).
+        (
+            {"discord_token": "x", "shard_count": "99999999999999999999"},
+            "SHARD_COUNT is invalid (Input should be less than or equal to 65535)",
+        ),
+        ({"discord_token": "x", "shard_count": "65536"}, "SHARD_COUNT is invalid"),
+        # These passed the prefix check and ended in aiohttp's and yarl's tracebacks (QA).
+        ({"discord_token": "x", "discord_api_base": "http://"}, "DISCORD_API_BASE is invalid (Value error, no host)"),
+        (
+            {"discord_token": "x", "discord_api_base": "http://:80/x"},
+            "DISCORD_API_BASE is invalid (Value error, no host)",
+        ),
+        (
+            {"discord_token": "x", "discord_api_base": "http://[::1"},
+            "DISCORD_API_BASE is invalid (Value error, the [ of an IPv6 address is never closed with ])",
+        ),
+        (
+            {"discord_token": "x", "discord_api_base": "http://127.0.0.1:99999/api"},
+            "DISCORD_API_BASE is invalid (Value error, port 99999 is not between 1 and 65535)",
+        ),
+        (
+            {"discord_token": "x", "discord_gateway_url": "ws://[::1"},
+            "DISCORD_GATEWAY_URL is invalid (Value error, the [",
+        ),
+        (
+            {"discord_token": "x", "discord_gateway_url": "ws://127.0.0.1:99999/g"},
+            "DISCORD_GATEWAY_URL is invalid (Value error, port 99999 is not between 1 and 65535)",
+        ),
+        ({"discord_token": "x", "discord_gateway_url": "ws://h:0/g"}, "port 0 is not between 1 and 65535"),
+        (
+            {"discord_token": "x", "database_url": "postgresql://u@[::1/db"},
+            "DATABASE_URL is invalid (Value error, the [",
+        ),
+        # Snowflakes are positive: -5 reached Discord as a 404 "try again later" (QA).
+        ({"discord_token": "x", "dev_guild_id": "-5"}, "DEV_GUILD_ID is invalid (Input should be greater than 0)"),
+        ({"discord_token": "x", "dev_guild_id": "0"}, "DEV_GUILD_ID is invalid"),
+        ({"discord_token": "x", "dev_guild_id": str(2**64)}, "DEV_GUILD_ID is invalid"),
+        # nan compared false to every bound: "should be less than or equal to 300" (QA).
+        (
+            {"discord_token": "x", "database_statement_timeout": "nan"},
+            "DATABASE_STATEMENT_TIMEOUT is invalid (Input should be a finite number)",
+        ),
+        (
+            {"discord_token": "x", "computer_delay": "nan"},
+            "COMPUTER_DELAY is invalid (Input should be a finite number)",
+        ),
+        (
+            {"discord_token": "x", "computer_delay": "inf"},
+            "COMPUTER_DELAY is invalid (Input should be a finite number)",
+        ),
     ],
 )
 def test_errors_name_the_variable(overrides: dict[str, str], expected: str) -> None:
@@ -119,10 +170,54 @@ def test_errors_name_the_variable(overrides: dict[str, str], expected: str) -> N
     assert "\n" not in line
 
 
+def test_an_invalid_shard_count_is_its_own_error_not_a_missing_one() -> None:
+    """SHARD_IDS is checked against a count that failed its own check: "needs SHARD_COUNT" would be wrong."""
+    with pytest.raises(ValidationError) as caught:
+        Settings(discord_token="x", shard_count="99999999999999999999", shard_ids="0", _env_file=None)
+    assert [item["loc"] for item in caught.value.errors()] == [("shard_count",)]
+
+
+@pytest.mark.parametrize(
+    ("name", "url"),
+    [
+        ("discord_api_base", "http://127.0.0.1:8080/api/v10"),
+        ("discord_api_base", "https://discord.com/api/v10"),
+        ("discord_api_base", "http://[::1]:65535/api"),
+        ("discord_gateway_url", "ws://127.0.0.1:8080/gateway"),
+        ("discord_gateway_url", "wss://gateway.discord.gg/"),
+    ],
+)
+def test_discord_urls_with_a_host_and_a_good_port_pass(name: str, url: str) -> None:
+    assert getattr(Settings(discord_token="x", _env_file=None, **{name: url}), name) == url
+
+
+def test_the_largest_shard_count_and_a_snowflake_pass() -> None:
+    settings = Settings(
+        discord_token="x", shard_count="65535", shard_ids="65534", dev_guild_id=str(2**64 - 1), _env_file=None
+    )
+    assert (settings.shard_count, settings.shard_ids, settings.dev_guild_id) == (65535, (65534,), 2**64 - 1)
+
+
+def closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
 def run_bot(env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``python -m bot`` with ``env``; Discord is a closed local port, so a value wrongly accepted ends in "cannot
+    reach Discord" rather than in a connection to the real one."""
     clean = {k: v for k, v in os.environ.items() if k not in ENV_NAMES}
+    port = closed_port()
+    nowhere = {"DISCORD_API_BASE": f"http://127.0.0.1:{port}/api/v10", "DISCORD_GATEWAY_URL": f"ws://127.0.0.1:{port}/"}
     return subprocess.run(
-        [sys.executable, "-m", "bot"], env={**clean, **env}, cwd=cwd, capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "bot"],
+        env={**clean, **nowhere, **env},
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
 
 
@@ -137,7 +232,15 @@ def test_missing_token_exits_2_with_one_line_where_a_token_is_required(tmp_path:
 
 
 @pytest.mark.parametrize(
-    ("name", "value"), [("LOG_LEVEL", "loud"), ("DATABASE_URL", "postgresql://postgres@127.0.0.1:99999/test")]
+    ("name", "value"),
+    [
+        ("LOG_LEVEL", "loud"),
+        ("DATABASE_URL", "postgresql://postgres@127.0.0.1:99999/test"),
+        ("SHARD_COUNT", "99999999999999999999"),
+        ("DISCORD_API_BASE", "http://[::1"),
+        ("DISCORD_GATEWAY_URL", "ws://127.0.0.1:99999/g"),
+        ("DEV_GUILD_ID", "-5"),
+    ],
 )
 def test_invalid_value_exits_2(tmp_path: Path, name: str, value: str) -> None:
     done = run_bot({"DISCORD_TOKEN": "x", name: value}, tmp_path)
@@ -209,3 +312,14 @@ def test_a_near_miss_of_a_setting_in_dotenv_warns_with_the_right_name(tmp_path: 
         "dicebot: DISCORD_TOKEN is missing: set it to your bot token from the Discord developer portal "
         "(see .env.example)",
     ]
+
+
+@pytest.mark.parametrize("data_dir", ["afile", "afile/below"])
+def test_a_data_dir_the_bot_cannot_write_exits_2_naming_it(tmp_path: Path, data_dir: str) -> None:
+    """It started anyway, warned without naming DATA_DIR, and built every strategy table again at each start."""
+    (tmp_path / "afile").touch()
+    done = run_bot({"DISCORD_TOKEN": "x", "DATA_DIR": data_dir}, tmp_path)
+    assert done.returncode == 2
+    [line] = done.stderr.splitlines()
+    assert line.startswith(f"dicebot: cannot keep the bot's files in {data_dir}/strategy (")
+    assert line.endswith("); set DATA_DIR to a folder this user may write")

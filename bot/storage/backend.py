@@ -25,7 +25,6 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal, Protocol
-from urllib.parse import urlsplit
 
 Dialect = Literal["sqlite", "postgres"]
 MIGRATION_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
@@ -211,24 +210,6 @@ def postgres_url(target: Path | str) -> str | None:
     if isinstance(target, str) and target.startswith(POSTGRES_PREFIXES):
         return target
     return None
-
-
-#: The ports a PostgreSQL server can listen on.
-PORTS = range(1, 65536)
-
-
-def check_postgres_ports(url: str) -> None:
-    """Raise ValueError naming a port that is no number or outside 1 to 65535, as an admin wrote it: the driver
-    meets the first with a bare int() error and the second with an OverflowError traceback from the socket. A URL
-    may list several hosts (``host1:5432,host2:5432``), an IPv6 host is in brackets."""
-    hosts = urlsplit(url).netloc.rpartition("@")[2]
-    for host in hosts.split(","):
-        after_address = host.rpartition("]")[2]
-        port = after_address.rpartition(":")[2] if ":" in after_address else ""
-        if port and not port.isdecimal():
-            raise ValueError(f"port {port!r} is not a number")
-        if port and int(port) not in PORTS:
-            raise ValueError(f"port {int(port)} is not between {PORTS.start} and {PORTS.stop - 1}")
 
 
 def sqlite_path(target: Path | str) -> Path:

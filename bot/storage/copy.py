@@ -19,10 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bot.storage.backend import Database, DatabaseError, Row, check_postgres_ports, postgres_url, sqlite_path
+from bot.storage.backend import Database, DatabaseError, Row, postgres_url, sqlite_path
 from bot.storage.names import storable_name
 from bot.storage.postgres import PostgresDatabase, describe_url
 from bot.storage.sqlite import SqliteDatabase
+from bot.urls import check_ports
 
 if TYPE_CHECKING:
     from bot.storage.postgres import Connection
@@ -93,7 +94,7 @@ async def migrate(source: str, target: str) -> Copied:
     if url is None:
         raise DatabaseError("--to must be a postgresql:// URL of an empty database")
     try:
-        check_postgres_ports(url)
+        check_ports(url)
     except ValueError as error:
         raise DatabaseError(f"--to: {error}") from None
     path = sqlite_path(source)

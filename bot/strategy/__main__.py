@@ -12,11 +12,14 @@ from typing import NoReturn
 import numpy as np
 
 from bot.engine import kniffel as kniffel_engine
+from bot.folders import unwritable
 from bot.strategy import dicepoker, kniffel, knister, missing, tables, tutto
 from bot.strategy.base import LEVELS
 
 GAMES = ("kniffel", "dicepoker", "tutto", "knister")
 BAR = 50
+#: The seeds the games' random generators take: a signed 64-bit number (numba's and numpy's).
+SEEDS = range(-(2**63), 2**63)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -29,6 +32,18 @@ class _Parser(argparse.ArgumentParser):
 def _fail(message: str) -> NoReturn:
     sys.stderr.write(f"error: {message}\n")
     raise SystemExit(2)
+
+
+def seed(text: str) -> int:
+    """A ``--seed`` the generators take; a larger one was a traceback ("Int value is too large")."""
+    span = f"from {SEEDS.start} to {SEEDS.stop - 1}"
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a seed {span}") from None
+    if value not in SEEDS:
+        raise argparse.ArgumentTypeError(f"{value} is not a seed {span}")
+    return value
 
 
 def _ruleset(game: str, rules: str | None) -> str | None:
@@ -128,7 +143,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     play.add_argument("--rules")
     play.add_argument("--level", choices=LEVELS, required=True)
     play.add_argument("--games", type=int, default=1000)
-    play.add_argument("--seed", type=int, default=0)
+    play.add_argument("--seed", type=seed, default=0)
     build = commands.add_parser("build", help="build every table and print the time each took")
     build.add_argument(
         "--missing", action="store_true", help="build only the tables the cache folder lacks (the bot's start-up)"
@@ -138,7 +153,15 @@ def main(argv: Sequence[str] | None = None) -> None:
         # Every table would fail to store and be built again at every start, with a warning each and exit 0.
         _fail(f"--dir {args.dir} is a file, not a folder")
     if args.command == "build":
+        # Storing the tables is this command's job: a folder that cannot take them is refused before building.
+        reason = unwritable(args.dir)
+        if reason is not None:
+            _fail(f"--dir {args.dir} cannot hold the tables ({reason})")
         _build(args.dir, rebuild=not args.missing)
+        unstored = missing(args.dir)
+        if unstored:
+            sys.stderr.write(f"error: could not store these tables in {args.dir}: {', '.join(unstored)}\n")
+            raise SystemExit(1)
         return
     ruleset = _ruleset(args.game, args.rules)
     if args.command == "ev":

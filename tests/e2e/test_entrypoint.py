@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import socket
 import sqlite3
 import sys
 from pathlib import Path
@@ -127,3 +128,29 @@ async def test_a_dev_server_the_bot_is_not_in_stops_with_one_line_that_says_so(t
         "DEV_GUILD_ID=123456789012345678 names? check the bot's invitation and permissions"
     ]
     assert "Traceback" not in stderr
+
+
+async def test_sigterm_stops_a_bot_whose_gateway_it_cannot_reach(tmp_path: Path) -> None:
+    """discord.py retries a shard that fails to connect every 5 s for ever, closed or not: the bot ignored SIGTERM
+    until kill -9 while its gateway was out of reach (found with a SHARD_COUNT too large to send, QA)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        closed_port = probe.getsockname()[1]
+    async with FakeDiscord(token=TOKEN) as server:
+        env = bot_env(
+            server, tmp_path / "db.sqlite3", SHARD_COUNT="1", DISCORD_GATEWAY_URL=f"ws://127.0.0.1:{closed_port}/"
+        )
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "bot", env=env, cwd=tmp_path, stderr=asyncio.subprocess.PIPE
+        )
+        assert process.stderr is not None
+        try:
+            while b"Failed to connect for shard_id: 0" not in await asyncio.wait_for(process.stderr.readline(), 30):
+                assert process.returncode is None
+            process.send_signal(signal.SIGTERM)
+            await asyncio.wait_for(process.communicate(), 30)
+        finally:
+            if process.returncode is None:
+                process.kill()
+                await process.wait()
+    assert process.returncode == 0

@@ -21,6 +21,13 @@ from bot.strategy.__main__ import main
         (["selfplay", "knister", "--level", "godlike"], "invalid choice: 'godlike'"),
         (["selfplay", "knister", "--level", "easy", "--games", "0"], "--games must be at least 1"),
         (["ev", "knister"], "knister has no exact value"),
+        # The RNGs take a signed 64-bit seed: "Int value is too large" was a traceback (QA).
+        (
+            ["selfplay", "kniffel", "--level", "easy", "--games", "1", "--seed", "99999999999999999999999"],
+            "argument --seed: 99999999999999999999999 is not a seed from -9223372036854775808 to 9223372036854775807",
+        ),
+        (["selfplay", "tutto", "--level", "easy", "--seed", str(-(2**63) - 1)], "is not a seed from"),
+        (["selfplay", "tutto", "--level", "easy", "--seed", "x"], "argument --seed: 'x' is not a seed from"),
     ],
 )
 def test_bad_arguments_exit_2_with_one_line(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -72,6 +79,9 @@ def test_build_rebuilds_every_table_unless_only_missing_ones_are_asked_for(
     monkeypatch.setattr(cli.knister, "load", recorder("knister"))
     solved: list[None] = []
     monkeypatch.setattr(cli.tutto, "solve_turn", functools.lru_cache(lambda: solved.append(None)))
+    # The fakes store nothing: a table counts as stored once loaded, or the build would fail for want of it.
+    every = cli.missing(tmp_path)
+    monkeypatch.setattr(cli, "missing", lambda directory: [] if calls else every)
     cli.main(["--dir", str(tmp_path), *argv])
     assert [name for name, _ in calls] == ["kniffel", "kniffel", "dicepoker", "knister"]
     assert {flag for _, flag in calls} == {rebuilt}
@@ -90,6 +100,36 @@ def test_a_table_folder_that_is_a_file_is_one_line_and_exit_2(
         main(["--dir", str(file), *command])
     assert exit_info.value.code == 2
     assert capsys.readouterr().err == f"error: --dir {file} is a file, not a folder\n"
+
+
+def test_a_table_folder_it_cannot_create_is_one_line_and_exit_2_before_building(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--dir /proc/x build`` built every table, said "could not store" for each and exited 0: storing them is
+    the command's job."""
+    (tmp_path / "afile").touch()
+    folder = tmp_path / "afile" / "tables"
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--dir", str(folder), "build"])
+    assert exit_info.value.code == 2
+    assert capsys.readouterr().err == f"error: --dir {folder} cannot hold the tables (Not a directory)\n"
+
+
+def test_a_build_that_could_not_store_a_table_fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A folder that stops taking files during the build (a full disk) leaves tables unstored: exit code 1."""
+    stored: list[str] = []
+    monkeypatch.setattr(cli.kniffel, "load", lambda ruleset, *args, **kwargs: stored.append(ruleset))
+    monkeypatch.setattr(cli.dicepoker, "load", lambda *args, **kwargs: None)
+    monkeypatch.setattr(cli.knister, "load", lambda *args, **kwargs: None)
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--dir", str(tmp_path), "build", "--missing"])
+    assert stored
+    assert exit_info.value.code == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: could not store these tables in {tmp_path}: ")
+    assert err.count("\n") == 1
 
 
 def test_the_help_reads_as_plain_text(capsys: pytest.CaptureFixture[str]) -> None:
