@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bot.i18n import _fill, language_of, languages, t
-from bot.ui.common import PHONE_COLUMNS, card_tables, cut_to_width, display_width, monospace_table
+from bot.ui.common import CUT, PHONE_COLUMNS, card_tables, cut_to_width, display_width, monospace_table
 from bot.ui.render import Layout
 
 #: Discord's limit on a select option's label (``tests/discord_limits.py`` checks every payload against it).
@@ -157,24 +157,42 @@ def test_a_cut_never_splits_a_letter_from_its_mark_or_an_emoji_sequence() -> Non
     assert cut_to_width("Alice", 12) == "Alice"
 
 
+def cells(line: str) -> list[str]:
+    """``line`` of a code block by its columns (:func:`display_width`): a wide character fills two, the second
+    empty; a character that takes none (a mark, a joined emoji, a direction isolate) joins the column before."""
+    columns: list[str] = []
+    pending = ""  # characters of no width before the first column
+    for end in range(1, len(line) + 1):
+        added = display_width(line[:end]) - display_width(line[: end - 1])
+        char = line[end - 1]
+        if added == 0 and columns:
+            columns[-1] += char
+        elif added == 0:
+            pending += char
+        else:
+            columns += [pending + char, *[""] * (added - 1)]
+            pending = ""
+    return columns
+
+
 def headers(blocks: list[str]) -> list[str]:
     """The player columns' headers of card tables, left to right, block after block.
 
     Read by the columns' right edges, where every row's value ends (values are aligned right and never empty): a
-    header may hold a space ("Normal 2")."""
+    header may hold a space ("Normal 2"). Measured in columns, so a header of emoji ends where its values do."""
     found = []
     for block in blocks:
-        header, *rows = block.strip("`\n").splitlines()
+        header, *rows = (cells(line) for line in block.strip("`\n").splitlines())
         width = max(map(len, [header, *rows]))
-        rows = [row.ljust(width) for row in rows]
-        first = len(header) - len(header.lstrip())
+        rows = [row + [" "] * (width - len(row)) for row in rows]
+        first = next(column for column, cell in enumerate(header) if cell != " ")
         ends = [
             end
             for end in range(first, width)
             if all(row[end] != " " and (end + 1 == width or row[end + 1] == " ") for row in rows)
         ]
         starts = [first, *(end + 1 for end in ends[:-1])]
-        found += [header[start : end + 1].strip() for start, end in zip(starts, ends, strict=True)]
+        found += ["".join(header[start : end + 1]).strip() for start, end in zip(starts, ends, strict=True)]
     return found
 
 
@@ -184,7 +202,7 @@ def parted(blocks: list[str]) -> list[str]:
 
 
 def fits(blocks: list[str], width: int = PHONE_COLUMNS) -> bool:
-    return all(len(line) <= width for block in blocks for line in block.splitlines())
+    return all(display_width(line) <= width for block in blocks for line in block.splitlines())
 
 
 LABELS = ["Ones", "Sm. str.", "Total"]
@@ -194,12 +212,12 @@ def test_card_table_columns_widen_to_whole_names_when_a_phone_line_has_room() ->
     """Three players leave a column 7 wide: "Normal" was cut to "Norma", which reads as somebody's name."""
     names = ["🤖 Normal", "Alice", "🤖 Leicht"]
     blocks = card_tables(LABELS, [(name, ["3", "12", "240"]) for name in names])
-    assert headers(blocks) == ["Normal", "Alice", "Leicht"]
+    assert headers(blocks) == ["🤖 Normal", "Alice", "🤖 Leicht"]
     assert all(len(line) <= PHONE_COLUMNS for block in blocks for line in block.splitlines())
 
 
 def test_a_cut_name_ends_in_an_ellipsis() -> None:
-    names = ["Alice", "🤖 Doskonały", "Bob", "Carol"]
+    names = ["Alice", "Doskonały Gracz", "Bob", "Carol"]
     blocks = card_tables(LABELS, [(name, ["3", "12", "240"]) for name in names])
     assert headers(blocks) == ["Alice", "Dosko…", "Bob", "Carol"]
     assert all(len(line) <= PHONE_COLUMNS for block in blocks for line in block.splitlines())
@@ -222,10 +240,10 @@ def test_a_header_keeps_the_space_before_a_number_and_a_cut_keeps_the_number() -
     names = ["🤖 Normal 2", "🤖 Normal", "Alice"]
     values = ["3", "12", "240"]
     wide = card_tables(["Ones", "Total"], [(name, values) for name in names], width=40)
-    assert headers(wide) == ["Normal 2", "Normal", "Alice"]
-    assert wide[0].splitlines()[1] == "     Normal 2  Normal   Alice"
-    cut = card_tables(LABELS, [(name, values) for name in ["Alice", "Bob", *names[:2]]])
-    assert headers(cut) == ["Alice", "Bob", "Nor…2", "Normal"]
+    assert headers(wide) == ["🤖 Normal 2", "🤖 Normal", "Alice"]
+    assert wide[0].splitlines()[1] == "     🤖 Normal 2  🤖 Normal      Alice"
+    cut = card_tables(LABELS, [(name, values) for name in ["Alice", *names[:2]]])
+    assert headers(cut) == ["Alice", "🤖 Nor…2", "🤖 Norm…"]
     assert fits(cut)
 
 
@@ -243,11 +261,11 @@ def test_two_headers_are_never_one_space_apart() -> None:
     values = ["3", "12", "240"]
     for names in (["🤖 Normal 2", "🤖 Normal", "Alice"], ["🤖 Normal", "🤖 Normal 2", "Alice"]):
         three = card_tables(LABELS, [(name, values) for name in names])
-        assert parted(three) == headers(three) == [name.removeprefix("🤖 ") for name in names]
+        assert parted(three) == headers(three) == names
         assert len(three) == 1 and fits(three)
-    assert three[0].splitlines()[1:3] == ["         Normal  Normal 2  Alice", "Ones          3         3      3"]
+    assert three[0].splitlines()[1:3] == ["   🤖 Normal  🤖 Normal 2  Alice", "Ones       3            3      3"]
     four = card_tables(LABELS, [(name, values) for name in ["🤖 Normal 2", "🤖 Normal", "Alice", "🤖 Normal 3"]])
-    assert parted(four) == headers(four) == ["Normal 2", "Normal", "Alice", "Normal 3"]
+    assert parted(four) == headers(four) == ["🤖 Normal 2", "🤖 Normal", "Alice", "🤖 Normal 3"]
     assert len(four) == 2 and fits(four)  # one block would leave "Nor…" or "Ali…": no one's name
 
 
@@ -255,7 +273,7 @@ def test_a_long_first_header_reaches_into_the_labels_corner() -> None:
     """The first column of a block has nothing on its left in the header line but the labels' empty corner: a
     long name there is shown whole, right-aligned with its values, instead of cut or pushed to a second block."""
     blocks = card_tables(LABELS, [(name, ["3", "12", "240"]) for name in ["🤖 Doskonały", "Alice", "Bob", "Carol"]])
-    assert blocks[0].splitlines()[1:3] == ["    Doskonały  Alice  Bob  Carol", "Ones        3      3    3      3"]
+    assert blocks[0].splitlines()[1:3] == [" 🤖 Doskonały  Alice  Bob  Carol", "Ones        3      3    3      3"]
     assert parted(blocks) == headers(blocks) and fits(blocks)
 
 
@@ -304,3 +322,45 @@ def test_no_two_headers_of_card_tables_read_the_same(players: list[tuple[str, in
     assert len(set(shown)) == len(shown) == len(players)
     assert fits(blocks)
     assert parted(blocks) == shown
+
+
+def test_final_headers_keep_emoji_and_wide_letters_as_written() -> None:
+    """QA: "李小龍" and "🐉🐉" were headed "?1" and "?2", "🤖 Easy" and a person named Easy "Easy1" and "Easy2",
+    "🎲🔥 Zoë 🐉" "Zoë": the emoji and wide letters were dropped. They are kept, two columns each, and the values
+    stay right-aligned under them."""
+    names = ["李小龍", "🐉🐉", "🤖 Easy", "Easy", "🎲🔥 Zoë 🐉"]
+    blocks = card_tables(["Ones", "Total"], [(name, ["3", "240"]) for name in names])
+    assert headers(blocks) == parted(blocks) == names
+    assert fits(blocks)
+
+
+def test_a_right_to_left_header_cannot_turn_its_line_around() -> None:
+    """QA: a Hebrew name turned its header line around: it is isolated, as the running tables' names are."""
+    blocks = card_tables(["Ones", "Total"], [(name, ["3", "240"]) for name in ["דוד כהן", "Alice"]])
+    assert headers(blocks) == ["\u2068דוד כהן\u2069", "Alice"]
+    assert fits(blocks)
+
+
+#: Names of emoji, CJK and fullwidth letters, Latin ones with marks and a right-to-left one, spaced and alike.
+WIDE_NAMES = st.lists(
+    st.sampled_from(["李小龍", "🐉", "🤖", "🎲🔥", "Ａｌｉ", "👩\u200d💻", "Zoë", "e\u0301", "דוד", "Easy", " ", "2"]),
+    max_size=6,
+).map("".join)
+
+
+@given(
+    st.lists(st.tuples(WIDE_NAMES, st.integers(0, 9_999)), min_size=1, max_size=8),
+    st.sampled_from([["Ones", "Total"], LABELS, ["Kl. Straße", "Gesamt"]]),
+)
+def test_card_tables_of_wide_names_fit_a_phone_and_align_every_header(
+    players: list[tuple[str, int]], labels: list[str]
+) -> None:
+    blocks = card_tables(labels, [(name, [str(score)] * len(labels)) for name, score in players])
+    assert fits(blocks)
+    shown = headers(blocks)
+    assert parted(blocks) == shown  # each header ends where its values do, two spaces from the one before
+    assert len(set(shown)) == len(shown) == len(players)
+    for (name, _), header in zip(players, shown, strict=True):
+        written = " ".join(name.split()) or "?"
+        plain = header.removeprefix("\u2068").removesuffix("\u2069")
+        assert plain == written or CUT in plain or plain.startswith(written), (name, header)
