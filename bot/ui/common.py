@@ -329,10 +329,23 @@ def _widen(widths: list[int], limits: Sequence[int], spare: int) -> int:
 
 
 def _header_name(name: str) -> str:
-    """A name as a header shows it: as written, emoji and CJK letters included (QA: "李小龍" and "🐉🐉" were headed
-    "?1" and "?2", "🤖 Easy" and a person named Easy "Easy1" and "Easy2"), its words one space apart (QA: "🤖 Normal 2"
-    was headed "Normal2"), never empty."""
-    return " ".join(in_code_block(name).split()) or "?"
+    """A name as a header shows it: its letters and digits, emoji left out when letters remain (each costs a phone's
+    table two or three of its 32 columns: "🤖 Easy", "🤖 Normal" and "🤖 Perfect" beside Alice took two blocks), as
+    written otherwise (QA: "李小龍" and "🐉🐉" were headed "?1" and "?2"); its words one space apart (QA: "🤖 Normal
+    2" was headed "Normal2"), never empty."""
+    lettered = " ".join(in_code_block(_without_symbols(name)).split())
+    return lettered or " ".join(in_code_block(name).split()) or "?"
+
+
+def _without_symbols(name: str) -> str:
+    """``name`` without its emoji and other symbols (with the joiners and presentation selectors that build them)."""
+    return "".join(
+        char
+        for char in name
+        if unicodedata.category(char) != "So"
+        and char not in (ZERO_WIDTH_JOINER, EMOJI_PRESENTATION)
+        and not "\U0001f3fb" <= char <= "\U0001f3ff"  # skin tones
+    )
 
 
 def _cut_header(name: str, width: int, suffix: str = "") -> str:
