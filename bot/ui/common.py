@@ -127,7 +127,8 @@ def _starts_glyph(text: str, index: int) -> bool:
 #: Monospace characters a code block shows per line on a 375 px phone without wrapping: the embed leaves about
 #: 290 px of code block and a code font of 12-13 px draws 7.2-7.8 px a character (34-38 columns); 32 keeps a margin.
 PHONE_COLUMNS = 32
-#: The least a header of a card table shows of a name (all of a shorter one), its ellipsis included: "Norm…".
+#: The least a header of a card table shows of a name (all of a shorter one), its ellipsis included: "Norm…", in
+#: letters (``_shortest``): "🤖 Norm…" takes eight columns, as "🤖 N…" tells nobody apart.
 NAME_COLUMN = 5
 #: The mark of a header cut short (one column in Discord's code font): "Norma" read as a name, "Norm…" does not.
 CUT = "…"
@@ -187,18 +188,6 @@ def _turns_text(name: str) -> bool:
     return not BIDI_CONTROLS.isdisjoint(name) or any(unicodedata.bidirectional(char) in ("R", "AL") for char in name)
 
 
-def monospace_safe(text: str) -> str:
-    """``text`` without the characters that would not take exactly one column of a code block (emoji, wide
-    letters, combining marks), so a table's columns stay aligned."""
-    return "".join(
-        char
-        for char in text
-        if not unicodedata.combining(char)
-        and unicodedata.category(char) not in ("Mn", "Cf", "So")
-        and unicodedata.east_asian_width(char) not in ("W", "F")
-    )
-
-
 def card_tables(
     labels: Sequence[str],
     columns: Sequence[tuple[str, Sequence[str]]],
@@ -207,18 +196,19 @@ def card_tables(
 ) -> list[str]:
     """Cards side by side: one code block per group of players, a row per box, a column per player.
 
-    ``columns`` are (player name, values in the order of ``labels``). Names are made safe for monospace, their
-    words one space apart; one too long for its column is cut with an ellipsis, and names alike after that are
-    numbered in the order of ``seats`` (each column's seat; the columns' order without it), so a player keeps the
-    number the running board gave him when the final cards stand by rank. Every header is right-aligned with its
-    values. What reads best on a phone, in this order:
+    ``columns`` are (player name, values in the order of ``labels``). Names are shown as written, their words one
+    space apart, measured by :func:`display_width` (emoji and CJK letters two columns) and :func:`isolated`; one
+    too long for its column is cut with an ellipsis, and names alike after that are numbered in the order of
+    ``seats`` (each column's seat; the columns' order without it), so a player keeps the number the running board
+    gave him when the final cards stand by rank. Every header is right-aligned with its values. What reads best
+    on a phone, in this order:
 
     * **Two spaces at least between two headers.** A name's own words are one space apart, so one space between
       two headers reads as one name (QA: "Norma…2 Normal"; "Bob Carol" and "Norm… Alice" read so as well). A header
       after another leaves the first column of its own blank; the first of a block has the labels' empty corner
       on its left and may reach into it, as a right-aligned text runs into the empty cell on its left.
     * **No line wider than a phone's** (``width``), so a block never wraps: as few blocks as fit every player
-      with each header showing at least :data:`NAME_COLUMN` columns of the name (all of a shorter one), the
+      with each header showing at least :data:`NAME_COLUMN` letters of the name (all of a shorter one), the
       players shared out evenly between them. A phone scrolls down with ease, but a header of two or three letters
       names nobody: "Alice", "Bobby", "Carol" and "Dunja" beside labels 8 wide take two blocks, not one of stubs.
     * **As few names cut as possible**: a column is as wide as its values and its whole header need; where a
@@ -227,25 +217,33 @@ def card_tables(
     * **Even columns**: room a line has left widens the narrowest columns first, up to the widest column's need,
       so the numbers stand evenly spaced and the blocks alike.
     """
-    label_width = max(len(label) for label in labels)
+    label_width = max(map(display_width, labels))
     names = [_header_name(name) for name, _ in columns]
-    wholes = [len(name) + (len(str(names.count(name))) if names.count(name) > 1 else 0) for name in names]
-    values = [max(len(value) for value in column) for _, column in columns]
-    blocks = _blocks(wholes, values, width, label_width)
-    widths = _widths(blocks, wholes, values, width, label_width)
+    wholes = [display_width(name) + (len(str(names.count(name))) if names.count(name) > 1 else 0) for name in names]
+    values = [max(map(display_width, column)) for _, column in columns]
+    shortest = [min(whole, _shortest(name)) for whole, name in zip(wholes, names, strict=True)]
+    blocks = _blocks(shortest, values, width, label_width)
+    widths = _widths(blocks, wholes, shortest, values, width, label_width)
     starts = {block.start for block in blocks}
     order = sorted(range(len(columns)), key=lambda i: i if seats is None else seats[i])
-    headers = _headers(names, [column + _beside(i in starts, label_width) for i, column in enumerate(widths)], order)
+    cut = _headers(names, [column + _beside(i in starts, label_width) for i, column in enumerate(widths)], order)
+    headers = [isolated(header) for header in cut]
     tables = []
     for block in blocks:
         first, *others = block
         corner = label_width + 1 + widths[first]  # the first header may reach into the labels' empty corner
-        lines = [f"{headers[first]:>{corner}}" + "".join(f" {headers[i]:>{widths[i]}}" for i in others)]
+        lines = [_right(headers[first], corner) + "".join(" " + _right(headers[i], widths[i]) for i in others)]
         for row, label in enumerate(labels):
-            cells = "".join(f" {columns[i][1][row]:>{widths[i]}}" for i in block)
-            lines.append(f"{label:<{label_width}}{cells}")
+            cells = "".join(" " + _right(columns[i][1][row], widths[i]) for i in block)
+            lines.append(label + " " * (label_width - display_width(label)) + cells)
         tables.append("```\n" + "\n".join(line.rstrip() for line in lines) + "\n```")
     return tables
+
+
+def _right(text: str, width: int) -> str:
+    """``text`` aligned right in ``width`` columns of a code block, measured by :func:`display_width` (an f-string
+    pads by characters: a header of emoji would stand a column left of its values for each)."""
+    return " " * (width - display_width(text)) + text
 
 
 def _beside(first: bool, label_width: int) -> int:
@@ -259,27 +257,45 @@ def _column(header: int, values: int, first: bool, label_width: int) -> int:
     return max(values, header - _beside(first, label_width))
 
 
-def _blocks(wholes: Sequence[int], values: Sequence[int], width: int, label_width: int) -> list[range]:
+def _shortest(name: str) -> int:
+    """The columns of the least a header shows of ``name``: its start up to :data:`NAME_COLUMN` letters or digits
+    but one, and the ellipsis. Emoji, spaces and signs before them come on top: "🤖 N…" names no computer, and
+    "🤖 Kö…2" was both "🤖 Könnyű 2" and "🤖 Közepes 2"."""
+    letters = 0
+    for end in range(1, len(name)):
+        starts = end == 1 or _starts_glyph(name, end - 1)
+        letters += starts and unicodedata.category(name[end - 1])[0] in "LN"
+        if letters == NAME_COLUMN - 1 and _starts_glyph(name, end):
+            return display_width(name[:end]) + len(CUT)
+    return display_width(name) + len(CUT)
+
+
+def _blocks(shortest: Sequence[int], values: Sequence[int], width: int, label_width: int) -> list[range]:
     """The players of each block: the fewest blocks whose every line fits ``width`` with each header showing at
-    least :data:`NAME_COLUMN` columns (``wholes`` are the headers' whole lengths), the players shared out evenly;
+    least its ``shortest`` columns (:func:`_shortest`, or all of a shorter name), the players shared out evenly;
     one player a block when nothing fits (a label as wide as a phone's line)."""
-    count = len(wholes)
+    count = len(shortest)
     for blocks in range(1, count + 1):
         per_block = -(-count // blocks)
         split = [range(start, min(start + per_block, count)) for start in range(0, count, per_block)]
-        least = [_least(block, wholes, values, label_width) for block in split]
+        least = [_least(block, shortest, values, label_width) for block in split]
         if all(label_width + sum(widths) + len(widths) <= width for widths in least):
             return split
     return [range(index, index + 1) for index in range(count)]
 
 
-def _least(block: range, wholes: Sequence[int], values: Sequence[int], label_width: int) -> list[int]:
-    """The narrowest widths of ``block``'s columns: a header of :data:`NAME_COLUMN` columns, or all of a shorter one."""
-    return [_column(min(wholes[i], NAME_COLUMN), values[i], i == block.start, label_width) for i in block]
+def _least(block: range, shortest: Sequence[int], values: Sequence[int], label_width: int) -> list[int]:
+    """The narrowest widths of ``block``'s columns: each header its ``shortest`` columns."""
+    return [_column(shortest[i], values[i], i == block.start, label_width) for i in block]
 
 
 def _widths(
-    blocks: Sequence[range], wholes: Sequence[int], values: Sequence[int], width: int, label_width: int
+    blocks: Sequence[range],
+    wholes: Sequence[int],
+    shortest: Sequence[int],
+    values: Sequence[int],
+    width: int,
+    label_width: int,
 ) -> list[int]:
     """Every column's width, block after block, in lines ``width`` long: as many headers whole as fit (the
     cheapest first), the rest of the line to the cut ones and then to the narrowest columns (see
@@ -288,7 +304,7 @@ def _widths(
     widest = max(max(need) for need in needs)
     widths: list[int] = []
     for block, need in zip(blocks, needs, strict=True):
-        block_widths = _least(block, wholes, values, label_width)
+        block_widths = _least(block, shortest, values, label_width)
         spare = width - label_width - len(block) - sum(block_widths)
         for i in sorted(range(len(block)), key=lambda i: need[i] - block_widths[i]):
             if need[i] - block_widths[i] <= spare:
@@ -313,9 +329,23 @@ def _widen(widths: list[int], limits: Sequence[int], spare: int) -> int:
 
 
 def _header_name(name: str) -> str:
-    """A name as a header can show it: one column a character, its words one space apart (QA: "🤖 Normal 2" was
-    headed "Normal2"), never empty."""
-    return " ".join(in_code_block(monospace_safe(name)).split()) or "?"
+    """A name as a header shows it: its letters and digits, emoji left out when letters remain (each costs a phone's
+    table two or three of its 32 columns: "🤖 Easy", "🤖 Normal" and "🤖 Perfect" beside Alice took two blocks), as
+    written otherwise (QA: "李小龍" and "🐉🐉" were headed "?1" and "?2"); its words one space apart (QA: "🤖 Normal
+    2" was headed "Normal2"), never empty."""
+    lettered = " ".join(in_code_block(_without_symbols(name)).split())
+    return lettered or " ".join(in_code_block(name).split()) or "?"
+
+
+def _without_symbols(name: str) -> str:
+    """``name`` without its emoji and other symbols (with the joiners and presentation selectors that build them)."""
+    return "".join(
+        char
+        for char in name
+        if unicodedata.category(char) != "So"
+        and char not in (ZERO_WIDTH_JOINER, EMOJI_PRESENTATION)
+        and not "\U0001f3fb" <= char <= "\U0001f3ff"  # skin tones
+    )
 
 
 def _cut_header(name: str, width: int, suffix: str = "") -> str:

@@ -26,7 +26,7 @@ import discord
 from bot.engine import tutto
 from bot.engine.core import Event
 from bot.i18n import number, t
-from bot.ui.common import COLOUR_OVER, COLOUR_PLAYING, DIE_FACES, faces, monospace_table, name_cells
+from bot.ui.common import COLOUR_OVER, COLOUR_PLAYING, DIE_FACES, faces, monospace_table, name_cells, unbroken
 from bot.ui.ended import ended_embed
 from bot.ui.render import Rendered, Table, custom_id
 from bot.ui.standings import board_mark, final_footer, marked_name, ranked, standing, staying_first
@@ -328,7 +328,9 @@ class TuttoUI:
     # ------------------------------------------------------------------ the end
 
     def render_final(self, table: Table) -> Rendered:
-        """Final standings: ranks and scores, each player's Tuttos in a field below (a line each fits a phone). The
+        """Final standings: ranks and scores, the Tuttos of those who scored any in a field below, each "name: count"
+        unbroken (QA: every player's "…: 0" took three phone lines and split "🤖 Easy" from its count), none without
+        any (a line each fits a phone). The
         winner, a Cloverleaf win and who buys the next round are the game-over news above it (``event_line``), as in
         the other games, so the board says each once."""
         state, locale = _state(table), table.locale
@@ -344,15 +346,17 @@ class TuttoUI:
             for result in results
         ]
         tuttos = [
-            t("tutto.tuttos_of", locale, name=table.name(result.player), count=result.counters.get("tuttos", 0))
+            unbroken(t("tutto.tuttos_of", locale, name=table.name(result.player), count=result.counters["tuttos"]))
             for result in results
+            if result.counters["tuttos"]
         ]
         embed = discord.Embed(
             title=t("tutto.final_title", locale, game=t("game.tutto", locale)),
             description="\n".join(lines),
             colour=COLOUR_OVER,
         )
-        embed.add_field(name=t("tutto.tuttos", locale), value=" · ".join(tuttos), inline=False)
+        if tuttos:
+            embed.add_field(name=t("tutto.tuttos", locale), value=" · ".join(tuttos), inline=False)
         return Rendered(embeds=[final_footer(table, embed)])
 
     # ------------------------------------------------------------------ the channel

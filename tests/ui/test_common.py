@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bot.i18n import _fill, language_of, languages, t
-from bot.ui.common import PHONE_COLUMNS, card_tables, cut_to_width, display_width, monospace_table
+from bot.ui.common import CUT, PHONE_COLUMNS, card_tables, cut_to_width, display_width, monospace_table
 from bot.ui.render import Layout
 
 #: Discord's limit on a select option's label (``tests/discord_limits.py`` checks every payload against it).
@@ -157,24 +157,42 @@ def test_a_cut_never_splits_a_letter_from_its_mark_or_an_emoji_sequence() -> Non
     assert cut_to_width("Alice", 12) == "Alice"
 
 
+def cells(line: str) -> list[str]:
+    """``line`` of a code block by its columns (:func:`display_width`): a wide character fills two, the second
+    empty; a character that takes none (a mark, a joined emoji, a direction isolate) joins the column before."""
+    columns: list[str] = []
+    pending = ""  # characters of no width before the first column
+    for end in range(1, len(line) + 1):
+        added = display_width(line[:end]) - display_width(line[: end - 1])
+        char = line[end - 1]
+        if added == 0 and columns:
+            columns[-1] += char
+        elif added == 0:
+            pending += char
+        else:
+            columns += [pending + char, *[""] * (added - 1)]
+            pending = ""
+    return columns
+
+
 def headers(blocks: list[str]) -> list[str]:
     """The player columns' headers of card tables, left to right, block after block.
 
     Read by the columns' right edges, where every row's value ends (values are aligned right and never empty): a
-    header may hold a space ("Normal 2")."""
+    header may hold a space ("Normal 2"). Measured in columns, so a header of emoji ends where its values do."""
     found = []
     for block in blocks:
-        header, *rows = block.strip("`\n").splitlines()
+        header, *rows = (cells(line) for line in block.strip("`\n").splitlines())
         width = max(map(len, [header, *rows]))
-        rows = [row.ljust(width) for row in rows]
-        first = len(header) - len(header.lstrip())
+        rows = [row + [" "] * (width - len(row)) for row in rows]
+        first = next(column for column, cell in enumerate(header) if cell != " ")
         ends = [
             end
             for end in range(first, width)
             if all(row[end] != " " and (end + 1 == width or row[end + 1] == " ") for row in rows)
         ]
         starts = [first, *(end + 1 for end in ends[:-1])]
-        found += [header[start : end + 1].strip() for start, end in zip(starts, ends, strict=True)]
+        found += ["".join(header[start : end + 1]).strip() for start, end in zip(starts, ends, strict=True)]
     return found
 
 
@@ -184,7 +202,7 @@ def parted(blocks: list[str]) -> list[str]:
 
 
 def fits(blocks: list[str], width: int = PHONE_COLUMNS) -> bool:
-    return all(len(line) <= width for block in blocks for line in block.splitlines())
+    return all(display_width(line) <= width for block in blocks for line in block.splitlines())
 
 
 LABELS = ["Ones", "Sm. str.", "Total"]
@@ -304,3 +322,46 @@ def test_no_two_headers_of_card_tables_read_the_same(players: list[tuple[str, in
     assert len(set(shown)) == len(shown) == len(players)
     assert fits(blocks)
     assert parted(blocks) == shown
+
+
+def test_final_headers_keep_wide_letters_and_a_name_of_emoji_only() -> None:
+    """QA: "李小龍" and "🐉🐉" were headed "?1" and "?2": wide letters and a name of emoji alone were dropped. They
+    are kept, two columns each, and the values stay right-aligned under them; emoji beside letters still go (each
+    costs two or three of a phone's 32 columns), so "🤖 Easy" beside a person named Easy is told apart by a number."""
+    names = ["李小龍", "🐉🐉", "🤖 Easy", "Easy", "🎲🔥 Zoë 🐉"]
+    blocks = card_tables(["Ones", "Total"], [(name, ["3", "240"]) for name in names])
+    assert headers(blocks) == parted(blocks) == ["李小龍", "🐉🐉", "Easy1", "Easy2", "Zoë"]
+    assert fits(blocks)
+
+
+def test_a_right_to_left_header_cannot_turn_its_line_around() -> None:
+    """QA: a Hebrew name turned its header line around: it is isolated, as the running tables' names are."""
+    blocks = card_tables(["Ones", "Total"], [(name, ["3", "240"]) for name in ["דוד כהן", "Alice"]])
+    assert headers(blocks) == ["\u2068דוד כהן\u2069", "Alice"]
+    assert fits(blocks)
+
+
+#: Names of emoji, CJK and fullwidth letters, Latin ones with marks and a right-to-left one, spaced and alike.
+WIDE_NAMES = st.lists(
+    st.sampled_from(["李小龍", "🐉", "🤖", "🎲🔥", "Ａｌｉ", "👩\u200d💻", "Zoë", "e\u0301", "דוד", "Easy", " ", "2"]),
+    max_size=6,
+).map("".join)
+
+
+@given(
+    st.lists(st.tuples(WIDE_NAMES, st.integers(0, 9_999)), min_size=1, max_size=8),
+    st.sampled_from([["Ones", "Total"], LABELS, ["Kl. Straße", "Gesamt"]]),
+)
+def test_card_tables_of_wide_names_fit_a_phone_and_align_every_header(
+    players: list[tuple[str, int]], labels: list[str]
+) -> None:
+    blocks = card_tables(labels, [(name, [str(score)] * len(labels)) for name, score in players])
+    assert fits(blocks)
+    shown = headers(blocks)
+    assert parted(blocks) == shown  # each header ends where its values do, two spaces from the one before
+    assert len(set(shown)) == len(shown) == len(players)
+    for (name, _), header in zip(players, shown, strict=True):
+        lettered = "".join(char for char in name if unicodedata.category(char) != "So" and char != "\u200d")
+        written = " ".join(lettered.split()) or " ".join(name.split()) or "?"
+        plain = header.removeprefix("\u2068").removesuffix("\u2069")
+        assert plain == written or CUT in plain or plain.startswith(written), (name, header)

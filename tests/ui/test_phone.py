@@ -27,7 +27,7 @@ from bot.play.spec import AnySpec
 from bot.play.transitions import Game
 from bot.storage import GameRecord, Seat
 from bot.ui import lobby as lobby_ui
-from bot.ui.common import PHONE_COLUMNS, card_tables, display_width
+from bot.ui.common import PHONE_COLUMNS, card_tables, display_width, unbroken
 from bot.ui.render import Rendered, SeatView, Table
 from bot.ui.standings import ranked
 from cogs.dicepoker import SPEC as DICEPOKER
@@ -484,7 +484,8 @@ def computers(language: str, count: int) -> list[str]:
 def test_tutto_final_lines_take_one_line_of_a_phone(language: str) -> None:
     """QA: Polish "🥇 🤖 Łatwy — 2 050 ▰▰▰… · Tutta: 0" took two lines on a phone, so the bars below it did not
     line up. Every line fits with the computers' names, up to ten players, five-digit scores and ten Tuttos or
-    more; each player's Tuttos are still on the board."""
+    more. The Tuttos name only those who scored any, each "name: count" unbroken; none when nobody did (QA: every
+    player's "…: 0" took three phone lines, "🤖 Easy / 2: 0" split)."""
     for players in (2, 3, 6, 10):
         ids = [str(10**17 + index) for index in range(players)]
         final, _ = played("tutto", players, "standard", players)[-1]
@@ -496,11 +497,17 @@ def test_tutto_final_lines_take_one_line_of_a_phone(language: str) -> None:
             }
         )
         seats = tuple(SeatView(p, name) for p, name in zip(ids, computers(language, players), strict=True))
-        for state in (final, huge):
+        nobody = final.model_copy(update={"tuttos": dict.fromkeys(final.tuttos, 0)})
+        for state in (final, huge, nobody):
             embed = TUTTO.ui.render(Table(seats, 1, 1, language, state)).embeds[0]
             lines = (embed.description or "").splitlines()
             assert len(lines) == players
             assert [" / ".join(wrapped(line, EMBED_TEXT)) for line in lines if len(wrapped(line, EMBED_TEXT)) > 1] == []
             board = "\n".join([*lines, *(f"{field.name}\n{field.value}" for field in embed.fields)])
             for player, name in zip(ids, computers(language, players), strict=True):
-                assert t("tutto.tuttos_of", language, name=name, count=state.tuttos[player]) in board
+                said = unbroken(t("tutto.tuttos_of", language, name=name, count=state.tuttos[player]))
+                assert (said in board) == (state.tuttos[player] > 0), (said, board)
+            tuttos = [field for field in embed.fields if field.name == t("tutto.tuttos", language)]
+            assert len(tuttos) == any(state.tuttos.values())
+            for said in (tuttos[0].value or "").split(" · ") if tuttos else []:
+                assert len(wrapped(said, EMBED_TEXT)) == 1 and " " not in said, said
