@@ -7,38 +7,19 @@ the board yet, with nothing anywhere saying why.
 
 from __future__ import annotations
 
-import random
-import time
 from dataclasses import replace
 
 import pytest
 
 from bot.i18n import languages, t
 from bot.play.spec import AnySpec
-from bot.play.transitions import Game
 from bot.rankings import LeaderboardPage
-from bot.storage import GameRecord, Seat
+from bot.storage import Seat
 from bot.ui.leaderboard import BoardRequest, render_board
-from tests.ui.test_hint_mark import CASES, final_board
+from tests.ui.test_hint_mark import CASES, final_board, played_out
 
 PEOPLE = [Seat("101", "Alice"), Seat("102", "Bob")]
 COMPUTER = Seat("cpu-normal-1", "🤖 Normal", kind="computer")
-
-
-def finished(spec: AnySpec, variant: str, seats: list[Seat], language: str) -> Game:
-    rng = random.Random(7)
-    engine = spec.engine
-    players = [seat.player for seat in seats]
-    state = engine.new_game(players, rng, **spec.engine_options({"target": 1000}, variant))
-    while not engine.is_over(state):
-        player = engine.to_act(state)[0]
-        state = engine.apply(state, player, engine.timeout_action(state, player), rng)
-    now = time.time()
-    record = GameRecord(
-        id=4242, kind=spec.kind, variant=variant, guild_id=1, channel_id=2, host=players[0], status="finished",
-        version=99, created_at=now, updated_at=now, locale=language, options={}, seats=tuple(seats),
-    )  # fmt: skip
-    return Game(record, state)
 
 
 @pytest.mark.parametrize("language", languages())
@@ -48,9 +29,9 @@ def test_the_final_board_of_a_game_with_a_computer_says_it_counts_in_stats_only(
 ) -> None:
     note = t("play.computers_unranked", language)
     for seats in ([*PEOPLE, COMPUTER], [PEOPLE[0], COMPUTER]):
-        footer = final_board(spec, finished(spec, variant, seats, language)).embeds[0].footer.text or ""
+        footer = final_board(spec, played_out(spec, variant, seats, language, {})).embeds[0].footer.text or ""
         assert note in footer.splitlines(), footer
-    without = final_board(spec, finished(spec, variant, PEOPLE, language)).embeds[0].footer.text
+    without = final_board(spec, played_out(spec, variant, PEOPLE, language, {})).embeds[0].footer.text
     assert without is None
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 import time
 from dataclasses import replace
+from typing import Any
 
 import pytest
 
@@ -36,8 +37,15 @@ NAMES = {ALICE: "Alice", BOB: "Bob"}
 
 def finished(spec: AnySpec, variant: str, players: list[str], hinted: list[str], language: str = "en-US") -> Game:
     """A game of ``players`` played to its end by timeout moves, stored with ``hinted`` as the Hint button notes."""
+    seats = [Seat(player, NAMES[player]) for player in players]
+    return played_out(spec, variant, seats, language, {HINTED: hinted})
+
+
+def played_out(spec: AnySpec, variant: str, seats: list[Seat], language: str, options: dict[str, Any]) -> Game:
+    """A game of ``seats`` played to its end by timeout moves and stored finished with ``options``."""
     rng = random.Random(7)
     engine = spec.engine
+    players = [seat.player for seat in seats]
     state = engine.new_game(players, rng, **spec.engine_options({"target": 1000}, variant))
     while not engine.is_over(state):
         player = engine.to_act(state)[0]
@@ -45,8 +53,7 @@ def finished(spec: AnySpec, variant: str, players: list[str], hinted: list[str],
     now = time.time()
     record = GameRecord(
         id=4242, kind=spec.kind, variant=variant, guild_id=1, channel_id=2, host=players[0], status="finished",
-        version=99, created_at=now, updated_at=now, locale=language, options={HINTED: hinted},
-        seats=tuple(Seat(player, NAMES[player]) for player in players),
+        version=99, created_at=now, updated_at=now, locale=language, options=options, seats=tuple(seats),
     )  # fmt: skip
     return Game(record, state)
 
