@@ -147,8 +147,15 @@ def name_cells(names: Mapping[str, str], columns: int) -> dict[str, str]:
     an order of its own (those who left last, the final ones by rank), and "Bob1" and "Bob2" changed places with it
     (review). QA: the running totals cut "Anna Maria Kowalska" to "Anna Maria Kow" and "🐉🔥 Drache 🔥🐉" to
     "🐉🔥 Drache 🔥", neither saying it was cut, and two names starting alike read as one player."""
-    cells = _headers([in_code_block(name) for name in names.values()], [columns] * len(names))
-    return {player: isolated(cell) for player, cell in zip(names, cells, strict=True)}
+    return dict(_name_cells(tuple(names.items()), columns))
+
+
+@lru_cache(maxsize=4096)
+def _name_cells(names: tuple[tuple[str, str], ...], columns: int) -> tuple[tuple[str, str], ...]:
+    """:func:`name_cells`, remembered: a game's names stay the same from click to click, and laying them out (cut by
+    display width, alike ones numbered) was 3 % of a click's CPU (docs/benchmarks.md)."""
+    cells = _headers([in_code_block(name) for _, name in names], [columns] * len(names))
+    return tuple((player, isolated(cell)) for (player, _), cell in zip(names, cells, strict=True))
 
 
 #: The characters that change the direction of the text after them: embeddings and overrides (U+202A to U+202E),
