@@ -18,19 +18,11 @@ import discord
 from bot.engine import fivedice
 from bot.engine.core import Event, PlayerResult
 from bot.i18n import number, t
-from bot.ui.common import (
-    COLOUR_OVER,
-    COLOUR_PLAYING,
-    DIE_FACES,
-    card_tables,
-    faces,
-    monospace_table,
-    name_cells,
-    shorten,
-)
+from bot.ui.common import COLOUR_OVER, COLOUR_PLAYING, DIE_FACES, faces, monospace_table, shorten
 from bot.ui.ended import ended_embed
 from bot.ui.render import Rendered, Table, custom_id
 from bot.ui.standings import board_mark, final_footer, marked_name, ranked, standing, staying_first
+from bot.ui.tables import card_tables, name_cells
 
 FIELD_LIMIT = 1024
 #: Names in the totals' code block, in columns: with a 4-digit total a line stays well within a phone's.

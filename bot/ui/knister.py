@@ -14,16 +14,11 @@ import discord
 
 from bot.engine import knister
 from bot.i18n import t
-from bot.ui.common import (
-    COLOUR_OVER,
-    COLOUR_PLAYING,
-    faces,
-    monospace_table,
-    name_cells,
-)
+from bot.ui.common import COLOUR_OVER, COLOUR_PLAYING, faces, monospace_table
 from bot.ui.ended import ended_embed
 from bot.ui.render import Rendered, Table, custom_id
 from bot.ui.standings import final_footer, marked_name, ranked, standing
+from bot.ui.tables import name_cells
 
 #: Discord shows at most 32 characters of a display name; longer stored names are cut so embeds stay small.
 NAME_LIMIT = 32
@@ -52,7 +47,7 @@ def grid_block(grid: knister.Grid, scores: knister.LineScores, locale: str, owne
 
 def owners(names: Mapping[str, str]) -> dict[str, str]:
     """The names above the final grids by player id (``names`` in seat order), as typed, each no wider than the
-    grid under it: cut with an ellipsis and numbered when two read alike after the cut (``common.name_cells``), as
+    grid under it: cut with an ellipsis and numbered when two read alike after the cut (``tables.name_cells``), as
     the other games' tables name players."""
     return name_cells(names, GRID_COLUMNS)
 

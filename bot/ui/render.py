@@ -293,7 +293,7 @@ def in_markdown(text: str) -> str:
     drawn as that person's mention and ping them when the board is posted (:func:`undrawn`), and one with a
     direction control turn the rest of the line around (:func:`~bot.ui.common.isolated`).
 
-    Not for code blocks (which show a backslash as one; ``common.name_cells`` isolates their names) nor labels (which
+    Not for code blocks (which show a backslash as one; ``tables.name_cells`` isolates their names) nor labels (which
     read no markdown): those take the name as typed. Remembered, as a board names the same players click after click.
     """
     return isolated(undrawn(discord.utils.escape_markdown(text)))

@@ -26,10 +26,11 @@ import discord
 from bot.engine import tutto
 from bot.engine.core import Event
 from bot.i18n import number, t
-from bot.ui.common import COLOUR_OVER, COLOUR_PLAYING, DIE_FACES, faces, monospace_table, name_cells, unbroken
+from bot.ui.common import COLOUR_OVER, COLOUR_PLAYING, DIE_FACES, faces, monospace_table, unbroken
 from bot.ui.ended import ended_embed
 from bot.ui.render import Rendered, Table, custom_id
 from bot.ui.standings import board_mark, final_footer, marked_name, ranked, standing, staying_first
+from bot.ui.tables import name_cells
 
 BAR_WIDTH = 10
 #: Names in the scoreboard code block: with the marker, a 5-digit score and the bar a line stays within 32

@@ -9,8 +9,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bot.i18n import _fill, language_of, languages, t
-from bot.ui.common import CUT, PHONE_COLUMNS, card_tables, cut_to_width, display_width, monospace_table
+from bot.ui.common import CUT, PHONE_COLUMNS, cut_to_width, display_width, monospace_table
 from bot.ui.render import Layout
+from bot.ui.tables import card_tables
 
 #: Discord's limit on a select option's label (``tests/discord_limits.py`` checks every payload against it).
 LABEL_LIMIT = 100

@@ -27,9 +27,10 @@ from bot.play.spec import AnySpec
 from bot.play.transitions import Game
 from bot.storage import GameRecord, Seat
 from bot.ui import lobby as lobby_ui
-from bot.ui.common import PHONE_COLUMNS, card_tables, display_width, unbroken
+from bot.ui.common import PHONE_COLUMNS, display_width, unbroken
 from bot.ui.render import Rendered, SeatView, Table
 from bot.ui.standings import ranked
+from bot.ui.tables import card_tables
 from cogs.dicepoker import SPEC as DICEPOKER
 from cogs.kniffel import SPEC as KNIFFEL
 from cogs.knister import SPEC as KNISTER

@@ -13,8 +13,9 @@ import re
 import pytest
 
 from bot.engine import dicepoker, kniffel, knister, tutto
-from bot.ui.common import PHONE_COLUMNS, display_width, name_cells
+from bot.ui.common import PHONE_COLUMNS, display_width
 from bot.ui.render import Rendered, SeatView, Table
+from bot.ui.tables import name_cells
 from cogs.dicepoker import SPEC as DICEPOKER
 from cogs.kniffel import SPEC as KNIFFEL
 from cogs.knister import SPEC as KNISTER
