@@ -48,11 +48,22 @@ async def run(bot: DiceBot, token: str) -> None:
     import asyncio
     import signal
 
+    starting = asyncio.ensure_future(bot.start(token))
+
+    async def stop() -> None:
+        # Closed, start() returns once its gateway closes; one still waiting out discord.py's 5 s between attempts
+        # to reach a gateway that is down would only then see it is closed: cancel that wait.
+        await bot.close()
+        starting.cancel()
+
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(signum, lambda: asyncio.ensure_future(bot.close()))
+        loop.add_signal_handler(signum, lambda: asyncio.ensure_future(stop()))
     try:
-        await bot.start(token)
+        await starting
+    except asyncio.CancelledError:
+        if not bot.is_closed():
+            raise
     finally:
         # start() returns as soon as the gateway closes; wait here until the database is closed too.
         await bot.close()
