@@ -10,6 +10,7 @@ from discord.app_commands import locale_str as _
 
 from bot.engine import dicepoker
 from bot.play.cog import (
+    CARD_WATCHERS,
     COMPUTER_DESCRIBE,
     COMPUTER_RENAME,
     LEVEL_CHOICES,
@@ -42,7 +43,7 @@ SPEC = GameSpec(
     timeout_minutes=(5, 1, 60),
     to_action=to_action,
     turn_key=lambda state: (state.current, state.turns[state.current_player], state.over),
-    private_views={"card": PrivateView(UI.render_card, players_only=False)},
+    private_views={"card": PrivateView(UI.render_card, watchers=CARD_WATCHERS)},
     stamp_of=dice_stamp,
     in_effect=hold_in_effect,
     counters=("settlement",),

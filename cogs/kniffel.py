@@ -10,6 +10,7 @@ from discord.app_commands import locale_str as _
 
 from bot.engine import kniffel
 from bot.play.cog import (
+    CARD_WATCHERS,
     COMPUTER_DESCRIBE,
     COMPUTER_RENAME,
     LEVEL_CHOICES,
@@ -39,7 +40,7 @@ SPEC = GameSpec(
     to_action=to_action,
     turn_key=lambda state: (state.current, state.turns[state.current_player], state.over),
     engine_options=lambda options, variant: {"ruleset": variant},
-    private_views={"card": PrivateView(UI.render_card, players_only=False)},
+    private_views={"card": PrivateView(UI.render_card, watchers=CARD_WATCHERS)},
     stamp_of=dice_stamp,
     in_effect=hold_in_effect,
     counters=("kniffels", "upper_bonus"),

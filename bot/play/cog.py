@@ -18,7 +18,7 @@ from discord.ext import commands
 
 from bot.i18n import t
 from bot.play.discord_io import InteractionRequest, actor_of
-from bot.play.spec import AnySpec
+from bot.play.spec import AnySpec, Watchers
 from bot.ui import rules as rules_ui
 from bot.ui.fivedice import roll_stamp
 from bot.ui.render import Click
@@ -112,6 +112,10 @@ class GameCog(commands.GroupCog):
             if current.strip() in name:
                 choices.append(app_commands.Choice(name=name[:100], value=game.game_id))
         return choices
+
+
+#: The five-dice cards' ``PrivateView.watchers``: the command that shows anyone's card is the one below.
+CARD_WATCHERS = Watchers(command="scorecard", note="dice.watching")
 
 
 class ScorecardGameCog(GameCog):

@@ -381,7 +381,9 @@ class GameService(LiveBoards):
             except Refusal as refusal:
                 await request.refuse(refusal.key, **refusal.params)
                 return
-            rendered = private.render(table(game, request.locale), whose)
+            # A card asked for by name is the one asked for: only a watcher's default says whose it is.
+            shown = table(game, request.locale)
+            rendered = private.render(shown, whose) if target else private.shown(shown, spec.kind, viewer, whose)
             await request.show_private(rendered)
             if whose == viewer:
                 self._follow(request, spec, game, view, rendered)
@@ -686,7 +688,7 @@ class GameService(LiveBoards):
         if whose is None:
             await request.refuse("play.not_seated")
             return
-        rendered = view.render(table(game, request.locale), whose)
+        rendered = view.shown(table(game, request.locale), spec.kind, viewer, whose)
         await request.show_private(rendered)
         if whose == viewer:
             self._follow(request, spec, game, click.action, rendered)

@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.play.game import ActionT, GameRules, StateT
-from bot.ui.render import Click, GameUI, PrivateRenderer
+from bot.ui.render import Click, GameUI, PrivateRenderer, Rendered, Table
+from bot.ui.watching import watching
 
 
 def _stamp_is_version(click: Click, version: int, state: Any) -> int:
@@ -19,15 +20,27 @@ def _never_in_effect(click: Click, state: Any) -> bool:
 
 
 @dataclass(frozen=True)
+class Watchers:
+    """How a view anyone may open is shown to someone not seated: the one of the player to act, under a line saying
+    whose it is and which command shows anyone's (QA: a watcher's card came "with no word that he is not playing and
+    no way to pick a player")."""
+
+    #: The game's subcommand whose ``player:`` option shows anyone's view (``cmd.<command>`` in the catalogues).
+    command: str
+    #: The catalogue key of the line; ``{name}`` is whose view it is, ``{command}`` the command as the reader's
+    #: client lists it.
+    note: str
+
+
+@dataclass(frozen=True)
 class PrivateView:
     """A read-only, ephemeral answer to a click (a scorecard, a private grid)."""
 
     render: PrivateRenderer
-    #: True for views only a seated player may open (a Knister grid: secret, and nobody else has one); False for
-    #: views anyone may open: a player sees their own, someone watching the one of the player to act (QA: a
-    #: watcher's Scorecard said "You are not playing in this game.", though ``/kniffel scorecard player:`` shows
-    #: anyone's card).
-    players_only: bool = True
+    #: None for views only a seated player may open (a Knister grid: secret, and nobody else has one); for views
+    #: anyone may open, how someone watching is shown the one of the player to act (QA: a watcher's Scorecard said
+    #: "You are not playing in this game.", though ``/kniffel scorecard player:`` shows anyone's card).
+    watchers: Watchers | None = None
     #: True for views that go stale in a way that matters (a Knister grid): the player's latest one is edited
     #: when the game changes (``bot/play/following.py``). A scorecard may stay as it was opened.
     follows: bool = False
@@ -37,9 +50,19 @@ class PrivateView:
         players only) that of the first player ``to_act``; None when there is none to show them."""
         if seated:
             return viewer
-        if self.players_only or not to_act:
+        if self.watchers is None or not to_act:
             return None
         return to_act[0]
+
+    def shown(self, table: Table[Any], game: str, viewer: str, whose: str) -> Rendered:
+        """``whose`` view as ``viewer`` sees it: a watcher's (``whose`` is someone else's, and ``whose`` chose it)
+        under the line that says so, in the reader's language with ``/<game> <command> <player>:`` as their
+        client lists it."""
+        rendered = self.render(table, whose)
+        if self.watchers is not None and whose != viewer:
+            command = (f"{game}.name", f"{self.watchers.command}.name")
+            rendered.content = watching(table, whose, self.watchers.note, command)
+        return rendered
 
 
 @dataclass(frozen=True, kw_only=True)

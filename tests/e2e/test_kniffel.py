@@ -269,8 +269,10 @@ async def test_scorecard_command_and_button(running: Harness) -> None:
     card = await (await h.command(h.carol, "kniffel scorecard", player=h.alice)).message()
     assert card.ephemeral
     assert "Alice" in card.text and "Total" in card.text
+    assert card.content == "", "a card asked for by name needs no word on whose it is"
     own = await (await h.click(h.bob, message, "Scorecard")).message()
     assert own.ephemeral and "Bob" in own.text
+    assert own.content == ""
 
 
 @pytest.mark.parametrize("game", ["kniffel", "dicepoker"])
@@ -279,20 +281,49 @@ async def test_someone_watching_who_presses_scorecard_sees_the_card_of_the_playe
 ) -> None:
     """QA: Carol, watching, pressed Scorecard and read "You are not playing in this game.", though
     ``/kniffel scorecard player:`` shows anyone's card. A watcher's press (or the command without a player) shows
-    the card of the player to act, privately; the players keep seeing their own."""
+    the card of the player to act, privately, under a line that says so (QA: "no word that he is not playing and no
+    way to pick a player"); the players keep seeing their own, without it."""
     h = running
     message = await h.start_game(game, [h.alice, h.bob])
     for _ in range(2):
         to_act = h.user((await h.state()).current_player)
         other = h.bob if to_act is h.alice else h.alice
+        command = f"`/{game} scorecard player:`"
+        note = f"👀 You're watching: this is {to_act.name}'s card (their turn). {command} shows anyone's."
         watched = await (await h.click(h.carol, message, "Scorecard")).message()
         assert watched.ephemeral and to_act.name in watched.text and "Total" in watched.text, watched.text
         assert other.name not in watched.text
+        assert watched.content == note
         commanded = await (await h.command(h.carol, f"{game} scorecard")).message()
         assert commanded.ephemeral and to_act.name in commanded.text
+        assert commanded.content == note
         own = await (await h.click(other, message, "Scorecard")).message()
         assert own.ephemeral and other.name in own.text and to_act.name not in own.text
+        assert own.content == ""
         await play_turn(h, message, chase=False)
+
+
+@pytest.mark.parametrize(
+    ("game", "command"), [("kniffel", "/kniffel block spieler:"), ("dicepoker", "/würfelpoker block spieler:")]
+)
+async def test_a_watchers_card_says_whose_it_is_in_the_watchers_language(
+    running: Harness, game: str, command: str
+) -> None:
+    """The line above a watcher's card is in their language, with the command as their client lists it (a German
+    client has no ``/dicepoker scorecard``), and the name safe for markdown, pinging nobody."""
+    h = running
+    h.carol.locale = "de"
+    prankster = h.server.add_user("@everyone **Bo**")
+    h.users.append(prankster)
+    message = await h.start_game(game, [prankster])
+    note = f"👀 Du schaust zu: Das ist der Block von {in_markdown(prankster.name)} (am Zug). `{command}` zeigt jeden."
+    watched = await (await h.click(h.carol, message, "Scorecard")).message()
+    assert watched.content == note
+    commanded = await (await h.command(h.carol, f"{game} scorecard")).message()
+    assert commanded.content == note
+    named = await (await h.command(h.carol, f"{game} scorecard", player=prankster)).message()
+    assert named.content == "" and in_markdown(prankster.name) in named.text
+    assert_pings_only_people(h.server)
 
 
 async def test_member_with_manage_messages_may_end_the_game(running: Harness) -> None:
