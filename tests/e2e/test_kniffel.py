@@ -316,7 +316,8 @@ async def test_a_watchers_card_says_whose_it_is_in_the_watchers_language(
     prankster = h.server.add_user("@everyone **Bo**")
     h.users.append(prankster)
     message = await h.start_game(game, [prankster])
-    note = f"👀 Du schaust zu: Das ist der Block von {in_markdown(prankster.name)} (am Zug). `{command}` zeigt jeden Block."
+    name = in_markdown(prankster.name)
+    note = f"👀 Du schaust zu: Das ist der Block von {name} (am Zug). `{command}` zeigt jeden Block."
     watched = await (await h.click(h.carol, message, "Scorecard")).message()
     assert watched.content == note
     commanded = await (await h.command(h.carol, f"{game} scorecard")).message()
