@@ -12,8 +12,8 @@ see on Discord: public messages plus that user's own ephemeral replies.
   (upserts and removals).
 - ``POST /ui/api/<action>`` acts as a user through the same world methods the tests use (slash command, click,
   select, modal submit, dismiss an ephemeral) or changes the cast (add a user, set a locale). Anything Discord's
-  client would refuse is answered ``400 {"error": ...}`` and changes nothing. A press on a button or select the
-  message no longer has is also marked ``"changed": true``: the page showed the message before an edit replaced it
+  client would refuse is answered ``400 {"error": ...}`` and changes nothing. A refused press on a message edited or
+  deleted since the page showed it (the ``edits`` count the page sends with it) is also marked ``"changed": true``
   (a double click whose first press the bot answered by editing the message), where Discord's client tells the
   player only that the interaction failed, so the page says that in a player's words; the diagnostic listing what
   the message holds stays in ``error`` for API clients and tests.
