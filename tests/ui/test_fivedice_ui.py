@@ -18,7 +18,7 @@ from bot.ui.kniffel import option_label
 from bot.ui.render import SeatView, Table
 from bot.ui.standings import ranked
 from tests.discord_limits import assert_fits
-from tests.ui.test_common import headers as card_headers
+from tests.ui.test_tables import headers as card_headers
 
 LONG_NAME = "W" * 32
 

@@ -35,8 +35,8 @@ from cogs.dicepoker import SPEC as DICEPOKER
 from cogs.kniffel import SPEC as KNIFFEL
 from cogs.knister import SPEC as KNISTER
 from cogs.tutto import SPEC as TUTTO
-from tests.ui.test_common import headers as card_headers
-from tests.ui.test_common import parted
+from tests.ui.test_tables import headers as card_headers
+from tests.ui.test_tables import parted
 
 #: The room of one action row on a 375 px phone, and the model's sizes (px).
 ROW = 313
