@@ -144,9 +144,12 @@ def refused_at_start(error: discord.HTTPException, dev_guild_id: int | None) -> 
     """Discord answered a start-up request (the command sync, mostly) with an error: what to check, by what it said.
     Discord was reached, so the network is not the thing to check."""
     said = f"{error.status} {error.text}".strip()
+    server = f"is the bot in the server DEV_GUILD_ID={dev_guild_id} names? " if dev_guild_id is not None else ""
     if error.status in (401, 403):
-        server = f"is the bot in the server DEV_GUILD_ID={dev_guild_id} names? " if dev_guild_id is not None else ""
         return f"Discord refused a start-up request ({said}): {server}check the bot's invitation and permissions"
+    if error.status == 404 and dev_guild_id is not None:
+        # Discord answers Unknown Guild alike for a server that does not exist and one the bot is not in.
+        return f"Discord knows no such server ({said}): {server}check the id and the bot's invitation"
     return f"Discord answered a start-up request with an error ({said}); try again later"
 
 

@@ -1,0 +1,27 @@
+"""The one line an admin reads when Discord refuses the bot's start-up requests (``bot.__main__.refused_at_start``)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import discord
+
+from bot.__main__ import refused_at_start
+
+
+def refusal(status: int, code: int, message: str) -> discord.HTTPException:
+    return discord.HTTPException(SimpleNamespace(status=status, reason=message), {"code": code, "message": message})
+
+
+def test_an_unknown_dev_server_names_the_setting_instead_of_asking_to_try_again() -> None:
+    """A positive DEV_GUILD_ID of no server the bot is in: Discord's 404 read "try again later" (QA)."""
+    line = refused_at_start(refusal(404, 10004, "Unknown Guild"), 123456789012345678)
+    assert line == (
+        "Discord knows no such server (404 Unknown Guild): is the bot in the server DEV_GUILD_ID=123456789012345678 "
+        "names? check the id and the bot's invitation"
+    )
+
+
+def test_a_404_without_a_dev_server_and_a_server_error_stay_something_to_retry() -> None:
+    assert refused_at_start(refusal(404, 10002, "Unknown Application"), None).endswith("; try again later")
+    assert refused_at_start(refusal(500, 0, "Internal Server Error"), 42).endswith("; try again later")
