@@ -113,20 +113,12 @@ class Settings(BaseSettings):
     @field_validator("discord_api_base")
     @classmethod
     def _http_url(cls, value: str | None) -> str | None:
-        if value is not None and not value.startswith(("http://", "https://")):
-            raise ValueError("must be an http:// or https:// URL")
-        if value is not None:
-            check_server(value)
-        return value
+        return None if value is None else check_server(value, ("http", "https"))
 
     @field_validator("discord_gateway_url")
     @classmethod
     def _ws_url(cls, value: str | None) -> str | None:
-        if value is not None and not value.startswith(("ws://", "wss://")):
-            raise ValueError("must be a ws:// or wss:// URL")
-        if value is not None:
-            check_server(value)
-        return value
+        return None if value is None else check_server(value, ("ws", "wss"))
 
     @field_validator("shard_ids", mode="before")
     @classmethod

@@ -34,9 +34,14 @@ def check_ports(url: str) -> None:
             raise ValueError(f"port {int(port)} is not between {PORTS.start} and {PORTS.stop - 1}")
 
 
-def check_server(url: str) -> None:
-    """Raise ValueError unless ``url`` names a host and, if it names a port, one from 1 to 65535: the address of
-    one server (Discord's REST base or gateway), which aiohttp and yarl otherwise refuse with a traceback."""
+def check_server(url: str, schemes: tuple[str, str]) -> str:
+    """``url`` if it starts with one of ``schemes`` (plain and secure, as ``("ws", "wss")``), names a host and, if
+    it names a port, one from 1 to 65535: the address of one server (Discord's REST base or gateway), which aiohttp
+    and yarl otherwise refuse with a traceback. Else ValueError."""
+    plain, secure = schemes
+    if not url.startswith((f"{plain}://", f"{secure}://")):
+        raise ValueError(f"must start with {plain}:// or {secure}://")
     if not _split(url).hostname:
         raise ValueError("no host")
     check_ports(url)
+    return url

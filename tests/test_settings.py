@@ -100,8 +100,14 @@ def test_token_is_never_shown() -> None:
         ({"discord_token": "x", "database_pool_size": "0"}, "DATABASE_POOL_SIZE is invalid"),
         ({"discord_token": "x", "database_statement_timeout": "-1"}, "DATABASE_STATEMENT_TIMEOUT is invalid"),
         ({"discord_token": "x", "dev_guild_id": "abc"}, "DEV_GUILD_ID is invalid"),
-        ({"discord_token": "x", "discord_gateway_url": "http://x"}, "DISCORD_GATEWAY_URL is invalid"),
-        ({"discord_token": "x", "discord_api_base": "ftp://x"}, "DISCORD_API_BASE is invalid"),
+        (
+            {"discord_token": "x", "discord_gateway_url": "http://x"},
+            "DISCORD_GATEWAY_URL is invalid (Value error, must start with ws:// or wss://)",
+        ),
+        (
+            {"discord_token": "x", "discord_api_base": "ftp://x"},
+            "DISCORD_API_BASE is invalid (Value error, must start with http:// or https://)",
+        ),
         ({"discord_token": "x", "shard_count": "0"}, "SHARD_COUNT is invalid"),
         ({"discord_token": "x", "shard_count": "two"}, "SHARD_COUNT is invalid"),
         ({"discord_token": "x", "shard_ids": "0"}, "SHARD_IDS is invalid (Value error, SHARD_IDS needs SHARD_COUNT)"),
