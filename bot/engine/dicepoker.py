@@ -123,6 +123,12 @@ def score(dice: Sequence[int], row: str, first_roll: bool = False) -> int | None
     return _score(faces, row, first_roll)
 
 
+def doubles(row: str, first_roll: bool) -> bool:
+    """Whether ``row`` counts double when written with dice of the roll this says: a lower row but ``chance``, on
+    the first roll. The one statement of the rule, which the scores, the announcement and the texts read."""
+    return first_roll and row in LOWER and row != "chance"
+
+
 def _score(faces: tuple[int, ...], row: str, first_roll: bool) -> int | None:
     """:func:`score` of checked dice, sorted."""
     if row in UPPER:
@@ -131,7 +137,7 @@ def _score(faces: tuple[int, ...], row: str, first_roll: bool) -> int | None:
     base = _base(faces, row)
     if base is None:
         return None
-    points = 2 * base if first_roll and row != "chance" else base
+    points = 2 * base if doubles(row, first_roll) else base
     return points + POKER_BONUS if row == "poker" else points
 
 
@@ -331,7 +337,7 @@ def apply(state: State, player: str, action: Action, rng: random.Random) -> Stat
         return fivedice.toggle_hold(state, action.index)
     if isinstance(action, Score):
         points = _check_score(state, action.row)
-        doubled = state.first_roll and action.row in LOWER and action.row != "chance"
+        doubled = doubles(action.row, state.first_roll)
         nxt = state.successor()
         nxt.cards[player][action.row] = points
         nxt.events.append(

@@ -46,7 +46,7 @@ class DicePokerUI(ScorecardUI):
             name = t(f"dicepoker.row.{row}", locale)
             if row in dicepoker.UPPER:
                 label = t("dicepoker.option", locale, row=name, points=signed(points))
-            elif state.first_roll and row != "chance":
+            elif dicepoker.doubles(row, state.first_roll):
                 label = t("dicepoker.option_doubled", locale, row=name, points=points)
             else:
                 label = t("dicepoker.option", locale, row=name, points=points)
