@@ -178,13 +178,20 @@ def total(scorecard: Scorecard) -> int:
 
 def settlement(totals: Sequence[int]) -> list[Fraction]:
     """Each player's total minus the average, exactly; the results always sum to zero."""
+    if not totals:
+        return []
+    mean = average(totals)
+    return [value - mean for value in totals]
+
+
+def average(totals: Sequence[int]) -> Fraction:
+    """The table average the settlement measures every total from, exactly (the final board names it)."""
     for value in totals:
         if isinstance(value, bool) or not isinstance(value, int):
             raise ValueError(f"a total is an int, got {value!r}")
     if not totals:
-        return []
-    average = Fraction(sum(totals), len(totals))
-    return [value - average for value in totals]
+        raise ValueError("the average of no totals")
+    return Fraction(sum(totals), len(totals))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -412,10 +419,14 @@ def _card_totals(card: frozenset[tuple[str, int]]) -> CardTotals:
     return card_breakdown(dict(card))
 
 
+def seat_totals(state: State) -> list[int]:
+    """Every player's total in seat order, those who left included: their card keeps its share of the average."""
+    return [card_totals(state, player).total for player in state.players]
+
+
 def settlements(state: State) -> dict[str, Fraction]:
     """Every player's exact settlement (total minus the average), in seat order."""
-    totals = [card_totals(state, player).total for player in state.players]
-    return dict(zip(state.players, settlement(totals), strict=True))
+    return dict(zip(state.players, settlement(seat_totals(state)), strict=True))
 
 
 def results(state: State) -> list[PlayerResult]:
