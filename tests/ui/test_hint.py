@@ -260,6 +260,8 @@ def test_a_phone_wraps_neither_a_group_of_dice_nor_an_arrow_and_its_value() -> N
     )
     assert hint.describe("tutto", tutto_state, Plan((1, 5), "stop"), "pl") == "weź ⚀\N{NO-BREAK SPACE}⚄, potem Stop"
     best = kniffel.Score(box="ones")
-    decision = Decision(3, rolled(1, 2, 2, 4, 4), best, 200.0, best, 200.0, "player")
+    decision = Decision(3, 1, rolled(1, 2, 2, 4, 4), best, 200.0, best, 200.0, "player")
     nb = "\N{NO-BREAK SPACE}"
-    assert review_ui.line("kniffel", decision, "en-US") == f"`#3` ⚀{nb}⚁{nb}⚁{nb}⚃{nb}⚃ · score Ones (1 point){nb}✓"
+    assert review_ui.line("kniffel", decision, "en-US") == (
+        f"`Turn{nb}1{nb}·{nb}roll{nb}1/3` ⚀{nb}⚁{nb}⚁{nb}⚃{nb}⚃ · score Ones (1 point){nb}✓"
+    )
