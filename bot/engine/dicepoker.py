@@ -123,6 +123,12 @@ def score(dice: Sequence[int], row: str, first_roll: bool = False) -> int | None
     return _score(faces, row, first_roll)
 
 
+def doubles(row: str, first_roll: bool) -> bool:
+    """Whether ``row`` counts double when written with dice of the roll this says: a lower row but ``chance``, on
+    the first roll. The one statement of the rule, which the scores, the announcement and the texts read."""
+    return first_roll and row in LOWER and row != "chance"
+
+
 def _score(faces: tuple[int, ...], row: str, first_roll: bool) -> int | None:
     """:func:`score` of checked dice, sorted."""
     if row in UPPER:
@@ -131,7 +137,7 @@ def _score(faces: tuple[int, ...], row: str, first_roll: bool) -> int | None:
     base = _base(faces, row)
     if base is None:
         return None
-    points = 2 * base if first_roll and row != "chance" else base
+    points = 2 * base if doubles(row, first_roll) else base
     return points + POKER_BONUS if row == "poker" else points
 
 
@@ -172,13 +178,20 @@ def total(scorecard: Scorecard) -> int:
 
 def settlement(totals: Sequence[int]) -> list[Fraction]:
     """Each player's total minus the average, exactly; the results always sum to zero."""
+    if not totals:
+        return []
+    mean = average(totals)
+    return [value - mean for value in totals]
+
+
+def average(totals: Sequence[int]) -> Fraction:
+    """The table average the settlement measures every total from, exactly (the final board names it)."""
     for value in totals:
         if isinstance(value, bool) or not isinstance(value, int):
             raise ValueError(f"a total is an int, got {value!r}")
     if not totals:
-        return []
-    average = Fraction(sum(totals), len(totals))
-    return [value - average for value in totals]
+        raise ValueError("the average of no totals")
+    return Fraction(sum(totals), len(totals))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -331,7 +344,7 @@ def apply(state: State, player: str, action: Action, rng: random.Random) -> Stat
         return fivedice.toggle_hold(state, action.index)
     if isinstance(action, Score):
         points = _check_score(state, action.row)
-        doubled = state.first_roll and action.row in LOWER and action.row != "chance"
+        doubled = doubles(action.row, state.first_roll)
         nxt = state.successor()
         nxt.cards[player][action.row] = points
         nxt.events.append(
@@ -406,10 +419,14 @@ def _card_totals(card: frozenset[tuple[str, int]]) -> CardTotals:
     return card_breakdown(dict(card))
 
 
+def seat_totals(state: State) -> list[int]:
+    """Every player's total in seat order, those who left included: their card keeps its share of the average."""
+    return [card_totals(state, player).total for player in state.players]
+
+
 def settlements(state: State) -> dict[str, Fraction]:
     """Every player's exact settlement (total minus the average), in seat order."""
-    totals = [card_totals(state, player).total for player in state.players]
-    return dict(zip(state.players, settlement(totals), strict=True))
+    return dict(zip(state.players, settlement(seat_totals(state)), strict=True))
 
 
 def results(state: State) -> list[PlayerResult]:

@@ -40,6 +40,10 @@ class Decision:
     """One decision: the position, what was chosen and what was best, with their values."""
 
     number: int
+    #: The person's turn it was made in as the game counts turns to them: five dice their own turn (the board's
+    #: "turn 7/13"), Knister the round, Tutto their turns counted from the game's start (QA: "#7" alone did not
+    #: say which turn a decision was in, nor, with the roll its state holds, whether rolls were left).
+    turn: int
     state: Any
     chosen: Any
     chosen_value: float
@@ -96,23 +100,30 @@ def review(rules: AnyRules, variant: str, player: str, moves: Iterable[MoveRow],
     """The review of ``player`` from a game's stored ``moves`` (in play order). Blocking; needs the tables."""
     decisions: list[Decision] = []
     turn = _TimedOutTurn()
+    seen: object = None  # the turn key of the person's last move, to count their turns
+    played = 0
     for move in moves:
         if move.player != player or move.source == "computer":
             turn.close(decisions)
             continue
         state = rules.engine.State.load(move.state)
         action = rules.engine.parse_action(_action_data(move.action))
+        if rules.turn_key(state) != seen:
+            seen, played = rules.turn_key(state), played + 1
+        number = turn_number(state, player, played)
         key = rules.turn_key(state) if move.source == "timeout" and rules.kind == "tutto" else None
         if key is None or key != turn.key:
             turn.close(decisions)
         if key is not None:
-            turn.step(key, state, action)
+            turn.step(key, number, state, action)
         valued = decide(state, player, action, directory, forced=move.source == "timeout")
         if valued is None:
             continue
         turn.decided = True
         chosen, chosen_value, best, best_value = valued
-        decisions.append(Decision(len(decisions) + 1, state, chosen, chosen_value, best, best_value, move.source))
+        decisions.append(
+            Decision(len(decisions) + 1, number, state, chosen, chosen_value, best, best_value, move.source)
+        )
     turn.close(decisions)
     return Review(rules.kind, variant, player, tuple(decisions))
 
@@ -125,17 +136,30 @@ class _TimedOutTurn:
     def __init__(self) -> None:
         self.key: object = None
         self.decided = False
-        self.last: tuple[Any, Any] | None = None
+        self.last: tuple[int, Any, Any] | None = None
 
-    def step(self, key: object, state: Any, action: Any) -> None:
-        self.key, self.last = key, (state, action)
+    def step(self, key: object, number: int, state: Any, action: Any) -> None:
+        self.key, self.last = key, (number, state, action)
 
     def close(self, decisions: list[Decision]) -> None:
         """End the turn being read: its last step joins ``decisions`` when none of its steps was a decision."""
         if self.last is not None and not self.decided:
-            state, action = self.last
-            decisions.append(Decision(len(decisions) + 1, state, action, 0.0, action, 0.0, "timeout", judged=False))
+            number, state, action = self.last
+            decisions.append(
+                Decision(len(decisions) + 1, number, state, action, 0.0, action, 0.0, "timeout", judged=False)
+            )
         self.key, self.decided, self.last = None, False, None
+
+
+def turn_number(state: Any, player: str, played: int) -> int:
+    """The turn ``state`` is in as the game counts turns to ``player`` (:attr:`Decision.turn`): the five-dice
+    engines count each player's finished turns, Knister its rounds; Tutto numbers no turns of a player, so
+    ``played``, the person's turns the review has read so far, is it."""
+    if hasattr(state, "held"):  # Kniffel, classic, dice poker
+        return int(state.turns[player]) + 1
+    if hasattr(state, "round"):  # Knister
+        return int(state.round)
+    return played
 
 
 def complete(rules: AnyRules, moves: Sequence[MoveRow]) -> bool:

@@ -46,7 +46,7 @@ class DicePokerUI(ScorecardUI):
             name = t(f"dicepoker.row.{row}", locale)
             if row in dicepoker.UPPER:
                 label = t("dicepoker.option", locale, row=name, points=signed(points))
-            elif state.first_roll and row != "chance":
+            elif dicepoker.doubles(row, state.first_roll):
                 label = t("dicepoker.option_doubled", locale, row=name, points=points)
             else:
                 label = t("dicepoker.option", locale, row=name, points=points)
@@ -102,18 +102,25 @@ class DicePokerUI(ScorecardUI):
         return [*lines, *upper]
 
     def final_lines(self, table: Table) -> list[str]:
-        state = table.state
+        """The standings with each settlement in brackets, and a line under them saying what the brackets are,
+        with the average they are measured from (QA: "216 (+105.33)" left it to the rules). Alone at the table a
+        settlement is always 0: the plain standing then."""
+        state, locale = table.state, table.locale
+        if len(state.players) == 1:
+            return super().final_lines(table)
         shares = dicepoker.settlements(state)
-        return [
+        lines = [
             t(
                 "dicepoker.final_line",
-                table.locale,
+                locale,
                 **standing(table, result.player, result.rank)._asdict(),
                 total=result.score,
-                settlement=signed(shares[result.player], table.locale),
+                settlement=signed(shares[result.player], locale),
             )
             for result in self.ranked(table)
         ]
+        average = dicepoker.average(dicepoker.seat_totals(state))
+        return [*lines, t("dicepoker.settlement_legend", locale, average=number(float(average), locale, decimals=2))]
 
     def event_line(self, event: Event, table: Table) -> str | None:
         locale, params = table.locale, event.params

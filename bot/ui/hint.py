@@ -86,7 +86,8 @@ def _plan(state: Any, plan: Any, locale: str) -> str:
 def _score(kind: str, state: Any, action: Any, locale: str) -> str:
     """Writing the dice into a box, with the points they score there (and a Kniffel's extra bonus): a forced zero
     read as if the box had been filled for real (QA). The engine counts them (dice poker's first-roll doubling,
-    Kniffel's joker), never a copy of its rules here."""
+    Kniffel's joker), never a copy of its rules here; a doubled row says so, as the board's options and news do
+    (QA: a review's "score Pair (24 points)" for ⚅ ⚅ did not say why a pair of sixes made 24)."""
     if kind == "kniffel":
         box = t(f"kniffel.box.{action.box}", locale)
         points = kniffel.box_points(state, action.box)
@@ -95,6 +96,8 @@ def _score(kind: str, state: Any, action: Any, locale: str) -> str:
         box = t(f"dicepoker.row.{action.row}", locale)
         points, bonus = dicepoker.row_points(state, action.row), 0
     worth = t("hint.box_points", locale, count=points)
+    if kind == "dicepoker" and dicepoker.doubles(action.row, state.first_roll):
+        return t("hint.score_doubled", locale, box=box, points=worth)
     if bonus:
         return t("hint.score_bonus", locale, box=box, points=worth, bonus=bonus)
     return t("hint.score", locale, box=box, points=worth)

@@ -1,10 +1,13 @@
 """The private post-game review: every decision with the choice, the best action and the expected points lost.
 
-Pure: it gets a :class:`bot.play.review.Review` and writes one embed in the reader's language. Discord allows a
-description of 4,096 characters and 6,000 in a whole embed; a long game (Tutto's many selections) is summarised to
-fit: the decisions that were best are counted rather than listed first, then the smallest losses, so the
-costliest decisions are always shown. The three costliest get a field each with the dice as they lay, under a
-heading that closes the description.
+Pure: it gets a :class:`bot.play.review.Review` and writes one embed in the reader's language. Each decision is
+named by where it was made, the turn and roll ("Turn 7 · roll 2/3"; Knister's round, Tutto's turn), so a player
+sees whether rolls were left. The three costliest get a field each with the dice as they lay, under a heading that
+closes the description, and the list above (every other decision in play order) leaves them out: on a phone the
+end of a long private message is what shows first, so the costliest sit there with the chosen and the best move a
+line each, and nothing is read twice (QA: the list repeated them and ran very long). Discord allows a description
+of 4,096 characters and 6,000 in a whole embed; a long game (Tutto's many selections) is summarised to fit: the
+decisions that were best are counted rather than listed first, then the smallest losses.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from typing import Any, Protocol
 
 import discord
 
+from bot.engine import fivedice
 from bot.i18n import number, t
 from bot.ui import hint
 from bot.ui.common import COLOUR_OVER, faces, unbroken
@@ -26,6 +30,8 @@ class Decision(Protocol):
 
     @property
     def number(self) -> int: ...
+    @property
+    def turn(self) -> int: ...
     @property
     def state(self) -> Any: ...
     @property
@@ -76,17 +82,32 @@ def dice_of(kind: str, state: Any, locale: str) -> str:
     return unbroken(faces(state.dice))
 
 
+def position(kind: str, decision: Decision, locale: str) -> str:
+    """Where a decision was made, as the game's board counts: the turn and the roll its dice came from (five dice:
+    "roll 3/3" says none was left), Knister's round, Tutto's turn (its card and dice follow in the line). Held
+    together, so a phone never breaks it."""
+    if kind == "knister":
+        text = t("review.at_round", locale, round=decision.turn)
+    elif kind == "tutto":
+        text = t("review.at_turn", locale, turn=decision.turn)
+    else:
+        rolls = fivedice.ROLLS
+        text = t("review.at_turn_roll", locale, turn=decision.turn, roll=decision.state.rolls, rolls=rolls)
+    return unbroken(text)
+
+
 def loss(value: float, locale: str) -> str:
     """A loss with one decimal; a loss too small for one (under 0.05) with two, so it never reads "−0.0"."""
     return number(value, locale, decimals=2 if 0 < value < 0.05 else 1, exact=True)
 
 
 def line(kind: str, decision: Decision, locale: str) -> str:
-    """One decision: its number, the dice, the choice and, when it lost points, the best action and the loss."""
+    """One decision: where it was made, the dice, the choice and, when it lost points, the best action and the
+    loss."""
     if not decision.judged:
         return f"{t('review.timeout_mark', locale)} {turn_end(decision, locale)}"
     chosen = hint.describe(kind, decision.state, decision.chosen, locale)
-    params = {"number": decision.number, "dice": dice_of(kind, decision.state, locale), "action": chosen}
+    params = {"at": position(kind, decision, locale), "dice": dice_of(kind, decision.state, locale), "action": chosen}
     text = t("review.line_best", locale, **params)
     if decision.regret > 0:
         best = hint.describe(kind, decision.state, decision.best, locale)
@@ -100,9 +121,10 @@ def line(kind: str, decision: Decision, locale: str) -> str:
 def turn_end(decision: Decision, locale: str) -> str:
     """How a timed-out Tutto turn with no decision in it ended, from its last step: a draw that ended the turn drew
     the Stop card; a roll that ended it scored nothing (its dice are not stored: the turn was cleared)."""
+    at = position("tutto", decision, locale)
     if decision.chosen.kind == "draw":
-        return t("review.timeout_stop", locale, number=decision.number)
-    return t("review.timeout_null", locale, number=decision.number, card=card_name(decision.state.card, locale))
+        return t("review.timeout_stop", locale, at=at)
+    return t("review.timeout_null", locale, at=at, card=card_name(decision.state.card, locale))
 
 
 def fit(kind: str, decisions: Sequence[Decision], locale: str, limit: int = LIST_LIMIT) -> list[str]:
@@ -153,7 +175,9 @@ def render(review: Review, channel_id: int, finished_at: float | None, locale: s
     else:
         # "Decisions: 0 · average loss 0.00" read as perfect play (QA): say there was nothing of theirs to judge.
         summary.append(t("review.no_decisions", locale))
-    listed = fit(kind, review.decisions, locale)
+    # The costliest have their fields below: listed there only (QA: a phone read them twice).
+    worst = {decision.number for decision in review.worst}
+    listed = fit(kind, [decision for decision in review.decisions if decision.number not in worst], locale)
     if any(decision.judged for decision in review.decisions):
         summary.append(t("review.values_tutto" if kind == "tutto" else "review.values_final", locale))
     timeouts = len(review.decisions) - len(counted)
@@ -174,7 +198,7 @@ def render(review: Review, channel_id: int, finished_at: float | None, locale: s
         name = t(
             "review.worst_name",
             locale,
-            number=decision.number,
+            at=position(kind, decision, locale),
             dice=dice_of(kind, decision.state, locale) or "—",
             loss=loss(decision.regret, locale),
         )

@@ -278,6 +278,7 @@ async def test_complete_two_player_game(running: Harness) -> None:
     assert embed["description"].replace("\N{NO-BREAK SPACE}", " ").splitlines() == [
         f"🥇 {first.name} — **338** (+64.5)",
         f"🥈 {second.name} — **209** ({MINUS}64.5)",
+        "In brackets: total − average (273.5)",
     ]
     short = [
         "Ones",

@@ -37,6 +37,12 @@ def review_lines(result: Review, locale: str = "en-US") -> list[str]:
     return description.replace("\N{NO-BREAK SPACE}", " ").splitlines()  # as read: the no-break spaces as spaces
 
 
+def read_line(result: Review, locale: str = "en-US") -> str:
+    """The line of ``result``'s last decision as ``locale`` reads it, wherever the review shows it (a costly one
+    is in its field below the list, not in the list)."""
+    return review_ui.line(result.kind, result.decisions[-1], locale).replace("\N{NO-BREAK SPACE}", " ")
+
+
 def value(values: list[strategy.ActionValue], action: object) -> float:
     return next(entry.value for entry in values if entry.action == action)
 
@@ -93,7 +99,37 @@ def test_a_german_reroll_line_keeps_the_roll_apart_from_the_dice_kept(table_dir:
         state = kniffel.apply(state, ME, ToggleHold(index=index), scripted_dice())
     result = review(KNIFFEL, "classic", ME, [played(ME, "player", Roll(), state)], table_dir)
 
-    assert review_lines(result, "de")[-1].startswith("`#1` ⚂ ⚂ ⚁ ⚂ ⚂ · ⚂ ⚂ ⚂ ⚂ behalten und würfeln")
+    assert read_line(result, "de").startswith("`Zug 1 · Wurf 1/3` ⚂ ⚂ ⚁ ⚂ ⚂ · ⚂ ⚂ ⚂ ⚂ behalten und würfeln")
+
+
+def test_each_decision_knows_the_turn_and_the_roll_it_was_made_on(table_dir: Path) -> None:
+    """QA: "Decisions: 14" for 13 turns read as a miscount; a reroll is a decision of its own, and each now says
+    its turn and the roll its dice came from (the person's own turns: another player's between count not)."""
+    state = kniffel.new_game([ME, "2"], random.Random(1), ruleset="classic")
+    me = state.current_player
+    other = next(player for player in state.players if player != me)
+    script = [
+        (me, Roll(), (2, 3, 5, 6, 6)),
+        (me, Roll(), (1, 1, 4, 6, 6)),
+        (me, kniffel.Score(box="chance"), ()),
+        (other, Roll(), (1, 2, 3, 4, 5)),
+        (other, kniffel.Score(box="chance"), ()),
+        (me, Roll(), (4, 4, 4, 4, 2)),
+        (me, kniffel.Score(box="fours"), ()),
+    ]
+    moves = []
+    for player, action, faces in script:
+        moves.append(played(player, "player", action, state))
+        state = kniffel.apply(state, player, action, scripted_dice(*faces))
+
+    result = review(KNIFFEL, "classic", me, moves, table_dir)
+
+    assert [(d.turn, d.state.rolls) for d in result.decisions] == [(1, 1), (1, 2), (2, 1)]
+    assert [line.split("`")[1] for line in map(review_ui.line, ["kniffel"] * 3, result.decisions, ["en"] * 3)] == [
+        "Turn\N{NO-BREAK SPACE}1\N{NO-BREAK SPACE}·\N{NO-BREAK SPACE}roll\N{NO-BREAK SPACE}1/3",
+        "Turn\N{NO-BREAK SPACE}1\N{NO-BREAK SPACE}·\N{NO-BREAK SPACE}roll\N{NO-BREAK SPACE}2/3",
+        "Turn\N{NO-BREAK SPACE}2\N{NO-BREAK SPACE}·\N{NO-BREAK SPACE}roll\N{NO-BREAK SPACE}1/3",
+    ]
 
 
 def test_computer_moves_are_left_out_and_timed_out_moves_are_listed_but_not_counted(table_dir: Path) -> None:
@@ -204,7 +240,7 @@ def test_a_timed_out_fireworks_turn_is_listed_though_the_card_left_no_choice(tab
         "Values: the expected points banked this turn with perfect play, counted up to the target (as the hint shows).",
         "⏱ played for you after a timeout, not counted: 1",
         "",
-        "⏱ `#1` Fireworks: ⚀ ⚀ ⚄ ⚁ ⚂ ⚃ · take ⚀ ⚀ ⚄ and roll on ✓",
+        "⏱ `Turn 1` Fireworks: ⚀ ⚀ ⚄ ⚁ ⚂ ⚃ · take ⚀ ⚀ ⚄ and roll on ✓",
     ]
 
 
@@ -233,8 +269,8 @@ def test_timed_out_tutto_turns_that_held_no_decision_are_listed_and_counted_as_t
         "No decisions of your own to judge in this game.",
         "⏱ played for you after a timeout, not counted: 2",
         "",
-        "⏱ `#1` 🛑 Stop drawn — turn over",
-        "⏱ `#2` Bonus 300 · 💥 Null — turn over",
+        "⏱ `Turn 1` 🛑 Stop drawn — turn over",
+        "⏱ `Turn 2` Bonus 300 · 💥 Null — turn over",
     ]
 
 
@@ -248,7 +284,8 @@ def test_a_timed_out_turn_without_a_decision_reads_in_every_language(locale: str
     mark = t("review.timeout_mark", locale)
     assert t("review.timeouts", locale, count=1, mark=mark) in lines
     card = t("tutto.card.bonus", locale, bonus=300)
-    assert lines[-1] == f"{mark} " + t("review.timeout_null", locale, number=1, card=card)
+    at = t("review.at_turn", locale, turn=1)
+    assert lines[-1] == f"{mark} " + t("review.timeout_null", locale, at=at, card=card)
 
 
 @pytest.mark.parametrize("kind", ["dicepoker", "knister"])
@@ -257,10 +294,10 @@ def test_dice_poker_and_knister_list_a_timed_out_move_as_kniffel_does(kind: str,
     if kind == "dicepoker":
         state = dicepoker.new_game([ME, "2"], scripted_dice())
         state = dicepoker.apply(state, state.current_player, Roll(), scripted_dice(1, 2, 3, 4, 5))
-        spec, variant, player = DICEPOKER, "russian", state.current_player
+        spec, variant, player, at = DICEPOKER, "russian", state.current_player, "Turn 1 · roll 1/3"
     else:
         state = knister.apply(knister.new_game([ME], scripted_dice()), ME, knister.Roll(), scripted_dice(6, 6))
-        spec, variant, player = KNISTER, "standard", ME
+        spec, variant, player, at = KNISTER, "standard", ME, "Round 1"
     chosen = strategy.evaluate(state, player, directory=table_dir)[-1].action
 
     result = review(spec, variant, player, [played(player, "timeout", chosen, state)], table_dir)
@@ -268,7 +305,7 @@ def test_dice_poker_and_knister_list_a_timed_out_move_as_kniffel_does(kind: str,
     assert [(d.chosen, d.source) for d in result.decisions] == [(chosen, "timeout")] and result.counted == ()
     lines = review_lines(result)
     assert lines[1] == "No decisions of your own to judge in this game."
-    assert "⏱ played for you after a timeout, not counted: 1" in lines and lines[-1].startswith("⏱ `#1` ")
+    assert "⏱ played for you after a timeout, not counted: 1" in lines and lines[-1].startswith(f"⏱ `{at}` ")
 
 
 @pytest.mark.parametrize("locale", ["en-US", "de", "hu", "pl"])
@@ -378,10 +415,10 @@ def test_tutto_stopping_with_a_tutto_where_drawing_again_is_better_names_the_but
 
     result = review(TUTTO, "standard", "alice", [played("alice", "player", tutto_engine.Stop(), state)], table_dir)
 
-    assert review_lines(result)[-1] == (
-        f"`#1` Bonus 200: ⚀ ⚄ · take ⚀ ⚄ and stop → best: take ⚀ ⚄: Tutto!, then Continue · **−{loss:.1f}**"
+    assert read_line(result) == (
+        f"`Turn 1` Bonus 200: ⚀ ⚄ · take ⚀ ⚄ and stop → best: take ⚀ ⚄: Tutto!, then Continue · **−{loss:.1f}**"
     )
-    assert review_lines(result, "de")[-1].endswith(
+    assert read_line(result, "de").endswith(
         f"besser: ⚀ ⚄ nehmen: Tutto!, dann Weiter · **−{loss:.1f}**".replace(".", ",")
     )
 
@@ -390,6 +427,6 @@ def test_a_kniffel_review_names_the_points_each_box_scored(table_dir: Path) -> N
     """QA: a forced zero read "score Large straight ✓", which looked like a straight scored."""
     state = rolled("classic", 6, 6, 6, 6, 6)
     result = review(KNIFFEL, "classic", ME, [played(ME, "player", kniffel.Score(box="chance"), state)], table_dir)
-    assert review_lines(result)[-1].startswith(
-        "`#1` ⚅ ⚅ ⚅ ⚅ ⚅ · score Chance (30 points) → best: score Kniffel (50 points) · **−"
+    assert read_line(result).startswith(
+        "`Turn 1 · roll 1/3` ⚅ ⚅ ⚅ ⚅ ⚅ · score Chance (30 points) → best: score Kniffel (50 points) · **−"
     )

@@ -9,7 +9,7 @@ import discord
 import pytest
 
 from bot.engine import dicepoker, fivedice, kniffel
-from bot.i18n import t
+from bot.i18n import languages, t
 from bot.ui.dicepoker import UI as DICEPOKER_UI
 from bot.ui.dicepoker import bonus_status, signed
 from bot.ui.fivedice import ScorecardUI
@@ -18,6 +18,7 @@ from bot.ui.kniffel import option_label
 from bot.ui.render import SeatView, Table
 from bot.ui.standings import ranked
 from tests.discord_limits import assert_fits
+from tests.ui.test_phone import EMBED_TEXT, wrapped
 from tests.ui.test_tables import headers as card_headers
 
 LONG_NAME = "W" * 32
@@ -245,10 +246,33 @@ def test_final_cards_follow_the_ranking_not_the_seats(engine: ModuleType, ui: Sc
         names = [f"P{result.player}" for result in ranked(engine.results(state), state.players)]
         upset |= names[0] != f"P{state.players[0]}"
         embed = ui.render(finished).embeds[0]
-        lines = (embed.description or "").splitlines()
+        lines = (embed.description or "").splitlines()[:players]  # dice poker's legend of the brackets follows
         assert [line.split(" ", 1)[1].split("\N{NO-BREAK SPACE}")[0] for line in lines] == names
         if players == 2:
             assert [field.name for field in embed.fields] == names
         else:
             assert card_headers([field.value or "" for field in embed.fields]) == names
     assert upset  # a game won from a later seat was seen
+
+
+@pytest.mark.parametrize("locale", languages())
+def test_dice_poker_final_standings_say_what_the_brackets_are_in_one_phone_line(locale: str) -> None:
+    """QA: "🥇 🤖 Normal — 216 (+105.33)" left it to the rules that the brackets are the total less the table
+    average (the settlement). A line under the standings says so, with that average, and fits one phone line."""
+    table = finished_table(dicepoker, ["1", "2", "3"], 5)
+    cards = {"1": {"chance": 216}, "2": {"chance": 85}, "3": {"chance": 31}}
+    table = Table(table.seats, 1, 2, locale, table.state.model_copy(update={"cards": cards}))
+
+    lines = (DICEPOKER_UI.render(table).embeds[0].description or "").splitlines()
+
+    point = "." if locale == "en" else ","
+    assert lines[0].endswith(f"**216**\N{NO-BREAK SPACE}(+105{point}33)")
+    assert lines[-1] == t("dicepoker.settlement_legend", locale, average=f"110{point}67")
+    assert "110" in lines[-1] and len(wrapped(lines[-1], EMBED_TEXT)) == 1
+    assert len(lines) == 4
+
+
+def test_dice_poker_alone_has_no_settlement_to_explain() -> None:
+    """Alone at the table the settlement is always 0: neither "(0)" nor its legend."""
+    lines = (DICEPOKER_UI.render(finished_table(dicepoker, ["1"], 5)).embeds[0].description or "").splitlines()
+    assert len(lines) == 1 and "(" not in lines[0]

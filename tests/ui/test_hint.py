@@ -193,7 +193,8 @@ def test_an_extra_kniffel_names_its_bonus_and_the_joker_box() -> None:
 
 
 def test_dice_poker_rows_score_as_the_engine_counts_them_doubled_on_the_first_roll() -> None:
-    """A lower row written with the first roll counts double, the poker bonus on top: the engine's own sums."""
+    """A lower row written with the first roll counts double, the poker bonus on top: the engine's own sums, the
+    doubling named as the board's options name it."""
     state = dicepoker.new_game(["a", "b"], random.Random(1))
     player = state.current_player
     lower = {row: 0 for row in dicepoker.UPPER}
@@ -206,7 +207,7 @@ def test_dice_poker_rows_score_as_the_engine_counts_them_doubled_on_the_first_ro
         }
     )
     assert read(hint.describe("dicepoker", state, dicepoker.Score(row="large_straight"), "en-US")) == (
-        "score Large straight (40 points)"
+        "score Large straight (40 points, ×2 first roll)"
     )
     later = state.model_copy(update={"rolls": 2})
     assert read(hint.describe("dicepoker", later, dicepoker.Score(row="large_straight"), "en-US")) == (
@@ -259,6 +260,8 @@ def test_a_phone_wraps_neither_a_group_of_dice_nor_an_arrow_and_its_value() -> N
     )
     assert hint.describe("tutto", tutto_state, Plan((1, 5), "stop"), "pl") == "weź ⚀\N{NO-BREAK SPACE}⚄, potem Stop"
     best = kniffel.Score(box="ones")
-    decision = Decision(3, rolled(1, 2, 2, 4, 4), best, 200.0, best, 200.0, "player")
+    decision = Decision(3, 1, rolled(1, 2, 2, 4, 4), best, 200.0, best, 200.0, "player")
     nb = "\N{NO-BREAK SPACE}"
-    assert review_ui.line("kniffel", decision, "en-US") == f"`#3` ⚀{nb}⚁{nb}⚁{nb}⚃{nb}⚃ · score Ones (1 point){nb}✓"
+    assert review_ui.line("kniffel", decision, "en-US") == (
+        f"`Turn{nb}1{nb}·{nb}roll{nb}1/3` ⚀{nb}⚁{nb}⚁{nb}⚃{nb}⚃ · score Ones (1 point){nb}✓"
+    )

@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import random
 
-from bot.engine import kniffel
+import pytest
+
+from bot.engine import dicepoker, kniffel, knister, tutto
+from bot.i18n import t
 from bot.play.review import Decision, Review
+from bot.strategy import Keep
+from bot.strategy.tutto import Plan
 from bot.ui import review as review_ui
 
 
@@ -15,10 +20,101 @@ def test_the_costliest_decisions_follow_their_heading_without_an_empty_line() ->
     state = kniffel.new_game(["a"], random.Random(1), ruleset="kniffel")
     state = state.model_copy(update={"dice": [1, 2, 2, 4, 4], "rolls": 1, "held": [False] * 5})
     chance, ones = kniffel.Score(box="chance"), kniffel.Score(box="ones")
-    review = Review("kniffel", "kniffel", "a", (Decision(3, state, chance, 190.0, ones, 200.0, "player"),))
+    review = Review("kniffel", "kniffel", "a", (Decision(3, 1, state, chance, 190.0, ones, 200.0, "player"),))
 
     embed = review_ui.render(review, 7, 1_800_000_000.0, "en-US").embeds[0]
 
     assert (embed.description or "").endswith("\n\n**The most costly decisions**")
-    assert [field.name.split(" · ")[0] for field in embed.fields] == ["#3"]
+    assert [read(field.name or "").split(" · ⚀")[0] for field in embed.fields] == ["Turn 1 · roll 1/3"]
     assert all((field.value or "").strip("\u200b \n") for field in embed.fields)
+
+
+def poker_turn(dice: list[int], rolls: int) -> dicepoker.State:
+    """A two-player dice poker game in its lower part (turn 7), ``dice`` on the table after roll ``rolls``."""
+    state = dicepoker.new_game(["a", "b"], random.Random(1))
+    player = state.current_player
+    return state.model_copy(
+        update={
+            "dice": dice,
+            "rolls": rolls,
+            "turns": {**state.turns, player: 6},
+            "cards": {**state.cards, player: dict.fromkeys(dicepoker.UPPER, 0)},
+        }
+    )
+
+
+@pytest.mark.parametrize("locale", ["en-US", "de", "hu", "pl"])
+def test_a_dice_poker_score_doubled_on_the_first_roll_says_so_with_the_points_written(locale: str) -> None:
+    """QA: "score Pair (24 points)" for ⚅ ⚅ on the first roll, where the board's news said doubled: the review
+    marks it, with the points the engine wrote (a later roll's pair of sixes is 12, unmarked)."""
+    pair = dicepoker.Score(row="pair")
+    first = poker_turn([6, 6, 1, 2, 4], 1)
+    later = first.model_copy(update={"rolls": 2})
+    decisions = (
+        Decision(1, 7, first, pair, 200.0, pair, 200.0, "player"),
+        Decision(2, 7, later, pair, 0, pair, 0, "player"),
+    )
+    review = Review("dicepoker", "russian", first.current_player, decisions)
+
+    lines = (review_ui.render(review, 7, 1_800_000_000.0, locale).embeds[0].description or "").splitlines()
+
+    assert dicepoker.row_points(first, "pair") == 24 and dicepoker.row_points(later, "pair") == 12
+    row = t("dicepoker.row.pair", locale)
+    marked = t("hint.score_doubled", locale, box=row, points=t("hint.box_points", locale, count=24))
+    plain = t("hint.score", locale, box=row, points=t("hint.box_points", locale, count=12))
+    assert [line for line in lines if marked in line.replace("\N{NO-BREAK SPACE}", " ")]
+    assert [line for line in lines if plain in line.replace("\N{NO-BREAK SPACE}", " ")]
+    assert "×2" in marked
+
+
+def kniffel_at(turn: int, roll: int, dice: list[int]) -> kniffel.State:
+    """A solo Kniffel game in ``turn`` (1..13), ``dice`` on the table after roll ``roll``."""
+    state = kniffel.new_game(["a"], random.Random(1), ruleset="kniffel")
+    return state.model_copy(update={"dice": dice, "rolls": roll, "turns": {"a": turn - 1}})
+
+
+def read(text: str) -> str:
+    return text.replace("\N{NO-BREAK SPACE}", " ")
+
+
+@pytest.mark.parametrize("locale", ["en-US", "de", "hu", "pl"])
+def test_each_decision_says_its_turn_and_roll_and_the_costliest_are_not_listed_twice(locale: str) -> None:
+    """QA: "Decisions: 14" for 13 turns, lines "#1 …", "#7 …" that did not say whether rolls were left, and the
+    list repeated the costliest decisions shown below it. Each line now says the turn and the roll its dice came
+    from; the costliest are in their fields only, the count still counts every decision."""
+    reroll = Decision(1, 1, kniffel_at(1, 1, [5, 5, 2, 3, 3]), Keep(()), 240.0, Keep(()), 240.0, "player")
+    chance = kniffel.Score(box="chance")
+    scored = Decision(2, 1, kniffel_at(1, 2, [6, 6, 5, 4, 6]), chance, 238.0, chance, 238.0, "player")
+    sixes, keep = kniffel.Score(box="sixes"), Keep((6, 6, 6, 6))
+    costly = Decision(3, 7, kniffel_at(7, 2, [3, 6, 6, 6, 6]), sixes, 200.0, keep, 219.1, "player")
+    review = Review("kniffel", "kniffel", "a", (reroll, scored, costly))
+
+    embed = review_ui.render(review, 7, 1_800_000_000.0, locale).embeds[0]
+
+    def at(turn: int, roll: int) -> str:
+        return t("review.at_turn_roll", locale, turn=turn, roll=roll, rolls=3)
+
+    lines = read(embed.description or "").splitlines()
+    assert t("review.summary", locale, count=3, total="19{0}1", average="6{0}37").format(
+        "." if locale == "en-US" else ","
+    ) in [read(line) for line in lines]
+    listed = [line for line in lines if line.startswith("`")]
+    assert [line.split("`")[1] for line in listed] == [at(1, 1), at(1, 2)]
+    assert [read(field.name or "").split(" · −")[0] for field in embed.fields] == [f"{at(7, 2)} · ⚂ ⚅ ⚅ ⚅ ⚅"]
+    assert at(1, 2) != at(2, 1)
+
+
+def test_knister_names_the_round_and_tutto_the_turn() -> None:
+    """Knister decides once a round, Tutto as often as its turn lasts: the round, and the person's turn."""
+    grid = knister.new_game(["a"], random.Random(1)).model_copy(update={"round": 4, "dice": [3, 4]})
+    place = knister.Place(cell=0)
+    assert read(review_ui.line("knister", Decision(1, 4, grid, place, 5, place, 5, "player"), "en-US")).startswith(
+        "`Round 4` ⚂ ⚃ (7) · "
+    )
+    state = tutto.new_game(["a", "b"], random.Random(1)).model_copy(
+        update={"phase": "select", "card": "bonus_300", "current": "a", "roll": [1, 1, 5, 2, 3, 4], "selected": [2]}
+    )
+    plan = Plan((5,), "stop")
+    assert read(review_ui.line("tutto", Decision(1, 3, state, plan, 350, plan, 350, "player"), "hu")).startswith(
+        "`3. kör` 300 bónusz: "
+    )
