@@ -112,6 +112,15 @@ def refused_params(record: GameRecord, error: GameError) -> dict[str, Any]:
     return params
 
 
+def labelled(record: GameRecord, params: Mapping[str, Any]) -> dict[str, Any]:
+    """A refusal's parameters with its ``button`` (a catalogue key) written as the button reads on the game's
+    message, in the game's language, which may not be the presser's: the text tells which button to press."""
+    shown = dict(params)
+    if "button" in shown:
+        shown["button"] = t(shown["button"], record.locale)
+    return shown
+
+
 jump_url = board.jump_url
 
 
@@ -561,7 +570,7 @@ class GameService(LiveBoards):
             if refusal.key == "play.board_changed" and request.message_id == game.record.message_id:
                 # A stale click on the game message: show the current state there, in case an edit was missed.
                 await self.show(spec, game)
-            await request.refuse(refusal.key, **refusal.params)
+            await request.refuse(refusal.key, **labelled(game.record, refusal.params))
             return None
         except StaleVersion:
             stale = self._stale_press(game.record, request)
