@@ -141,7 +141,7 @@ async def dicepoker_de(world: World) -> Screen:
     )
     await screen.click(game, "Block")
     block = await screen.pin(screen.ephemerals().filter(has_text="Würfelpoker — Alice"))
-    for row in ("Einsen", "Sechsen", "2 Paare", "Drilling", "Gr. Ger.", "Vierling", "Poker", "Gesamt"):
+    for row in ("Einsen", "Sechsen", "2 Paare", "Drilling", "Gr. Str.", "Vierling", "Poker", "Gesamt"):
         await expect(block).to_contain_text(row)
     return screen
 
