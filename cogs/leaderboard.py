@@ -254,7 +254,10 @@ class Leaderboard(commands.Cog):
 
     @app_commands.command(
         name=_("forget-me", key="cmd.forget_me.name"),
-        description=_("Delete all your stored game results (leaderboards and stats)", key="cmd.forget_me.description"),
+        description=_(
+            "Delete your stored results (leaderboards, stats) and the move history of games no one else played",
+            key="cmd.forget_me.description",
+        ),
     )
     async def forget_me(self, interaction: discord.Interaction[Any]) -> None:
         user_id = interaction.user.id

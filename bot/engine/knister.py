@@ -254,7 +254,7 @@ def apply(state: State, player: str, action: Roll | Place, rng: random.Random) -
     _check_member(state, player)
     if isinstance(action, Roll):
         if player != state.roller:
-            raise NotYourTurn(player=state.roller)
+            raise NotYourTurn(player=state.roller, reason="roller")
         if state.dice is not None:
             raise IllegalAction("the dice of this round are already rolled")
         nxt = state.successor()

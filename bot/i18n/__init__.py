@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from functools import cache, lru_cache
 from importlib import resources
 from importlib.resources.abc import Traversable
@@ -21,6 +21,7 @@ from typing import Any
 
 import discord
 from babel import Locale
+from babel.lists import format_list
 from babel.numbers import format_decimal, format_percent
 from discord import app_commands
 
@@ -159,6 +160,22 @@ def _formatted(value: float, language: str, signed: bool, decimals: int, exact: 
 def percent(value: float, locale: str | discord.Locale | None) -> str:
     """A share (0.5) as a whole percentage the language's way (50 % / 50%)."""
     return format_percent(value, locale=_babel_locale(language_of(locale)))
+
+
+def listing(items: Iterable[str], locale: str | discord.Locale | None) -> str:
+    """Names joined into a sentence the language's way: "Bob and Alice", "Bob, Alice und Carol", "Bob i Alice".
+
+    Commas alone ("Bob, Alice buy the next round") read as an unfinished sentence; CLDR knows each language's
+    "and" and whether a comma comes before it (English's serial comma, none in German, Hungarian or Polish).
+    For names in a sentence only: a table's column or a label's sequence keeps its own separators.
+    """
+    return _listed(tuple(items), language_of(locale))
+
+
+@lru_cache(maxsize=1024)
+def _listed(items: tuple[str, ...], language: str) -> str:
+    """Babel's list pattern, remembered: a finished board names its winners on every render."""
+    return format_list(list(items), locale=_babel_locale(language))
 
 
 def has(key: str) -> bool:

@@ -101,6 +101,26 @@ def error_key(spec: AnySpec, error: GameError) -> str:
     return f"error.{error.key}"
 
 
+def refused_params(record: GameRecord, error: GameError) -> dict[str, Any]:
+    """A refusal's parameters plus the ``name`` of the seat its ``player`` names (Knister's roller), so the text
+    can say who the move belongs to ("Dave rolls this round.") instead of only that it is not the presser's."""
+    params = dict(error.params)
+    player = params.get("player")
+    seat = next((seat for seat in record.seats if seat.player == player), None)
+    if seat is not None:
+        params["name"] = seat.display_name
+    return params
+
+
+def labelled(record: GameRecord, params: Mapping[str, Any]) -> dict[str, Any]:
+    """A refusal's parameters with its ``button`` (a catalogue key) written as the button reads on the game's
+    message, in the game's language, which may not be the presser's: the text tells which button to press."""
+    shown = dict(params)
+    if "button" in shown:
+        shown["button"] = t(shown["button"], record.locale)
+    return shown
+
+
 jump_url = board.jump_url
 
 
@@ -544,13 +564,13 @@ class GameService(LiveBoards):
             outcome = self._noted(spec, transitions.paced(spec, decide(), self._clock(), self.computer_delay))
             saved = await self._save(outcome)
         except GameError as error:
-            await request.refuse(error_key(spec, error), **error.params)
+            await request.refuse(error_key(spec, error), **refused_params(game.record, error))
             return None
         except Refusal as refusal:
             if refusal.key == "play.board_changed" and request.message_id == game.record.message_id:
                 # A stale click on the game message: show the current state there, in case an edit was missed.
                 await self.show(spec, game)
-            await request.refuse(refusal.key, **refusal.params)
+            await request.refuse(refusal.key, **labelled(game.record, refusal.params))
             return None
         except StaleVersion:
             stale = self._stale_press(game.record, request)

@@ -216,6 +216,13 @@ def join(rules: AnyRules, game: Game, actor: Actor) -> Outcome:
     if record.seat(actor.player) is not None:
         raise Refusal("lobby.already_joined")
     if len(record.seats) >= rules.max_players:
+        if any(seat.kind == "computer" for seat in record.seats):
+            # A computer can make room, but only the host can remove it: say who, and which button (a rematch
+            # invites the last game's players, whom the host's computers may have shut out meanwhile).
+            host = record.seat(record.host)
+            raise Refusal(
+                "lobby.full_computers", name=host.display_name if host else "", button="lobby.remove_computer"
+            )
         raise Refusal("lobby.full", count=rules.max_players)
     return Outcome(game, Game(replace(record, seats=(*record.seats, actor.seat())), None))
 

@@ -17,7 +17,7 @@ import discord
 
 from bot.engine import fivedice
 from bot.engine.core import Event, PlayerResult
-from bot.i18n import number, t
+from bot.i18n import listing, number, t
 from bot.ui.common import COLOUR_OVER, COLOUR_PLAYING, DIE_FACES, faces, monospace_table, shorten
 from bot.ui.ended import ended_embed
 from bot.ui.render import Rendered, Table, custom_id
@@ -88,7 +88,7 @@ class ScorecardUI:
         if len(table.state.players) == 1:
             (player,) = table.state.players
             return t("dice.solo_over", table.locale, name=marked_name(table, player), count=self.total(table, player))
-        names = ", ".join(marked_name(table, p) for p in winners)
+        names = listing((marked_name(table, p) for p in winners), table.locale)
         return t("dice.winners", table.locale, names=names, count=len(winners))
 
     @property

@@ -125,8 +125,9 @@ def render(kind: str, state: Any, values: Sequence[Any], current: Any | None, lo
     said twice, the same action and value read as two different moves. Tutto's values are whole points (its
     amounts come in fifties; the title names the unit once), the others' expected final scores have a decimal.
 
-    When the one move is to roll (a turn's first roll; Tutto's draw) a list of one ("roll → 254.6") read as
-    advice without a choice: the hint then says what the position is worth with best play, and names the move.
+    When there is one move only (a turn's first roll, Tutto's draw, the last empty box or cell, a forced pass) a
+    list of one under "Best move" ("roll → 254.6") read as advice where there is no choice: the hint then says
+    what the position is worth with best play, and names the move (a roll or draw as its button reads).
     """
     tutto = kind == "tutto"
     scope = "tutto" if tutto else "final"
@@ -135,11 +136,12 @@ def render(kind: str, state: Any, values: Sequence[Any], current: Any | None, lo
         return number(entry.value, locale, decimals=0 if tutto else 1, exact=True)
 
     moves = list(dict.fromkeys(describe(kind, state, entry.action, locale) for entry in values))
-    if len(moves) == 1 and values[0].action.kind in BEFORE_THE_DICE:
-        # The move named as its button reads ("Roll", "Draw & roll"), so the player finds it at a glance.
-        button = t(f"{BUTTON_CATALOGUE.get(kind, kind)}.{values[0].action.kind}", locale)
+    if len(moves) == 1 and (current is None or describe(kind, state, current.action, locale) in moves):
+        only = values[0].action.kind
+        # A roll or draw named as its button reads ("Roll", "Draw & roll"), so the player finds it at a glance.
+        action = t(f"{BUTTON_CATALOGUE.get(kind, kind)}.{only}", locale) if only in BEFORE_THE_DICE else moves[0]
         return "\n".join(
-            [t(f"hint.only_{scope}", locale, value=value_of(values[0])), t("hint.only_move", locale, action=button)]
+            [t(f"hint.only_{scope}", locale, value=value_of(values[0])), t("hint.only_move", locale, action=action)]
         )
     lines: list[str] = []
     seen: set[str] = set()

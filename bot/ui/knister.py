@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 import discord
 
 from bot.engine import knister
-from bot.i18n import t
+from bot.i18n import listing, t
 from bot.ui.common import COLOUR_OVER, COLOUR_PLAYING, faces, monospace_table
 from bot.ui.ended import ended_embed
 from bot.ui.render import Rendered, Table, custom_id
@@ -191,7 +191,7 @@ class KnisterUI:
         if player in state.placed:
             acting = set(knister.to_act(state))
             waiting = [table.name(p, NAME_LIMIT) for p in knister.rolling_order(state) if p in acting]
-            return t("knister.grid_placed", locale, number=state.number, names=", ".join(waiting))
+            return t("knister.grid_placed", locale, number=state.number, names=listing(waiting, locale))
         return "\n".join(
             [
                 t("knister.rolled_line", locale, faces=faces(state.dice), number=state.number),
@@ -289,7 +289,7 @@ class KnisterUI:
             rating = self._rating(points, locale)
             return t("knister.solo_over", locale, name=marked_name(table, player), points=points, rating=rating)
         points = scores[winners[0]] if winners else 0
-        names = ", ".join(marked_name(table, player) for player in winners)
+        names = listing((marked_name(table, player) for player in winners), locale)
         return t("knister.winners", locale, names=names, points=points, count=len(winners))
 
     @staticmethod

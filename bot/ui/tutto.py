@@ -25,7 +25,7 @@ import discord
 
 from bot.engine import tutto
 from bot.engine.core import Event
-from bot.i18n import number, t
+from bot.i18n import listing, number, t
 from bot.ui.common import COLOUR_OVER, COLOUR_PLAYING, DIE_FACES, faces, monospace_table, unbroken
 from bot.ui.ended import ended_embed
 from bot.ui.render import Rendered, Table, custom_id
@@ -86,7 +86,8 @@ def _over_line(table: Table, winners: Sequence[str]) -> str:
     if len(state.players) == 1:
         (player,) = state.players
         return t("tutto.solo_over", table.locale, name=marked_name(table, player), count=state.scores[player])
-    return t("tutto.winners", table.locale, names=", ".join(marked_name(table, player) for player in winners))
+    names = listing((marked_name(table, player) for player in winners), table.locale)
+    return t("tutto.winners", table.locale, names=names, count=len(winners))
 
 
 def buys_round_line(table: Table, winners: Sequence[str], buyers: Sequence[str]) -> str | None:
@@ -94,7 +95,7 @@ def buys_round_line(table: Table, winners: Sequence[str], buyers: Sequence[str])
     if set(buyers) <= set(winners):
         return None
     key = "tutto.buys_round" if len(buyers) == 1 else "tutto.buy_round"
-    return t(key, table.locale, names=_names(table, buyers))
+    return t(key, table.locale, names=listing((table.name(player) for player in buyers), table.locale))
 
 
 def _drawn_and_rolled(first: Event, then: Event) -> bool:

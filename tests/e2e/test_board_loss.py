@@ -472,7 +472,7 @@ async def test_a_start_in_a_channel_whose_board_was_deleted_while_away_links_the
     record = await h.record()
     assert record is not None and record.status == "running"
     board = await reposted(h, record.id, gone)
-    assert reply == f"A Kniffel game is already running here: {link(h, board)}"
+    assert reply.endswith(f"Start yours in another channel, or here once that one is over: {link(h, board)}")
 
 
 async def test_an_old_board_clicked_again_does_not_check_the_live_board_again(running: Harness) -> None:

@@ -190,6 +190,22 @@ async def test_the_host_adds_and_removes_computers_within_the_seat_limit(bot: Ha
     assert not any(button.label == "Remove computer" for button in lobby.buttons)
 
 
+async def test_a_lobby_full_of_computers_tells_a_joiner_how_the_host_makes_room(bot: Harness) -> None:
+    """QA: a rematch lobby the host filled with computers answered the invited player's Join with "This game is
+    full" alone. The seat is the host's to free: the refusal names the host and the button as it reads."""
+    h = bot
+    lobby = await h.open_lobby("dicepoker", h.alice, opponents=5)
+    refused = await (await h.server.click_button(h.bob, lobby, label="Join")).message()
+    assert refused.ephemeral
+    assert refused.text == (
+        "This game is full, but a computer holds a seat: the host (Alice) can press **Remove computer** to make room."
+    )
+    await h.click(h.alice, lobby, "Remove computer")
+    await h.click(h.bob, lobby, "Join")
+    record = await h.record()
+    assert record is not None and len(record.seats) == 6 and record.seat(str(h.bob.id)) is not None
+
+
 async def test_a_mixed_game_survives_a_restart_while_the_computer_is_to_move(bot: Harness) -> None:
     h = bot
     lobby = await h.open_lobby("kniffel", h.alice, rules="classic")

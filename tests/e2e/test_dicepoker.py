@@ -243,12 +243,12 @@ async def test_complete_two_player_game(running: Harness) -> None:
 
             if number == 6 and user.id == second.id:
                 # part 1 is over for both: the bonus status is final
-                assert f"{first.name}: upper +12 · bonus +50 made ✅" in message.text
-                assert f"{second.name}: upper {MINUS}12 · bonus +50 lost" in message.text
+                assert f"{first.name}: School +12 · bonus +50 made ✅" in message.text
+                assert f"{second.name}: School {MINUS}12 · bonus +50 lost" in message.text
                 assert "Part 2: Combinations" in message.text
             if number == 2 and user.id == second.id:
-                assert f"{first.name}: upper +4 · bonus +50 still possible" in message.text
-                assert f"{second.name}: upper {MINUS}5 · bonus +50 still possible" in message.text
+                assert f"{first.name}: School +4 · bonus +50 still possible" in message.text
+                assert f"{second.name}: School {MINUS}5 · bonus +50 still possible" in message.text
 
     await h.wait_post(f"{first.name}: 40 in Large straight (doubled, first roll!)")
     await h.wait_post(f"{first.name}: 80 in Poker")
@@ -287,7 +287,7 @@ async def test_complete_two_player_game(running: Harness) -> None:
         "Fours",
         "Fives",
         "Sixes",
-        "Upper",
+        "School",
         "Bonus",
         "Pair",
         "2 pairs",
@@ -298,7 +298,7 @@ async def test_complete_two_player_game(running: Harness) -> None:
         "4 kind",
         "Poker",
         "Chance",
-        "Lower",
+        "Combos",
         "Total",
     ]
     for user, player, card in ((first, a, FIRST_CARD), (second, b, SECOND_CARD)):

@@ -201,14 +201,19 @@ async def test_lobby_join_leave_cancel_and_host_rules(running: Harness) -> None:
 async def test_second_game_in_the_channel_is_refused_with_a_link(running: Harness) -> None:
     h = running
     lobby = await h.open_lobby("kniffel", h.alice)
-    reply = await h.command(h.bob, "kniffel start")
+    reply = await h.command(h.bob, "dicepoker start")
     text = (await reply.message()).text
-    assert text.startswith("A Kniffel lobby is already open here: "), "a lobby is not a game running"
+    # One game per channel, said as such, with where to go: another channel, or the game that holds this one.
+    lobby_open = "Only one game runs per channel, and a Kniffel lobby is open here. Start yours in another channel, "
+    assert text.startswith(lobby_open + "or join that one: "), "a lobby is not a game running"
     assert str(lobby.id) in text
     await h.click(h.alice, lobby, "Start")
     reply = await h.command(h.bob, "kniffel start")
     text = (await reply.message()).text
-    assert text.startswith("A Kniffel game is already running here: ")
+    running_here = (
+        "Only one game runs per channel, and a Kniffel game is running here. Start yours in another channel, "
+    )
+    assert text.startswith(running_here + "or here once that one is over: ")
     assert str(lobby.id) in text
 
 

@@ -179,10 +179,11 @@ async def test_only_the_roller_rolls_and_nobody_places_before_the_roll(knister: 
     h = knister
     table = Table(h, await start_game(h, [h.alice, h.bob]))
     state = await table.state()
-    other = h.bob if state.roller == str(h.alice.id) else h.alice
+    roller, other = (h.alice, h.bob) if state.roller == str(h.alice.id) else (h.bob, h.alice)
     refused = await (await h.server.click_button(other, table.message, label="Roll")).message()
     assert refused.ephemeral
-    assert "not your turn" in refused.text
+    # Who rolls, not only that it is not the presser's turn: in Knister everybody plays every round.
+    assert refused.text == f"Not your roll: {roller.name} rolls this round."
     grid = await table.open_grid(other)
     assert all(button.disabled for button in grid.buttons)
     assert "Waiting for" in grid.text
@@ -324,7 +325,7 @@ async def test_restart_between_a_placement_and_the_end_of_the_round(knister: Har
     assert "already placed" in (await table.place(alice, alices_spare, 5)).text
     alices_grid = await table.open_grid(alice)
     assert all(button.disabled for button in alices_grid.buttons)
-    assert "Waiting for: Bob, Carol" in alices_grid.text
+    assert "Waiting for: Bob and Carol." in alices_grid.text
     assert await table.place(bob, bobs_grid, 6) is bobs_grid
     state = await table.state()
     assert state.round == 1

@@ -8,7 +8,17 @@ import discord
 import pytest
 
 from bot.engine import tutto
-from bot.i18n import CatalogueTranslator, catalogue, game_locale, language_of, number, percent, plural_category, t
+from bot.i18n import (
+    CatalogueTranslator,
+    catalogue,
+    game_locale,
+    language_of,
+    listing,
+    number,
+    percent,
+    plural_category,
+    t,
+)
 
 NBSP = "\xa0"
 
@@ -177,3 +187,20 @@ def test_tutto_card_rules_write_their_points_as_the_board(language: str) -> None
     assert number(2000, language, signed=True) in street
     plus_minus = t("tutto.rule.plus_minus", language, **tutto.card_rule("plus_minus")[1])
     assert number(1000, language) in plus_minus
+
+
+@pytest.mark.parametrize(
+    ("locale", "two", "three"),
+    [
+        ("en-US", "Bob and Alice", "Bob, Alice, and Carol"),
+        ("de", "Bob und Alice", "Bob, Alice und Carol"),
+        ("hu", "Bob és Alice", "Bob, Alice és Carol"),
+        ("pl", "Bob i Alice", "Bob, Alice i Carol"),
+        ("pt-BR", "Bob and Alice", "Bob, Alice, and Carol"),
+    ],
+)
+def test_names_in_a_sentence_are_joined_with_the_languages_and(locale: str, two: str, three: str) -> None:
+    """A list of names in a sentence ends with "and" as the language writes it, never with a comma alone."""
+    assert listing(["Bob"], locale) == "Bob"
+    assert listing(["Bob", "Alice"], locale) == two
+    assert listing(iter(["Bob", "Alice", "Carol"]), locale) == three

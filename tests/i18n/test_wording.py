@@ -14,9 +14,10 @@ from bot.i18n import catalogue, languages, t
     ("key", "language", "params", "expected"),
     [
         # A lobby button says what it does: "Abbrechen" (a verb), not "Abbruch" (a noun). For room on a phone's
-        # row "Aussteigen" became "Raus", the "(Bin) raus" that pairs with "(Bin) dabei" (tests/ui/test_phone.py).
+        # row "Aussteigen" became "Raus", which read brusque (QA); "Verlassen" is a pixel too wide beside
+        # "Abbrechen" (tests/ui/test_phone.py), so "Abmelden", as one signs off from a game one signed up for.
         ("lobby.cancel", "de", {}, "Abbrechen"),
-        ("lobby.leave", "de", {}, "Raus"),
+        ("lobby.leave", "de", {}, "Abmelden"),
         # "erwartete Punkte verloren" read as "expected: points lost"; the figure is the expected points lost.
         (
             "review.summary",

@@ -8,7 +8,8 @@ from discord import app_commands
 
 from bot.engine.core import InvalidSelection, NotYourTurn
 from bot.i18n import CatalogueTranslator, catalogue, language_of, t
-from bot.play.service import error_key
+from bot.play.service import error_key, labelled
+from bot.storage import GameRecord
 from bot.ui.render import CUSTOM_ID, MAX_CUSTOM_ID, Click, custom_id, parse_custom_id
 from cogs.kniffel import SPEC as KNIFFEL
 from cogs.tutto import SPEC as TUTTO
@@ -91,3 +92,17 @@ def test_custom_id_accepts_exactly_what_the_pattern_matches(game_id: int, action
     else:
         with pytest.raises(ValueError, match="invalid component id"):
             custom_id(game_id, action, arg, stamp)
+
+
+def test_a_refusal_names_a_button_as_it_reads_on_the_games_message() -> None:
+    """The lobby's buttons are in the game's language; a joiner whose client speaks another is told the label
+    they see, not their own language's."""
+    record = GameRecord(
+        id=1, kind="dicepoker", variant="dicepoker", guild_id=10, channel_id=20, host="101", status="lobby",
+        version=1, created_at=0.0, updated_at=0.0, locale="de",
+    )  # fmt: skip
+    params = {"name": "Alice", "button": "lobby.remove_computer"}
+    assert labelled(record, params) == {"name": "Alice", "button": "Computer entfernen"}
+    assert t("lobby.full_computers", "en-US", **labelled(record, params)).endswith(
+        "press **Computer entfernen** to make room."
+    )

@@ -55,6 +55,18 @@ def test_join_seats_the_actor_and_refuses_twice_or_past_the_limit() -> None:
     assert (too_many.value.key, too_many.value.params) == ("lobby.full", {"count": SPEC.max_players})
 
 
+def test_a_lobby_full_with_a_computer_refuses_a_join_with_the_way_to_make_room() -> None:
+    """Nobody's seat is reserved (the host may fill the lobby with computers and start at once), but the refusal
+    says that the host can free a computer's seat, naming the host and the button."""
+    full = lobby(ALICE, COMPUTER, *(Actor(str(200 + n), f"P{n}") for n in range(SPEC.max_players - 2)))
+    with pytest.raises(Refusal) as refused:
+        tr.join(SPEC, full, BOB)
+    assert (refused.value.key, refused.value.params) == (
+        "lobby.full_computers",
+        {"name": "Alice", "button": "lobby.remove_computer"},
+    )
+
+
 def test_the_host_role_passes_on_and_the_last_person_out_closes_the_lobby() -> None:
     game = lobby(ALICE, COMPUTER, BOB)
     after = tr.leave_lobby(game, ALICE, NOW).after.record

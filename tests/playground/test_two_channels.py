@@ -33,7 +33,8 @@ async def test_knister_grids_are_private_while_tutto_runs_in_another_channel(wor
     roller, other = await roller_and_other(alice, bob)
     other_round = await other.pin(other.message_with("Knister — round 1/25"))
     await other.click(other_round, "🎲 Roll")
-    await expect(other.ephemerals().filter(has_text="It is not your turn.")).to_contain_text("Only you can see this")
+    refusal = f"Not your roll: {roller.user.name} rolls this round."
+    await expect(other.ephemerals().filter(has_text=refusal)).to_contain_text("Only you can see this")
     await expect(roller.ephemerals()).to_have_count(0)
 
     tutto = await carol.pin(carol.message_with("Tutto"))

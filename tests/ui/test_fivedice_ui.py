@@ -9,7 +9,7 @@ import discord
 import pytest
 
 from bot.engine import dicepoker, fivedice, kniffel
-from bot.i18n import languages, t
+from bot.i18n import languages, listing, t
 from bot.ui.dicepoker import UI as DICEPOKER_UI
 from bot.ui.dicepoker import bonus_status, signed
 from bot.ui.fivedice import ScorecardUI
@@ -188,7 +188,7 @@ def test_a_game_played_alone_ends_with_the_score_not_a_winner(engine: ModuleType
     assert ui.announce(alone)[-1] == f"🏁 P1 finished with {ui.total(alone, '1')} points."
     two = finished_table(engine, ["1", "2"], 3)
     winners = [result.player for result in engine.results(two.state) if result.won]
-    expected = t("dice.winners", "en-US", names=", ".join(f"P{p}" for p in winners), count=len(winners))
+    expected = t("dice.winners", "en-US", names=listing((f"P{p}" for p in winners), "en-US"), count=len(winners))
     assert ui.announce(two)[-1] == expected
 
 

@@ -63,9 +63,14 @@ def test_the_roll_as_held_now_is_not_repeated_when_it_is_among_the_best() -> Non
 
 def test_toggles_that_lead_to_the_same_keep_are_listed_once_and_translated() -> None:
     state = rolled(5, 5, 1, 2, 3)
-    values = [Value(kniffel.ToggleHold(index=0), 230.0), Value(kniffel.ToggleHold(index=1), 230.0)]
+    values = [
+        Value(kniffel.ToggleHold(index=0), 230.0),
+        Value(kniffel.ToggleHold(index=1), 230.0),
+        Value(kniffel.Score(box="chance"), 220.0),
+    ]
     assert read(hint.render("kniffel", state, values, None, "de", player="a")).splitlines()[1:] == [
-        "**⚄ behalten und würfeln** → 230,0 erwartet"
+        "**⚄ behalten und würfeln** → 230,0 erwartet",
+        "**Chance eintragen (16 Punkte)** → 220,0 erwartet",
     ]
 
 
@@ -145,16 +150,24 @@ def test_a_knister_hint_marks_its_cells_on_a_map_of_the_players_grid() -> None:
     ]
 
 
-def test_a_hint_with_one_move_names_it_in_the_singular() -> None:
-    """QA: the last empty Knister cell was listed under "Best moves" (Polish "Najlepsze ruchy")."""
+def test_a_hint_with_one_move_does_not_present_it_as_a_choice() -> None:
+    """QA: the last empty Knister cell was listed under "Best moves" (Polish "Najlepsze ruchy"), then under
+    "Best move": with one move there is nothing to choose, so the hint says what the game is worth and names it."""
     state = knister.new_game(["a"], random.Random(1))
     values = [Value(knister.Place(cell=24), 61.0)]
-    assert read(hint.render("knister", state, values, None, "en-US", player="a")).splitlines()[0] == (
-        "💡 Best move (expected final score):"
+    assert read(hint.render("knister", state, values, None, "en-US", player="a")).splitlines() == [
+        "💡 Expected final score with best play: **61.0**",
+        "Your only move now: **row 5, column 5**",
+    ]
+    assert read(hint.render("knister", state, values, None, "pl", player="a")).splitlines()[1] == (
+        "Jedyny możliwy ruch: **wiersz 5, kolumna 5**"
     )
-    assert read(hint.render("knister", state, values, None, "pl", player="a")).splitlines()[0] == (
-        "💡 Najlepszy ruch (oczekiwany wynik końcowy):"
-    )
+    last_box = rolled(6, 6, 6, 2, 3).model_copy(update={"rolls": 3})
+    score = Value(kniffel.Score(box="chance"), 212.04)
+    assert read(hint.render("kniffel", last_box, [score], None, "en-US", player="a")).splitlines() == [
+        "💡 Expected final score with best play: **212.0**",
+        "Your only move now: **score Chance (23 points)**",
+    ]
 
 
 def test_a_plan_that_takes_every_die_in_hand_is_named_a_tutto_not_a_roll() -> None:
@@ -250,7 +263,8 @@ def test_a_phone_wraps_neither_a_group_of_dice_nor_an_arrow_and_its_value() -> N
     """QA: a phone broke "take ⚀ ⚅ ⚅ ⚅" after the second die (the last read as the next line's), left "→" at a
     line's end with the value below, and put a review's ✓ alone on a line."""
     state = rolled(5, 5, 5, 2, 3)
-    text = hint.render("kniffel", state, [Value(Keep((5, 5, 5)), 241.26)], None, "en-US", player="a")
+    values = [Value(Keep((5, 5, 5)), 241.26), Value(Keep(()), 230.0)]
+    text = hint.render("kniffel", state, values, None, "en-US", player="a")
     assert (
         "**keep ⚄\N{NO-BREAK SPACE}⚄\N{NO-BREAK SPACE}⚄ and roll** →\N{NO-BREAK SPACE}241.3\N{NO-BREAK SPACE}expected"
         in text

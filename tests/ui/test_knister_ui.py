@@ -364,5 +364,5 @@ def test_who_has_placed_is_listed_in_the_order_of_play() -> None:
     after = UI.render(table(rolled, names)).embeds[0].fields[0].value
     assert [line.split()[1] for line in after.splitlines()] == ["Bob", "Alice", "Carol"]
     assert UI.render_grid(table(rolled, names), carol).embeds[0].description == t(
-        "knister.grid_placed", LOCALE, number=rolled.number, names="Bob, Alice"
+        "knister.grid_placed", LOCALE, number=rolled.number, names="Bob and Alice"
     )

@@ -456,7 +456,7 @@ def test_the_final_board_says_the_winner_and_who_buys_the_round_once() -> None:
     state = game(["bonus_200"], {ALICE: 5500, BOB: 100}, target=6000)
     state = act(take(act(act(state, tu.Draw()), tu.Roll(), 1, 1, 1, 2, 3, 4), 1, 1, 1), tu.Stop())
     board = final_board(state)
-    assert board.count(t("tutto.winners", LOCALE, names="Alice")) == 1
+    assert board.count(t("tutto.winners", LOCALE, names="Alice", count=1)) == 1
     assert board.count(t("tutto.buys_round", LOCALE, names="Bob")) == 1
 
 
@@ -469,7 +469,7 @@ def test_the_final_board_names_the_cloverleaf_winner_once() -> None:
     assert description(render(state)).startswith("🥇 Alice")
     board = final_board(state)
     assert board.count("Alice wins the game") + board.count("Alice won with the Cloverleaf") == 1
-    assert board.count(t("tutto.winners", LOCALE, names="Alice")) == 1
+    assert board.count(t("tutto.winners", LOCALE, names="Alice", count=1)) == 1
     # The winner holds the fewest points but won: the fewest of the others' buy (docs/RULES.md).
     assert board.count(t("tutto.buys_round", LOCALE, names="Carol")) == 1
 
@@ -484,10 +484,21 @@ def test_a_solo_game_names_nobody_to_buy_the_round() -> None:
     assert announce(state)[-1].startswith("🏁 Alice finished with 1,000 points")
 
 
-def test_tied_last_places_buy_the_round_together() -> None:
+@pytest.mark.parametrize(
+    ("locale", "line"),
+    [
+        ("en-US", "🍺 Bob and Carol buy the next round."),
+        ("de", "🍺 Bob und Carol geben die nächste Runde aus."),
+        ("hu", "🍺 Bob és Carol fizetik a következő kört."),
+        ("pl", "🍺 Bob i Carol stawiają następną kolejkę."),
+    ],
+)
+def test_tied_last_places_buy_the_round_together(locale: str, line: str) -> None:
+    """The buyers are one sentence's subject, joined by the language's "and", not by a comma alone."""
     state = game(["bonus_200"], {ALICE: 900, BOB: 100, CAROL: 100}, target=1000)
     state = act(take(act(act(state, tu.Draw()), tu.Roll(), 1, 2, 3, 4, 6, 6), 1), tu.Stop())
-    assert t("tutto.buy_round", LOCALE, names="Bob, Carol") in announce(state)[-1]
+    seats = tuple(SeatView(player, NAMES[player]) for player in state.players)
+    assert UI.announce(Table(seats, GAME_ID, STAMP, locale, state))[-1].endswith(line)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -595,7 +606,7 @@ def test_game_over_names_the_winner_and_the_round_buyer() -> None:
     state = act(take(act(act(state, tu.Draw()), tu.Roll(), 1, 1, 1, 2, 3, 4), 1, 1, 1), tu.Stop())
     lines = announce(state)
     assert lines[-1] == "\n".join(
-        [t("tutto.winners", LOCALE, names="Alice"), t("tutto.buys_round", LOCALE, names="Bob")]
+        [t("tutto.winners", LOCALE, names="Alice", count=1), t("tutto.buys_round", LOCALE, names="Bob")]
     )
 
 
