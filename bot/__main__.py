@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from bot import health
+from bot.envfile import ENV_FILE, env_file_problem
 
 if TYPE_CHECKING:
     import discord
@@ -260,7 +261,7 @@ def add_migrate_db(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--to", dest="target", required=True, help="an empty PostgreSQL database: postgresql://...")
 
 
-def health_file(environ: dict[str, str] | None = None, env_file: Path = Path(".env")) -> Path | None:
+def health_file(environ: dict[str, str] | None = None, env_file: Path = ENV_FILE) -> Path | None:
     """``HEALTH_FILE`` as :class:`bot.settings.Settings` reads it: the environment first, then ``.env``, the name
     in any case, empty meaning unset. Read without pydantic-settings, whose imports cost the check, which runs
     every few seconds, a third of a second of CPU each time (``.env`` is parsed by python-dotenv, as it does)."""
@@ -332,6 +333,11 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callab
 }
 
 
+#: The subcommands that read no setting, so a damaged ``.env`` does not stop them: ``migrate-db`` takes its URLs as
+#: arguments.
+WITHOUT_SETTINGS = frozenset({"migrate-db"})
+
+
 class _Parser(argparse.ArgumentParser):
     """Bad arguments end with one line and exit code 2, like every other admin mistake."""
 
@@ -344,17 +350,22 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
         prog="python -m bot",
         description="Run dicebot: on Discord when DISCORD_TOKEN is set, otherwise the browser playground.",
     )
-    parser.set_defaults(run=run_default, host=LOCALHOST, port=8080)
+    parser.set_defaults(run=run_default, host=LOCALHOST, port=8080, reads_settings=True)
     subcommands = parser.add_subparsers(title="commands", metavar="COMMAND")
     for name, (summary, add_arguments, runner) in COMMANDS.items():
         sub = subcommands.add_parser(name, help=summary, description=summary)
         add_arguments(sub)
-        sub.set_defaults(run=runner)
+        sub.set_defaults(run=runner, reads_settings=name not in WITHOUT_SETTINGS)
     return parser.parse_args(argv)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse(argv)
+    if args.reads_settings:
+        # Checked once for every command, before pydantic-settings or python-dotenv meet the file.
+        problem = env_file_problem()
+        if problem is not None:
+            return fail(problem)
     code: int = args.run(args)
     return code
 

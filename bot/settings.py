@@ -10,6 +10,7 @@ from dotenv import dotenv_values
 from pydantic import Field, SecretStr, ValidationError, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from bot.envfile import ENV_FILE
 from bot.sharding import MAX_SHARDS, ShardScope, parse_shard_ids
 from bot.storage.backend import POSTGRES_PREFIXES, SQLITE_PREFIX, postgres_url, sqlite_path
 from bot.urls import check_ports, check_server
@@ -218,7 +219,7 @@ def environment_names() -> frozenset[str]:
     return frozenset(name.upper() for model in models for name in model.model_fields)
 
 
-def misspelt_settings(env_file: Path = Path(".env")) -> list[str]:
+def misspelt_settings(env_file: Path = ENV_FILE) -> list[str]:
     """A warning for each key in ``.env`` that is no setting but close to one (``DISCORD_TOKN``): pydantic ignores
     unknown keys, so a typo would otherwise start the playground or a default database without a word.
 

@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
+from bot.__main__ import main, parse
+from bot.envfile import env_file_problem
 from bot.settings import LaunchSettings, Settings, describe_error, environment_names, misspelt_settings
 
 ENV_NAMES = environment_names()
@@ -329,3 +331,32 @@ def test_a_data_dir_the_bot_cannot_write_exits_2_naming_it(tmp_path: Path, data_
     [line] = done.stderr.splitlines()
     assert line.startswith(f"dicebot: cannot keep the bot's files in {data_dir}/strategy (")
     assert line.endswith("); set DATA_DIR to a folder this user may write")
+
+
+@pytest.mark.parametrize("command", [[], ["sync"], ["playground"], ["health"]])
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        # Every command ended in a UnicodeDecodeError traceback, exit code 1 (QA).
+        (b"LOG_LEVEL=INFO\nDISCORD_TOKEN=x\xff\n", "dicebot: .env is not UTF-8 text (line 2): save it as UTF-8"),
+        # python-dotenv warned twice and skipped the line: "DISCORD_TOKEN is missing" (QA).
+        (
+            b'LOG_LEVEL=INFO\nDISCORD_TOKEN="abc\n',
+            "dicebot: line 2 of .env cannot be read: write it as NAME=value "
+            "(a value in quotes needs its closing quote)",
+        ),
+    ],
+)
+def test_a_dotenv_that_cannot_be_read_is_one_line_naming_it_for_every_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str], content: bytes, expected: str
+) -> None:
+    (tmp_path / ".env").write_bytes(content)
+    assert main(command) == 2
+    assert capsys.readouterr().err.splitlines() == [expected]
+
+
+def test_migrate_db_reads_no_dotenv(tmp_path: Path) -> None:
+    """Its URLs are arguments: a damaged ``.env`` is no reason to refuse a copy."""
+    (tmp_path / ".env").write_bytes(b"\xff")
+    assert parse(["migrate-db", "--from", "sqlite:///a", "--to", "postgresql://b"]).reads_settings is False
+    assert env_file_problem() is not None
