@@ -179,9 +179,12 @@ async def serve_playground(playground: Playground, *, has_token: bool) -> None:
 
 def run_playground(args: argparse.Namespace) -> int:
     """The bot against a local fakediscord with a web page: no token, no Discord, its own database."""
+    from bot.urls import netloc
+
+    address = netloc(args.host, args.port)
     if args.host != LOCALHOST:
         print(
-            f"dicebot: warning: the playground page has no login; anyone who can reach {args.host}:{args.port} "
+            f"dicebot: warning: the playground page has no login; anyone who can reach {address} "
             "can play as any of its users",
             file=sys.stderr,
         )
@@ -216,7 +219,7 @@ def run_playground(args: argparse.Namespace) -> int:
         return fail(f"the playground's bot crashed: {error}")
     except OSError as error:
         return fail(
-            f"cannot serve the playground on {args.host}:{args.port} ({error}); "
+            f"cannot serve the playground on {address} ({error}); "
             "try python -m bot playground with another --host or --port"
         )
     return 0
@@ -307,9 +310,21 @@ def tcp_port(text: str) -> int:
     return port
 
 
+def listen_host(text: str) -> str:
+    """An address to listen on. Not empty: aiohttp takes that for every interface while the printed address would
+    read 0.0.0.0, and an admin who cleared the option meant no such thing."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(
+            "an empty host would listen on every interface; name one, e.g. 127.0.0.1 (this machine) or 0.0.0.0 (all)"
+        )
+    return text
+
+
 def add_playground(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--port", type=tcp_port, default=8080, help="port of the page and the local Discord (8080)")
-    parser.add_argument("--host", default=LOCALHOST, help="address to listen on (127.0.0.1: only this machine)")
+    parser.add_argument(
+        "--host", type=listen_host, default=LOCALHOST, help="address to listen on (127.0.0.1: only this machine)"
+    )
 
 
 #: Subcommand name -> (help, add its arguments, run it). ``python -m bot`` alone runs ``run_default``.
