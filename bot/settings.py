@@ -109,6 +109,9 @@ class Settings(BaseSettings):
             return value
         if not value.startswith(SQLITE_PREFIX) or len(value) == len(SQLITE_PREFIX):
             raise ValueError("must start with sqlite:/// followed by a file path, or be a postgresql:// URL")
+        if str(sqlite_path(value)) == ":memory:":
+            # SQLite's name for a database in memory: each connection would have its own, empty one.
+            raise ValueError("the bot keeps its games in a file, not in memory; name a file path")
         return value
 
     @field_validator("discord_api_base")

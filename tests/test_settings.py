@@ -98,6 +98,12 @@ def test_token_is_never_shown() -> None:
         ),
         ({"discord_token": "x", "database_url": "postgresql://u@a:0,b:5432/db"}, "port 0 is not between 1 and 65535"),
         ({"discord_token": "x", "database_url": "mysql://db"}, "DATABASE_URL is invalid"),
+        # Accepted, then "no such table: bot_meta" after the migrations, which ran on another connection (QA).
+        (
+            {"discord_token": "x", "database_url": "sqlite:///:memory:"},
+            "DATABASE_URL is invalid (Value error, the bot keeps its games in a file, not in memory; name a file "
+            "path): use sqlite:///relative/path.sqlite3",
+        ),
         ({"discord_token": "x", "database_url": "postgresql://"}, "DATABASE_URL is invalid"),
         ({"discord_token": "x", "database_pool_size": "0"}, "DATABASE_POOL_SIZE is invalid"),
         ({"discord_token": "x", "database_statement_timeout": "-1"}, "DATABASE_STATEMENT_TIMEOUT is invalid"),
