@@ -98,8 +98,15 @@ class Settings(BaseSettings):
     @field_validator("discord_token", mode="before")
     @classmethod
     def _strip_token(cls, value: object) -> object:
-        """A token pasted with a space or a line break around it; only spaces is an empty token."""
-        return value.strip() if isinstance(value, str) else value
+        """A token pasted with a space or a line break around it; only spaces is an empty token. A control character
+        inside it (a line break in a quoted value, a stray ``\x01``) is refused here: aiohttp refused the header at
+        login with a traceback. The message never shows the token."""
+        if not isinstance(value, str):
+            return value
+        token = value.strip()
+        if any(ord(char) < 32 or ord(char) == 127 for char in token):
+            raise ValueError("it holds a control character, such as a line break, inside it")
+        return token
 
     @field_validator("database_url")
     @classmethod
@@ -250,7 +257,7 @@ def describe_error(error: ValidationError) -> str:
         field = str(item["loc"][0]) if item["loc"] else "settings"
         variable = field.upper()
         problem = "is missing" if item["type"] == "missing" else f"is invalid ({item['msg']})"
-        if field == "discord_token" and item["type"] != "missing":
+        if field == "discord_token" and item["type"] == "too_short":
             problem = "is empty"
         hint = FIX_HINTS.get(field, "check its value")
         parts.append(f"{variable} {problem}: {hint}")

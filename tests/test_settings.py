@@ -87,6 +87,12 @@ def test_token_is_never_shown() -> None:
         ({}, "DISCORD_TOKEN is missing"),
         ({"discord_token": ""}, "DISCORD_TOKEN is empty"),
         ({"discord_token": " \t"}, "DISCORD_TOKEN is empty"),
+        # Both passed, then aiohttp refused the header at login: "Forbidden control character detected" (QA).
+        (
+            {"discord_token": "abc\ndef"},
+            "DISCORD_TOKEN is invalid (Value error, it holds a control character, such as a line break, inside it)",
+        ),
+        ({"discord_token": "abc\x01def"}, "DISCORD_TOKEN is invalid (Value error, it holds a control character"),
         (
             {"discord_token": "x", "database_url": "postgresql://postgres@127.0.0.1:notaport/test"},
             "DATABASE_URL is invalid (Value error, port 'notaport' is not a number)",
