@@ -121,7 +121,7 @@ def _with_discord(what: Callable[[DiceBot, str], Coroutine[Any, Any, None]], *, 
     except discord.PrivilegedIntentsRequired:
         return fail("Discord refused the requested gateway intents: check the bot's settings in the developer portal")
     except discord.HTTPException as error:
-        return fail(refused_at_start(error, settings.dev_guild_id))
+        return fail(refused_at_start(error, settings.dev_guild_id, settings.discord_api_base))
     except (OSError, discord.GatewayNotFound) as error:
         return fail(f"cannot reach Discord ({error}); check the network or DISCORD_API_BASE/DISCORD_GATEWAY_URL")
     return 0
@@ -141,16 +141,29 @@ def files_unusable(settings: Settings) -> str | None:
     return data_dir_unusable(settings.strategy_dir, "the bot's")
 
 
-def refused_at_start(error: discord.HTTPException, dev_guild_id: int | None) -> str:
+#: Discord's code in a 404 for a server that does not exist or that the bot is not in.
+UNKNOWN_GUILD = 10004
+
+
+def refused_at_start(error: discord.HTTPException, dev_guild_id: int | None, api_base: str | None = None) -> str:
     """Discord answered a start-up request (the command sync, mostly) with an error: what to check, by what it said.
-    Discord was reached, so the network is not the thing to check."""
+    Discord was reached, so the network is not the thing to check. A 404 from a ``DISCORD_API_BASE`` of the
+    admin's that is not Discord's Unknown Guild says the URL's path leads nowhere: no wait would help."""
+    from bot.endpoints import DISCORD_API_BASE
+
     said = f"{error.status} {error.text}".strip()
     server = f"is the bot in the server DEV_GUILD_ID={dev_guild_id} names? " if dev_guild_id is not None else ""
+    elsewhere = api_base is not None and api_base.rstrip("/") != DISCORD_API_BASE
     if error.status in (401, 403):
         return f"Discord refused a start-up request ({said}): {server}check the bot's invitation and permissions"
-    if error.status == 404 and dev_guild_id is not None:
+    if error.status == 404 and dev_guild_id is not None and (error.code == UNKNOWN_GUILD or not elsewhere):
         # Discord answers Unknown Guild alike for a server that does not exist and one the bot is not in.
         return f"Discord knows no such server ({said}): {server}check the id and the bot's invitation"
+    if error.status == 404 and elsewhere:
+        return (
+            f"DISCORD_API_BASE={api_base} answered a start-up request with {said}: check its path "
+            f"(Discord's REST base is {DISCORD_API_BASE}), or leave it empty for Discord's"
+        )
     return f"Discord answered a start-up request with an error ({said}); try again later"
 
 
