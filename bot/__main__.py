@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from bot import health
+from bot.envfile import ENV_FILE, env_file_problem
 
 if TYPE_CHECKING:
     import discord
@@ -120,7 +121,7 @@ def _with_discord(what: Callable[[DiceBot, str], Coroutine[Any, Any, None]], *, 
     except discord.PrivilegedIntentsRequired:
         return fail("Discord refused the requested gateway intents: check the bot's settings in the developer portal")
     except discord.HTTPException as error:
-        return fail(refused_at_start(error, settings.dev_guild_id))
+        return fail(refused_at_start(error, settings.dev_guild_id, settings.discord_api_base))
     except (OSError, discord.GatewayNotFound) as error:
         return fail(f"cannot reach Discord ({error}); check the network or DISCORD_API_BASE/DISCORD_GATEWAY_URL")
     return 0
@@ -140,16 +141,29 @@ def files_unusable(settings: Settings) -> str | None:
     return data_dir_unusable(settings.strategy_dir, "the bot's")
 
 
-def refused_at_start(error: discord.HTTPException, dev_guild_id: int | None) -> str:
+#: Discord's code in a 404 for a server that does not exist or that the bot is not in.
+UNKNOWN_GUILD = 10004
+
+
+def refused_at_start(error: discord.HTTPException, dev_guild_id: int | None, api_base: str | None = None) -> str:
     """Discord answered a start-up request (the command sync, mostly) with an error: what to check, by what it said.
-    Discord was reached, so the network is not the thing to check."""
+    Discord was reached, so the network is not the thing to check. A 404 from a ``DISCORD_API_BASE`` of the
+    admin's that is not Discord's Unknown Guild says the URL's path leads nowhere: no wait would help."""
+    from bot.endpoints import DISCORD_API_BASE
+
     said = f"{error.status} {error.text}".strip()
     server = f"is the bot in the server DEV_GUILD_ID={dev_guild_id} names? " if dev_guild_id is not None else ""
+    elsewhere = api_base is not None and api_base.rstrip("/") != DISCORD_API_BASE
     if error.status in (401, 403):
         return f"Discord refused a start-up request ({said}): {server}check the bot's invitation and permissions"
-    if error.status == 404 and dev_guild_id is not None:
+    if error.status == 404 and dev_guild_id is not None and (error.code == UNKNOWN_GUILD or not elsewhere):
         # Discord answers Unknown Guild alike for a server that does not exist and one the bot is not in.
         return f"Discord knows no such server ({said}): {server}check the id and the bot's invitation"
+    if error.status == 404 and elsewhere:
+        return (
+            f"DISCORD_API_BASE={api_base} answered a start-up request with {said}: check its path "
+            f"(Discord's REST base is {DISCORD_API_BASE}), or leave it empty for Discord's"
+        )
     return f"Discord answered a start-up request with an error ({said}); try again later"
 
 
@@ -178,9 +192,12 @@ async def serve_playground(playground: Playground, *, has_token: bool) -> None:
 
 def run_playground(args: argparse.Namespace) -> int:
     """The bot against a local fakediscord with a web page: no token, no Discord, its own database."""
+    from bot.urls import netloc
+
+    address = netloc(args.host, args.port)
     if args.host != LOCALHOST:
         print(
-            f"dicebot: warning: the playground page has no login; anyone who can reach {args.host}:{args.port} "
+            f"dicebot: warning: the playground page has no login; anyone who can reach {address} "
             "can play as any of its users",
             file=sys.stderr,
         )
@@ -215,7 +232,7 @@ def run_playground(args: argparse.Namespace) -> int:
         return fail(f"the playground's bot crashed: {error}")
     except OSError as error:
         return fail(
-            f"cannot serve the playground on {args.host}:{args.port} ({error}); "
+            f"cannot serve the playground on {address} ({error}); "
             "try python -m bot playground with another --host or --port"
         )
     return 0
@@ -260,7 +277,7 @@ def add_migrate_db(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--to", dest="target", required=True, help="an empty PostgreSQL database: postgresql://...")
 
 
-def health_file(environ: dict[str, str] | None = None, env_file: Path = Path(".env")) -> Path | None:
+def health_file(environ: dict[str, str] | None = None, env_file: Path = ENV_FILE) -> Path | None:
     """``HEALTH_FILE`` as :class:`bot.settings.Settings` reads it: the environment first, then ``.env``, the name
     in any case, empty meaning unset. Read without pydantic-settings, whose imports cost the check, which runs
     every few seconds, a third of a second of CPU each time (``.env`` is parsed by python-dotenv, as it does)."""
@@ -306,9 +323,21 @@ def tcp_port(text: str) -> int:
     return port
 
 
+def listen_host(text: str) -> str:
+    """An address to listen on. Not empty: aiohttp takes that for every interface while the printed address would
+    read 0.0.0.0, and an admin who cleared the option meant no such thing."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(
+            "an empty host would listen on every interface; name one, e.g. 127.0.0.1 (this machine) or 0.0.0.0 (all)"
+        )
+    return text
+
+
 def add_playground(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--port", type=tcp_port, default=8080, help="port of the page and the local Discord (8080)")
-    parser.add_argument("--host", default=LOCALHOST, help="address to listen on (127.0.0.1: only this machine)")
+    parser.add_argument(
+        "--host", type=listen_host, default=LOCALHOST, help="address to listen on (127.0.0.1: only this machine)"
+    )
 
 
 #: Subcommand name -> (help, add its arguments, run it). ``python -m bot`` alone runs ``run_default``.
@@ -332,6 +361,11 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callab
 }
 
 
+#: The subcommands that read no setting, so a damaged ``.env`` does not stop them: ``migrate-db`` takes its URLs as
+#: arguments.
+WITHOUT_SETTINGS = frozenset({"migrate-db"})
+
+
 class _Parser(argparse.ArgumentParser):
     """Bad arguments end with one line and exit code 2, like every other admin mistake."""
 
@@ -344,17 +378,22 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
         prog="python -m bot",
         description="Run dicebot: on Discord when DISCORD_TOKEN is set, otherwise the browser playground.",
     )
-    parser.set_defaults(run=run_default, host=LOCALHOST, port=8080)
+    parser.set_defaults(run=run_default, host=LOCALHOST, port=8080, reads_settings=True)
     subcommands = parser.add_subparsers(title="commands", metavar="COMMAND")
     for name, (summary, add_arguments, runner) in COMMANDS.items():
         sub = subcommands.add_parser(name, help=summary, description=summary)
         add_arguments(sub)
-        sub.set_defaults(run=runner)
+        sub.set_defaults(run=runner, reads_settings=name not in WITHOUT_SETTINGS)
     return parser.parse_args(argv)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse(argv)
+    if args.reads_settings:
+        # Checked once for every command, before pydantic-settings or python-dotenv meet the file.
+        problem = env_file_problem()
+        if problem is not None:
+            return fail(problem)
     code: int = args.run(args)
     return code
 

@@ -10,6 +10,7 @@ from dotenv import dotenv_values
 from pydantic import Field, SecretStr, ValidationError, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from bot.envfile import ENV_FILE
 from bot.sharding import MAX_SHARDS, ShardScope, parse_shard_ids
 from bot.storage.backend import POSTGRES_PREFIXES, SQLITE_PREFIX, postgres_url, sqlite_path
 from bot.urls import check_ports, check_server
@@ -21,7 +22,7 @@ FIX_HINTS: dict[str, str] = {
         "use sqlite:///relative/path.sqlite3, sqlite:////absolute/path.sqlite3 or postgresql://user:password@host:5432/db"
     ),
     "database_pool_size": "use a number of connections from 1 to 100",
-    "database_statement_timeout": "use a number of seconds above 0, at most 300",
+    "database_statement_timeout": "use a number of seconds from 0.001 to 300",
     "dev_guild_id": "use the numeric id of your test server (Discord's ids are positive), or leave it empty",
     "log_level": "use one of DEBUG, INFO, WARNING, ERROR, CRITICAL",
     "discord_api_base": "use an http(s) URL such as http://127.0.0.1:8080/api/v10, or leave it empty",
@@ -49,7 +50,8 @@ class Settings(BaseSettings):
     #: PostgreSQL only: the most connections this process holds (each request borrows one for its statements).
     database_pool_size: int = Field(default=10, ge=1, le=100)
     #: PostgreSQL only: seconds a statement may run before the server cancels it ("try again" for that click).
-    database_statement_timeout: float = Field(default=10.0, gt=0, le=300, allow_inf_nan=False)
+    #: PostgreSQL takes whole milliseconds, and 0 turns the timeout off: less than one millisecond is refused.
+    database_statement_timeout: float = Field(default=10.0, ge=0.001, le=300, allow_inf_nan=False)
     #: A snowflake: Discord's ids are unsigned 64-bit numbers above 0.
     dev_guild_id: int | None = Field(default=None, gt=0, lt=2**64)
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = "INFO"
@@ -97,8 +99,15 @@ class Settings(BaseSettings):
     @field_validator("discord_token", mode="before")
     @classmethod
     def _strip_token(cls, value: object) -> object:
-        """A token pasted with a space or a line break around it; only spaces is an empty token."""
-        return value.strip() if isinstance(value, str) else value
+        """A token pasted with a space or a line break around it; only spaces is an empty token. A control character
+        inside it (a line break in a quoted value, a stray ``\x01``) is refused here: aiohttp refused the header at
+        login with a traceback. The message never shows the token."""
+        if not isinstance(value, str):
+            return value
+        token = value.strip()
+        if any(ord(char) < 32 or ord(char) == 127 for char in token):
+            raise ValueError("it holds a control character, such as a line break, inside it")
+        return token
 
     @field_validator("database_url")
     @classmethod
@@ -108,6 +117,9 @@ class Settings(BaseSettings):
             return value
         if not value.startswith(SQLITE_PREFIX) or len(value) == len(SQLITE_PREFIX):
             raise ValueError("must start with sqlite:/// followed by a file path, or be a postgresql:// URL")
+        if str(sqlite_path(value)) == ":memory:":
+            # SQLite's name for a database in memory: each connection would have its own, empty one.
+            raise ValueError("the bot keeps its games in a file, not in memory; name a file path")
         return value
 
     @field_validator("discord_api_base")
@@ -218,7 +230,7 @@ def environment_names() -> frozenset[str]:
     return frozenset(name.upper() for model in models for name in model.model_fields)
 
 
-def misspelt_settings(env_file: Path = Path(".env")) -> list[str]:
+def misspelt_settings(env_file: Path = ENV_FILE) -> list[str]:
     """A warning for each key in ``.env`` that is no setting but close to one (``DISCORD_TOKN``): pydantic ignores
     unknown keys, so a typo would otherwise start the playground or a default database without a word.
 
@@ -246,7 +258,7 @@ def describe_error(error: ValidationError) -> str:
         field = str(item["loc"][0]) if item["loc"] else "settings"
         variable = field.upper()
         problem = "is missing" if item["type"] == "missing" else f"is invalid ({item['msg']})"
-        if field == "discord_token" and item["type"] != "missing":
+        if field == "discord_token" and item["type"] == "too_short":
             problem = "is empty"
         hint = FIX_HINTS.get(field, "check its value")
         parts.append(f"{variable} {problem}: {hint}")

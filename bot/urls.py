@@ -45,3 +45,9 @@ def check_server(url: str, schemes: tuple[str, str]) -> str:
         raise ValueError("no host")
     check_ports(url)
     return url
+
+
+def netloc(host: str, port: int) -> str:
+    """``host:port`` as a URL writes it: an IPv6 address in brackets (``[::1]:8080``), which URL parsers otherwise
+    read up to its last colon as the host and the rest as the port."""
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"

@@ -13,6 +13,7 @@ from typing import Any, Self, TypeVar
 
 from aiohttp import web
 from aiohttp.web import AppRunner
+from bot.urls import netloc
 
 from fakediscord.commands import Focus
 from fakediscord.errors import FakeDiscordError, InvalidInput
@@ -96,7 +97,7 @@ class FakeDiscord:
         site = web.TCPSite(self._runner, self._host, self._port)
         await site.start()
         host, port = self._runner.addresses[0][:2]
-        self._base = f"{host}:{port}"
+        self._base = netloc(host, port)
         self.gateway.url = self.gateway_url
 
     async def close(self) -> None:

@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
+from bot.__main__ import main, parse
+from bot.envfile import env_file_problem
 from bot.settings import LaunchSettings, Settings, describe_error, environment_names, misspelt_settings
 
 ENV_NAMES = environment_names()
@@ -40,6 +42,7 @@ def test_a_postgresql_url_selects_postgresql_with_its_pool_settings() -> None:
     )
     assert settings.uses_postgres
     assert (settings.database_pool_size, settings.database_statement_timeout) == (4, 2.5)
+    assert Settings(discord_token="abc", database_statement_timeout="0.001").database_statement_timeout == 0.001
     assert settings.files_dir == Path("data")
     assert Settings(discord_token="abc", data_dir="/srv/tables").files_dir == Path("/srv/tables")
     assert Settings(discord_token="abc", data_dir="").files_dir == Path("data")
@@ -85,6 +88,12 @@ def test_token_is_never_shown() -> None:
         ({}, "DISCORD_TOKEN is missing"),
         ({"discord_token": ""}, "DISCORD_TOKEN is empty"),
         ({"discord_token": " \t"}, "DISCORD_TOKEN is empty"),
+        # Both passed, then aiohttp refused the header at login: "Forbidden control character detected" (QA).
+        (
+            {"discord_token": "abc\ndef"},
+            "DISCORD_TOKEN is invalid (Value error, it holds a control character, such as a line break, inside it)",
+        ),
+        ({"discord_token": "abc\x01def"}, "DISCORD_TOKEN is invalid (Value error, it holds a control character"),
         (
             {"discord_token": "x", "database_url": "postgresql://postgres@127.0.0.1:notaport/test"},
             "DATABASE_URL is invalid (Value error, port 'notaport' is not a number)",
@@ -96,9 +105,21 @@ def test_token_is_never_shown() -> None:
         ),
         ({"discord_token": "x", "database_url": "postgresql://u@a:0,b:5432/db"}, "port 0 is not between 1 and 65535"),
         ({"discord_token": "x", "database_url": "mysql://db"}, "DATABASE_URL is invalid"),
+        # Accepted, then "no such table: bot_meta" after the migrations, which ran on another connection (QA).
+        (
+            {"discord_token": "x", "database_url": "sqlite:///:memory:"},
+            "DATABASE_URL is invalid (Value error, the bot keeps its games in a file, not in memory; name a file "
+            "path): use sqlite:///relative/path.sqlite3",
+        ),
         ({"discord_token": "x", "database_url": "postgresql://"}, "DATABASE_URL is invalid"),
         ({"discord_token": "x", "database_pool_size": "0"}, "DATABASE_POOL_SIZE is invalid"),
         ({"discord_token": "x", "database_statement_timeout": "-1"}, "DATABASE_STATEMENT_TIMEOUT is invalid"),
+        # Passed "above 0", then reached PostgreSQL as int(0.4 ms) = 0: no timeout at all (QA).
+        (
+            {"discord_token": "x", "database_statement_timeout": "0.0004"},
+            "DATABASE_STATEMENT_TIMEOUT is invalid (Input should be greater than or equal to 0.001): use a number of "
+            "seconds from 0.001 to 300",
+        ),
         ({"discord_token": "x", "dev_guild_id": "abc"}, "DEV_GUILD_ID is invalid"),
         (
             {"discord_token": "x", "discord_gateway_url": "http://x"},
@@ -329,3 +350,32 @@ def test_a_data_dir_the_bot_cannot_write_exits_2_naming_it(tmp_path: Path, data_
     [line] = done.stderr.splitlines()
     assert line.startswith(f"dicebot: cannot keep the bot's files in {data_dir}/strategy (")
     assert line.endswith("); set DATA_DIR to a folder this user may write")
+
+
+@pytest.mark.parametrize("command", [[], ["sync"], ["playground"], ["health"]])
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        # Every command ended in a UnicodeDecodeError traceback, exit code 1 (QA).
+        (b"LOG_LEVEL=INFO\nDISCORD_TOKEN=x\xff\n", "dicebot: .env is not UTF-8 text (line 2): save it as UTF-8"),
+        # python-dotenv warned twice and skipped the line: "DISCORD_TOKEN is missing" (QA).
+        (
+            b'LOG_LEVEL=INFO\nDISCORD_TOKEN="abc\n',
+            "dicebot: line 2 of .env cannot be read: write it as NAME=value "
+            "(a value in quotes needs its closing quote)",
+        ),
+    ],
+)
+def test_a_dotenv_that_cannot_be_read_is_one_line_naming_it_for_every_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str], content: bytes, expected: str
+) -> None:
+    (tmp_path / ".env").write_bytes(content)
+    assert main(command) == 2
+    assert capsys.readouterr().err.splitlines() == [expected]
+
+
+def test_migrate_db_reads_no_dotenv(tmp_path: Path) -> None:
+    """Its URLs are arguments: a damaged ``.env`` is no reason to refuse a copy."""
+    (tmp_path / ".env").write_bytes(b"\xff")
+    assert parse(["migrate-db", "--from", "sqlite:///a", "--to", "postgresql://b"]).reads_settings is False
+    assert env_file_problem() is not None

@@ -110,6 +110,7 @@ class PostgresDatabase(Database):
         db = cls(pool, where)
         try:
             async with pool.acquire() as conn:
+                await _require_schema(conn, where, setting)
                 await _migrate(conn, migrations, where, setting)
         except DatabaseError:
             await pool.close()
@@ -229,6 +230,20 @@ async def schema_version(conn: Connection) -> int:
         return 0
     value = await conn.fetchval("SELECT version FROM schema_version")
     return int(value) if value is not None else 0
+
+
+async def _require_schema(conn: Connection, where: str, setting: str) -> None:
+    """Raise :class:`DatabaseError` when no schema of the ``search_path`` exists (``?search_path=dicebot`` before
+    ``CREATE SCHEMA dicebot``): the first migration failed with PostgreSQL's "no schema has been selected to create
+    in", which names neither the schema nor the setting."""
+    if await conn.fetchval("SELECT current_schema()") is not None:
+        return
+    search_path: str = await conn.fetchval("SHOW search_path")
+    schema = search_path.split(",")[0].strip()
+    raise DatabaseError(
+        f"schema {schema} does not exist in the database {where} ({setting}): create it (CREATE SCHEMA {schema}) "
+        f"or name an existing schema in the search_path of {setting}"
+    )
 
 
 async def _migrate(conn: Connection, migrations: list[Migration], where: str, setting: str) -> None:

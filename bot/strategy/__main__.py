@@ -20,6 +20,9 @@ GAMES = ("kniffel", "dicepoker", "tutto", "knister")
 BAR = 50
 #: The seeds the games' random generators take: a signed 64-bit number (numba's and numpy's).
 SEEDS = range(-(2**63), 2**63)
+#: How many games (Tutto: turns) one self-play may ask for: the scores are one array, 80 MB at the most; more was a
+#: traceback from numpy.
+GAME_COUNTS = range(1, 10_000_001)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -43,6 +46,18 @@ def seed(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{text!r} is not a seed {span}") from None
     if value not in SEEDS:
         raise argparse.ArgumentTypeError(f"{value} is not a seed {span}")
+    return value
+
+
+def game_count(text: str) -> int:
+    """A ``--games`` within :data:`GAME_COUNTS`; 99999999999999999999 was a traceback from numpy."""
+    span = f"from {GAME_COUNTS.start} to {GAME_COUNTS.stop - 1}"
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of games {span}") from None
+    if value not in GAME_COUNTS:
+        raise argparse.ArgumentTypeError(f"{value} is not a number of games {span}")
     return value
 
 
@@ -142,7 +157,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     play.add_argument("game", choices=GAMES)
     play.add_argument("--rules")
     play.add_argument("--level", choices=LEVELS, required=True)
-    play.add_argument("--games", type=int, default=1000)
+    play.add_argument("--games", type=game_count, default=1000)
     play.add_argument("--seed", type=seed, default=0)
     build = commands.add_parser("build", help="build every table and print the time each took")
     build.add_argument(
@@ -167,8 +182,6 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.command == "ev":
         _ev(args.game, ruleset, args.dir)
     else:
-        if args.games < 1:
-            _fail("--games must be at least 1")
         _selfplay(args.game, ruleset, args.level, args.games, args.seed, args.dir)
 
 

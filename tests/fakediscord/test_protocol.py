@@ -11,6 +11,7 @@ from typing import Any
 
 import aiohttp
 import pytest
+import yarl
 
 from fakediscord import FakeDiscord, Guild, InvalidInput
 from fakediscord.gateway import HEARTBEAT_ACK_DELAY
@@ -203,6 +204,20 @@ async def test_rest_errors_use_discord_format(world: tuple[FakeDiscord, Guild], 
         assert (await r.json())["url"] == server.gateway_url
     async with http.get(f"{server.api_base}/channels/123", headers=auth) as r:
         assert (r.status, (await r.json())["code"]) == (404, 10003)
+
+
+async def test_an_ipv6_host_is_in_brackets_in_every_url(http: aiohttp.ClientSession) -> None:
+    """``http://::1:PORT`` made discord.py's gateway URL fail with "port can't be converted to integer" (QA)."""
+    async with FakeDiscord(token=TOKEN, host="::1") as server:
+        port = yarl.URL(server.api_base).port
+        assert (server.url, server.api_base, server.gateway_url) == (
+            f"http://[::1]:{port}/",
+            f"http://[::1]:{port}/api/v10",
+            f"ws://[::1]:{port}/gateway",
+        )
+        assert yarl.URL(server.gateway_url).port == port
+        async with http.get(f"{server.api_base}/gateway/bot", headers={"Authorization": f"Bot {TOKEN}"}) as r:
+            assert (await r.json())["url"] == server.gateway_url
 
 
 async def test_injected_server_error_then_recovery(world: tuple[FakeDiscord, Guild], http: aiohttp.ClientSession):

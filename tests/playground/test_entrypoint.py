@@ -17,6 +17,7 @@ import pytest
 
 import bot.__main__ as entry
 from bot.settings import environment_names
+from bot.urls import netloc
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -168,6 +169,23 @@ def test_a_port_outside_1_to_65535_is_one_line_and_exit_code_2(port: str, capsys
         f"dicebot: argument --port: {port if port.lstrip('-').isdecimal() else repr(port)} is not a port number"
         " (1 to 65535) (see python -m bot --help)"
     ]
+
+
+@pytest.mark.parametrize("host", ["", " "])
+def test_an_empty_host_is_one_line_and_exit_code_2(host: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """aiohttp took it for every interface and the playground printed http://0.0.0.0:PORT (QA)."""
+    with pytest.raises(SystemExit) as exited:
+        entry.main(["playground", "--host", host])
+    assert exited.value.code == 2
+    assert capsys.readouterr().err.splitlines() == [
+        "dicebot: argument --host: an empty host would listen on every interface; name one, e.g. 127.0.0.1 "
+        "(this machine) or 0.0.0.0 (all) (see python -m bot --help)"
+    ]
+
+
+@pytest.mark.parametrize(("host", "address"), [("::1", "[::1]:8080"), ("localhost", "localhost:8080")])
+def test_the_address_the_warning_names_is_as_a_url_writes_it(host: str, address: str) -> None:
+    assert netloc(host, 8080) == address
 
 
 def test_a_bot_that_cannot_start_ends_the_playground_with_its_error(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
+import asyncpg
 import pytest
 from yarl import URL
 
@@ -229,6 +230,29 @@ async def test_a_target_that_does_not_exist_names_to_not_database_url(tmp_path: 
     with pytest.raises(DatabaseError) as refused:
         await migrate(f"sqlite:///{path}", target)
     assert "(--to)" in str(refused.value) and "DATABASE_URL" not in str(refused.value)
+
+
+@pytest.mark.parametrize("tables", [(), ("CREATE TABLE notes (text TEXT)",)])
+async def test_a_source_without_dicebots_tables_is_refused_before_the_target_is_touched(
+    tmp_path: Path, tables: tuple[str, ...]
+) -> None:
+    """It reported copying 0 games as a success, and the target held dicebot's tables afterwards (QA)."""
+    path = tmp_path / "empty.sqlite3"
+    with sqlite3.connect(path) as conn:
+        for statement in tables:
+            conn.execute(statement)
+    conn.close()
+    async with fresh_schema(server_url()) as url:
+        with pytest.raises(DatabaseError) as refused:
+            await migrate(f"sqlite:///{path}", url)
+        assert str(refused.value) == (
+            f"there is no dicebot database in {path} (--from): name the SQLite file the bot's DATABASE_URL names"
+        )
+        target = await asyncpg.connect(url)
+        try:
+            assert await target.fetch("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()") == []
+        finally:
+            await target.close()
 
 
 def newer_schema(tmp_path: Path) -> Path:

@@ -12,7 +12,7 @@ import pytest
 
 from bot.storage import Database, DatabaseError, GamesRepository, StorageUnavailable, postgres
 from bot.storage.backend import Migration, bundled_migrations, numbered
-from tests.postgres import fresh_schema, migrated_schema, server_url
+from tests.postgres import fresh_schema, migrated_schema, server_url, with_search_path
 
 
 def test_placeholders_are_numbered_in_order_and_numbered_ones_kept() -> None:
@@ -148,6 +148,18 @@ async def test_migrations_are_not_cut_short_by_the_statement_timeout() -> None:
                 await db.fetch_all("SELECT pg_sleep(5)")
         finally:
             await db.close()
+
+
+async def test_a_search_path_schema_that_does_not_exist_is_named_with_the_statement_that_creates_it() -> None:
+    """PostgreSQL's own "no schema has been selected to create in" named neither (QA)."""
+    schema = f"dicebot_missing_{uuid.uuid4().hex[:12]}"
+    with pytest.raises(DatabaseError) as caught:
+        await Database.open(with_search_path(server_url(), schema))
+    assert str(caught.value).startswith(f"schema {schema} does not exist in the database ")
+    assert str(caught.value).endswith(
+        f"(DATABASE_URL): create it (CREATE SCHEMA {schema}) or name an existing schema in the search_path of "
+        "DATABASE_URL"
+    )
 
 
 async def test_an_unreachable_server_is_one_clear_error() -> None:

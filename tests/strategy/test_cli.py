@@ -19,7 +19,16 @@ from bot.strategy.__main__ import main
         (["ev", "kniffel", "--rules", "house"], "unknown rule set 'house'"),
         (["ev", "tutto", "--rules", "classic"], "tutto has no rule sets"),
         (["selfplay", "knister", "--level", "godlike"], "invalid choice: 'godlike'"),
-        (["selfplay", "knister", "--level", "easy", "--games", "0"], "--games must be at least 1"),
+        (
+            ["selfplay", "knister", "--level", "easy", "--games", "0"],
+            "argument --games: 0 is not a number of games from 1 to 10000000",
+        ),
+        # numpy's traceback (QA).
+        (
+            ["selfplay", "kniffel", "--level", "perfect", "--games", "99999999999999999999"],
+            "argument --games: 99999999999999999999 is not a number of games from 1 to 10000000",
+        ),
+        (["selfplay", "tutto", "--level", "easy", "--games", "many"], "argument --games: 'many' is not a number of"),
         (["ev", "knister"], "knister has no exact value"),
         # The RNGs take a signed 64-bit seed: "Int value is too large" was a traceback (QA).
         (

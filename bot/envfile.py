@@ -1,0 +1,37 @@
+"""Whether ``.env`` can be read at all, asked before a command reads it: python-dotenv stops at a file that is not
+UTF-8 with a UnicodeDecodeError traceback, and skips a line it cannot parse with a warning, so the token on that
+line read as missing. Light (the standard library and python-dotenv): the health check asks it every few seconds.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from dotenv.parser import parse_stream
+
+#: Where every setting not in the environment is read from, in the working directory.
+ENV_FILE = Path(".env")
+
+
+def env_file_problem(env_file: Path = ENV_FILE) -> str | None:
+    """One line for the admin when ``env_file`` exists but cannot be read as settings, else None. It names the line,
+    never its text: that may hold the token."""
+    if not env_file.is_file():
+        return None
+    try:
+        raw = env_file.read_bytes()
+    except OSError as error:
+        return f"{env_file} cannot be read ({error.strerror or error}): let the user running dicebot read it"
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = raw[: error.start].count(b"\n") + 1
+        return f"{env_file} is not UTF-8 text (line {line}): save it as UTF-8"
+    for binding in parse_stream(io.StringIO(text)):
+        if binding.error:
+            return (
+                f"line {binding.original.line} of {env_file} cannot be read: write it as NAME=value "
+                "(a value in quotes needs its closing quote)"
+            )
+    return None
