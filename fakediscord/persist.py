@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,37 @@ REQUIRED = ("application_id", "users", "guilds", "messages")
 
 class DamagedWorld(ValueError):
     """A saved world that cannot be restored; the message says what is wrong, the caller names the file."""
+
+
+@dataclass(frozen=True)
+class Kind:
+    """What a saved field holds, named as the error refusing another value names it (``"is not a snowflake"``)."""
+
+    name: str
+    accepts: Callable[[object], bool]
+
+
+def _is_snowflake(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_permissions(value: object) -> bool:
+    return value is None or (isinstance(value, int) and not isinstance(value, bool) and value >= 0)
+
+
+SNOWFLAKE = Kind("a snowflake", _is_snowflake)
+TEXT = Kind("text", lambda value: isinstance(value, str))
+TEXT_OR_NULL = Kind("text or null", lambda value: value is None or isinstance(value, str))
+PERMISSIONS = Kind("a permission bit set (a whole number from 0) or null", _is_permissions)
+LIST = Kind("a list", lambda value: isinstance(value, list))
+#: The fields :func:`dump_world` writes for each user, guild and channel. :func:`check_saved` refuses any other
+#: value there, as the entry's field: restored as it is, a permission ``"all"`` ended the bot at its first sight
+#: of the user's role, and a name ``null`` failed only when the guild was built, blamed on the guild.
+USER = {"id": SNOWFLAKE, "name": TEXT, "locale": TEXT, "permissions": PERMISSIONS}
+GUILD = {"id": SNOWFLAKE, "name": TEXT, "locale": TEXT, "owner_id": SNOWFLAKE, "channels": LIST}
+CHANNEL = {"id": SNOWFLAKE, "name": TEXT, "topic": TEXT_OR_NULL}
+#: Missing from worlds saved before guilds kept their owner; :func:`restore_world` gives such a guild this run's.
+OPTIONAL = frozenset({"owner_id"})
 
 
 def dump_world(world: World) -> dict[str, Any]:
@@ -81,8 +113,9 @@ def restore_world(world: World, data: dict[str, Any]) -> None:
 
 
 def check_saved(data: object) -> None:
-    """Raise :class:`DamagedWorld` unless ``data`` is a saved world of this format, holding only valid text (a
-    lone surrogate in a user's name, saved by an older playground, would end the bot at that user's first move)."""
+    """Raise :class:`DamagedWorld` unless ``data`` is a saved world of this format, its users, guilds and channels
+    holding each field as :func:`dump_world` writes it, and holding only valid text (a lone surrogate in a user's
+    name, saved by an older playground, would end the bot at that user's first move)."""
     if not isinstance(data, dict):
         raise DamagedWorld("it holds no saved world")
     if data.get("format") != FORMAT:
@@ -90,11 +123,37 @@ def check_saved(data: object) -> None:
     missing = [key for key in REQUIRED if key not in data]
     if missing:
         raise DamagedWorld(f"it has no {missing[0]!r}")
-    if not isinstance(data["application_id"], int) or isinstance(data["application_id"], bool):
+    if not _is_snowflake(data["application_id"]):
         raise DamagedWorld(f"its application_id {shown(data['application_id'])} is not a snowflake")
+    _check_entries("users", data["users"], USER)
+    _check_entries("guilds", data["guilds"], GUILD)
+    if not data["guilds"]:
+        # No playground saves a world without its server, and restored as it is the page shows none to play in.
+        raise DamagedWorld("guilds is empty (a saved world holds its server)")
+    for index, guild in enumerate(data["guilds"]):
+        _check_entries(f"guilds[{index}].channels", guild["channels"], CHANNEL)
     refused = invalid_text(data)
     if refused is not None:
         raise DamagedWorld(f"{refused} is not valid text (it holds a lone surrogate)")
+
+
+def _check_entries(where: str, entries: object, fields: Mapping[str, Kind]) -> None:
+    """Raise :class:`DamagedWorld` naming the first entry of the list ``entries`` that is no object, lacks one of
+    ``fields`` that is not :data:`OPTIONAL`, or holds another kind of value in one, before any of them is restored:
+    the world would otherwise be built from it and fail later, or elsewhere."""
+    if not isinstance(entries, list):
+        raise DamagedWorld(f"{where} {shown(entries)} is not {LIST.name}")
+    for index, entry in enumerate(entries):
+        at = f"{where}[{index}]"
+        if not isinstance(entry, dict):
+            raise DamagedWorld(f"{at} {shown(entry)} is not an object")
+        for key, kind in fields.items():
+            if key not in entry:
+                if key in OPTIONAL:
+                    continue
+                raise DamagedWorld(f"{at} has no {key!r}")
+            if not kind.accepts(entry[key]):
+                raise DamagedWorld(f"{at}.{key} {shown(entry[key])} is not {kind.name}")
 
 
 @contextmanager
