@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from bot.storage.backend import Database, DatabaseError, Row, postgres_url, sqlite_path
 from bot.storage.names import storable_name
 from bot.storage.postgres import PostgresDatabase, describe_url
-from bot.storage.sqlite import SqliteDatabase, schema_version
+from bot.storage.sqlite import SqliteDatabase, check_sound, schema_version
 from bot.urls import check_ports
 
 if TYPE_CHECKING:
@@ -102,15 +102,14 @@ async def migrate(source: str, target: str) -> Copied:
         raise DatabaseError(f"there is no SQLite database at {path} (--from)")
     with tempfile.TemporaryDirectory(prefix="dicebot-copy-") as folder:
         snapshot = Path(folder) / "snapshot.sqlite3"
-        version = _snapshot(path, snapshot)
+        if _snapshot(path, snapshot) == 0:
+            # Refused before connecting, whose migrations would run on the copy: another program's file failed on
+            # a table of the same name, and an empty one "copied" 0 games as a success into a target no longer empty.
+            raise DatabaseError(
+                f"there is no dicebot database in {path} (--from): name the SQLite file the bot's DATABASE_URL names"
+            )
         old = await SqliteDatabase.connect(snapshot, setting="--from", where=path)
         try:
-            if version == 0:
-                # Migrated like any new database, it "copied" 0 games as a success into a target no longer empty.
-                raise DatabaseError(
-                    f"there is no dicebot database in {path} (--from): name the SQLite file the bot's DATABASE_URL "
-                    "names"
-                )
             new = await PostgresDatabase.connect(url, setting="--to")
             try:
                 return await _copy(old, new, target)
@@ -122,7 +121,7 @@ async def migrate(source: str, target: str) -> Copied:
 
 def _snapshot(path: Path, into: Path) -> int:
     """A consistent copy of the live file (its WAL included) without writing to it; its schema version, 0 when it
-    holds none of dicebot's tables."""
+    holds none of dicebot's tables. A damaged file is refused as damaged first, whatever it holds."""
     try:
         source = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     except sqlite3.Error as exc:
@@ -130,6 +129,7 @@ def _snapshot(path: Path, into: Path) -> int:
     try:
         with sqlite3.connect(into) as copy:
             source.backup(copy)
+            check_sound(copy, path, "--from")
             version = schema_version(copy)
         copy.close()
     except sqlite3.Error as exc:

@@ -236,7 +236,7 @@ def _connect(path: Path) -> sqlite3.Connection:
 def _prepare(conn: sqlite3.Connection, migrations: list[Migration], where: Path, setting: str) -> None:
     # The version is checked before any pragma writes to the file, so a newer database stays byte-for-byte intact.
     refuse_newer(schema_version(conn), migrations, str(where), setting)
-    _check_sound(conn, where, setting)
+    check_sound(conn, where, setting)
     _configure(conn)
     _probe_write(conn)
     _migrate(conn, migrations)
@@ -253,7 +253,7 @@ def _refuse_unusable_path(path: Path, setting: str) -> None:
         )
 
 
-def _check_sound(conn: sqlite3.Connection, where: Path, setting: str) -> None:
+def check_sound(conn: sqlite3.Connection, where: Path, setting: str) -> None:
     """``PRAGMA quick_check``: damaged pages would otherwise surface as an error on some later click."""
     rows = conn.execute("PRAGMA quick_check").fetchall()
     lines = [line for row in rows if row[0] != "ok" for line in str(row[0]).splitlines() if "***" not in line]

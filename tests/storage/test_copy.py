@@ -232,7 +232,7 @@ async def test_a_target_that_does_not_exist_names_to_not_database_url(tmp_path: 
     assert "(--to)" in str(refused.value) and "DATABASE_URL" not in str(refused.value)
 
 
-@pytest.mark.parametrize("tables", [(), ("CREATE TABLE notes (text TEXT)",)])
+@pytest.mark.parametrize("tables", [(), ("CREATE TABLE notes (text TEXT)",), ("CREATE TABLE games (id INTEGER)",)])
 async def test_a_source_without_dicebots_tables_is_refused_before_the_target_is_touched(
     tmp_path: Path, tables: tuple[str, ...]
 ) -> None:
