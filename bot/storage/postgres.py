@@ -239,7 +239,9 @@ async def _require_schema(conn: Connection, where: str, setting: str) -> None:
     if await conn.fetchval("SELECT current_schema()") is not None:
         return
     search_path: str = await conn.fetchval("SHOW search_path")
-    schema = search_path.split(",")[0].strip()
+    # "$user" stands for a schema named as the role, which PostgreSQL's default path lists first and skips when absent.
+    named = [name.strip().strip('"') for name in search_path.split(",") if name.strip() not in ("", '"$user"', "$user")]
+    schema = named[0] if named else "dicebot"
     raise DatabaseError(
         f"schema {schema} does not exist in the database {where} ({setting}): create it (CREATE SCHEMA {schema}) "
         f"or name an existing schema in the search_path of {setting}"

@@ -150,11 +150,15 @@ async def test_migrations_are_not_cut_short_by_the_statement_timeout() -> None:
             await db.close()
 
 
-async def test_a_search_path_schema_that_does_not_exist_is_named_with_the_statement_that_creates_it() -> None:
-    """PostgreSQL's own "no schema has been selected to create in" named neither (QA)."""
+@pytest.mark.parametrize("before", ["", '"$user",'])
+async def test_a_search_path_schema_that_does_not_exist_is_named_with_the_statement_that_creates_it(
+    before: str,
+) -> None:
+    """PostgreSQL's own "no schema has been selected to create in" named neither (QA); after PostgreSQL's default
+    "$user", which stands for no schema here, the missing schema is the one named (review: it named "$user")."""
     schema = f"dicebot_missing_{uuid.uuid4().hex[:12]}"
     with pytest.raises(DatabaseError) as caught:
-        await Database.open(with_search_path(server_url(), schema))
+        await Database.open(with_search_path(server_url(), before + schema))
     assert str(caught.value).startswith(f"schema {schema} does not exist in the database ")
     assert str(caught.value).endswith(
         f"(DATABASE_URL): create it (CREATE SCHEMA {schema}) or name an existing schema in the search_path of "
