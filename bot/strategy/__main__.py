@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NoReturn
 
@@ -37,28 +37,21 @@ def _fail(message: str) -> NoReturn:
     raise SystemExit(2)
 
 
-def seed(text: str) -> int:
-    """A ``--seed`` the generators take; a larger one was a traceback ("Int value is too large")."""
-    span = f"from {SEEDS.start} to {SEEDS.stop - 1}"
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a seed {span}") from None
-    if value not in SEEDS:
-        raise argparse.ArgumentTypeError(f"{value} is not a seed {span}")
-    return value
+def bounded(values: range, noun: str) -> Callable[[str], int]:
+    """An argparse type for a whole number in ``values``: a ``--seed`` beyond 64 bits was a traceback ("Int value
+    is too large"), and so was ``--games 99999999999999999999`` (numpy)."""
+    span = f"from {values.start} to {values.stop - 1}"
 
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {noun} {span}") from None
+        if value not in values:
+            raise argparse.ArgumentTypeError(f"{value} is not {noun} {span}")
+        return value
 
-def game_count(text: str) -> int:
-    """A ``--games`` within :data:`GAME_COUNTS`; 99999999999999999999 was a traceback from numpy."""
-    span = f"from {GAME_COUNTS.start} to {GAME_COUNTS.stop - 1}"
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of games {span}") from None
-    if value not in GAME_COUNTS:
-        raise argparse.ArgumentTypeError(f"{value} is not a number of games {span}")
-    return value
+    return parse
 
 
 def _ruleset(game: str, rules: str | None) -> str | None:
@@ -157,8 +150,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     play.add_argument("game", choices=GAMES)
     play.add_argument("--rules")
     play.add_argument("--level", choices=LEVELS, required=True)
-    play.add_argument("--games", type=game_count, default=1000)
-    play.add_argument("--seed", type=seed, default=0)
+    play.add_argument("--games", type=bounded(GAME_COUNTS, "a number of games"), default=1000)
+    play.add_argument("--seed", type=bounded(SEEDS, "a seed"), default=0)
     build = commands.add_parser("build", help="build every table and print the time each took")
     build.add_argument(
         "--missing", action="store_true", help="build only the tables the cache folder lacks (the bot's start-up)"
