@@ -145,7 +145,7 @@ def files_unusable(settings: Settings) -> str | None:
 UNKNOWN_GUILD = 10004
 
 
-def refused_at_start(error: discord.HTTPException, dev_guild_id: int | None, api_base: str | None = None) -> str:
+def refused_at_start(error: discord.HTTPException, dev_guild_id: int | None, api_base: str | None) -> str:
     """Discord answered a start-up request (the command sync, mostly) with an error: what to check, by what it said.
     Discord was reached, so the network is not the thing to check. A 404 from a ``DISCORD_API_BASE`` of the
     admin's that is not Discord's Unknown Guild says the URL's path leads nowhere: no wait would help."""

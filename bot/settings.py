@@ -43,7 +43,7 @@ def empty_is_unset(value: object) -> object:
 class Settings(BaseSettings):
     """Everything an admin can configure; names match the environment variables in upper case."""
 
-    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
+    model_config = SettingsConfigDict(env_file=ENV_FILE, env_file_encoding="utf-8", extra="ignore")
 
     discord_token: SecretStr = Field(min_length=1)
     database_url: str = "sqlite:///data/dicebot.sqlite3"
@@ -194,7 +194,7 @@ class LaunchSettings(BaseSettings):
     missing token stays one line and exit code 2.
     """
 
-    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
+    model_config = SettingsConfigDict(env_file=ENV_FILE, env_file_encoding="utf-8", extra="ignore")
 
     discord_token: str = ""
     require_token: bool = False

@@ -15,7 +15,7 @@ def refusal(status: int, code: int, message: str) -> discord.HTTPException:
 
 def test_an_unknown_dev_server_names_the_setting_instead_of_asking_to_try_again() -> None:
     """A positive DEV_GUILD_ID of no server the bot is in: Discord's 404 read "try again later" (QA)."""
-    line = refused_at_start(refusal(404, 10004, "Unknown Guild"), 123456789012345678)
+    line = refused_at_start(refusal(404, 10004, "Unknown Guild"), 123456789012345678, None)
     assert line == (
         "Discord knows no such server (404 Unknown Guild): is the bot in the server DEV_GUILD_ID=123456789012345678 "
         "names? check the id and the bot's invitation"
@@ -23,8 +23,8 @@ def test_an_unknown_dev_server_names_the_setting_instead_of_asking_to_try_again(
 
 
 def test_a_404_without_a_dev_server_and_a_server_error_stay_something_to_retry() -> None:
-    assert refused_at_start(refusal(404, 10002, "Unknown Application"), None).endswith("; try again later")
-    assert refused_at_start(refusal(500, 0, "Internal Server Error"), 42).endswith("; try again later")
+    assert refused_at_start(refusal(404, 10002, "Unknown Application"), None, None).endswith("; try again later")
+    assert refused_at_start(refusal(500, 0, "Internal Server Error"), 42, None).endswith("; try again later")
 
 
 def test_a_404_from_an_api_base_of_the_admins_names_the_setting() -> None:

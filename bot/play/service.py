@@ -106,7 +106,7 @@ def refused_params(record: GameRecord, error: GameError) -> dict[str, Any]:
     can say who the move belongs to ("Dave rolls this round.") instead of only that it is not the presser's."""
     params = dict(error.params)
     player = params.get("player")
-    seat = next((seat for seat in record.seats if seat.player == player), None)
+    seat = record.seat(player) if isinstance(player, str) else None
     if seat is not None:
         params["name"] = seat.display_name
     return params
