@@ -330,7 +330,8 @@ def listen_host(text: str) -> str:
         raise argparse.ArgumentTypeError(
             "an empty host would listen on every interface; name one, e.g. 127.0.0.1 (this machine) or 0.0.0.0 (all)"
         )
-    return text
+    # An IPv6 address is written without brackets here ("::1"); URLs get theirs from bot.urls.netloc.
+    return text.removeprefix("[").removesuffix("]") if text.startswith("[") and text.endswith("]") else text
 
 
 def add_playground(parser: argparse.ArgumentParser) -> None:

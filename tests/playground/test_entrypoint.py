@@ -155,6 +155,8 @@ def test_the_default_is_the_playground_only_without_a_token(
 def test_the_playground_subcommand_takes_port_and_host() -> None:
     args = entry.parse(["playground", "--port", "9001", "--host", "0.0.0.0"])
     assert (args.port, args.host) == (9001, "0.0.0.0")
+    # An IPv6 address in brackets, as a URL writes it, is the address: it printed as http://[[::1]]:9001 (review).
+    assert entry.parse(["playground", "--host", "[::1]"]).host == "::1"
     assert args.run.__name__ == "run_playground"
     assert entry.parse([]).run.__name__ == "run_default"
 
