@@ -101,15 +101,17 @@ def error_key(spec: AnySpec, error: GameError) -> str:
     return f"error.{error.key}"
 
 
-def refused_params(record: GameRecord, error: GameError) -> dict[str, Any]:
-    """A refusal's parameters plus the ``name`` of the seat its ``player`` names (Knister's roller), so the text
-    can say who the move belongs to ("Dave rolls this round.") instead of only that it is not the presser's."""
-    params = dict(error.params)
+def refused(spec: AnySpec, record: GameRecord, error: GameError) -> tuple[str, dict[str, Any]]:
+    """A refused action's text key and parameters, with the ``name`` of the seat its ``player`` names, so the text
+    can say whose move it is ("Not your turn: Alice is playing.", "Dave rolls this round.") instead of only that
+    it is not the presser's."""
+    key, params = error_key(spec, error), dict(error.params)
     player = params.get("player")
     seat = record.seat(player) if isinstance(player, str) else None
     if seat is not None:
         params["name"] = seat.display_name
-    return params
+        key = "error.turn_of" if key == "error.not_your_turn" else key
+    return key, params
 
 
 def labelled(record: GameRecord, params: Mapping[str, Any]) -> dict[str, Any]:
@@ -564,7 +566,8 @@ class GameService(LiveBoards):
             outcome = self._noted(spec, transitions.paced(spec, decide(), self._clock(), self.computer_delay))
             saved = await self._save(outcome)
         except GameError as error:
-            await request.refuse(error_key(spec, error), **refused_params(game.record, error))
+            key, params = refused(spec, game.record, error)
+            await request.refuse(key, **params)
             return None
         except Refusal as refusal:
             if refusal.key == "play.board_changed" and request.message_id == game.record.message_id:
@@ -628,7 +631,11 @@ class GameService(LiveBoards):
             transitions.require_seated(game, request.actor)
             if not transitions.hints_on(record):
                 raise Refusal("hint.not_allowed")
-            if request.actor.player not in spec.engine.to_act(game.state):
+            acting = spec.engine.to_act(game.state)
+            if request.actor.player not in acting:
+                seats = [seat for seat in map(record.seat, acting) if seat is not None]
+                if len(seats) == 1:
+                    raise Refusal("error.turn_of", name=seats[0].display_name)
                 raise Refusal("error.not_your_turn")
         except Refusal as refusal:
             await answer(refusal.key, **refusal.params)

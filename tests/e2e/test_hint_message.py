@@ -139,3 +139,18 @@ async def test_the_hints_mark_outdates_no_button_of_the_board_it_redraws(bot: Ha
     roll = await h.click(h.alice, before_hint, "Roll")
     assert roll.ephemeral_messages == []
     assert (await h.state()).rolls == 1
+
+
+async def test_a_hint_asked_out_of_turn_names_whose_turn_it_is(bot: Harness) -> None:
+    """Out of turn, Hint answered only "It is not your turn."; it now says who plays, as Roll does."""
+    h = bot
+    lobby = await h.open_lobby("kniffel", h.alice, rules="classic")
+    await h.click(h.bob, lobby, "Join")
+    await h.click(h.alice, lobby, "💡 Hints: off")  # two people: hints start off, the host turns them on
+    await h.click(h.alice, lobby, "Start")
+    assert h.bot is not None
+    await h.bot.service.drain(10)
+    acting, waiting = (h.alice, h.bob) if (await h.state()).current_player == str(h.alice.id) else (h.bob, h.alice)
+    reply = await h.click(waiting, await live_board(h), HINT)
+    answer = await reply.message()
+    assert answer.ephemeral and answer.text == f"Not your turn: {acting.name} is playing."

@@ -85,8 +85,9 @@ async def test_only_the_current_player_may_act(running: Harness) -> None:
     state = await h.state()
     waiting = h.bob if state.current_player == str(h.alice.id) else h.alice
     before = await h.state()
+    acting = h.alice if waiting is h.bob else h.bob
     reply = await h.click(waiting, message, "Roll")
-    assert (await reply.message()).text == "It is not your turn."
+    assert (await reply.message()).text == f"Not your turn: {acting.name} is playing."
     assert (await reply.message()).ephemeral
     assert (await h.state()) == before
 

@@ -133,7 +133,8 @@ async def test_a_whole_kniffel_game_on_a_hungarian_server(harness: Harness) -> N
     game = await open_game(h, seen, "kniffel", [h.alice, h.bob])
     assert t("kniffel.ruleset.kniffel", "hu", name=t("variant.kniffel", "hu")) in game.text
     waiting = h.bob if (await h.state()).current_player == str(h.alice.id) else h.alice
-    assert await press(h, seen, waiting, game, "roll") == t("error.not_your_turn", "hu")
+    acting = h.alice if waiting is h.bob else h.bob
+    assert await press(h, seen, waiting, game, "roll") == t("error.turn_of", "hu", name=acting.name)
     card = await press(h, seen, waiting, game, "card")
     assert t("kniffel.short.three_of_a_kind", "hu") in card and "Drill" in card
     while not kniffel.is_over(await h.state()):

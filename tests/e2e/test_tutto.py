@@ -243,7 +243,8 @@ async def test_take_all_selects_every_scoring_die_in_one_tap(harness: Harness) -
     assert game.button("select_scoring").label == "Take all"
     assert not game.button("select_scoring").disabled
     before = await harness.record()
-    assert "not your turn" in await game.refused(bob, "select_scoring")  # the wrong player: refused, nothing moved
+    # The wrong player: refused, told whose turn it is, nothing moved.
+    assert await game.refused(bob, "select_scoring") == "Not your turn: Alice is playing."
     assert await harness.record() == before
 
     await game.press(alice, "select_scoring")
@@ -434,7 +435,7 @@ async def test_an_invalid_selection_is_refused_and_explained(harness: Harness) -
     assert game.button("stop").disabled
     with pytest.raises(InvalidInput):
         await harness.server.click_button(alice, game.message, prefix=game.prefix("roll_on"))
-    assert "not your turn" in await game.refused(bob, "die", 5)
+    assert await game.refused(bob, "die", 5) == "Not your turn: Alice is playing."
     await game.press(alice, "die", 0)
     await game.pick(alice, 1)
     assert "**+100**" in game.text
