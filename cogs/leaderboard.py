@@ -247,7 +247,8 @@ class Leaderboard(commands.Cog):
             who.id, [k for kind in kinds for k in (kind, kind + ui.VS_COMPUTER)], rule_sets=self.rule_sets
         )
         # Posted in the channel for everyone: the server's language, as the boards.
-        embed = ui.render_stats(who.display_name, found, game, await self._public_locale(interaction))
+        locale = await self._public_locale(interaction)
+        embed = ui.render_stats(who.display_name, found, game, locale, own=who.id == interaction.user.id)
         await interaction.response.send_message(embed=embed)
 
     # ------------------------------------------------------------------ /forget-me

@@ -271,9 +271,12 @@ def _stats_title(kind: str, against: bool, variant: str | None, locale: str | No
     return t("stats.rules_title", locale, game=title, rules=t(f"variant.{variant}", locale))
 
 
-def render_stats(name: str, stats: Sequence[GameStats], game: str | None, locale: str | None) -> discord.Embed:
+def render_stats(
+    name: str, stats: Sequence[GameStats], game: str | None, locale: str | None, *, own: bool
+) -> discord.Embed:
     """One field per game played (per rule set, for a game whose figures came so): games, wins and win rate, best
-    and average, game counters, the games played with hints, last played."""
+    and average, game counters, the games played with hints, last played. Only ``own`` statistics (the caller's)
+    tell how to delete them: under someone else's, "/forget-me deletes your results" spoke to the wrong person."""
     shown = in_markdown(shorten(name, 100))  # escaped or isolated, at most 202 characters: the title's 256 hold
     embed = discord.Embed(title=t("stats.title", locale, name=shown), colour=COLOUR_LOBBY)
     if not stats:
@@ -297,7 +300,7 @@ def render_stats(name: str, stats: Sequence[GameStats], game: str | None, locale
             lines.append(t("stats.hinted", locale, games=entry.hinted))
         lines.append(t("stats.last", locale, when=discord.utils.format_dt(last, "R")))
         embed.add_field(name=_stats_title(kind, against, entry.variant, locale), value="\n".join(lines), inline=False)
-    embed.set_footer(text=t("stats.footer", locale))
+    embed.set_footer(text=t("stats.footer_own" if own else "stats.footer", locale))
     return embed
 
 

@@ -178,10 +178,12 @@ async def test_stats_show_every_game_and_its_counters(bot: Harness) -> None:
     assert "Upper bonus in 1 of 2 games (50%) · Kniffels scored **1**" in kniffel
     assert f"Last played <t:{int(h.clock.now - 0.5 * DAY)}:R>" in kniffel
     assert "Tuttos **0**" in fields["Tutto"]
+    assert mine.embeds[0]["footer"]["text"] == "Finished games on every server · /forget-me deletes your stored results"
 
     carol = await (await h.command(h.bob, "stats", user=h.carol, game="tutto")).message()
     fields = {field["name"]: field["value"] for field in carol.embeds[0]["fields"]}
     assert list(fields) == ["Tutto"]
+    assert carol.embeds[0]["footer"]["text"] == "Finished games on every server"  # not "your results" to Bob
     assert "Games **1** · Wins **1** (100%)" in fields["Tutto"]
     assert "Tuttos **2**" in fields["Tutto"]
 

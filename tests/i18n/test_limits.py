@@ -184,8 +184,8 @@ def test_statistics_and_forget_me_fit_discord_in_every_language(language: str) -
         GameStats(kind, 98765, 54321, 123456, 9876543210, time.time(), HUGE_COUNTERS)
         for kind in ("kniffel", "dicepoker", "knister", "tutto")
     ]
-    embed_fits(render_stats(LONG_NAME, stats, None, language))
-    embed_fits(render_stats(LONG_NAME, [], "tutto", language))
+    embed_fits(render_stats(LONG_NAME, stats, None, language, own=True))
+    embed_fits(render_stats(LONG_NAME, [], "tutto", language, own=True))
     for count in (0, 1, 3, 22, 12345):
         for games in (0, 1, 3, 22):
             text, _ = render_forget_prompt(count, games, 10**17, language)

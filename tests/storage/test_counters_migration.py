@@ -146,7 +146,7 @@ async def every_stats(stats: StatsRepository) -> dict[tuple[object, ...], dict[s
     recorded = {}
     for user, game in itertools.product((*USERS, NOBODY), (None, *KINDS)):
         found = await stats.user_stats(user, KINDS if game is None else (game,))
-        recorded[user, game] = ui.render_stats(f"User {user}", found, game, "en-US").to_dict()
+        recorded[user, game] = ui.render_stats(f"User {user}", found, game, "en-US", own=False).to_dict()
     return recorded
 
 

@@ -99,7 +99,7 @@ def test_a_name_is_cut_before_it_is_escaped_so_no_escape_is_split() -> None:
 
 def test_statistics_escape_the_name_they_are_about() -> None:
     for game in (None, "kniffel"):
-        embed = render_stats(MARKDOWN_NAME, [], game, "de")
+        embed = render_stats(MARKDOWN_NAME, [], game, "de", own=False)
         for text in (embed.title or "", embed.description or ""):
             assert ESCAPED_NAME in text and MARKDOWN_NAME not in text
 
@@ -124,7 +124,7 @@ def test_a_name_is_changed_only_where_discord_would_draw_something_else() -> Non
 
 
 def test_statistics_and_the_boards_across_servers_never_draw_a_name_as_a_mention() -> None:
-    embed = render_stats(MENTION_NAME, [], None, "en")
+    embed = render_stats(MENTION_NAME, [], None, "en", own=False)
     assert embed.title and embed.description and not DRAWN.search(embed.title + embed.description)
     label = player_label(Standing(1, 5, MENTION_NAME, 1.0, 1), "global")
     assert not DRAWN.search(label) and MENTION_NAME.startswith(label.replace(ZERO_WIDTH_SPACE, "")[:-1])
@@ -160,6 +160,6 @@ def test_a_grid_owner_cut_to_the_grid_still_ends_its_isolate() -> None:
 
 
 def test_statistics_and_the_boards_across_servers_isolate_a_name_that_turns_text_around() -> None:
-    embed = render_stats(OVERRIDE_NAME, [], None, "en")
+    embed = render_stats(OVERRIDE_NAME, [], None, "en", own=False)
     assert ISOLATED_NAME in (embed.title or "") and ISOLATED_NAME in (embed.description or "")
     assert player_label(Standing(1, 5, OVERRIDE_NAME, 1.0, 1), "global") == ISOLATED_NAME

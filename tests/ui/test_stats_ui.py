@@ -13,7 +13,7 @@ from bot.ui.leaderboard import render_stats
 def games_line(games: int, wins: int, solo: int, locale: str = "en-US") -> str:
     counters = {SOLO: CounterTotal(solo, solo)} if solo else {}
     entry = GameStats("kniffel", games, wins, best=250, score_sum=200 * games, last_at=0.0, counters=counters)
-    embed = render_stats("Alice", [entry], None, locale)
+    embed = render_stats("Alice", [entry], None, locale, own=True)
     return embed.fields[0].value.splitlines()[0]
 
 
@@ -32,7 +32,7 @@ def test_only_games_alone_show_no_win_rate() -> None:
 
 def stats_lines(kind: str, counters: dict[str, CounterTotal], locale: str = "en-US") -> list[str]:
     entry = GameStats(kind, 5, 2, best=250, score_sum=1000, last_at=0.0, counters=counters)
-    return (render_stats("Alice", [entry], None, locale).fields[0].value or "").splitlines()
+    return (render_stats("Alice", [entry], None, locale, own=True).fields[0].value or "").splitlines()
 
 
 @pytest.mark.parametrize("kind", ["kniffel", "tutto", "knister", "dicepoker+computer"])
@@ -61,7 +61,7 @@ def test_a_game_split_by_rule_set_names_the_rule_set_of_each_entry() -> None:
         GameStats("kniffel+computer", 1, 0, best=140, score_sum=140, last_at=0.0, variant="classic"),
         GameStats("tutto", 1, 1, best=6000, score_sum=6000, last_at=0.0),
     ]
-    fields = render_stats("Alice", entries, None, "en-US").fields
+    fields = render_stats("Alice", entries, None, "en-US", own=True).fields
     assert [field.name for field in fields] == [
         "Kniffel (rules: Kniffel)",
         "Kniffel (rules: Classic)",
@@ -74,4 +74,16 @@ def test_a_game_split_by_rule_set_names_the_rule_set_of_each_entry() -> None:
         "Upper bonus in 1 of 1 game (100%) · Kniffels scored **2**",
     ]
     assert lines[1][1:3] == ["Best **178** · Average **172.5**", "Kniffels scored **0**"]
-    assert render_stats("Alice", entries[1:2], "kniffel", "de").fields[0].name == "Kniffel (Regeln: Klassisch)"
+    assert (
+        render_stats("Alice", entries[1:2], "kniffel", "de", own=True).fields[0].name == "Kniffel (Regeln: Klassisch)"
+    )
+
+
+def test_only_your_own_statistics_tell_how_to_delete_them() -> None:
+    """Under someone else's figures, "/forget-me deletes your stored results" spoke to the reader (QA)."""
+    entry = GameStats("kniffel", 1, 1, best=250, score_sum=250, last_at=0.0, counters={})
+    for locale in ("en-US", "de", "hu", "pl"):
+        own = render_stats("Alice", [entry], None, locale, own=True).footer.text or ""
+        other = render_stats("Alice", [entry], None, locale, own=False).footer.text or ""
+        assert own.startswith(other) and own != other
+        assert "/" not in other
