@@ -170,7 +170,7 @@ def render(review: Review, channel_id: int, finished_at: float | None, locale: s
     when = f"<t:{int(finished_at)}:f>" if finished_at is not None else "—"
     summary = [t("review.played", locale, channel=f"<#{channel_id}>", when=when)]
     if counted:
-        total, average = loss(review.total, locale), number(review.average, locale, decimals=2, exact=True)
+        total, average = loss(review.total, locale), loss(review.average, locale)
         summary.append(t("review.summary", locale, count=len(counted), total=total, average=average))
     else:
         # "Decisions: 0 · average loss 0.00" read as perfect play (QA): say there was nothing of theirs to judge.
