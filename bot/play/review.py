@@ -110,7 +110,7 @@ def review(rules: AnyRules, variant: str, player: str, moves: Iterable[MoveRow],
         action = rules.engine.parse_action(_action_data(move.action))
         if rules.turn_key(state) != seen:
             seen, played = rules.turn_key(state), played + 1
-        number = turn_number(state, player, played)
+        number = turn_number(rules.kind, state, player, played)
         key = rules.turn_key(state) if move.source == "timeout" and rules.kind == "tutto" else None
         if key is None or key != turn.key:
             turn.close(decisions)
@@ -151,15 +151,16 @@ class _TimedOutTurn:
         self.key, self.decided, self.last = None, False, None
 
 
-def turn_number(state: Any, player: str, played: int) -> int:
-    """The turn ``state`` is in as the game counts turns to ``player`` (:attr:`Decision.turn`): the five-dice
-    engines count each player's finished turns, Knister its rounds; Tutto numbers no turns of a player, so
-    ``played``, the person's turns the review has read so far, is it."""
-    if hasattr(state, "held"):  # Kniffel, classic, dice poker
-        return int(state.turns[player]) + 1
-    if hasattr(state, "round"):  # Knister
+def turn_number(kind: str, state: Any, player: str, played: int) -> int:
+    """The turn ``state`` is in as the game of ``kind`` counts turns to ``player`` (:attr:`Decision.turn`, read by
+    ``ui.review.position`` by the same kinds): Knister its rounds; Tutto numbers no turns of a player, so
+    ``played``, the person's turns the review has read so far, is it; the five-dice engines count each player's
+    finished turns."""
+    if kind == "knister":
         return int(state.round)
-    return played
+    if kind == "tutto":
+        return played
+    return int(state.turns[player]) + 1
 
 
 def complete(rules: AnyRules, moves: Sequence[MoveRow]) -> bool:

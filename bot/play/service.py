@@ -19,7 +19,7 @@ from collections.abc import Awaitable, Callable, Collection, Coroutine, Mapping
 from dataclasses import replace
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
-from bot.engine.core import GameError, secure_rng
+from bot.engine.core import GameError, NotYourTurn, secure_rng
 from bot.i18n import catalogue, game_locale, has, language_of, number, t
 from bot.play import board, computer, transitions
 from bot.play.cache import GameCache
@@ -633,10 +633,10 @@ class GameService(LiveBoards):
                 raise Refusal("hint.not_allowed")
             acting = spec.engine.to_act(game.state)
             if request.actor.player not in acting:
-                seats = [seat for seat in map(record.seat, acting) if seat is not None]
-                if len(seats) == 1:
-                    raise Refusal("error.turn_of", name=seats[0].display_name)
-                raise Refusal("error.not_your_turn")
+                # Worded as a move out of turn is (``refused``): the one player to act named.
+                only = {"player": next(iter(acting))} if len(acting) == 1 else {}
+                key, params = refused(spec, record, NotYourTurn(**only))
+                raise Refusal(key, **params)
         except Refusal as refusal:
             await answer(refusal.key, **refusal.params)
             return
