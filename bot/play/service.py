@@ -195,6 +195,7 @@ def lobby(spec: AnySpec, record: GameRecord) -> Lobby:
         show_variant=len(spec.variants) > 1,
         computer_levels=computer.LEVELS,
         hints=transitions.hints_on(record),
+        hints_chosen=transitions.hints_chosen(record),
         invited=tuple(player for player in record.options.get(board.INVITED, ()) if record.seat(player) is None),
     )
 

@@ -337,6 +337,11 @@ def hints_on(record: GameRecord) -> bool:
     return sum(seat.kind == "user" for seat in record.seats) <= 1
 
 
+def hints_chosen(record: GameRecord) -> bool:
+    """Whether the host switched hints on or off, rather than the number of people deciding."""
+    return "hints" in record.options
+
+
 def mark_hinted(game: Game, actor: Actor) -> Outcome | None:
     """Note that ``actor`` used a hint (their result is marked); None when already noted."""
     record = game.record

@@ -38,6 +38,8 @@ def render(lobby: Lobby) -> Rendered:
         embed.description = t("lobby.closed", locale)
         return rendered
     embed.description = t("lobby.description", locale, min=lobby.min_players, max=lobby.max_players)
+    if not lobby.hints and not lobby.hints_chosen:
+        embed.description += "\n" + t("lobby.hints_off_people", locale)
     game, stamp = lobby.game_id, lobby.stamp
     rendered.layout.button(
         0, t("lobby.join", locale), custom_id(game, "join", "", stamp), style=discord.ButtonStyle.primary

@@ -405,6 +405,8 @@ class Lobby(Seating):
     computer_levels: tuple[str, ...] = ()
     #: Whether the game will offer the Hint button (the host switches it in the lobby).
     hints: bool = False
+    #: Whether the host chose ``hints``; otherwise they follow the people seated, and going off needs a word why.
+    hints_chosen: bool = False
     #: People a rematch invited who have not joined yet (the lobby's content pings them once, when posted).
     invited: tuple[str, ...] = ()
 

@@ -458,6 +458,21 @@ async def test_the_host_switches_hints_off_in_the_lobby(bot: Harness) -> None:
     assert not any(button.label == "💡 Hint" for button in lobby.buttons)
 
 
+async def test_the_lobby_says_why_hints_went_off_when_a_second_person_joined(bot: Harness) -> None:
+    """Hints follow the people seated until the host chooses: the button turning off by itself needs a word why."""
+    h = bot
+    lobby = await h.open_lobby("kniffel", h.alice, rules="classic")
+    assert "Hints are off" not in lobby.text
+    await h.click(h.bob, lobby, "Join")
+    assert any(button.label == "💡 Hints: off" for button in lobby.buttons)
+    assert "💡 Hints are off while people play each other; the host can turn them on." in lobby.text
+    await h.click(h.alice, lobby, "💡 Hints: off")
+    assert "Hints are off" not in lobby.text
+    await h.click(h.alice, lobby, "💡 Hints: on")
+    assert any(button.label == "💡 Hints: off" for button in lobby.buttons)
+    assert "Hints are off" not in lobby.text  # the host's own choice needs no explanation
+
+
 async def rematch_refused_once(h: Harness, method: str) -> Message:
     """Alice's classic Kniffel game against an easy computer played to its end, then Rematch while the storage's
     next call of ``method`` fails as a database out of reach would (later calls go through); the message it gave."""
