@@ -44,6 +44,17 @@ DEFAULT_PERMISSIONS = (
 #: The bot's managed role: the defaults plus managing messages, what a game bot is usually invited with.
 DEFAULT_BOT_PERMISSIONS = DEFAULT_PERMISSIONS | MANAGE_MESSAGES
 
+#: A user's name as the playground's page accepts one (Discord's display names have at most 32 characters too).
+MAX_NAME = 32
+#: Locales a Discord client can be set to (https://discord.com/developers/docs/reference#locales).
+DISCORD_LOCALES = frozenset(
+    {
+        *("id", "da", "de", "en-GB", "en-US", "es-ES", "es-419", "fr", "hr", "it", "lt", "hu", "nl", "no", "pl"),
+        *("pt-BR", "ro", "fi", "sv-SE", "vi", "tr", "cs", "el", "bg", "ru", "uk", "hi", "th", "zh-CN", "ja"),
+        *("zh-TW", "ko"),
+    }
+)
+
 # Channel types.
 GUILD_TEXT = 0
 DM = 1

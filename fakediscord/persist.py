@@ -18,8 +18,10 @@ from typing import Any
 
 import orjson
 
+from fakediscord import components as comps
 from fakediscord.errors import shown
 from fakediscord.messages import Message
+from fakediscord.models import DISCORD_LOCALES, MAX_NAME
 from fakediscord.state import World
 from fakediscord.validation import invalid_text
 
@@ -48,19 +50,77 @@ def _is_permissions(value: object) -> bool:
     return value is None or (isinstance(value, int) and not isinstance(value, bool) and value >= 0)
 
 
+def _is_count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _is_snowflake_text(value: object) -> bool:
+    """An id as Discord's JSON writes one (digits in a string), or as a number."""
+    return _is_snowflake(value) or (isinstance(value, str) and value.isascii() and value.isdigit())
+
+
 SNOWFLAKE = Kind("a snowflake", _is_snowflake)
+SNOWFLAKE_OR_NULL = Kind("a snowflake or null", lambda value: value is None or _is_snowflake(value))
+SNOWFLAKE_TEXT = Kind("a snowflake", _is_snowflake_text)
 TEXT = Kind("text", lambda value: isinstance(value, str))
 TEXT_OR_NULL = Kind("text or null", lambda value: value is None or isinstance(value, str))
+LOCALE = Kind(
+    "a Discord locale (en-US, de, hu, pl, …)", lambda value: isinstance(value, str) and value in DISCORD_LOCALES
+)
 PERMISSIONS = Kind("a permission bit set (a whole number from 0) or null", _is_permissions)
+COUNT = Kind("a whole number from 0", _is_count)
+FLAG = Kind("true or false", lambda value: isinstance(value, bool))
 LIST = Kind("a list", lambda value: isinstance(value, list))
-#: The fields :func:`dump_world` writes for each user, guild and channel. :func:`check_saved` refuses any other
-#: value there, as the entry's field: restored as it is, a permission ``"all"`` ended the bot at its first sight
-#: of the user's role, and a name ``null`` failed only when the guild was built, blamed on the guild.
-USER = {"id": SNOWFLAKE, "name": TEXT, "locale": TEXT, "permissions": PERMISSIONS}
-GUILD = {"id": SNOWFLAKE, "name": TEXT, "locale": TEXT, "owner_id": SNOWFLAKE, "channels": LIST}
+LIST_OR_NULL = Kind("a list or null", lambda value: value is None or isinstance(value, list))
+OBJECT = Kind("an object", lambda value: isinstance(value, dict))
+OBJECT_OR_NULL = Kind("an object or null", lambda value: value is None or isinstance(value, dict))
+#: The fields :func:`dump_world` writes for each user, guild, channel and message. :func:`check_saved` refuses any
+#: other value there, as the entry's field: restored as it is, a permission ``"all"`` ended the bot at its first
+#: sight of the user's role, a name ``null`` failed only when the guild was built, blamed on the guild, and a
+#: message's flags ``"x"`` failed every save after the restart.
+USER = {"id": SNOWFLAKE, "name": TEXT, "locale": LOCALE, "permissions": PERMISSIONS}
+GUILD = {"id": SNOWFLAKE, "name": TEXT, "locale": LOCALE, "owner_id": SNOWFLAKE, "channels": LIST}
 CHANNEL = {"id": SNOWFLAKE, "name": TEXT, "topic": TEXT_OR_NULL}
+MESSAGE = {
+    "id": SNOWFLAKE,
+    "channel_id": SNOWFLAKE,
+    "author_id": SNOWFLAKE,
+    "content": TEXT,
+    "embeds": LIST,
+    "components": LIST,
+    "flags": COUNT,
+    "type": COUNT,
+    "webhook_id": SNOWFLAKE_OR_NULL,
+    "application_id": SNOWFLAKE_OR_NULL,
+    "interaction_metadata": OBJECT_OR_NULL,
+    "timestamp": TEXT,
+    "edited_timestamp": TEXT_OR_NULL,
+    "edits": COUNT,
+}
 #: Missing from worlds saved before guilds kept their owner; :func:`restore_world` gives such a guild this run's.
 OPTIONAL = frozenset({"owner_id"})
+#: What the fake's own code reads of a saved embed (``Message.text``) and of a saved component (``components.walk``,
+#: ``Button``/``Select.from_payload``), each field checked when present, as those read it with a default.
+EMBED = {"title": TEXT_OR_NULL, "description": TEXT_OR_NULL, "fields": LIST_OR_NULL}
+EMBED_FIELD = {"name": TEXT_OR_NULL, "value": TEXT_OR_NULL}
+EMBED_PARTS = {"author": "name", "footer": "text"}
+COMPONENT = {
+    "id": COUNT,
+    "components": LIST_OR_NULL,
+    "accessory": OBJECT_OR_NULL,
+    "component": OBJECT_OR_NULL,
+    "label": TEXT_OR_NULL,
+    "disabled": FLAG,
+}
+BUTTON = {"style": COUNT, "custom_id": TEXT_OR_NULL, "url": TEXT_OR_NULL, "emoji": OBJECT_OR_NULL}
+SELECT = {
+    "custom_id": TEXT,
+    "placeholder": TEXT_OR_NULL,
+    "options": LIST_OR_NULL,
+    "min_values": COUNT,
+    "max_values": COUNT,
+}
+SELECT_OPTION = {"label": TEXT, "value": TEXT, "description": TEXT_OR_NULL, "default": FLAG}
 
 
 def dump_world(world: World) -> dict[str, Any]:
@@ -113,9 +173,14 @@ def restore_world(world: World, data: dict[str, Any]) -> None:
 
 
 def check_saved(data: object) -> None:
-    """Raise :class:`DamagedWorld` unless ``data`` is a saved world of this format, its users, guilds and channels
-    holding each field as :func:`dump_world` writes it, and holding only valid text (a lone surrogate in a user's
-    name, saved by an older playground, would end the bot at that user's first move)."""
+    """Raise :class:`DamagedWorld` unless ``data`` is a saved world of this format, its users, guilds, channels and
+    messages holding each field as :func:`dump_world` writes it, and holding only valid text (a lone surrogate in a
+    user's name, saved by an older playground, would end the bot at that user's first move).
+
+    Also refused, each of which started and went wrong only later: a user's name the page would not accept, two
+    entries with one id (the later replaced the earlier, or a channel listed twice could not be reached), a message
+    in a channel or by an author the world does not have (quietly dropped, so the bot's board was gone), and embeds
+    or components the fake could not read (its page or its saves failed at that message later)."""
     if not isinstance(data, dict):
         raise DamagedWorld("it holds no saved world")
     if data.get("format") != FORMAT:
@@ -132,6 +197,10 @@ def check_saved(data: object) -> None:
         raise DamagedWorld("guilds is empty (a saved world holds its server)")
     for index, guild in enumerate(data["guilds"]):
         _check_entries(f"guilds[{index}].channels", guild["channels"], CHANNEL)
+    _check_entries("messages", data["messages"], MESSAGE)
+    _check_names(data["users"])
+    _check_ids(data)
+    _check_messages(data)
     refused = invalid_text(data)
     if refused is not None:
         raise DamagedWorld(f"{refused} is not valid text (it holds a lone surrogate)")
@@ -154,6 +223,103 @@ def _check_entries(where: str, entries: object, fields: Mapping[str, Kind]) -> N
                 raise DamagedWorld(f"{at} has no {key!r}")
             if not kind.accepts(entry[key]):
                 raise DamagedWorld(f"{at}.{key} {shown(entry[key])} is not {kind.name}")
+
+
+def _check_names(users: list[dict[str, Any]]) -> None:
+    """A user's name as the page accepts one: not blank, at most :data:`MAX_NAME` characters."""
+    for index, user in enumerate(users):
+        name = user["name"]
+        if not name.strip():
+            raise DamagedWorld(f"users[{index}].name {shown(name)} is empty")
+        if len(name) > MAX_NAME:
+            raise DamagedWorld(f"users[{index}].name {shown(name)} is longer than {MAX_NAME} characters")
+
+
+def _check_ids(data: dict[str, Any]) -> None:
+    """No two users, guilds, channels or messages with one id, and no user with the bot's: restored, the later
+    entry replaced the earlier one (a user, the bot, a message) or could not be reached (a channel)."""
+    users = [(f"users[{i}]", user["id"]) for i, user in enumerate(data["users"])]
+    for where, known in users:
+        if known == data["application_id"]:
+            raise DamagedWorld(f"{where} has the id of the bot (application_id {known})")
+    channels = [
+        (f"guilds[{g}].channels[{c}]", channel["id"])
+        for g, guild in enumerate(data["guilds"])
+        for c, channel in enumerate(guild["channels"])
+    ]
+    for entries in (
+        users,
+        [(f"guilds[{i}]", guild["id"]) for i, guild in enumerate(data["guilds"])],
+        channels,
+        [(f"messages[{i}]", message["id"]) for i, message in enumerate(data["messages"])],
+    ):
+        seen: dict[int, str] = {}
+        for where, known in entries:
+            if known in seen:
+                raise DamagedWorld(f"{seen[known]} and {where} have the same id {known}")
+            seen[known] = where
+
+
+def _check_messages(data: dict[str, Any]) -> None:
+    """Each message in a channel of the world, by one of its users or the bot, with embeds and components the fake
+    can read."""
+    channels = {channel["id"] for guild in data["guilds"] for channel in guild["channels"]}
+    authors = {user["id"] for user in data["users"]} | {data["application_id"]}
+    for index, message in enumerate(data["messages"]):
+        if message["channel_id"] not in channels:
+            raise DamagedWorld(f"message {message['id']} names channel {message['channel_id']}, which does not exist")
+        if message["author_id"] not in authors:
+            raise DamagedWorld(f"message {message['id']} names author {message['author_id']}, who does not exist")
+        at = f"messages[{index}]"
+        for number, embed in enumerate(message["embeds"]):
+            _check_embed(f"{at}.embeds[{number}]", embed)
+        for number, component in enumerate(message["components"]):
+            _check_component(f"{at}.components[{number}]", component)
+        metadata = message["interaction_metadata"]
+        if metadata is not None:
+            _check_fields(f"{at}.interaction_metadata", metadata, {"id": SNOWFLAKE_TEXT})
+
+
+def _check_embed(at: str, embed: object) -> None:
+    embed = _object(at, embed)
+    _check_fields(at, embed, EMBED)
+    for number, field in enumerate(embed.get("fields") or []):
+        _check_fields(f"{at}.fields[{number}]", _object(f"{at}.fields[{number}]", field), EMBED_FIELD)
+    for part, text in EMBED_PARTS.items():
+        _check_fields(at, embed, {part: OBJECT_OR_NULL})
+        _check_fields(f"{at}.{part}", embed.get(part) or {}, {text: TEXT_OR_NULL})
+
+
+def _check_component(at: str, component: object) -> None:
+    component = _object(at, component)
+    if "type" not in component:
+        raise DamagedWorld(f"{at} has no 'type'")
+    _check_fields(at, component, {"type": COUNT, **COMPONENT})
+    if component["type"] == comps.BUTTON:
+        _check_fields(at, component, BUTTON)
+    elif component["type"] in comps.SELECT_TYPES:
+        _check_fields(at, component, SELECT)
+        for number, option in enumerate(component.get("options") or []):
+            _check_fields(f"{at}.options[{number}]", _object(f"{at}.options[{number}]", option), SELECT_OPTION)
+    for number, child in enumerate(component.get("components") or []):
+        _check_component(f"{at}.components[{number}]", child)
+    for key in ("accessory", "component"):
+        if component.get(key) is not None:
+            _check_component(f"{at}.{key}", component[key])
+
+
+def _object(at: str, value: object) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise DamagedWorld(f"{at} {shown(value)} is not {OBJECT.name}")
+    return value
+
+
+def _check_fields(at: str, entry: Mapping[str, Any], fields: Mapping[str, Kind]) -> None:
+    """Raise :class:`DamagedWorld` naming the first of ``fields`` that ``entry`` holds with another kind of value
+    (a field it lacks is left to the reader's default)."""
+    for key, kind in fields.items():
+        if key in entry and not kind.accepts(entry[key]):
+            raise DamagedWorld(f"{at}.{key} {shown(entry[key])} is not {kind.name}")
 
 
 @contextmanager

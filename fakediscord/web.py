@@ -35,7 +35,7 @@ from fakediscord import commands as cmd
 from fakediscord.errors import APIError, FakeDiscordError, InvalidInput, cut, shown
 from fakediscord.interactions import APPLICATION_COMMAND, MODAL_SUBMIT, InteractionHandle
 from fakediscord.messages import Message
-from fakediscord.models import Channel, User
+from fakediscord.models import DISCORD_LOCALES, MAX_NAME, Channel, User
 from fakediscord.validation import MAX_CONTENT, invalid_text
 
 if TYPE_CHECKING:
@@ -50,7 +50,6 @@ CONTENT_SECURITY_POLICY = (
 )
 #: How many of a viewer's latest interactions the page is told about (for "This interaction failed").
 RECENT_INTERACTIONS = 30
-MAX_NAME = 32
 #: What a request the page never sends raises on the way in: wrong JSON types, ``Infinity`` as an id, a body
 #: nested too deep. Refused (a 400, a frame ignored), never a traceback and a dead handler.
 MALFORMED = (ValueError, KeyError, TypeError, AttributeError, OverflowError, RecursionError)
@@ -491,13 +490,3 @@ def _command_path(data: dict[str, Any]) -> list[str]:
 
 def _started(handle: InteractionHandle) -> dict[str, Any]:
     return {"interaction": str(handle.id)}
-
-
-#: Locales a Discord client can be set to (https://discord.com/developers/docs/reference#locales).
-DISCORD_LOCALES = frozenset(
-    {
-        *("id", "da", "de", "en-GB", "en-US", "es-ES", "es-419", "fr", "hr", "it", "lt", "hu", "nl", "no", "pl"),
-        *("pt-BR", "ro", "fi", "sv-SE", "vi", "tr", "cs", "el", "bg", "ru", "uk", "hi", "th", "zh-CN", "ja"),
-        *("zh-TW", "ko"),
-    }
-)

@@ -14,6 +14,7 @@ import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 import pytest
@@ -61,6 +62,27 @@ async def fresh_schema(url: str | None = None) -> AsyncIterator[str]:
             await admin.execute(f'DROP SCHEMA "{schema}" CASCADE')
         finally:
             await admin.close()
+
+
+@asynccontextmanager
+async def schema_of_another_role(granted: str = "") -> AsyncIterator[tuple[str, str, str]]:
+    """A new schema, and a new login role granted only ``granted`` on it (``"USAGE"``, or nothing): the schema, the
+    role and a URL that connects as that role with the schema as its ``search_path``. Both are named for the block
+    alone, so blocks running in parallel never meet, and are dropped afterwards (the role's grants with it)."""
+    base = server_url()
+    suffix = uuid.uuid4().hex[:12]
+    schema, role = f"dicebot_test_{suffix}", f"dicebot_role_{suffix}"
+    admin = await asyncpg.connect(base)
+    try:
+        await admin.execute(f'CREATE SCHEMA "{schema}"; CREATE ROLE "{role}" LOGIN')
+        if granted:
+            await admin.execute(f'GRANT {granted} ON SCHEMA "{schema}" TO "{role}"')
+        address = urlsplit(base)
+        as_role = urlunsplit(address._replace(netloc=f"{role}@{address.hostname}:{address.port or 5432}"))
+        yield schema, role, with_search_path(as_role, schema)
+    finally:
+        await admin.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE; DROP OWNED BY "{role}"; DROP ROLE "{role}"')
+        await admin.close()
 
 
 #: What a schema's tables, columns, constraints, functions and triggers are: equal before and after a test that

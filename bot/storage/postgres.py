@@ -233,19 +233,57 @@ async def schema_version(conn: Connection) -> int:
 
 
 async def _require_schema(conn: Connection, where: str, setting: str) -> None:
-    """Raise :class:`DatabaseError` when no schema of the ``search_path`` exists (``?search_path=dicebot`` before
-    ``CREATE SCHEMA dicebot``): the first migration failed with PostgreSQL's "no schema has been selected to create
-    in", which names neither the schema nor the setting."""
+    """Raise :class:`DatabaseError` when no schema of the ``search_path`` can be used: one that does not exist
+    (``?search_path=dicebot`` before ``CREATE SCHEMA dicebot``), or one the role may not use, which PostgreSQL
+    leaves out of the path as if it did not exist. The first migration failed with PostgreSQL's "no schema has been
+    selected to create in", which names neither the schema nor the setting; and a schema without USAGE read "does
+    not exist", which sent an admin looking for the wrong problem."""
     if await conn.fetchval("SELECT current_schema()") is not None:
         return
     search_path: str = await conn.fetchval("SHOW search_path")
     # "$user" stands for a schema named as the role, which PostgreSQL's default path lists first and skips when absent.
     named = [name.strip().strip('"') for name in search_path.split(",") if name.strip() not in ("", '"$user"', "$user")]
+    # With no schema of the path usable, every one of them that exists is one the role may not use.
+    existing = await conn.fetchval(
+        "SELECT s.name FROM unnest($1::text[]) WITH ORDINALITY AS s(name, position) "
+        "JOIN pg_namespace n ON n.nspname = s.name ORDER BY s.position LIMIT 1",
+        named,
+    )
+    if existing is not None:
+        schema, role = await _row(conn, "SELECT quote_ident($1), quote_ident(current_user)", existing)
+        raise DatabaseError(
+            f"schema {existing} exists in the database {where} ({setting}) but role {role} may not use it: grant it "
+            f"(GRANT USAGE, CREATE ON SCHEMA {schema} TO {role}) or name another schema in the search_path of {setting}"
+        )
     schema = named[0] if named else "dicebot"
     raise DatabaseError(
         f"schema {schema} does not exist in the database {where} ({setting}): create it (CREATE SCHEMA {schema}) "
         f"or name an existing schema in the search_path of {setting}"
     )
+
+
+async def _require_create(conn: Connection, where: str, setting: str) -> None:
+    """Raise :class:`DatabaseError` when the role may not create tables in the schema the migrations would create
+    them in: the first migration failed with PostgreSQL's "permission denied for schema", naming neither the role,
+    the setting nor the statement that grants it."""
+    schema, quoted, role, allowed = await _row(
+        conn,
+        "SELECT current_schema(), quote_ident(current_schema()), quote_ident(current_user), "
+        "has_schema_privilege(current_schema(), 'CREATE')",
+    )
+    if not allowed:
+        raise DatabaseError(
+            f"role {role} may not create tables in schema {schema} of the database {where} ({setting}), which "
+            f"updating the bot's tables needs: grant it (GRANT CREATE ON SCHEMA {quoted} TO {role}) or name "
+            f"another schema in the search_path of {setting}"
+        )
+
+
+async def _row(conn: Connection, sql: str, *params: object) -> asyncpg.Record:
+    """The one row a query of values (no table) returns."""
+    row = await conn.fetchrow(sql, *params)
+    assert row is not None
+    return row
 
 
 async def _migrate(conn: Connection, migrations: list[Migration], where: str, setting: str) -> None:
@@ -259,8 +297,9 @@ async def _migrate(conn: Connection, migrations: list[Migration], where: str, se
     """
     current = await schema_version(conn)
     refuse_newer(current, migrations, where, setting)
-    if migrations and current >= migrations[-1].version:
+    if not migrations or current >= migrations[-1].version:
         return
+    await _require_create(conn, where, setting)
     await conn.execute("SET statement_timeout = 0")
     await conn.execute("SELECT pg_advisory_lock($1)", MIGRATION_LOCK)
     try:

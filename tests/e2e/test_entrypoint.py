@@ -14,6 +14,7 @@ import pytest
 
 from bot.settings import environment_names
 from fakediscord import FakeDiscord
+from tests.postgres import schema_of_another_role
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -90,6 +91,36 @@ async def test_database_from_a_newer_version_stops_with_one_line(tmp_path: Path)
     assert "newer than this dicebot" in lines[0]
     assert "Traceback" not in stderr
     assert database.read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    ("granted", "problem"),
+    [
+        (
+            "",
+            "schema {schema} exists in the database {where} (DATABASE_URL) but role {role} may not use it: grant it "
+            "(GRANT USAGE, CREATE ON SCHEMA {schema} TO {role}) or name another schema in the search_path of "
+            "DATABASE_URL",
+        ),
+        (
+            "USAGE",
+            "role {role} may not create tables in schema {schema} of the database {where} (DATABASE_URL), which "
+            "updating the bot's tables needs: grant it (GRANT CREATE ON SCHEMA {schema} TO {role}) or name another "
+            "schema in the search_path of DATABASE_URL",
+        ),
+    ],
+)
+async def test_a_schema_the_role_may_not_use_stops_with_one_line_naming_the_grant(
+    tmp_path: Path, granted: str, problem: str
+) -> None:
+    """PostgreSQL leaves a schema without USAGE out of the search path: the bot said it did not exist, which sent an
+    admin looking for the wrong problem; one without CREATE failed the first migration with "permission denied"."""
+    async with schema_of_another_role(granted) as (schema, role, url), FakeDiscord(token=TOKEN) as server:
+        returncode, stderr = await stopped(bot_env(server, tmp_path / "db.sqlite3", DATABASE_URL=url), tmp_path)
+    lines = [line for line in stderr.splitlines() if line.startswith("dicebot:")]
+    assert returncode == 2
+    assert lines == ["dicebot: " + problem.format(schema=schema, role=role, where=url)]
+    assert "Traceback" not in stderr
 
 
 @pytest.mark.parametrize("where", ["folder", "through a file"])
