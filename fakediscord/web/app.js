@@ -178,13 +178,13 @@ function inlineNode(kind, match) {
       return el("time", { class: "timestamp-mention", datetime: date.toISOString(), text });
     }
     case "link": return link(match[2], inline(match[1]));
-    default: return link(match[0], document.createTextNode(match[0]));
+    default: return bareLink(match[0]);
   }
 }
 
 // A message link (the bot's "already running here: …") jumps to the message in this page, as in Discord's client;
-// any other link opens in a new tab.
-const JUMP_URL = /^https:\/\/(?:\w+\.)?discord(?:app)?\.com\/channels\/\d+\/(\d+)\/(\d+)$/;
+// a channel link opens the channel; any other link opens in a new tab.
+const JUMP_URL = /^https:\/\/(?:\w+\.)?discord(?:app)?\.com\/channels\/(?:\d+|@me)\/(\d+)(?:\/(\d+))?$/;
 
 function link(href, child) {
   const jump = JUMP_URL.exec(href);
@@ -197,8 +197,22 @@ function link(href, child) {
   return node;
 }
 
+// A bare link to a channel of this server reads as Discord's client writes it: a pill naming the channel,
+// "#kniffel › 💬" for a message in it, instead of a 70-character URL. A link to a channel the page does not know
+// stays the URL.
+function bareLink(url) {
+  const jump = JUMP_URL.exec(url);
+  const channel = jump && state.world?.channels.find((c) => c.id === jump[1]);
+  if (!channel) return link(url, document.createTextNode(url));
+  const node = link(url, [`#${channel.name}`, jump[2] ? " › 💬" : null]);
+  node.classList.add("mention", "channel-pill");
+  node.title = jump[2] ? `A message in #${channel.name}` : `#${channel.name}`;
+  return node;
+}
+
 function jumpTo(channelId, messageId) {
   if (channelId !== state.channel && state.world?.channels.some((c) => c.id === channelId)) selectChannel(channelId);
+  if (!messageId) return;
   const target = [...$("messages").children].find((node) => node.dataset.messageId === messageId);
   if (!target) return notice("That message is not in this channel any more.");
   target.scrollIntoView({ block: "center" });

@@ -205,16 +205,32 @@ async def test_a_crashing_bot_is_shown_on_the_page(world: World) -> None:
     await expect(alice.page.locator("#banner")).to_have_class("banner fatal")
 
 
-async def test_a_message_link_jumps_to_the_message_in_the_page(world: World) -> None:
-    """The bot's "already … here: <link>" points at its lobby: the page shows it there instead of leaving for
-    discord.com, as Discord's client does."""
-    alice = await world.screen("Alice", "general")
+async def test_a_message_link_is_a_pill_that_jumps_to_the_message(world: World) -> None:
+    """The bot's "already … here: <link>" points at its lobby: the page shows the link as Discord's client does, a
+    pill naming the channel ("#kniffel › 💬", not the URL), and a click on it scrolls to the message instead of
+    leaving for discord.com; a link pasted in another channel switches to the message's channel."""
+    alice = await world.screen("Alice", "kniffel")
     await alice.command("/kniffel start")
-    await world.lobby_saved("general")
+    await world.lobby_saved("kniffel")
     lobby = await alice.pin(alice.messages.last)
     await alice.command("/kniffel start")
-    jump = alice.ephemerals().last.locator("a.jump-link")
+    refusal = alice.ephemerals().last
+    jump = refusal.locator("a.jump-link")
+    await expect(jump).to_have_text("#kniffel › 💬")
+    await expect(refusal).not_to_contain_text("discord.com")
     url = alice.page.url
     await jump.click()
     await expect(lobby).to_have_class(re.compile(r"\bjumped\b"))
     assert alice.page.url == url
+
+    link = await jump.get_attribute("href")
+    assert link is not None and link.startswith("https://discord.com/channels/")
+    unknown = re.sub(r"/\d+/(\d+)$", r"/1/\1", link)
+    await world.server.post_message(world.user("Bob"), world.channel("general"), f"The lobby: {link} (or {unknown})")
+    await alice.open_channel("general")
+    pasted = alice.message_with("The lobby:")
+    await expect(pasted.locator("a.jump-link")).to_have_text(["#kniffel › 💬", unknown])
+    await pasted.locator("a.jump-link").first.click()
+    await expect(alice.page.locator("#channel-name")).to_have_text("# kniffel")
+    await expect(lobby).to_have_class(re.compile(r"\bjumped\b"))
+    await expect(lobby).to_be_in_viewport()

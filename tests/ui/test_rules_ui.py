@@ -12,6 +12,7 @@ from bot.engine import knister, tutto
 from bot.i18n import t
 from bot.ui import knister as knister_ui
 from bot.ui import rules
+from bot.ui.common import PHONE_COLUMNS, display_width
 from bot.ui.render import SeatView, Table
 from bot.ui.tutto import card_name
 
@@ -31,6 +32,18 @@ def test_tables_become_aligned_code_blocks() -> None:
     body = rules.sections("en")["Kniffel"]
     assert "```" in body
     assert "|---" not in body
+
+
+@pytest.mark.parametrize("language", ["en", "de", "hu", "pl"])
+def test_every_table_fits_a_phone(language: str) -> None:
+    """QA: on a phone the Kniffel and dice poker tables (up to 48 columns in Hungarian and Polish) wrapped in the
+    embed's code block, each row over two or three lines."""
+    wide = []
+    for game, body in rules.sections(language).items():
+        code = re.findall(r"```\n(.*?)\n```", body, flags=re.DOTALL)
+        assert code, game
+        wide += [(game, line) for block in code for line in block.splitlines() if display_width(line) > PHONE_COLUMNS]
+    assert wide == []
 
 
 def test_a_language_without_rules_reads_the_english_file() -> None:
