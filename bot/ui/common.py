@@ -13,6 +13,8 @@ DIE_FACES = {1: "⚀", 2: "⚁", 3: "⚂", 4: "⚃", 5: "⚄", 6: "⚅"}
 COLOUR_LOBBY = discord.Colour.blurple()
 COLOUR_PLAYING = discord.Colour.green()
 COLOUR_OVER = discord.Colour.gold()
+#: An open box, row or cell, the same in every game's card: Kniffel's "–" read like dice poker's "—", a row passed (QA).
+EMPTY = "·"
 COLOUR_ABANDONED = discord.Colour.dark_grey()
 
 

@@ -8,6 +8,7 @@ from types import ModuleType
 from bot.engine import dicepoker
 from bot.engine.core import Event
 from bot.i18n import number, t
+from bot.ui.common import EMPTY
 from bot.ui.fivedice import ScorecardUI
 from bot.ui.render import Table
 from bot.ui.standings import standing
@@ -72,7 +73,7 @@ class DicePokerUI(ScorecardUI):
             if name in dashes:
                 return "—"
             if name not in card:
-                return "·"
+                return EMPTY
             return signed(card[name]) if upper else str(card[name])
 
         rows = [row(name, cell(name, True)) for name in dicepoker.UPPER]

@@ -13,8 +13,7 @@ from typing import Any
 
 from bot.engine import dicepoker, kniffel, knister
 from bot.i18n import number, t
-from bot.ui.common import faces, unbroken
-from bot.ui.knister import EMPTY_CELL
+from bot.ui.common import EMPTY, faces, unbroken
 
 #: How many of the best actions a hint lists, in every game: three, as the README promises (Tutto listed four, a
 #: fourth plan of the same kind that read as a broken promise; QA). What is set up now, when not among them, has a
@@ -110,7 +109,7 @@ def _cell_map(grid: knister.Grid, marks: dict[int, str]) -> str:
         cells = []
         for column, placed in enumerate(row):
             cell = row_index * knister.SIZE + column
-            text = str(placed) if placed is not None else marks.get(cell, EMPTY_CELL)
+            text = str(placed) if placed is not None else marks.get(cell, EMPTY)
             cells.append(f"{text:>2}")
         lines.append(" ".join(cells))
     return "```\n" + "\n".join(lines) + "\n```"

@@ -8,7 +8,7 @@ from types import ModuleType
 from bot.engine import kniffel
 from bot.engine.core import Event
 from bot.i18n import number, t
-from bot.ui.common import faces
+from bot.ui.common import EMPTY, faces
 from bot.ui.fivedice import ScorecardUI
 from bot.ui.render import Table
 
@@ -32,7 +32,7 @@ class KniffelUI(ScorecardUI):
         sums = kniffel.card_totals(state, player)
 
         def box(name: str) -> tuple[str, str]:
-            return t(f"kniffel.short.{name}", locale), str(card[name]) if name in card else "–"
+            return t(f"kniffel.short.{name}", locale), str(card[name]) if name in card else EMPTY
 
         rows = [box(name) for name in kniffel.UPPER]
         rows.append((t("kniffel.short.upper_sum", locale), str(sums.upper)))

@@ -14,7 +14,7 @@ import discord
 
 from bot.engine import knister
 from bot.i18n import listing, t
-from bot.ui.common import COLOUR_OVER, COLOUR_PLAYING, faces, monospace_table
+from bot.ui.common import COLOUR_OVER, COLOUR_PLAYING, EMPTY, faces, monospace_table
 from bot.ui.ended import ended_embed
 from bot.ui.render import Rendered, Table, custom_id
 from bot.ui.standings import final_footer, marked_name, ranked, standing
@@ -22,7 +22,6 @@ from bot.ui.tables import name_cells
 
 #: Discord shows at most 32 characters of a display name; longer stored names are cut so embeds stay small.
 NAME_LIMIT = 32
-EMPTY_CELL = "·"
 #: The width of a grid's code block: five cells of two digits, a bar and a row's score.
 GRID_COLUMNS = 3 * knister.SIZE + 2
 
@@ -36,7 +35,7 @@ def grid_block(grid: knister.Grid, scores: knister.LineScores, locale: str, owne
     """
     lines = [] if owner is None else [owner]
     for row, points in zip(grid, scores.rows, strict=True):
-        cells = " ".join(f"{number:>2}" if number is not None else f"{EMPTY_CELL:>2}" for number in row)
+        cells = " ".join(f"{number:>2}" if number is not None else f"{EMPTY:>2}" for number in row)
         lines.append(f"{cells}|{points:>2}")
     lines.append("-" * (3 * knister.SIZE - 1) + "+")
     lines.append(" ".join(f"{points:>2}" for points in scores.columns))
@@ -167,7 +166,7 @@ class KnisterUI:
             if number is None:
                 rendered.layout.button(
                     row,
-                    EMPTY_CELL,
+                    EMPTY,
                     component_id,
                     style=discord.ButtonStyle.primary if can_place else discord.ButtonStyle.secondary,
                     disabled=not can_place,

@@ -276,3 +276,14 @@ def test_dice_poker_alone_has_no_settlement_to_explain() -> None:
     """Alone at the table the settlement is always 0: neither "(0)" nor its legend."""
     lines = (DICEPOKER_UI.render(finished_table(dicepoker, ["1"], 5)).embeds[0].description or "").splitlines()
     assert len(lines) == 1 and "(" not in lines[0]
+
+
+@pytest.mark.parametrize(
+    ("engine", "ui", "kind"), [(kniffel, KNIFFEL_UI, "kniffel"), (dicepoker, DICEPOKER_UI, "dicepoker")]
+)
+def test_an_open_box_is_marked_alike_in_every_game(engine: ModuleType, ui: ScorecardUI, kind: str) -> None:
+    """Kniffel marked an open box "–", which read like dice poker's "—" for a row passed (QA): both say "·"."""
+    state = engine.new_game(["1"], random.Random(3))
+    rows = dict(ui.card_rows(table_for(state, ["1"], kind), "1"))
+    first = t(f"{kind}.short.{engine.UPPER[0]}", "en-US")
+    assert rows[first] == "·"
