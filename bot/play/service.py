@@ -154,7 +154,8 @@ def seat_views(record: GameRecord) -> tuple[SeatView, ...]:
 
 
 def table(game: Game, locale: str | None = None) -> Table[Any]:
-    """What a game renderer sees of a running or finished game."""
+    """What a game renderer sees of a running or finished game: in the game's language, or in a reader's own
+    (``locale``, a private view) with the board's language kept for the controls that view names."""
     record = game.record
     return Table(
         seat_views(record),
@@ -163,6 +164,7 @@ def table(game: Game, locale: str | None = None) -> Table[Any]:
         locale or record.locale,
         game.state,
         ended=record.status == "abandoned",
+        board_locale=record.locale,
     )
 
 
@@ -662,7 +664,9 @@ class GameService(LiveBoards):
             return
         values, current = computer.hint_values(game.state, request.actor.player, self.brain.directory)
         rendered = Rendered(
-            content=hint_ui.render(spec.kind, game.state, values, current, request.locale, player=request.actor.player)
+            content=hint_ui.render(
+                spec.kind, game.state, values, current, request.locale, player=request.actor.player, board=record.locale
+            )
         )
         if preparing is None:
             await self._show_hint(request, record, rendered)
