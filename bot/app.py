@@ -281,6 +281,7 @@ class DiceBot(commands.AutoShardedBot):
                 await self.service.shown.stop()
                 await self.service.followers.close()
                 await self.service.hints.close()
+                await self.service.refusals.close()
             await super().close()
             if hasattr(self, "db"):
                 await self.db.close()

@@ -128,4 +128,5 @@ class Reviews:
             log.exception("game %s: the review of %s could not be computed", record.id, player)
             await request.edit_private(Rendered(content=t("review.failed", request.locale)))
             return
-        await request.edit_private(review_ui.render(result, record.channel_id, record.finished_at, request.locale))
+        rendered = review_ui.render(result, record.channel_id, record.finished_at, request.locale, record.locale)
+        await request.edit_private(rendered)

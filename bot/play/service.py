@@ -24,10 +24,10 @@ from bot.i18n import catalogue, game_locale, has, language_of, number, t
 from bot.play import board, computer, transitions
 from bot.play.cache import GameCache
 from bot.play.following import Followers
-from bot.play.hints import HintMessages
 from bot.play.inflight import InFlight
 from bot.play.live_board import CheckedBoards, LiveBoards, RepostBudget
 from bot.play.locks import GameLocks
+from bot.play.notes import PrivateNotes
 from bot.play.ports import Channels, PrivateMessage, Request, ResponseFailed, origin
 from bot.play.reviewing import REVIEW, Reviews
 from bot.play.shown import ShownVersions
@@ -154,7 +154,8 @@ def seat_views(record: GameRecord) -> tuple[SeatView, ...]:
 
 
 def table(game: Game, locale: str | None = None) -> Table[Any]:
-    """What a game renderer sees of a running or finished game."""
+    """What a game renderer sees of a running or finished game: in the game's language, or in a reader's own
+    (``locale``, a private view) with the board's language kept for the controls that view names."""
     record = game.record
     return Table(
         seat_views(record),
@@ -163,6 +164,7 @@ def table(game: Game, locale: str | None = None) -> Table[Any]:
         locale or record.locale,
         game.state,
         ended=record.status == "abandoned",
+        board_locale=record.locale,
     )
 
 
@@ -249,7 +251,9 @@ class GameService(LiveBoards):
         #: Each player's latest following private view (a Knister grid), edited when its game changes.
         self.followers = Followers(self._render_private, clock)
         #: Each player's latest hint message in a channel, deleted when their next hint is shown.
-        self.hints = HintMessages(clock)
+        self.hints = PrivateNotes("hint", clock)
+        #: Each player's latest refusal of a press on a board in a channel, deleted when the next one is shown.
+        self.refusals = PrivateNotes("refusal", clock)
         #: The language a server chose with ``/settings language`` (None: its preferred locale).
         self.guild_language: Callable[[int], Awaitable[str | None]] = no_guild_language
 
@@ -467,11 +471,11 @@ class GameService(LiveBoards):
                     game = Game(record, game.state)
                     self.cache.put(game)
             except Refusal as refusal:
-                await request.refuse(refusal.key, **refusal.params)
+                await self._refuse(request, refusal.key, **refusal.params)
                 return
             except StorageUnavailable as error:
                 log.warning("could not link game %s to its message: %s", record.id, error)
-                await request.refuse("play.storage_unavailable")
+                await self._refuse(request, "play.storage_unavailable")
                 return
             if click.action in spec.private_views:
                 await self._open_private(request, spec, game, click)
@@ -568,23 +572,31 @@ class GameService(LiveBoards):
             saved = await self._save(outcome)
         except GameError as error:
             key, params = refused(spec, game.record, error)
-            await request.refuse(key, **params)
+            await self._refuse(request, key, **params)
             return None
         except Refusal as refusal:
             if refusal.key == "play.board_changed" and request.message_id == game.record.message_id:
                 # A stale click on the game message: show the current state there, in case an edit was missed.
                 await self.show(spec, game)
-            await request.refuse(refusal.key, **labelled(game.record, refusal.params))
+            await self._refuse(request, refusal.key, **labelled(game.record, refusal.params))
             return None
         except StaleVersion:
             stale = self._stale_press(game.record, request)
-            await request.refuse(stale.key, **stale.params)
+            await self._refuse(request, stale.key, **stale.params)
             return None
         except StorageUnavailable as error:
             log.warning("game %s not saved: %s", game.record.id, error)
-            await request.refuse("play.storage_unavailable")
+            await self._refuse(request, "play.storage_unavailable")
             return None
         return replace(outcome, after=saved)
+
+    async def _refuse(self, request: Request, key: str, **params: Any) -> None:
+        """Tell the asker privately why nothing happened. A press on a game's public message keeps one refusal of
+        its player in the channel on screen: the older one goes (``notes.py``), so presses out of turn do not pile
+        up under the board and push its controls away. Only refusals pay for this, never a move."""
+        await request.refuse(key, **params)
+        if request.message_id is not None and not request.message_is_private and request.channel_id is not None:
+            self.refusals.shown(request.channel_id, request.actor.player, request.private_message())
 
     def _stale_press(self, record: GameRecord, request: Request) -> board.Pointer:
         """What a press the game moved past is told (:func:`board.stale_press`): on the live board or on the
@@ -622,7 +634,7 @@ class GameService(LiveBoards):
 
         async def answer(key: str, **params: Any) -> None:
             if preparing is None:
-                await request.refuse(key, **params)
+                await self._refuse(request, key, **params)
             else:
                 await preparing.edit(Rendered(content=t(key, request.locale, **name_in_markdown(params))))
 
@@ -662,7 +674,9 @@ class GameService(LiveBoards):
             return
         values, current = computer.hint_values(game.state, request.actor.player, self.brain.directory)
         rendered = Rendered(
-            content=hint_ui.render(spec.kind, game.state, values, current, request.locale, player=request.actor.player)
+            content=hint_ui.render(
+                spec.kind, game.state, values, current, request.locale, player=request.actor.player, board=record.locale
+            )
         )
         if preparing is None:
             await self._show_hint(request, record, rendered)
@@ -702,19 +716,19 @@ class GameService(LiveBoards):
                 await self._hint(request, spec, game, preparing)
 
     async def _show_hint(self, request: Request, record: GameRecord, rendered: Rendered) -> None:
-        """Show a hint as a new private message, right under the board; the player's older one goes (``hints.py``)."""
+        """Show a hint as a new private message, right under the board; the player's older one goes (``notes.py``)."""
         await request.show_private(rendered)
         self.hints.shown(record.channel_id, request.actor.player, request.private_message())
 
     async def _open_private(self, request: Request, spec: AnySpec, game: Game, click: Click) -> None:
         view, record = spec.private_views[click.action], game.record
         if record.state is None:
-            await request.refuse("play.not_started")
+            await self._refuse(request, "play.not_started")
             return
         viewer = request.actor.player
         whose = view.whose(viewer, record.seat(viewer) is not None, spec.engine.to_act(game.state))
         if whose is None:
-            await request.refuse("play.not_seated")
+            await self._refuse(request, "play.not_seated")
             return
         rendered = view.shown(table(game, request.locale), spec.kind, viewer, whose)
         await request.show_private(rendered)
@@ -993,7 +1007,7 @@ class GameService(LiveBoards):
             record = await self._checked_board(record)
         current = await self._games.active_in_channel(request.channel_id or 0)
         pointer = board.pointer(record, current, action)
-        await request.refuse(pointer.key, **pointer.params)
+        await self._refuse(request, pointer.key, **pointer.params)
         if record is None or request.message_is_private or request.message_id is None or record.kind not in self.specs:
             return
         spec = self.specs[record.kind]
@@ -1036,11 +1050,11 @@ class GameService(LiveBoards):
         try:
             transitions.check_origin(record, request.actor, origin(request), False)
         except Refusal as refusal:
-            await request.refuse(refusal.key, **refusal.params)
+            await self._refuse(request, refusal.key, **refusal.params)
             return
         seat = record.seat(request.actor.player)
         if seat is None or seat.kind != "user":
-            await request.refuse("play.rematch_players_only")
+            await self._refuse(request, "play.rematch_players_only")
             return
         options = {**board.rematch_options(record), board.INVITED: board.invited(record, request.actor.player)}
         locale = await self._language(request)

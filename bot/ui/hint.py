@@ -36,13 +36,18 @@ def _keep(kept: Sequence[int], locale: str) -> str:
     return t("hint.keep", locale, dice=unbroken(faces(kept))) if kept else t("hint.keep_none", locale)
 
 
-def describe(kind: str, state: Any, action: Any, locale: str) -> str:
+def describe(kind: str, state: Any, action: Any, locale: str, board: str | None = None) -> str:
     """One action in words, for the game ``kind``; besides engine actions, a five-dice keep (``kind == "keep"``
     with its ``dice``: keep these and roll the rest) and a Tutto plan (``kind == "plan"``: take these dice, then
-    roll on or stop)."""
+    roll on or stop).
+
+    A Tutto action is named by its button, as the button reads on the game's board: in ``board``'s language (the
+    game's, None when it is the reader's ``locale``), the words around it in the reader's.
+    """
+    board = board or locale
     name = action.kind
     if name == "plan":
-        return _plan(state, action, locale)
+        return _plan(state, action, locale, board)
     if kind in ("kniffel", "dicepoker"):
         if name == "keep":
             return _keep(action.dice, locale)
@@ -59,10 +64,10 @@ def describe(kind: str, state: Any, action: Any, locale: str) -> str:
         if name == "place":
             return t("hint.place", locale, row=action.cell // 5 + 1, column=action.cell % 5 + 1)
         return t("hint.roll", locale)
-    return t(f"tutto.{name}", locale)
+    return t(f"tutto.{name}", board)
 
 
-def _plan(state: Any, plan: Any, locale: str) -> str:
+def _plan(state: Any, plan: Any, locale: str, board: str) -> str:
     """A Tutto plan as the buttons that play it: rolling on with every die in hand is no roll but the Tutto
     ("Tutto!"; under Plus/Minus it ends the turn), followed by Continue where that is what its value counts; a
     Tutto whose value is banking reads as Stop, which banks the same at once."""
@@ -74,11 +79,11 @@ def _plan(state: Any, plan: Any, locale: str) -> str:
             "hint.plan_tutto_continue",
             locale,
             dice=dice,
-            tutto=t("tutto.set_aside_tutto", locale),
-            button=t("tutto.continue", locale),
+            tutto=t("tutto.set_aside_tutto", board),
+            button=t("tutto.continue", board),
         )
     if len(plan.dice) == state.in_hand:
-        return t("hint.plan_tutto", locale, dice=dice, tutto=t("tutto.set_aside_tutto", locale))
+        return t("hint.plan_tutto", locale, dice=dice, tutto=t("tutto.set_aside_tutto", board))
     return t("hint.plan_roll_on", locale, dice=dice)
 
 
@@ -115,7 +120,16 @@ def _cell_map(grid: knister.Grid, marks: dict[int, str]) -> str:
     return "```\n" + "\n".join(lines) + "\n```"
 
 
-def render(kind: str, state: Any, values: Sequence[Any], current: Any | None, locale: str, *, player: str) -> str:
+def render(
+    kind: str,
+    state: Any,
+    values: Sequence[Any],
+    current: Any | None,
+    locale: str,
+    *,
+    player: str,
+    board: str | None = None,
+) -> str:
     """The private hint for ``player``: the best few actions (``values``, best first) and what rolling now is worth.
 
     ``current`` is the roll with the dice held as they are (five dice) or rolling on with the dice selected now
@@ -127,18 +141,20 @@ def render(kind: str, state: Any, values: Sequence[Any], current: Any | None, lo
     When there is one move only (a turn's first roll, Tutto's draw, the last empty box or cell, a forced pass) a
     list of one under "Best move" ("roll → 254.6") read as advice where there is no choice: the hint then says
     what the position is worth with best play, and names the move (a roll or draw as its button reads).
+    Buttons are named in ``board``'s language (the game's; None: the reader's ``locale``), as they read there.
     """
+    board = board or locale
     tutto = kind == "tutto"
     scope = "tutto" if tutto else "final"
 
     def value_of(entry: Any) -> str:
         return number(entry.value, locale, decimals=0 if tutto else 1, exact=True)
 
-    moves = list(dict.fromkeys(describe(kind, state, entry.action, locale) for entry in values))
-    if len(moves) == 1 and (current is None or describe(kind, state, current.action, locale) in moves):
+    moves = list(dict.fromkeys(describe(kind, state, entry.action, locale, board) for entry in values))
+    if len(moves) == 1 and (current is None or describe(kind, state, current.action, locale, board) in moves):
         only = values[0].action.kind
         # A roll or draw named as its button reads ("Roll", "Draw & roll"), so the player finds it at a glance.
-        action = t(f"{BUTTON_CATALOGUE.get(kind, kind)}.{only}", locale) if only in BEFORE_THE_DICE else moves[0]
+        action = t(f"{BUTTON_CATALOGUE.get(kind, kind)}.{only}", board) if only in BEFORE_THE_DICE else moves[0]
         return "\n".join(
             [t(f"hint.only_{scope}", locale, value=value_of(values[0])), t("hint.only_move", locale, action=action)]
         )
@@ -146,7 +162,7 @@ def render(kind: str, state: Any, values: Sequence[Any], current: Any | None, lo
     seen: set[str] = set()
     marks: dict[int, str] = {}
     for entry in values:
-        text = describe(kind, state, entry.action, locale)
+        text = describe(kind, state, entry.action, locale, board)
         if text in seen:  # two toggles can lead to the same holds
             continue
         seen.add(text)
@@ -163,7 +179,7 @@ def render(kind: str, state: Any, values: Sequence[Any], current: Any | None, lo
     if marks:
         lines.append(_cell_map(state.grids[player], marks))
     if current is not None:
-        action = describe(kind, state, current.action, locale)
+        action = describe(kind, state, current.action, locale, board)
         if action not in seen:
             lines.append(t(f"hint.current{'_tutto' if tutto else ''}", locale, action=action, value=value_of(current)))
     return "\n".join(lines)

@@ -184,9 +184,15 @@ class KnisterUI:
         if player in state.left:
             return t("knister.grid_left", locale)
         if state.dice is None:
+            # The round message's buttons are named as they read there, in the game's language.
             if player == state.roller:
-                return t("knister.grid_your_roll", locale)
-            return t("knister.grid_wait_roll", locale, player=table.name(state.roller, NAME_LIMIT))
+                return t("knister.grid_your_roll", locale, button=t("knister.roll", table.board_language))
+            return t(
+                "knister.grid_wait_roll",
+                locale,
+                player=table.name(state.roller, NAME_LIMIT),
+                button=t("knister.my_grid", table.board_language),
+            )
         if player in state.placed:
             acting = set(knister.to_act(state))
             waiting = [table.name(p, NAME_LIMIT) for p in knister.rolling_order(state) if p in acting]

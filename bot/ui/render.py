@@ -374,6 +374,14 @@ class Table(Seating, Generic[StateT]):
     #: Its state is left where play stopped, so only this tells the renderer to show it as over rather than as a
     #: turn in progress (or, everybody gone, as final standings with winners).
     ended: bool = False
+    #: The language of the game's public board when ``locale`` is a reader's own (a private view): a private text
+    #: that names one of the board's controls must name it as the board reads. None: the board reads ``locale``.
+    board_locale: str | None = None
+
+    @property
+    def board_language(self) -> str:
+        """The language the public board's controls read, for private text that tells which one to press."""
+        return self.board_locale or self.locale
 
     @property
     def events(self) -> list[Event]:
@@ -382,8 +390,9 @@ class Table(Seating, Generic[StateT]):
         return [event for event in self.state.events if not (self.ended and event.key == "game.over")]
 
     def in_locale(self, locale: str) -> Table[StateT]:
-        """The same table for someone else's language (private views answer in the clicker's locale)."""
-        return replace(self, locale=locale)
+        """The same table for someone else's language (private views answer in the clicker's locale); the board's
+        controls keep the board's language."""
+        return replace(self, locale=locale, board_locale=self.board_language)
 
 
 @dataclass(frozen=True)

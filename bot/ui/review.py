@@ -101,16 +101,16 @@ def loss(value: float, locale: str) -> str:
     return number(value, locale, decimals=2 if 0 < value < 0.05 else 1, exact=True)
 
 
-def line(kind: str, decision: Decision, locale: str) -> str:
+def line(kind: str, decision: Decision, locale: str, board: str | None = None) -> str:
     """One decision: where it was made, the dice, the choice and, when it lost points, the best action and the
-    loss."""
+    loss; a button named as it read on the game's board (``board``'s language: ``hint.describe``)."""
     if not decision.judged:
         return f"{t('review.timeout_mark', locale)} {turn_end(decision, locale)}"
-    chosen = hint.describe(kind, decision.state, decision.chosen, locale)
+    chosen = hint.describe(kind, decision.state, decision.chosen, locale, board)
     params = {"at": position(kind, decision, locale), "dice": dice_of(kind, decision.state, locale), "action": chosen}
     text = t("review.line_best", locale, **params)
     if decision.regret > 0:
-        best = hint.describe(kind, decision.state, decision.best, locale)
+        best = hint.describe(kind, decision.state, decision.best, locale, board)
         text = t("review.line_loss", locale, **params, best=best, loss=loss(decision.regret, locale))
     # No double space where a decision had no dice (Tutto's Stop or Continue); the no-break spaces that hold a group
     # of dice and the ✓ together on a phone stay.
@@ -127,14 +127,16 @@ def turn_end(decision: Decision, locale: str) -> str:
     return t("review.timeout_null", locale, at=at, card=card_name(decision.state.card, locale))
 
 
-def fit(kind: str, decisions: Sequence[Decision], locale: str, limit: int = LIST_LIMIT) -> list[str]:
+def fit(
+    kind: str, decisions: Sequence[Decision], locale: str, limit: int = LIST_LIMIT, board: str | None = None
+) -> list[str]:
     """The decision lines in play order within ``limit`` characters: best ones dropped first, then the smallest
     losses, each group counted in a closing line.
 
     Each line is built once and the running size kept as lines drop: a long game's review has a couple of hundred
     decisions, and measuring them all again after every drop cost a second of CPU per review.
     """
-    texts = [line(kind, d, locale) for d in decisions]
+    texts = [line(kind, d, locale, board) for d in decisions]
     keep = list(range(len(decisions)))
     size = sum(len(text) + 1 for text in texts) + 80
     dropped_best = 0
@@ -158,8 +160,11 @@ def fit(kind: str, decisions: Sequence[Decision], locale: str, limit: int = LIST
     return lines
 
 
-def render(review: Review, channel_id: int, finished_at: float | None, locale: str) -> Rendered:
-    """The review of one player's game, privately.
+def render(
+    review: Review, channel_id: int, finished_at: float | None, locale: str, board: str | None = None
+) -> Rendered:
+    """The review of one player's game, privately, in the reader's ``locale``; the buttons it names as they read on
+    the game's board, in ``board``'s language (the game's; None: the reader's).
 
     The game is named by what its players recognise: its channel and when it ended, which Discord shows as a link
     and in the reader's own time zone and language (QA: "Kniffel #1234", the bot's global game id, meant nothing).
@@ -177,7 +182,7 @@ def render(review: Review, channel_id: int, finished_at: float | None, locale: s
         summary.append(t("review.no_decisions", locale))
     # The costliest have their fields below: listed there only (QA: a phone read them twice).
     worst = {decision.number for decision in review.worst}
-    listed = fit(kind, [decision for decision in review.decisions if decision.number not in worst], locale)
+    listed = fit(kind, [d for d in review.decisions if d.number not in worst], locale, board=board)
     if any(decision.judged for decision in review.decisions):
         summary.append(t("review.values_tutto" if kind == "tutto" else "review.values_final", locale))
     timeouts = len(review.decisions) - len(counted)
@@ -204,8 +209,8 @@ def render(review: Review, channel_id: int, finished_at: float | None, locale: s
         )
         value = "\n".join(
             [
-                t("review.chose", locale, action=hint.describe(kind, decision.state, decision.chosen, locale)),
-                t("review.best", locale, action=hint.describe(kind, decision.state, decision.best, locale)),
+                t("review.chose", locale, action=hint.describe(kind, decision.state, decision.chosen, locale, board)),
+                t("review.best", locale, action=hint.describe(kind, decision.state, decision.best, locale, board)),
             ]
         )
         embed.add_field(name=name[:256], value=value[:1024], inline=False)

@@ -144,3 +144,42 @@ async def test_the_board_names_the_rule_set_as_the_lobby_does(harness: Harness, 
         line = next(line for line in lobby.text.splitlines() if line.startswith(t("lobby.rules", locale)))
         assert line.startswith(f"{t('lobby.rules', locale)}: {name} ("), line
         await (await harness.command(harness.alice, "kniffel end")).message()
+
+
+async def test_a_private_grid_names_the_round_messages_buttons_as_they_read_there(harness: Harness) -> None:
+    """QA (a Polish server, an en-US player): the grid said "press **My grid** on the round message" and "press
+    **Roll**" where the round message's buttons read "Moja tabela" and "Rzuć". The sentence is the reader's, the
+    button's name the board's."""
+    harness.guild.locale = "pl"
+    await harness.start_bot(("cogs.knister",))
+    board = await harness.open_lobby("knister", harness.alice)
+    await press(harness, harness.bob, board, "join")
+    await press(harness, harness.alice, board, "start")
+    state = await harness.state()
+    assert [button.label for button in board.buttons[:2]] == ["Rzuć", "Moja tabela"]
+
+    grids = {}
+    for user in (harness.alice, harness.bob):
+        handle = await harness.server.click_button(user, board, prefix=f"g:{game_id(board)}:grid:")
+        grids[str(user.id)] = (await handle.message()).text
+    roller = grids.pop(state.roller)
+    (waiting,) = grids.values()
+    assert "🎲 Your roll: press **Rzuć** on the round message; this grid then updates itself." in roller
+    assert "(if not, press **Moja tabela** on the round message)" in waiting
+
+
+async def test_a_hint_names_the_button_to_press_as_the_board_reads_it(harness: Harness) -> None:
+    """A turn's only move named as its button (Tutto's "Draw & roll") is the board's button, in the game's
+    language."""
+    harness.guild.locale = "de"
+    await harness.start_bot(("cogs.tutto",))
+    board = await harness.open_lobby("tutto", harness.alice)  # alone: hints are on
+    await press(harness, harness.alice, board, "start")
+    assert harness.bot is not None
+    loading = harness.bot.brain.prepare(await harness.state(), str(harness.alice.id))
+    if loading is not None:
+        await loading
+    assert board.buttons[0].label == "Ziehen & würfeln"
+
+    hint = await press(harness, harness.alice, board, "hint")
+    assert hint.splitlines()[-1] == "Your only move now: **Ziehen & würfeln**", hint

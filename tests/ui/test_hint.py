@@ -259,6 +259,15 @@ def test_a_tutto_plan_names_the_buttons_it_takes_and_what_follows_the_tutto() ->
     assert read(hint.describe("tutto", state, Plan((1, 5), "roll_on"), "en-US")) == "take ⚀ ⚄: Tutto!"
 
 
+def test_a_tutto_hint_names_the_buttons_as_the_games_board_reads_them() -> None:
+    """The reader's sentence, the board's buttons: an en-US player in a German game is told to press "Weiter",
+    the button the board shows, not "Continue"."""
+    state = bonus_tutto([1, 1, 5, 5], [1, 5])
+    on = Plan((1, 5), "roll_on", then="continue")
+    assert read(hint.describe("tutto", state, on, "en-US", "de")) == "take ⚀ ⚄: Tutto!, then Weiter"
+    assert read(hint.describe("tutto", state, tutto.Stop(), "en-US", "hu")) == "Megállok"
+
+
 def test_a_phone_wraps_neither_a_group_of_dice_nor_an_arrow_and_its_value() -> None:
     """QA: a phone broke "take ⚀ ⚅ ⚅ ⚅" after the second die (the last read as the next line's), left "→" at a
     line's end with the value below, and put a review's ✓ alone on a line."""

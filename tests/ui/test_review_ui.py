@@ -29,6 +29,18 @@ def test_the_costliest_decisions_follow_their_heading_without_an_empty_line() ->
     assert all((field.value or "").strip("\u200b \n") for field in embed.fields)
 
 
+def test_a_review_names_a_button_as_the_games_board_read_it() -> None:
+    """A Tutto decision is a button pressed on the board: named in the game's language, the line in the reader's."""
+    state = tutto.new_game(["a"], random.Random(1)).model_copy(update={"phase": "tutto", "card": "bonus_300"})
+    review = Review(
+        "tutto", "standard", "a", (Decision(1, 1, state, tutto.Stop(), 300.0, tutto.Continue(), 320.0, "player"),)
+    )
+
+    embed = review_ui.render(review, 7, 1_800_000_000.0, "en-US", "pl").embeds[0]
+
+    assert [field.value for field in embed.fields] == ["Chosen: Stop\nBest: Dalej"]
+
+
 def poker_turn(dice: list[int], rolls: int) -> dicepoker.State:
     """A two-player dice poker game in its lower part (turn 7), ``dice`` on the table after roll ``rolls``."""
     state = dicepoker.new_game(["a", "b"], random.Random(1))

@@ -1,0 +1,72 @@
+"""A player's refusals of presses on a board are one private message: each new one deletes the older one.
+
+QA (a phone): seven "Not your turn: Carol is playing." in a row under the board pushed its controls off screen. As
+with hints, the newest refusal shows right under the board and the older one goes through its interaction's token.
+Refusals and hints are kept apart: a refusal never takes away the hint the player is reading, nor a hint a refusal.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from fakediscord import Message, User
+from tests.e2e.board import CHANGED
+from tests.e2e.conftest import Harness
+from tests.e2e.test_tutto import Script
+
+pytestmark = pytest.mark.timeout(60)
+
+EXTENSIONS = ("cogs.tutto",)
+NOT_YOUR_TURN = "Not your turn: Alice is playing."
+
+
+def prefix(message: Message, action: str) -> str:
+    return f"g:{int((message.buttons[0].custom_id or '').split(':')[1])}:{action}:"
+
+
+async def press(h: Harness, user: User, message: Message, action: str) -> Message:
+    """``user`` presses the first button of ``action`` on ``message``; the private answer."""
+    return await (await h.server.click_button(user, message, prefix=prefix(message, action))).message()
+
+
+def private(h: Harness, user: User) -> list[str]:
+    """The private messages ``user`` still sees in the channel, oldest first."""
+    return [message.text for message in h.server.visible_messages(h.channel, user) if message.ephemeral]
+
+
+async def test_presses_out_of_turn_leave_one_refusal_on_screen(harness: Harness) -> None:
+    h = harness
+    h.rng = Script(start=0)  # Alice plays first
+    await h.start_bot(EXTENSIONS)
+    board = await h.start_game("tutto", [h.alice, h.bob])
+
+    refusals = [await press(h, h.bob, board, "draw") for _ in range(3)]
+
+    assert [refusal.text for refusal in refusals] == [NOT_YOUR_TURN] * 3
+    await h.server.wait_for(lambda: refusals[0].deleted and refusals[1].deleted, what="the older refusals to go")
+    assert not refusals[2].deleted
+    assert private(h, h.bob) == [NOT_YOUR_TURN]
+
+
+async def test_a_refusal_and_a_hint_never_take_each_other_away(harness: Harness) -> None:
+    h = harness
+    h.rng = Script(["bonus_300"], [1, 5, 2, 3, 4, 6])
+    await h.start_bot(EXTENSIONS)
+    board = await h.start_game("tutto", [h.alice], target=1000)  # alone: hints are on
+    await press(h, h.alice, board, "draw")
+    assert h.bot is not None
+    loading = h.bot.brain.prepare(await h.state(), str(h.alice.id))
+    if loading is not None:
+        await loading
+    hint = await press(h, h.alice, board, "hint")
+    seen = h.snapshot(board)  # what a second client still shows
+    await press(h, h.alice, board, "die")  # picking a die keeps the hint (it names the dice to pick)
+
+    refusal = await (await h.server.click_button(h.alice, seen, prefix=prefix(seen, "die"))).message()
+    assert refusal.text == CHANGED
+    assert h.bot.service.hints.holds(h.channel.id, str(h.alice.id)) and not hint.deleted  # not handed to a deletion
+    again = await press(h, h.alice, board, "hint")
+    await h.server.wait_for(lambda: hint.deleted, what="the older hint to go")
+
+    assert not refusal.deleted and not again.deleted
+    assert private(h, h.alice) == [CHANGED, again.text]
