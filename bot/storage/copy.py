@@ -19,7 +19,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bot.storage.backend import Database, DatabaseError, Row, bundled_migrations, postgres_url, sqlite_path
+from bot.storage.backend import (
+    Database,
+    DatabaseError,
+    Row,
+    bundled_migrations,
+    postgres_url,
+    sqlite_path,
+    sqlite_url_problem,
+)
 from bot.storage.names import storable_name
 from bot.storage.ownership import identify
 from bot.storage.postgres import PostgresDatabase, describe_url
@@ -98,7 +106,13 @@ async def migrate(source: str, target: str) -> Copied:
         check_ports(url)
     except ValueError as error:
         raise DatabaseError(f"--to: {error}") from None
-    path = sqlite_path(source)
+    problem = sqlite_url_problem(source)
+    if problem is not None:
+        raise DatabaseError(f"--from: {problem}")
+    try:
+        path = sqlite_path(source)
+    except ValueError as error:
+        raise DatabaseError(f"--from: {error}") from None
     if not path.is_file():
         raise DatabaseError(f"there is no SQLite database at {path} (--from)")
     with tempfile.TemporaryDirectory(prefix="dicebot-copy-") as folder:

@@ -284,6 +284,7 @@ async def test_a_source_it_cannot_use_names_from_and_the_admins_path(
     ("source", "target", "message"),
     [
         ("sqlite:///missing.sqlite3", "postgresql://x@127.0.0.1/db", "no SQLite database"),
+        ("sqlite:///old.sqlite3?mode=ro", "postgresql://x@127.0.0.1/db", "--from: a sqlite:/// URL takes no query"),
         ("postgresql://x@127.0.0.1/db", "postgresql://x@127.0.0.1/db", "--from must be"),
         ("sqlite:///old.sqlite3", "sqlite:///new.sqlite3", "--to must be"),
         ("sqlite:///old.sqlite3", "postgresql://x@127.0.0.1:99999/db", "--to: port 99999 is not between 1 and 65535"),
