@@ -12,7 +12,14 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from bot.envfile import ENV_FILE
 from bot.sharding import MAX_SHARDS, ShardScope, parse_shard_ids
-from bot.storage.backend import POSTGRES_PREFIXES, SQLITE_PREFIX, postgres_url, sqlite_path
+from bot.storage.backend import (
+    POSTGRES_PREFIXES,
+    SQLITE_PREFIX,
+    home_expanded,
+    postgres_url,
+    sqlite_path,
+    sqlite_url_problem,
+)
 from bot.urls import check_ports, check_server
 
 #: How to fix each setting, shown when its value is missing or invalid.
@@ -29,6 +36,7 @@ FIX_HINTS: dict[str, str] = {
     "discord_gateway_url": "use a ws(s) URL such as ws://127.0.0.1:8080/gateway, or leave it empty",
     "require_token": "use true or false",
     "computer_delay": "use a number of seconds from 1 to 30 (Discord allows about one message edit a second)",
+    "data_dir": "use a folder path this user may write, e.g. /srv/dicebot or ~/dicebot, or leave it empty",
     "health_file": "use a file path the bot may write, e.g. /tmp/dicebot.health, or leave it empty",
     "shard_count": f"use the total number of shards of all processes (1 to {MAX_SHARDS}), or leave it empty",
     "shard_ids": "use this process's shards, comma-separated from 0 to SHARD_COUNT-1 (e.g. 0,1), with SHARD_COUNT set",
@@ -117,10 +125,18 @@ class Settings(BaseSettings):
             return value
         if not value.startswith(SQLITE_PREFIX) or len(value) == len(SQLITE_PREFIX):
             raise ValueError("must start with sqlite:/// followed by a file path, or be a postgresql:// URL")
+        problem = sqlite_url_problem(value)
+        if problem is not None:
+            raise ValueError(problem)
         if str(sqlite_path(value)) == ":memory:":
             # SQLite's name for a database in memory: each connection would have its own, empty one.
             raise ValueError("the bot keeps its games in a file, not in memory; name a file path")
         return value
+
+    @field_validator("data_dir")
+    @classmethod
+    def _home_expanded(cls, value: Path | None) -> Path | None:
+        return None if value is None else home_expanded(value)
 
     @field_validator("discord_api_base")
     @classmethod
@@ -214,6 +230,11 @@ class LaunchSettings(BaseSettings):
     def _empty_is_unset(cls, value: object) -> object:
         """``DATA_DIR=`` as in .env.example: ``data``, not ``Path("")``, the working directory."""
         return empty_is_unset(value)
+
+    @field_validator("data_dir")
+    @classmethod
+    def _home_expanded(cls, value: Path | None) -> Path | None:
+        return None if value is None else home_expanded(value)
 
     @property
     def has_token(self) -> bool:

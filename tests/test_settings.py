@@ -76,6 +76,38 @@ def test_an_empty_data_dir_is_the_default_for_the_playground_too() -> None:
     assert LaunchSettings(data_dir=" ", _env_file=None).data_dir is None
 
 
+def test_a_tilde_in_data_dir_and_a_sqlite_path_is_the_home_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``DATA_DIR=~/dicedata`` made a folder literally named ``~`` in the working directory (QA): neither ``.env``
+    nor a container's environment expands it, so the bot does, as a shell would."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    (tmp_path / ".env").write_text("DISCORD_TOKEN=x\nDATA_DIR=~/dicedata\nDATABASE_URL=sqlite:///~/dice/db.sqlite3\n")
+    settings = Settings()
+    assert settings.files_dir == home / "dicedata"
+    assert settings.database_path == home / "dice" / "db.sqlite3"
+    assert LaunchSettings().data_dir == home / "dicedata"
+    monkeypatch.setenv("DATA_DIR", "~")
+    assert Settings().files_dir == LaunchSettings().data_dir == home
+    # Only at the start of a path, as in a shell; the full path of a folder named "~" stays as it is.
+    assert Settings(discord_token="x", data_dir="data/~x", _env_file=None).files_dir == Path("data/~x")
+    assert Settings(discord_token="x", database_url="sqlite:////srv/~/db.sqlite3").database_path == Path(
+        "/srv/~/db.sqlite3"
+    )
+
+
+def test_a_tilde_of_no_home_folder_is_refused_naming_the_setting() -> None:
+    with pytest.raises(ValidationError) as caught:
+        Settings(discord_token="x", data_dir="~dicebot-no-such-user/data", _env_file=None)
+    assert describe_error(caught.value) == (
+        "DATA_DIR is invalid (Value error, ~dicebot-no-such-user names no home folder on this system; write the full "
+        "path): use a folder path this user may write, e.g. /srv/dicebot or ~/dicebot, or leave it empty"
+    )
+    with pytest.raises(ValidationError, match="~dicebot-no-such-user names no home folder"):
+        LaunchSettings(data_dir="~dicebot-no-such-user", _env_file=None)
+
+
 def test_token_is_never_shown() -> None:
     settings = Settings(discord_token="super-secret")
     assert "super-secret" not in repr(settings)
@@ -112,6 +144,16 @@ def test_token_is_never_shown() -> None:
             "path): use sqlite:///relative/path.sqlite3",
         ),
         ({"discord_token": "x", "database_url": "postgresql://"}, "DATABASE_URL is invalid"),
+        # Opened a new, empty file named "db.sqlite3?mode=ro" (QA).
+        (
+            {"discord_token": "x", "database_url": "sqlite:////srv/db.sqlite3?mode=ro"},
+            "DATABASE_URL is invalid (Value error, a sqlite:/// URL takes no query string (?mode=ro): name the file "
+            "alone): use sqlite:///relative/path.sqlite3",
+        ),
+        (
+            {"discord_token": "x", "database_url": "sqlite:///data/db.sqlite3#main"},
+            "DATABASE_URL is invalid (Value error, a sqlite:/// URL takes no fragment (#main): name the file alone)",
+        ),
         ({"discord_token": "x", "database_pool_size": "0"}, "DATABASE_POOL_SIZE is invalid"),
         ({"discord_token": "x", "database_statement_timeout": "-1"}, "DATABASE_STATEMENT_TIMEOUT is invalid"),
         # Passed "above 0", then reached PostgreSQL as int(0.4 ms) = 0: no timeout at all (QA).
@@ -274,6 +316,19 @@ def test_invalid_value_exits_2(tmp_path: Path, name: str, value: str) -> None:
     assert done.returncode == 2
     assert f"{name} is invalid" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_a_sqlite_url_with_a_query_string_exits_2_and_creates_no_file(tmp_path: Path) -> None:
+    done = run_bot({"DISCORD_TOKEN": "x", "DATABASE_URL": "sqlite:///db.sqlite3?mode=ro"}, tmp_path)
+    assert done.returncode == 2
+    [line] = done.stderr.splitlines()
+    assert line.startswith("dicebot: DATABASE_URL is invalid (Value error, a sqlite:/// URL takes no query string")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_postgresql_url_keeps_its_search_path() -> None:
+    url = "postgresql://dice@db:5432/dicebot?search_path=dicebot"
+    assert Settings(discord_token="x", database_url=url, _env_file=None).database_url == url
 
 
 @pytest.mark.parametrize(

@@ -213,8 +213,28 @@ def postgres_url(target: Path | str) -> str | None:
 
 
 def sqlite_path(target: Path | str) -> Path:
-    """The SQLite file of a ``sqlite:///`` URL (or a path given as such)."""
-    return Path(target.removeprefix(SQLITE_PREFIX)) if isinstance(target, str) else target
+    """The SQLite file of a ``sqlite:///`` URL (or a path given as such); a ``~`` the URL starts its path with is
+    the home folder, as a shell reads it (ValueError when there is none)."""
+    return home_expanded(Path(target.removeprefix(SQLITE_PREFIX))) if isinstance(target, str) else target
+
+
+def sqlite_url_problem(url: str) -> str | None:
+    """Why a ``sqlite:///`` URL cannot name a file, or None. A query string or fragment is not read: the bot
+    opened ``sqlite:////path/db.sqlite3?mode=ro`` as a new, empty file named ``db.sqlite3?mode=ro`` (QA)."""
+    for mark, part in (("?", "query string"), ("#", "fragment")):
+        if mark in url:
+            return f"a sqlite:/// URL takes no {part} ({mark}{url.split(mark, 1)[1]}): name the file alone"
+    return None
+
+
+def home_expanded(path: Path) -> Path:
+    """``path`` with a leading ``~`` or ``~user`` made the home folder, as a shell does where ``.env`` and a
+    container's environment do not: ``DATA_DIR=~/dicedata`` made a folder named ``~`` in the working directory.
+    ValueError naming it when there is no such home folder (no ``HOME``, no such user)."""
+    try:
+        return path.expanduser()
+    except RuntimeError:
+        raise ValueError(f"{path.parts[0]} names no home folder on this system; write the full path") from None
 
 
 @dataclass(frozen=True)

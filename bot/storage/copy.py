@@ -19,10 +19,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bot.storage.backend import Database, DatabaseError, Row, postgres_url, sqlite_path
+from bot.storage.backend import (
+    Database,
+    DatabaseError,
+    Row,
+    bundled_migrations,
+    postgres_url,
+    sqlite_path,
+    sqlite_url_problem,
+)
 from bot.storage.names import storable_name
+from bot.storage.ownership import identify
 from bot.storage.postgres import PostgresDatabase, describe_url
-from bot.storage.sqlite import SqliteDatabase, check_sound, schema_version
+from bot.storage.sqlite import SqliteDatabase, check_sound, found
 from bot.urls import check_ports
 
 if TYPE_CHECKING:
@@ -97,14 +106,20 @@ async def migrate(source: str, target: str) -> Copied:
         check_ports(url)
     except ValueError as error:
         raise DatabaseError(f"--to: {error}") from None
-    path = sqlite_path(source)
+    problem = sqlite_url_problem(source)
+    if problem is not None:
+        raise DatabaseError(f"--from: {problem}")
+    try:
+        path = sqlite_path(source)
+    except ValueError as error:
+        raise DatabaseError(f"--from: {error}") from None
     if not path.is_file():
         raise DatabaseError(f"there is no SQLite database at {path} (--from)")
     with tempfile.TemporaryDirectory(prefix="dicebot-copy-") as folder:
         snapshot = Path(folder) / "snapshot.sqlite3"
         if _snapshot(path, snapshot) == 0:
-            # Refused before connecting, whose migrations would run on the copy: another program's file failed on
-            # a table of the same name, and an empty one "copied" 0 games as a success into a target no longer empty.
+            # Refused before connecting, whose migrations would run on the copy: a file with no table "copied" 0
+            # games as a success into a target no longer empty (another program's file is refused by _snapshot).
             raise DatabaseError(
                 f"there is no dicebot database in {path} (--from): name the SQLite file the bot's DATABASE_URL names"
             )
@@ -121,7 +136,8 @@ async def migrate(source: str, target: str) -> Copied:
 
 def _snapshot(path: Path, into: Path) -> int:
     """A consistent copy of the live file (its WAL included) without writing to it; its schema version, 0 when it
-    holds none of dicebot's tables. A damaged file is refused as damaged first, whatever it holds."""
+    holds no table at all. A damaged file is refused as damaged first, whatever it holds, then another program's
+    (:mod:`bot.storage.ownership`)."""
     try:
         source = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     except sqlite3.Error as exc:
@@ -130,7 +146,7 @@ def _snapshot(path: Path, into: Path) -> int:
         with sqlite3.connect(into) as copy:
             source.backup(copy)
             check_sound(copy, path, "--from")
-            version = schema_version(copy)
+            version = identify(found(copy), bundled_migrations("sqlite"), str(path), "--from", new_allowed=False)
         copy.close()
     except sqlite3.Error as exc:
         raise DatabaseError(f"cannot read the SQLite database {path} (--from): {exc}") from exc

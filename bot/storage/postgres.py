@@ -31,6 +31,7 @@ from bot.storage.backend import (
     numbered,
     refuse_newer,
 )
+from bot.storage.ownership import VERSION_TABLE, Found, identify
 
 if TYPE_CHECKING:
     from asyncpg.pool import PoolConnectionProxy
@@ -232,6 +233,31 @@ async def schema_version(conn: Connection) -> int:
     return int(value) if value is not None else 0
 
 
+async def found(conn: Connection) -> tuple[Found, str]:
+    """What the schema the bot would create its tables in holds, for :func:`~bot.storage.ownership.identify`, and
+    its name: only that schema's tables count (another schema of the ``search_path`` is not the bot's to take)."""
+    schema, quoted = await _row(conn, "SELECT current_schema(), quote_ident(current_schema())")
+    names = await conn.fetch(
+        "SELECT lower(c.relname) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+        "WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p', 'v', 'm', 'f')"
+    )
+    tables = frozenset(str(row[0]) for row in names)
+    if VERSION_TABLE not in tables:
+        return Found(tables), schema
+    columns = await conn.fetch(
+        "SELECT lower(a.attname), lower(format_type(a.atttypid, a.atttypmod)), a.attnotnull FROM pg_attribute a "
+        "JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace "
+        "WHERE n.nspname = current_schema() AND lower(c.relname) = $1 AND a.attnum > 0 AND NOT a.attisdropped "
+        "ORDER BY a.attnum",
+        VERSION_TABLE,
+    )
+    probe = Found(tables, tuple((str(name), str(kind), bool(required)) for name, kind, required in columns))
+    if not probe.dicebot_version_table:
+        return probe, schema
+    rows = await conn.fetch(f"SELECT version FROM {quoted}.{VERSION_TABLE} LIMIT 2")
+    return Found(tables, probe.version_columns, tuple(row[0] for row in rows)), schema
+
+
 async def _require_schema(conn: Connection, where: str, setting: str) -> None:
     """Raise :class:`DatabaseError` when no schema of the ``search_path`` can be used: one that does not exist
     (``?search_path=dicebot`` before ``CREATE SCHEMA dicebot``), or one the role may not use, which PostgreSQL
@@ -289,14 +315,14 @@ async def _row(conn: Connection, sql: str, *params: object) -> asyncpg.Record:
 async def _migrate(conn: Connection, migrations: list[Migration], where: str, setting: str) -> None:
     """Apply every migration newer than the database, each in its own transaction with its version bump.
 
-    A newer database is refused before anything is written. The advisory lock makes processes that start
-    together wait for each other rather than apply the same migration twice; a database that is up to date takes
-    no lock, so a start waits for nobody. The statement timeout, meant for the statements of clicks, is off while
-    migrating: a backfill on a big database, or the wait for another process's, may take longer, and cutting it
-    short would stop the bot from starting.
+    A newer database, and one that is not dicebot's (:mod:`bot.storage.ownership`), is refused before anything is
+    written. The advisory lock makes processes that start together wait for each other rather than apply the same
+    migration twice; a database that is up to date takes no lock, so a start waits for nobody. The statement
+    timeout, meant for the statements of clicks, is off while migrating: a backfill on a big database, or the wait
+    for another process's, may take longer, and cutting it short would stop the bot from starting.
     """
-    current = await schema_version(conn)
-    refuse_newer(current, migrations, where, setting)
+    facts, schema = await found(conn)
+    current = identify(facts, migrations, where, setting, schema)
     if not migrations or current >= migrations[-1].version:
         return
     await _require_create(conn, where, setting)

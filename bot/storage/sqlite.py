@@ -31,9 +31,9 @@ from bot.storage.backend import (
     Sql,
     Transaction,
     bundled_migrations,
-    refuse_newer,
 )
 from bot.storage.group_commit import REFUSED_VALUES, GroupCommit, Member, WriterBusy, run_group, translated
+from bot.storage.ownership import VERSION_TABLE, Found, identify
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -97,7 +97,8 @@ class SqliteDatabase(Database):
         """Open (creating the folder and file if needed), check and migrate, or raise :class:`DatabaseError`.
 
         Refused up front rather than failing on the first click: a folder, an existing empty file (a new database
-        is created only where there was no file), a file that cannot be written, and one whose pages are damaged.
+        is created only where there was no file), a file that cannot be written, one whose pages are damaged, and
+        another program's (:mod:`bot.storage.ownership`), the last two before anything writes to the file.
         Every error names ``setting``, what the admin wrote the path into, and ``where``, the file the admin named
         (``path`` unless given): ``migrate-db`` opens a temporary snapshot of its ``--from`` file, a path that is
         gone by the time the admin reads the error.
@@ -234,9 +235,10 @@ def _connect(path: Path) -> sqlite3.Connection:
 
 
 def _prepare(conn: sqlite3.Connection, migrations: list[Migration], where: Path, setting: str) -> None:
-    # The version is checked before any pragma writes to the file, so a newer database stays byte-for-byte intact.
-    refuse_newer(schema_version(conn), migrations, str(where), setting)
+    # Whose database it is, and its version, are checked before any pragma writes to the file (journal_mode=WAL
+    # stays in it for good), so another program's file or a newer dicebot's stays byte-for-byte intact.
     check_sound(conn, where, setting)
+    identify(found(conn), migrations, str(where), setting)
     _configure(conn)
     _probe_write(conn)
     _migrate(conn, migrations)
@@ -284,6 +286,26 @@ def _configure(conn: sqlite3.Connection) -> None:
     conn.execute("PRAGMA foreign_keys = ON")
     conn.execute("PRAGMA journal_mode = WAL").fetchone()
     conn.execute("PRAGMA synchronous = NORMAL")
+
+
+def found(conn: sqlite3.Connection) -> Found:
+    """What the file holds, for :func:`~bot.storage.ownership.identify`: read without writing anything."""
+    tables = frozenset(
+        str(name).lower()
+        for (name,) in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
+        )
+    )
+    if VERSION_TABLE not in tables:
+        return Found(tables)
+    columns = tuple(
+        (str(name).lower(), str(kind).lower(), bool(required))
+        for _, name, kind, required, *_ in conn.execute(f"PRAGMA table_info({VERSION_TABLE})")
+    )
+    probe = Found(tables, columns)
+    if not probe.dicebot_version_table:
+        return probe
+    return Found(tables, columns, tuple(row[0] for row in conn.execute(f"SELECT version FROM {VERSION_TABLE} LIMIT 2")))
 
 
 def schema_version(conn: sqlite3.Connection) -> int:

@@ -10,11 +10,13 @@ import sqlite3
 import sys
 from pathlib import Path
 
+import asyncpg
 import pytest
 
 from bot.settings import environment_names
 from fakediscord import FakeDiscord
-from tests.postgres import schema_of_another_role
+from tests.newer import newer_sqlite
+from tests.postgres import fresh_schema, schema_of_another_role
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -78,10 +80,7 @@ async def test_runs_answers_help_and_stops_cleanly_on_sigterm(tmp_path: Path) ->
 
 
 async def test_database_from_a_newer_version_stops_with_one_line(tmp_path: Path) -> None:
-    database = tmp_path / "dicebot.sqlite3"
-    with sqlite3.connect(database) as conn:
-        conn.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
-        conn.execute("INSERT INTO schema_version VALUES (9999)")
+    database = newer_sqlite(tmp_path / "dicebot.sqlite3")
     before = database.read_bytes()
     async with FakeDiscord(token=TOKEN) as server:
         returncode, stderr = await stopped(bot_env(server, database), tmp_path)
@@ -120,6 +119,32 @@ async def test_a_schema_the_role_may_not_use_stops_with_one_line_naming_the_gran
     lines = [line for line in stderr.splitlines() if line.startswith("dicebot:")]
     assert returncode == 2
     assert lines == ["dicebot: " + problem.format(schema=schema, role=role, where=url)]
+    assert "Traceback" not in stderr
+
+
+async def test_another_programs_postgresql_schema_stops_with_one_line_and_is_left_as_it_was(tmp_path: Path) -> None:
+    """Its ``schema_version(version int)`` of 3 was overwritten with 19 and dicebot's tables added beside its own
+    (QA): a schema the admin pointed at by mistake lost its program's data."""
+    async with fresh_schema() as url:
+        conn = await asyncpg.connect(url)
+        try:
+            await conn.execute("CREATE TABLE schema_version (version int); INSERT INTO schema_version VALUES (3)")
+            async with FakeDiscord(token=TOKEN) as server:
+                env = bot_env(server, tmp_path / "db.sqlite3", DATABASE_URL=url)
+                returncode, stderr = await stopped(env, tmp_path)
+            tables = await conn.fetch("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()")
+            assert [tuple(row) for row in tables] == [("schema_version",)]
+            assert await conn.fetch("SELECT version FROM schema_version") == [(3,)]
+            schema = await conn.fetchval("SELECT current_schema()")
+        finally:
+            await conn.close()
+    lines = [line for line in stderr.splitlines() if line.startswith("dicebot:")]
+    assert returncode == 2
+    assert lines == [
+        f"dicebot: schema {schema} of the database {url} (DATABASE_URL) is not a dicebot database: its schema_version "
+        "has the columns (version integer), not dicebot's (version integer not null); it was left untouched: point "
+        "DATABASE_URL at dicebot's database or at a new one"
+    ]
     assert "Traceback" not in stderr
 
 

@@ -6,7 +6,6 @@ import asyncio
 import os
 import signal
 import socket
-import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -18,6 +17,7 @@ import pytest
 import bot.__main__ as entry
 from bot.settings import environment_names
 from bot.urls import netloc
+from tests.newer import newer_sqlite
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -192,9 +192,7 @@ def test_the_address_the_warning_names_is_as_a_url_writes_it(host: str, address:
 
 def test_a_bot_that_cannot_start_ends_the_playground_with_its_error(tmp_path: Path) -> None:
     (tmp_path / "data").mkdir()
-    with sqlite3.connect(tmp_path / "data" / "playground.sqlite3") as conn:
-        conn.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
-        conn.execute("INSERT INTO schema_version VALUES (9999)")
+    newer_sqlite(tmp_path / "data" / "playground.sqlite3")
     done = refused(tmp_path)
     assert done.returncode == 2
     assert done.stdout == ""

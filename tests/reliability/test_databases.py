@@ -43,10 +43,22 @@ def damaged(tmp_path: Path) -> Path:
     return path
 
 
+def another_programs(tmp_path: Path) -> Path:
+    """A file of another program's that happens to have a table of dicebot's name: it was switched to WAL for good
+    before the bot failed on a table it lacked (QA)."""
+    path = tmp_path / "dicebot.sqlite3"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE games (id INTEGER PRIMARY KEY, title TEXT)")
+        conn.execute("CREATE TABLE players (id INTEGER PRIMARY KEY)")
+    conn.close()
+    return path
+
+
 CASES: dict[str, tuple[Callable[[Path], Path], str]] = {
     "folder": (folder, "is a folder"),
     "empty file": (empty_file, "is empty (0 bytes)"),
     "damaged": (damaged, "is damaged"),
+    "another program's": (another_programs, "is not a dicebot database: it has tables games, players but no schema_"),
 }
 
 

@@ -30,6 +30,7 @@ from bot.storage import (
 )
 from bot.storage.copy import migrate
 from bot.storage.forgotten import FORGOTTEN_NAME
+from tests.newer import newer_sqlite
 from tests.postgres import fresh_schema, server_url
 from tests.reliability.test_databases import damaged
 from tests.results import store_finished_game
@@ -232,9 +233,16 @@ async def test_a_target_that_does_not_exist_names_to_not_database_url(tmp_path: 
     assert "(--to)" in str(refused.value) and "DATABASE_URL" not in str(refused.value)
 
 
-@pytest.mark.parametrize("tables", [(), ("CREATE TABLE notes (text TEXT)",), ("CREATE TABLE games (id INTEGER)",)])
+@pytest.mark.parametrize(
+    ("tables", "message"),
+    [
+        ((), "there is no dicebot database in {path} (--from): name the SQLite file the bot's DATABASE_URL names"),
+        (("CREATE TABLE notes (text TEXT)",), "the database {path} (--from) is not a dicebot database: it has table "),
+        (("CREATE TABLE games (id INTEGER)",), "the database {path} (--from) is not a dicebot database: it has table "),
+    ],
+)
 async def test_a_source_without_dicebots_tables_is_refused_before_the_target_is_touched(
-    tmp_path: Path, tables: tuple[str, ...]
+    tmp_path: Path, tables: tuple[str, ...], message: str
 ) -> None:
     """It reported copying 0 games as a success, and the target held dicebot's tables afterwards (QA)."""
     path = tmp_path / "empty.sqlite3"
@@ -245,9 +253,7 @@ async def test_a_source_without_dicebots_tables_is_refused_before_the_target_is_
     async with fresh_schema(server_url()) as url:
         with pytest.raises(DatabaseError) as refused:
             await migrate(f"sqlite:///{path}", url)
-        assert str(refused.value) == (
-            f"there is no dicebot database in {path} (--from): name the SQLite file the bot's DATABASE_URL names"
-        )
+        assert str(refused.value).startswith(message.format(path=path))
         target = await asyncpg.connect(url)
         try:
             assert await target.fetch("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()") == []
@@ -257,12 +263,7 @@ async def test_a_source_without_dicebots_tables_is_refused_before_the_target_is_
 
 def newer_schema(tmp_path: Path) -> Path:
     """A database a newer dicebot wrote: its schema version is beyond this dicebot's migrations."""
-    path = tmp_path / "old.sqlite3"
-    with sqlite3.connect(path) as conn:
-        conn.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
-        conn.execute("INSERT INTO schema_version (version) VALUES (99999)")
-    conn.close()
-    return path
+    return newer_sqlite(tmp_path / "old.sqlite3", 99999)
 
 
 @pytest.mark.parametrize(("make", "message"), [(newer_schema, "newer than this dicebot"), (damaged, "is damaged")])
@@ -283,6 +284,7 @@ async def test_a_source_it_cannot_use_names_from_and_the_admins_path(
     ("source", "target", "message"),
     [
         ("sqlite:///missing.sqlite3", "postgresql://x@127.0.0.1/db", "no SQLite database"),
+        ("sqlite:///old.sqlite3?mode=ro", "postgresql://x@127.0.0.1/db", "--from: a sqlite:/// URL takes no query"),
         ("postgresql://x@127.0.0.1/db", "postgresql://x@127.0.0.1/db", "--from must be"),
         ("sqlite:///old.sqlite3", "sqlite:///new.sqlite3", "--to must be"),
         ("sqlite:///old.sqlite3", "postgresql://x@127.0.0.1:99999/db", "--to: port 99999 is not between 1 and 65535"),
