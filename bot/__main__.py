@@ -37,7 +37,8 @@ def fail(message: str) -> int:
 
 
 def warn_misspelt_settings() -> None:
-    """One line on standard error for each near miss of a setting's name in ``.env`` (see the settings module)."""
+    """One line on standard error for each near miss of a setting's name in ``.env`` or the environment (see the
+    settings module)."""
     from bot.settings import misspelt_settings
 
     for warning in misspelt_settings():

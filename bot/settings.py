@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import difflib
+import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -230,25 +232,57 @@ def environment_names() -> frozenset[str]:
     return frozenset(name.upper() for model in models for name in model.model_fields)
 
 
-def misspelt_settings(env_file: Path = ENV_FILE) -> list[str]:
-    """A warning for each key in ``.env`` that is no setting but close to one (``DISCORD_TOKN``): pydantic ignores
-    unknown keys, so a typo would otherwise start the playground or a default database without a word.
+def misspelt_settings(env_file: Path = ENV_FILE, environ: Mapping[str, str] | None = None) -> list[str]:
+    """A warning for each name in ``.env`` or in the environment that is no setting but close to one
+    (``DISCORD_TOKN``): pydantic ignores unknown names, so a typo would otherwise start the playground or a default
+    database without a word. Docker's ``--env-file`` and compose's ``env_file`` pass ``.env``'s lines as environment
+    variables, so there the environment is where a typo arrives.
 
     Only near misses warn: compose reads the same file for its own keys (``POSTGRES_PASSWORD``). A warning, not
     exit code 2, because an unrelated key that happens to look like one (``DATABASE_USER`` for a backup script)
-    must not stop a bot that worked before.
+    must not stop a bot that worked before. The environment holds every program's variables, so there only a
+    typo's distance counts (:func:`typo_of`), not the looser likeness ``.env`` is held to. A name in both is
+    named once, in ``.env``.
     """
-    if not env_file.is_file():
-        return []
     known = sorted(environment_names())
     warnings = []
-    for name in dotenv_values(env_file, encoding="utf-8"):
+    in_file = list(dotenv_values(env_file, encoding="utf-8")) if env_file.is_file() else []
+    for name in in_file:
         if name.upper() in known:
             continue
         close = difflib.get_close_matches(name.upper(), known, n=1, cutoff=0.8)
         if close:
-            warnings.append(f"warning: {name} in .env is not a setting and is ignored; did you mean {close[0]}?")
+            warnings.append(f"warning: {name} in {env_file} is not a setting and is ignored; did you mean {close[0]}?")
+    for name in sorted(os.environ if environ is None else environ):
+        if name.upper() in known or name in in_file:
+            continue
+        meant = next((setting for setting in known if typo_of(name.upper(), setting)), None)
+        if meant is not None:
+            warnings.append(
+                f"warning: {name} in the environment is not a setting and is ignored; did you mean {meant}?"
+            )
     return warnings
+
+
+def typo_of(name: str, setting: str) -> bool:
+    """Whether ``name`` is ``setting`` with a slip of the keyboard: one letter typed, left out, changed or two
+    swapped (``DATABSE_URL``, ``SHARD_ID``, ``LOGLEVEL``), two in a name of ten letters or more. Other programs'
+    variables that merely share a word (``DATABASE_USER``, ``GUILD_ID``) are further off."""
+    allowed = 2 if len(setting) >= 10 else 1
+    if abs(len(name) - len(setting)) > allowed:
+        return False
+    # Optimal string alignment distance: edits where swapping two neighbours counts as one.
+    before: list[int] = []
+    previous = list(range(len(setting) + 1))
+    for i, char in enumerate(name, 1):
+        current = [i]
+        for j, other in enumerate(setting, 1):
+            cost = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (char != other))
+            if i > 1 and j > 1 and char == setting[j - 2] and name[i - 2] == other:
+                cost = min(cost, before[j - 2] + 1)
+            current.append(cost)
+        before, previous = previous, current
+    return previous[-1] <= allowed
 
 
 def describe_error(error: ValidationError) -> str:

@@ -341,6 +341,37 @@ def test_a_near_miss_of_a_setting_in_dotenv_warns_with_the_right_name(tmp_path: 
     ]
 
 
+def test_a_near_miss_of_a_setting_in_the_environment_warns_once_per_name(tmp_path: Path) -> None:
+    """Docker's --env-file and compose pass .env's lines as environment variables: ``DATABSE_URL`` there silently
+    used SQLite (QA). Other programs' variables that only share a word stay quiet, and so does a setting in any
+    case; a name also in .env is named once."""
+    (tmp_path / ".env").write_text("DISCORD_TOKN=abc\n")
+    environ = {
+        name: "x"
+        for name in (
+            "DATABSE_URL", "SHARD_ID", "LOGLEVEL", "DISCROD_TOKEN", "DISCORD_TOKN", "database_url", "LOG_LEVEL",
+            "DATABASE_USER", "DATABASE", "GUILD_ID", "SHARDS", "PATH", "HOSTNAME", "POSTGRES_PASSWORD",
+        )
+    }  # fmt: skip
+    assert misspelt_settings(environ=environ) == [
+        "warning: DISCORD_TOKN in .env is not a setting and is ignored; did you mean DISCORD_TOKEN?",
+        "warning: DATABSE_URL in the environment is not a setting and is ignored; did you mean DATABASE_URL?",
+        "warning: DISCROD_TOKEN in the environment is not a setting and is ignored; did you mean DISCORD_TOKEN?",
+        "warning: LOGLEVEL in the environment is not a setting and is ignored; did you mean LOG_LEVEL?",
+        "warning: SHARD_ID in the environment is not a setting and is ignored; did you mean SHARD_IDS?",
+    ]
+
+
+def test_a_misspelt_variable_in_the_environment_is_named_at_start(tmp_path: Path) -> None:
+    done = run_bot({"REQUIRE_TOKEN": "true", "DATABSE_URL": "postgresql://dice@db/dicebot"}, tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        "dicebot: warning: DATABSE_URL in the environment is not a setting and is ignored; did you mean DATABASE_URL?",
+        "dicebot: DISCORD_TOKEN is missing: set it to your bot token from the Discord developer portal "
+        "(see .env.example)",
+    ]
+
+
 @pytest.mark.parametrize("data_dir", ["afile", "afile/below"])
 def test_a_data_dir_the_bot_cannot_write_exits_2_naming_it(tmp_path: Path, data_dir: str) -> None:
     """It started anyway, warned without naming DATA_DIR, and built every strategy table again at each start."""
