@@ -15,7 +15,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from bot.envfile import ENV_FILE
 from bot.sharding import MAX_SHARDS, ShardScope, parse_shard_ids
 from bot.storage.backend import POSTGRES_PREFIXES, SQLITE_PREFIX, postgres_url, sqlite_path
-from bot.urls import check_ports, check_server
+from bot.urls import check_database_url, check_server
 
 #: How to fix each setting, shown when its value is missing or invalid.
 FIX_HINTS: dict[str, str] = {
@@ -115,7 +115,7 @@ class Settings(BaseSettings):
     @classmethod
     def _database_url(cls, value: str) -> str:
         if value.startswith(POSTGRES_PREFIXES) and value.split("://", 1)[1]:
-            check_ports(value)
+            check_database_url(value)
             return value
         if not value.startswith(SQLITE_PREFIX) or len(value) == len(SQLITE_PREFIX):
             raise ValueError("must start with sqlite:/// followed by a file path, or be a postgresql:// URL")

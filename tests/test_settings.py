@@ -13,7 +13,7 @@ from pydantic import ValidationError
 
 from bot.__main__ import main, parse
 from bot.envfile import env_file_problem
-from bot.settings import LaunchSettings, Settings, describe_error, environment_names, misspelt_settings
+from bot.settings import FIX_HINTS, LaunchSettings, Settings, describe_error, environment_names, misspelt_settings
 
 ENV_NAMES = environment_names()
 EXAMPLE = Path(__file__).resolve().parents[1] / ".env.example"
@@ -281,6 +281,23 @@ def test_invalid_value_exits_2(tmp_path: Path, name: str, value: str) -> None:
 )
 def test_postgresql_urls_with_good_ports_pass(url: str) -> None:
     assert Settings(discord_token="x", database_url=url, _env_file=None).uses_postgres
+
+
+@pytest.mark.parametrize("password", ["Zx9/Qk+3w=", "ab#cdef", "p@ss:x5"])
+def test_a_password_with_a_reserved_character_is_one_line_asking_to_encode_it_never_showing_it(
+    tmp_path: Path, password: str
+) -> None:
+    """``Zx9/Qk+3w=`` read "port 'Zx9' is not a number", printing the password's start; ``p@ss:x5`` passed and
+    broke in the driver, which splits at the first @ (QA)."""
+    done = run_bot(
+        {"DISCORD_TOKEN": "x", "DATABASE_URL": f"postgresql://postgres:{password}@db:5432/dicebot"}, tmp_path
+    )
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        "dicebot: DATABASE_URL is invalid (Value error, the password or user name holds a character a URL reserves "
+        "(/ ? # @ [ ]): percent-encode each (/ as %2F, ? as %3F, # as %23, @ as %40, [ as %5B, ] as %5D, and % "
+        "itself as %25), or use a password of letters and digits only): " + FIX_HINTS["database_url"]
+    ]
 
 
 def test_a_token_of_spaces_is_empty_where_a_token_is_required(tmp_path: Path) -> None:

@@ -23,7 +23,7 @@ from bot.storage.backend import Database, DatabaseError, Row, postgres_url, sqli
 from bot.storage.names import storable_name
 from bot.storage.postgres import PostgresDatabase, describe_url
 from bot.storage.sqlite import SqliteDatabase, check_sound, schema_version
-from bot.urls import check_ports
+from bot.urls import check_database_url
 
 if TYPE_CHECKING:
     from bot.storage.postgres import Connection
@@ -94,7 +94,7 @@ async def migrate(source: str, target: str) -> Copied:
     if url is None:
         raise DatabaseError("--to must be a postgresql:// URL of an empty database")
     try:
-        check_ports(url)
+        check_database_url(url)
     except ValueError as error:
         raise DatabaseError(f"--to: {error}") from None
     path = sqlite_path(source)
