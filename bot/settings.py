@@ -37,6 +37,24 @@ FIX_HINTS: dict[str, str] = {
 }
 
 
+#: Where the bot keeps its games unless ``DATABASE_URL`` says otherwise.
+DEFAULT_DATABASE_URL = "sqlite:///data/dicebot.sqlite3"
+
+
+def checked_database_url(value: str) -> str:
+    """``value`` if it names a SQLite file or a PostgreSQL database the bot can use, else ValueError (whose text
+    names no part of a password: see :func:`bot.urls.check_database_url`)."""
+    if value.startswith(POSTGRES_PREFIXES) and value.split("://", 1)[1]:
+        check_database_url(value)
+        return value
+    if not value.startswith(SQLITE_PREFIX) or len(value) == len(SQLITE_PREFIX):
+        raise ValueError("must start with sqlite:/// followed by a file path, or be a postgresql:// URL")
+    if str(sqlite_path(value)) == ":memory:":
+        # SQLite's name for a database in memory: each connection would have its own, empty one.
+        raise ValueError("the bot keeps its games in a file, not in memory; name a file path")
+    return value
+
+
 def empty_is_unset(value: object) -> object:
     """An empty line in .env (``DEV_GUILD_ID=``) means "not set", as admins expect."""
     return None if isinstance(value, str) and not value.strip() else value
@@ -48,7 +66,7 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_file=ENV_FILE, env_file_encoding="utf-8", extra="ignore")
 
     discord_token: SecretStr = Field(min_length=1)
-    database_url: str = "sqlite:///data/dicebot.sqlite3"
+    database_url: str = DEFAULT_DATABASE_URL
     #: PostgreSQL only: the most connections this process holds (each request borrows one for its statements).
     database_pool_size: int = Field(default=10, ge=1, le=100)
     #: PostgreSQL only: seconds a statement may run before the server cancels it ("try again" for that click).
@@ -114,15 +132,7 @@ class Settings(BaseSettings):
     @field_validator("database_url")
     @classmethod
     def _database_url(cls, value: str) -> str:
-        if value.startswith(POSTGRES_PREFIXES) and value.split("://", 1)[1]:
-            check_database_url(value)
-            return value
-        if not value.startswith(SQLITE_PREFIX) or len(value) == len(SQLITE_PREFIX):
-            raise ValueError("must start with sqlite:/// followed by a file path, or be a postgresql:// URL")
-        if str(sqlite_path(value)) == ":memory:":
-            # SQLite's name for a database in memory: each connection would have its own, empty one.
-            raise ValueError("the bot keeps its games in a file, not in memory; name a file path")
-        return value
+        return checked_database_url(value)
 
     @field_validator("discord_api_base")
     @classmethod
@@ -220,6 +230,34 @@ class LaunchSettings(BaseSettings):
     @property
     def has_token(self) -> bool:
         return bool(self.discord_token.strip())
+
+
+class DatabaseSettings(BaseSettings):
+    """What ``python -m bot backup`` reads: ``DATABASE_URL`` alone, checked as :class:`Settings` checks it, so a
+    backup needs no token (a container's ``REQUIRE_TOKEN`` included)."""
+
+    model_config = SettingsConfigDict(env_file=ENV_FILE, env_file_encoding="utf-8", extra="ignore")
+
+    database_url: str = DEFAULT_DATABASE_URL
+
+    @field_validator("database_url", mode="before")
+    @classmethod
+    def _empty_is_default(cls, value: object) -> object:
+        return DEFAULT_DATABASE_URL if empty_is_unset(value) is None else value
+
+    @field_validator("database_url")
+    @classmethod
+    def _database_url(cls, value: str) -> str:
+        return checked_database_url(value)
+
+    @property
+    def uses_postgres(self) -> bool:
+        return postgres_url(self.database_url) is not None
+
+    @property
+    def database_path(self) -> Path:
+        """The SQLite file named by ``DATABASE_URL`` (relative paths are relative to the working directory)."""
+        return sqlite_path(self.database_url)
 
 
 def environment_names() -> frozenset[str]:

@@ -13,16 +13,16 @@ player has any more, and the week and month windows are built again by the targe
 
 from __future__ import annotations
 
-import sqlite3
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bot.storage.backend import Database, DatabaseError, Row, postgres_url, sqlite_path
+from bot.storage.backup import snapshot
 from bot.storage.names import storable_name
 from bot.storage.postgres import PostgresDatabase, describe_url
-from bot.storage.sqlite import SqliteDatabase, check_sound, schema_version
+from bot.storage.sqlite import SqliteDatabase
 from bot.urls import check_database_url
 
 if TYPE_CHECKING:
@@ -101,14 +101,14 @@ async def migrate(source: str, target: str) -> Copied:
     if not path.is_file():
         raise DatabaseError(f"there is no SQLite database at {path} (--from)")
     with tempfile.TemporaryDirectory(prefix="dicebot-copy-") as folder:
-        snapshot = Path(folder) / "snapshot.sqlite3"
-        if _snapshot(path, snapshot) == 0:
+        taken = Path(folder) / "snapshot.sqlite3"
+        if snapshot(path, taken, "--from") == 0:
             # Refused before connecting, whose migrations would run on the copy: another program's file failed on
             # a table of the same name, and an empty one "copied" 0 games as a success into a target no longer empty.
             raise DatabaseError(
                 f"there is no dicebot database in {path} (--from): name the SQLite file the bot's DATABASE_URL names"
             )
-        old = await SqliteDatabase.connect(snapshot, setting="--from", where=path)
+        old = await SqliteDatabase.connect(taken, setting="--from", where=path)
         try:
             new = await PostgresDatabase.connect(url, setting="--to")
             try:
@@ -117,26 +117,6 @@ async def migrate(source: str, target: str) -> Copied:
                 await new.close()
         finally:
             await old.close()
-
-
-def _snapshot(path: Path, into: Path) -> int:
-    """A consistent copy of the live file (its WAL included) without writing to it; its schema version, 0 when it
-    holds none of dicebot's tables. A damaged file is refused as damaged first, whatever it holds."""
-    try:
-        source = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    except sqlite3.Error as exc:
-        raise DatabaseError(f"cannot read the SQLite database {path} (--from): {exc}") from exc
-    try:
-        with sqlite3.connect(into) as copy:
-            source.backup(copy)
-            check_sound(copy, path, "--from")
-            version = schema_version(copy)
-        copy.close()
-    except sqlite3.Error as exc:
-        raise DatabaseError(f"cannot read the SQLite database {path} (--from): {exc}") from exc
-    finally:
-        source.close()
-    return version
 
 
 def _storable(table: str, columns: tuple[str, ...], row: Row) -> tuple[Any, ...]:
