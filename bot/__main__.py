@@ -83,7 +83,9 @@ def run_bot(args: argparse.Namespace) -> int:
 
 
 def run_sync(args: argparse.Namespace) -> int:
-    """Sync the slash commands to Discord now and exit (a normal start syncs only when they changed)."""
+    """Sync the slash commands to Discord now and exit (a normal start syncs only when they changed). It opens the
+    database, creating or migrating it as a start does: the hash of what it synced is kept there, so the next start
+    does not sync the same commands again."""
     return _with_discord(sync, sync_only=True)
 
 
@@ -377,7 +379,8 @@ def add_playground(parser: argparse.ArgumentParser) -> None:
 COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]] = {
     "playground": ("play in the browser against a local Discord (no token needed)", add_playground, run_playground),
     "sync": (
-        "sync the slash commands to Discord now and exit (a normal start syncs only when they changed)",
+        "sync the slash commands to Discord now and exit (a normal start syncs only when they changed); "
+        "it opens the database like a start, creating or migrating it, to note the sync",
         add_nothing,
         run_sync,
     ),
