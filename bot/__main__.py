@@ -37,7 +37,8 @@ def fail(message: str) -> int:
 
 
 def warn_misspelt_settings() -> None:
-    """One line on standard error for each near miss of a setting's name in ``.env`` (see the settings module)."""
+    """One line on standard error for each near miss of a setting's name in ``.env`` or the environment (see the
+    settings module)."""
     from bot.settings import misspelt_settings
 
     for warning in misspelt_settings():
@@ -82,7 +83,9 @@ def run_bot(args: argparse.Namespace) -> int:
 
 
 def run_sync(args: argparse.Namespace) -> int:
-    """Sync the slash commands to Discord now and exit (a normal start syncs only when they changed)."""
+    """Sync the slash commands to Discord now and exit (a normal start syncs only when they changed). It opens the
+    database, creating or migrating it as a start does: the hash of what it synced is kept there, so the next start
+    does not sync the same commands again."""
     return _with_discord(sync, sync_only=True)
 
 
@@ -277,6 +280,37 @@ def add_migrate_db(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--to", dest="target", required=True, help="an empty PostgreSQL database: postgresql://...")
 
 
+def run_backup(args: argparse.Namespace) -> int:
+    """Copy the bot's SQLite database (``DATABASE_URL``) to a new file while the bot runs (see bot.storage.backup);
+    PostgreSQL has its own tool."""
+    from pydantic import ValidationError
+
+    from bot.settings import DatabaseSettings, describe_error
+    from bot.storage import DatabaseError
+    from bot.storage.backup import back_up
+
+    warn_misspelt_settings()
+    try:
+        settings = DatabaseSettings()
+    except ValidationError as error:
+        return fail(describe_error(error))
+    if settings.uses_postgres:
+        return fail(
+            "DATABASE_URL names a PostgreSQL database, which this command does not copy: back it up with pg_dump "
+            "(see Backups in the README)"
+        )
+    try:
+        done = back_up(settings.database_path, args.target)
+    except DatabaseError as error:
+        return fail(str(error))
+    print(f"dicebot: {done.summary()}")
+    return 0
+
+
+def add_backup(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("target", type=Path, metavar="PATH", help="the new file to write the copy to")
+
+
 def health_file(environ: dict[str, str] | None = None, env_file: Path = ENV_FILE) -> Path | None:
     """``HEALTH_FILE`` as :class:`bot.settings.Settings` reads it: the environment first, then ``.env``, the name
     in any case, empty meaning unset. Read without pydantic-settings, whose imports cost the check, which runs
@@ -345,7 +379,8 @@ def add_playground(parser: argparse.ArgumentParser) -> None:
 COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]] = {
     "playground": ("play in the browser against a local Discord (no token needed)", add_playground, run_playground),
     "sync": (
-        "sync the slash commands to Discord now and exit (a normal start syncs only when they changed)",
+        "sync the slash commands to Discord now and exit (a normal start syncs only when they changed); "
+        "it opens the database like a start, creating or migrating it, to note the sync",
         add_nothing,
         run_sync,
     ),
@@ -353,6 +388,11 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callab
         "copy a SQLite installation (games in progress included) into an empty PostgreSQL database",
         add_migrate_db,
         run_migrate_db,
+    ),
+    "backup": (
+        "copy the bot's SQLite database (DATABASE_URL) to a new file PATH, also while the bot runs",
+        add_backup,
+        run_backup,
     ),
     "health": (
         "exit 0 if the running bot's heartbeat (HEALTH_FILE) is recent: a container health check",

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import difflib
+import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -20,7 +22,7 @@ from bot.storage.backend import (
     sqlite_path,
     sqlite_url_problem,
 )
-from bot.urls import check_ports, check_server
+from bot.urls import check_database_url, check_server
 
 #: How to fix each setting, shown when its value is missing or invalid.
 FIX_HINTS: dict[str, str] = {
@@ -43,6 +45,27 @@ FIX_HINTS: dict[str, str] = {
 }
 
 
+#: Where the bot keeps its games unless ``DATABASE_URL`` says otherwise.
+DEFAULT_DATABASE_URL = "sqlite:///data/dicebot.sqlite3"
+
+
+def checked_database_url(value: str) -> str:
+    """``value`` if it names a SQLite file or a PostgreSQL database the bot can use, else ValueError (whose text
+    names no part of a password: see :func:`bot.urls.check_database_url`)."""
+    if value.startswith(POSTGRES_PREFIXES) and value.split("://", 1)[1]:
+        check_database_url(value)
+        return value
+    if not value.startswith(SQLITE_PREFIX) or len(value) == len(SQLITE_PREFIX):
+        raise ValueError("must start with sqlite:/// followed by a file path, or be a postgresql:// URL")
+    problem = sqlite_url_problem(value)
+    if problem is not None:
+        raise ValueError(problem)
+    if str(sqlite_path(value)) == ":memory:":
+        # SQLite's name for a database in memory: each connection would have its own, empty one.
+        raise ValueError("the bot keeps its games in a file, not in memory; name a file path")
+    return value
+
+
 def empty_is_unset(value: object) -> object:
     """An empty line in .env (``DEV_GUILD_ID=``) means "not set", as admins expect."""
     return None if isinstance(value, str) and not value.strip() else value
@@ -54,7 +77,7 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_file=ENV_FILE, env_file_encoding="utf-8", extra="ignore")
 
     discord_token: SecretStr = Field(min_length=1)
-    database_url: str = "sqlite:///data/dicebot.sqlite3"
+    database_url: str = DEFAULT_DATABASE_URL
     #: PostgreSQL only: the most connections this process holds (each request borrows one for its statements).
     database_pool_size: int = Field(default=10, ge=1, le=100)
     #: PostgreSQL only: seconds a statement may run before the server cancels it ("try again" for that click).
@@ -120,18 +143,7 @@ class Settings(BaseSettings):
     @field_validator("database_url")
     @classmethod
     def _database_url(cls, value: str) -> str:
-        if value.startswith(POSTGRES_PREFIXES) and value.split("://", 1)[1]:
-            check_ports(value)
-            return value
-        if not value.startswith(SQLITE_PREFIX) or len(value) == len(SQLITE_PREFIX):
-            raise ValueError("must start with sqlite:/// followed by a file path, or be a postgresql:// URL")
-        problem = sqlite_url_problem(value)
-        if problem is not None:
-            raise ValueError(problem)
-        if str(sqlite_path(value)) == ":memory:":
-            # SQLite's name for a database in memory: each connection would have its own, empty one.
-            raise ValueError("the bot keeps its games in a file, not in memory; name a file path")
-        return value
+        return checked_database_url(value)
 
     @field_validator("data_dir")
     @classmethod
@@ -241,6 +253,34 @@ class LaunchSettings(BaseSettings):
         return bool(self.discord_token.strip())
 
 
+class DatabaseSettings(BaseSettings):
+    """What ``python -m bot backup`` reads: ``DATABASE_URL`` alone, checked as :class:`Settings` checks it, so a
+    backup needs no token (a container's ``REQUIRE_TOKEN`` included)."""
+
+    model_config = SettingsConfigDict(env_file=ENV_FILE, env_file_encoding="utf-8", extra="ignore")
+
+    database_url: str = DEFAULT_DATABASE_URL
+
+    @field_validator("database_url", mode="before")
+    @classmethod
+    def _empty_is_default(cls, value: object) -> object:
+        return DEFAULT_DATABASE_URL if empty_is_unset(value) is None else value
+
+    @field_validator("database_url")
+    @classmethod
+    def _database_url(cls, value: str) -> str:
+        return checked_database_url(value)
+
+    @property
+    def uses_postgres(self) -> bool:
+        return postgres_url(self.database_url) is not None
+
+    @property
+    def database_path(self) -> Path:
+        """The SQLite file named by ``DATABASE_URL`` (relative paths are relative to the working directory)."""
+        return sqlite_path(self.database_url)
+
+
 def environment_names() -> frozenset[str]:
     """Every variable dicebot reads from the environment, from the settings models themselves.
 
@@ -251,25 +291,57 @@ def environment_names() -> frozenset[str]:
     return frozenset(name.upper() for model in models for name in model.model_fields)
 
 
-def misspelt_settings(env_file: Path = ENV_FILE) -> list[str]:
-    """A warning for each key in ``.env`` that is no setting but close to one (``DISCORD_TOKN``): pydantic ignores
-    unknown keys, so a typo would otherwise start the playground or a default database without a word.
+def misspelt_settings(env_file: Path = ENV_FILE, environ: Mapping[str, str] | None = None) -> list[str]:
+    """A warning for each name in ``.env`` or in the environment that is no setting but close to one
+    (``DISCORD_TOKN``): pydantic ignores unknown names, so a typo would otherwise start the playground or a default
+    database without a word. Docker's ``--env-file`` and compose's ``env_file`` pass ``.env``'s lines as environment
+    variables, so there the environment is where a typo arrives.
 
     Only near misses warn: compose reads the same file for its own keys (``POSTGRES_PASSWORD``). A warning, not
     exit code 2, because an unrelated key that happens to look like one (``DATABASE_USER`` for a backup script)
-    must not stop a bot that worked before.
+    must not stop a bot that worked before. The environment holds every program's variables, so there only a
+    typo's distance counts (:func:`typo_of`), not the looser likeness ``.env`` is held to. A name in both is
+    named once, in ``.env``.
     """
-    if not env_file.is_file():
-        return []
     known = sorted(environment_names())
     warnings = []
-    for name in dotenv_values(env_file, encoding="utf-8"):
+    in_file = list(dotenv_values(env_file, encoding="utf-8")) if env_file.is_file() else []
+    for name in in_file:
         if name.upper() in known:
             continue
         close = difflib.get_close_matches(name.upper(), known, n=1, cutoff=0.8)
         if close:
-            warnings.append(f"warning: {name} in .env is not a setting and is ignored; did you mean {close[0]}?")
+            warnings.append(f"warning: {name} in {env_file} is not a setting and is ignored; did you mean {close[0]}?")
+    for name in sorted(os.environ if environ is None else environ):
+        if name.upper() in known or name in in_file:
+            continue
+        meant = next((setting for setting in known if typo_of(name.upper(), setting)), None)
+        if meant is not None:
+            warnings.append(
+                f"warning: {name} in the environment is not a setting and is ignored; did you mean {meant}?"
+            )
     return warnings
+
+
+def typo_of(name: str, setting: str) -> bool:
+    """Whether ``name`` is ``setting`` with a slip of the keyboard: one letter typed, left out, changed or two
+    swapped (``DATABSE_URL``, ``SHARD_ID``, ``LOGLEVEL``), two in a name of ten letters or more. Other programs'
+    variables that merely share a word (``DATABASE_USER``, ``GUILD_ID``) are further off."""
+    allowed = 2 if len(setting) >= 10 else 1
+    if abs(len(name) - len(setting)) > allowed:
+        return False
+    # Optimal string alignment distance: edits where swapping two neighbours counts as one.
+    before: list[int] = []
+    previous = list(range(len(setting) + 1))
+    for i, char in enumerate(name, 1):
+        current = [i]
+        for j, other in enumerate(setting, 1):
+            cost = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (char != other))
+            if i > 1 and j > 1 and char == setting[j - 2] and name[i - 2] == other:
+                cost = min(cost, before[j - 2] + 1)
+            current.append(cost)
+        before, previous = previous, current
+    return previous[-1] <= allowed
 
 
 def describe_error(error: ValidationError) -> str:

@@ -6,6 +6,7 @@ Pure: the standard library only, so settings and storage can both use it.
 
 from __future__ import annotations
 
+import re
 from urllib.parse import SplitResult, urlsplit
 
 #: The ports a server can listen on.
@@ -32,6 +33,47 @@ def check_ports(url: str) -> None:
             raise ValueError(f"port {port!r} is not a number")
         if port and int(port) not in PORTS:
             raise ValueError(f"port {int(port)} is not between {PORTS.start} and {PORTS.stop - 1}")
+
+
+#: Characters a URL reserves, which end a password written into it unencoded: ``/``, ``?`` and ``#`` start the path,
+#: query or fragment, ``@`` ends the user information (PostgreSQL's drivers split at the first one), ``[`` and ``]``
+#: enclose an IPv6 address. A generated password (base64 holds ``/``) then read as a port, a host or a database name.
+RESERVED_IN_PASSWORD = frozenset("/?#@[]")
+#: The fix, naming no character of the password: the line is printed and logged.
+ENCODE_PASSWORD = (
+    "the password or user name holds a character a URL reserves (/ ? # @ [ ]): percent-encode each "
+    "(/ as %2F, ? as %3F, # as %23, @ as %40, [ as %5B, ] as %5D, and % itself as %25), "
+    "or use a password of letters and digits only"
+)
+
+
+def check_database_url(url: str) -> None:
+    """Raise ValueError for a database URL its driver would misread, naming no part of its password: a reserved
+    character in the user information as written (everything before the URL's last ``@``), then a bad port.
+
+    Checked in that order because a password with ``/`` made the port check read its first part as the port and
+    print it ("port 'Zx9' is not a number"). An ``@`` in a query value (``?user=a@b``) is refused alike; encoded as
+    ``%40`` it reads the same to the driver.
+    """
+    written_userinfo = url.partition("://")[2].rpartition("@")[0]
+    if RESERVED_IN_PASSWORD.intersection(written_userinfo):
+        raise ValueError(ENCODE_PASSWORD)
+    check_ports(url)
+
+
+def describe_url(url: str) -> str:
+    """A database URL for messages and logs: its user kept, its password left out of the user information (all
+    of it, whatever characters it holds: everything before the last ``@`` is user information as written) and
+    replaced by ``***`` as a ``password`` or ``sslpassword`` query value."""
+    scheme, separator, rest = url.partition("://")
+    if "@" in rest:
+        userinfo, _, host = rest.rpartition("@")
+        rest = f"{userinfo.partition(':')[0]}@{host}"
+    return scheme + separator + _SECRET_QUERY.sub(r"\1***", rest)
+
+
+#: A password given as a query parameter: ``?password=...`` (libpq's name) or the TLS key's ``sslpassword``.
+_SECRET_QUERY = re.compile(r"([?&](?:ssl)?password=)[^&#]*", re.IGNORECASE)
 
 
 def check_server(url: str, schemes: tuple[str, str]) -> str:

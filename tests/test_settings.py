@@ -13,7 +13,7 @@ from pydantic import ValidationError
 
 from bot.__main__ import main, parse
 from bot.envfile import env_file_problem
-from bot.settings import LaunchSettings, Settings, describe_error, environment_names, misspelt_settings
+from bot.settings import FIX_HINTS, LaunchSettings, Settings, describe_error, environment_names, misspelt_settings
 
 ENV_NAMES = environment_names()
 EXAMPLE = Path(__file__).resolve().parents[1] / ".env.example"
@@ -338,6 +338,23 @@ def test_postgresql_urls_with_good_ports_pass(url: str) -> None:
     assert Settings(discord_token="x", database_url=url, _env_file=None).uses_postgres
 
 
+@pytest.mark.parametrize("password", ["Zx9/Qk+3w=", "ab#cdef", "p@ss:x5"])
+def test_a_password_with_a_reserved_character_is_one_line_asking_to_encode_it_never_showing_it(
+    tmp_path: Path, password: str
+) -> None:
+    """``Zx9/Qk+3w=`` read "port 'Zx9' is not a number", printing the password's start; ``p@ss:x5`` passed and
+    broke in the driver, which splits at the first @ (QA)."""
+    done = run_bot(
+        {"DISCORD_TOKEN": "x", "DATABASE_URL": f"postgresql://postgres:{password}@db:5432/dicebot"}, tmp_path
+    )
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        "dicebot: DATABASE_URL is invalid (Value error, the password or user name holds a character a URL reserves "
+        "(/ ? # @ [ ]): percent-encode each (/ as %2F, ? as %3F, # as %23, @ as %40, [ as %5B, ] as %5D, and % "
+        "itself as %25), or use a password of letters and digits only): " + FIX_HINTS["database_url"]
+    ]
+
+
 def test_a_token_of_spaces_is_empty_where_a_token_is_required(tmp_path: Path) -> None:
     done = run_bot({"REQUIRE_TOKEN": "true", "DISCORD_TOKEN": "  "}, tmp_path)
     assert done.returncode == 2
@@ -391,6 +408,37 @@ def test_a_near_miss_of_a_setting_in_dotenv_warns_with_the_right_name(tmp_path: 
     assert done.stderr.splitlines() == [
         "dicebot: warning: DISCORD_TOKN in .env is not a setting and is ignored; did you mean DISCORD_TOKEN?",
         "dicebot: warning: databse_url in .env is not a setting and is ignored; did you mean DATABASE_URL?",
+        "dicebot: DISCORD_TOKEN is missing: set it to your bot token from the Discord developer portal "
+        "(see .env.example)",
+    ]
+
+
+def test_a_near_miss_of_a_setting_in_the_environment_warns_once_per_name(tmp_path: Path) -> None:
+    """Docker's --env-file and compose pass .env's lines as environment variables: ``DATABSE_URL`` there silently
+    used SQLite (QA). Other programs' variables that only share a word stay quiet, and so does a setting in any
+    case; a name also in .env is named once."""
+    (tmp_path / ".env").write_text("DISCORD_TOKN=abc\n")
+    environ = {
+        name: "x"
+        for name in (
+            "DATABSE_URL", "SHARD_ID", "LOGLEVEL", "DISCROD_TOKEN", "DISCORD_TOKN", "database_url", "LOG_LEVEL",
+            "DATABASE_USER", "DATABASE", "GUILD_ID", "SHARDS", "PATH", "HOSTNAME", "POSTGRES_PASSWORD",
+        )
+    }  # fmt: skip
+    assert misspelt_settings(environ=environ) == [
+        "warning: DISCORD_TOKN in .env is not a setting and is ignored; did you mean DISCORD_TOKEN?",
+        "warning: DATABSE_URL in the environment is not a setting and is ignored; did you mean DATABASE_URL?",
+        "warning: DISCROD_TOKEN in the environment is not a setting and is ignored; did you mean DISCORD_TOKEN?",
+        "warning: LOGLEVEL in the environment is not a setting and is ignored; did you mean LOG_LEVEL?",
+        "warning: SHARD_ID in the environment is not a setting and is ignored; did you mean SHARD_IDS?",
+    ]
+
+
+def test_a_misspelt_variable_in_the_environment_is_named_at_start(tmp_path: Path) -> None:
+    done = run_bot({"REQUIRE_TOKEN": "true", "DATABSE_URL": "postgresql://dice@db/dicebot"}, tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        "dicebot: warning: DATABSE_URL in the environment is not a setting and is ignored; did you mean DATABASE_URL?",
         "dicebot: DISCORD_TOKEN is missing: set it to your bot token from the Discord developer portal "
         "(see .env.example)",
     ]

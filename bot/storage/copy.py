@@ -13,7 +13,6 @@ player has any more, and the week and month windows are built again by the targe
 
 from __future__ import annotations
 
-import sqlite3
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,16 +22,15 @@ from bot.storage.backend import (
     Database,
     DatabaseError,
     Row,
-    bundled_migrations,
     postgres_url,
     sqlite_path,
     sqlite_url_problem,
 )
+from bot.storage.backup import snapshot
 from bot.storage.names import storable_name
-from bot.storage.ownership import identify
 from bot.storage.postgres import PostgresDatabase, describe_url
-from bot.storage.sqlite import SqliteDatabase, check_sound, found
-from bot.urls import check_ports
+from bot.storage.sqlite import SqliteDatabase
+from bot.urls import check_database_url
 
 if TYPE_CHECKING:
     from bot.storage.postgres import Connection
@@ -103,7 +101,7 @@ async def migrate(source: str, target: str) -> Copied:
     if url is None:
         raise DatabaseError("--to must be a postgresql:// URL of an empty database")
     try:
-        check_ports(url)
+        check_database_url(url)
     except ValueError as error:
         raise DatabaseError(f"--to: {error}") from None
     problem = sqlite_url_problem(source)
@@ -116,14 +114,14 @@ async def migrate(source: str, target: str) -> Copied:
     if not path.is_file():
         raise DatabaseError(f"there is no SQLite database at {path} (--from)")
     with tempfile.TemporaryDirectory(prefix="dicebot-copy-") as folder:
-        snapshot = Path(folder) / "snapshot.sqlite3"
-        if _snapshot(path, snapshot) == 0:
-            # Refused before connecting, whose migrations would run on the copy: a file with no table "copied" 0
-            # games as a success into a target no longer empty (another program's file is refused by _snapshot).
+        taken = Path(folder) / "snapshot.sqlite3"
+        if snapshot(path, taken, "--from") == 0:
+            # Refused before connecting, whose migrations would run on the copy: another program's file failed on
+            # a table of the same name, and an empty one "copied" 0 games as a success into a target no longer empty.
             raise DatabaseError(
                 f"there is no dicebot database in {path} (--from): name the SQLite file the bot's DATABASE_URL names"
             )
-        old = await SqliteDatabase.connect(snapshot, setting="--from", where=path)
+        old = await SqliteDatabase.connect(taken, setting="--from", where=path)
         try:
             new = await PostgresDatabase.connect(url, setting="--to")
             try:
@@ -132,27 +130,6 @@ async def migrate(source: str, target: str) -> Copied:
                 await new.close()
         finally:
             await old.close()
-
-
-def _snapshot(path: Path, into: Path) -> int:
-    """A consistent copy of the live file (its WAL included) without writing to it; its schema version, 0 when it
-    holds no table at all. A damaged file is refused as damaged first, whatever it holds, then another program's
-    (:mod:`bot.storage.ownership`)."""
-    try:
-        source = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    except sqlite3.Error as exc:
-        raise DatabaseError(f"cannot read the SQLite database {path} (--from): {exc}") from exc
-    try:
-        with sqlite3.connect(into) as copy:
-            source.backup(copy)
-            check_sound(copy, path, "--from")
-            version = identify(found(copy), bundled_migrations("sqlite"), str(path), "--from", new_allowed=False)
-        copy.close()
-    except sqlite3.Error as exc:
-        raise DatabaseError(f"cannot read the SQLite database {path} (--from): {exc}") from exc
-    finally:
-        source.close()
-    return version
 
 
 def _storable(table: str, columns: tuple[str, ...], row: Row) -> tuple[Any, ...]:

@@ -32,6 +32,7 @@ from bot.storage.backend import (
     refuse_newer,
 )
 from bot.storage.ownership import VERSION_TABLE, Found, identify
+from bot.urls import describe_url
 
 if TYPE_CHECKING:
     from asyncpg.pool import PoolConnectionProxy
@@ -213,16 +214,6 @@ def _rowcount(status: str) -> int:
     """``UPDATE 3`` / ``DELETE 0`` / ``INSERT 0 1``: the last word is the number of rows."""
     last = status.rsplit(" ", 1)[-1]
     return int(last) if last.isdigit() else -1
-
-
-def describe_url(url: str) -> str:
-    """The URL without its password, for messages and logs."""
-    if "@" not in url:
-        return url
-    scheme, rest = url.split("://", 1)
-    credentials, host = rest.rsplit("@", 1)
-    user = credentials.split(":", 1)[0]
-    return f"{scheme}://{user}@{host}"
 
 
 async def schema_version(conn: Connection) -> int:

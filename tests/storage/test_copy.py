@@ -289,6 +289,8 @@ async def test_a_source_it_cannot_use_names_from_and_the_admins_path(
         ("sqlite:///old.sqlite3", "sqlite:///new.sqlite3", "--to must be"),
         ("sqlite:///old.sqlite3", "postgresql://x@127.0.0.1:99999/db", "--to: port 99999 is not between 1 and 65535"),
         ("sqlite:///old.sqlite3", "postgresql://x@127.0.0.1:x5/db", "--to: port 'x5' is not a number"),
+        # "--to: port 'Zx9' is not a number": the password's start (QA).
+        ("sqlite:///old.sqlite3", "postgresql://x:Zx9/Qk+3w=@127.0.0.1/db", "--to: the password or user name holds"),
     ],
 )
 def test_bad_arguments_are_one_line_and_exit_2(tmp_path: Path, source: str, target: str, message: str) -> None:
@@ -298,3 +300,4 @@ def test_bad_arguments_are_one_line_and_exit_2(tmp_path: Path, source: str, targ
     )  # fmt: skip
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and message in done.stderr
+    assert "Zx9" not in done.stderr

@@ -1,0 +1,104 @@
+"""``python -m bot backup PATH``: a consistent copy of the bot's SQLite database, taken while the bot runs.
+
+Copying the file is no backup: the bot keeps its newest writes in the ``-wal`` file beside the database and moves
+them into the main file only now and then, so ``cp`` of a running database gave a file without them, a new
+database without even its tables (QA). SQLite's online backup API reads the database in one read transaction, its
+WAL included, as the bot's own reads do: the copy is the database at one moment, and the bot keeps playing.
+``migrate-db`` takes its source the same way (:func:`snapshot`).
+
+The copy is written beside the target under a temporary name and renamed once it is complete and checked, so a
+failed backup (a full disk) never leaves a file under the name an admin would restore from.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import quote
+
+from bot.storage.backend import DatabaseError, bundled_migrations
+from bot.storage.ownership import identify
+from bot.storage.sqlite import check_sound, found
+
+
+@dataclass(frozen=True)
+class BackedUp:
+    """What a backup holds, for its one line."""
+
+    source: Path
+    target: Path
+    games: int
+    results: int
+
+    def summary(self) -> str:
+        return f"backed up {self.source} to {self.target} ({self.games} games, {self.results} results)"
+
+
+def snapshot(path: Path, into: Path, setting: str) -> int:
+    """A consistent copy of the live file ``path`` (its WAL included) in the new file ``into``, without writing to
+    ``path``; its schema version, 0 when it holds no table at all. A damaged file is refused as damaged first,
+    whatever it holds, then another program's (:mod:`bot.storage.ownership`). Errors name ``setting``, what the
+    admin wrote the path into."""
+    try:
+        # A URI, to open it read-only; quoted, so a ? or # in a folder's name stays part of the path.
+        source = sqlite3.connect(f"file:{quote(str(path))}?mode=ro", uri=True)
+    except sqlite3.Error as exc:
+        raise DatabaseError(f"cannot read the SQLite database {path} ({setting}): {exc}") from exc
+    try:
+        with sqlite3.connect(into) as copy:
+            source.backup(copy)
+            check_sound(copy, path, setting)
+            version = identify(found(copy), bundled_migrations("sqlite"), str(path), setting, new_allowed=False)
+        copy.close()
+    except sqlite3.Error as exc:
+        raise DatabaseError(f"cannot read the SQLite database {path} ({setting}): {exc}") from exc
+    finally:
+        source.close()
+    return version
+
+
+def back_up(source: Path, target: Path) -> BackedUp:
+    """Copy the SQLite database ``source`` (``DATABASE_URL``'s file) to the new file ``target``, or raise
+    :class:`DatabaseError` with one line: no database at ``source``, none of dicebot's, a damaged one, a
+    ``target`` that exists (a backup never overwrites one) or cannot be written."""
+    if not source.is_file():
+        raise DatabaseError(f"there is no SQLite database at {source} (DATABASE_URL): name the bot's database there")
+    if target.is_dir():
+        raise DatabaseError(f"{target} is a folder: name the backup file in it, e.g. {target / 'dicebot.sqlite3'}")
+    if target.exists() or target.is_symlink():
+        raise DatabaseError(f"{target} already exists: name a new file (a backup never overwrites one)")
+    folder = target.parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        handle, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=folder)
+    except OSError as exc:
+        # mkdir of a folder whose name a file holds says "File exists", of one below such a file "Not a directory".
+        reason = "a file, not a folder" if isinstance(exc, FileExistsError) else exc.strerror or exc
+        raise DatabaseError(
+            f"cannot write the backup into {folder} ({reason}): name a folder this user may write"
+        ) from exc
+    os.close(handle)
+    part = Path(name)
+    try:
+        if snapshot(source, part, "DATABASE_URL") == 0:
+            raise DatabaseError(
+                f"there is no dicebot database in {source} (DATABASE_URL): name the SQLite file the bot uses"
+            )
+        games, results = _counts(part)
+        os.replace(part, target)
+    except OSError as exc:
+        raise DatabaseError(f"cannot write the backup {target} ({exc.strerror or exc})") from exc
+    finally:
+        part.unlink(missing_ok=True)
+    return BackedUp(source, target, games, results)
+
+
+def _counts(path: Path) -> tuple[int, int]:
+    """The games and results a backup holds, read back from the copy itself."""
+    with sqlite3.connect(path) as conn:
+        row = conn.execute("SELECT (SELECT COUNT(*) FROM games), (SELECT COUNT(*) FROM results)").fetchone()
+    conn.close()
+    return int(row[0]), int(row[1])

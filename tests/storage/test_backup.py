@@ -1,0 +1,137 @@
+"""``python -m bot backup PATH``: a consistent copy of a running bot's SQLite database, and its refusals."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot.settings import environment_names
+from bot.storage import Database
+from tests.reliability.test_databases import damaged
+from tests.storage.test_copy import answers, fill
+
+
+def backup(tmp_path: Path, *arguments: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """``python -m bot backup`` in ``tmp_path``, as an admin runs it beside the bot: another process, no token,
+    only ``env`` of dicebot's settings."""
+    clean = {name: value for name, value in os.environ.items() if name not in environment_names()}
+    return subprocess.run(
+        [sys.executable, "-m", "bot", "backup", *arguments],
+        env={**clean, **env}, cwd=tmp_path, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+
+
+async def test_a_running_bots_database_is_backed_up_whole_where_a_file_copy_loses_it(tmp_path: Path) -> None:
+    """``cp data/dicebot.sqlite3`` while the bot ran gave a file without tables: the data was in the -wal (QA)."""
+    path = tmp_path / "data" / "dicebot.sqlite3"
+    db = await Database.open(path)
+    try:
+        running = await fill(db)
+        expected = await answers(db, running)
+        shutil.copy(path, tmp_path / "copied.sqlite3")
+        with sqlite3.connect(tmp_path / "copied.sqlite3") as copied:
+            assert copied.execute("SELECT name FROM sqlite_master WHERE name = 'games'").fetchall() == []
+        copied.close()
+
+        done = backup(tmp_path, "backups/monday.sqlite3", REQUIRE_TOKEN="true")
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.splitlines() == [
+            "dicebot: backed up data/dicebot.sqlite3 to backups/monday.sqlite3 (4 games, 4 results)"
+        ]
+        assert done.stderr == ""
+        await db.fetch_all("SELECT COUNT(*) FROM games")  # the bot goes on as before
+    finally:
+        await db.close()
+    target = tmp_path / "backups" / "monday.sqlite3"
+    assert sorted(path.name for path in target.parent.iterdir()) == ["monday.sqlite3"]  # one file, no -wal
+    restored = await Database.open(target)
+    try:
+        assert await answers(restored, running) == expected
+    finally:
+        await restored.close()
+
+
+def dicebot_database(tmp_path: Path) -> None:
+    """A closed dicebot database at the default place, ``data/dicebot.sqlite3``."""
+    path = tmp_path / "data" / "dicebot.sqlite3"
+    path.parent.mkdir()
+    (tmp_path / "unrelated.txt").write_text("a file, not a folder\n")
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE games (id INTEGER)")
+        conn.execute("CREATE TABLE results (id INTEGER)")
+        conn.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+        conn.execute("INSERT INTO schema_version VALUES (19)")
+    conn.close()
+
+
+@pytest.mark.parametrize(
+    ("target", "message"),
+    [
+        (
+            "data/dicebot.sqlite3",
+            "data/dicebot.sqlite3 already exists: name a new file (a backup never overwrites one)",
+        ),
+        ("data", "data is a folder: name the backup file in it, e.g. data/dicebot.sqlite3"),
+        (
+            "unrelated.txt/backup.sqlite3",
+            "cannot write the backup into unrelated.txt (a file, not a folder): name a folder this user may write",
+        ),
+        (
+            "unrelated.txt/below/backup.sqlite3",
+            "cannot write the backup into unrelated.txt/below (Not a directory): name a folder this user may write",
+        ),
+    ],
+)
+def test_a_target_it_must_not_or_cannot_write_is_one_line_and_exit_2(tmp_path: Path, target: str, message: str) -> None:
+    dicebot_database(tmp_path)
+    before = (tmp_path / "data" / "dicebot.sqlite3").read_bytes()
+    done = backup(tmp_path, target)
+    assert (done.returncode, done.stdout, done.stderr.splitlines()) == (2, "", [f"dicebot: {message}"])
+    assert (tmp_path / "data" / "dicebot.sqlite3").read_bytes() == before
+    assert sorted(path.name for path in (tmp_path / "data").iterdir()) == ["dicebot.sqlite3"]
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may write anywhere")
+def test_a_folder_this_user_may_not_write_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    dicebot_database(tmp_path)
+    (tmp_path / "locked").mkdir(mode=0o500)
+    done = backup(tmp_path, "locked/backup.sqlite3")
+    assert (done.returncode, done.stderr.splitlines()) == (
+        2,
+        ["dicebot: cannot write the backup into locked (Permission denied): name a folder this user may write"],
+    )
+
+
+def test_what_it_cannot_copy_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    assert backup(tmp_path, "b.sqlite3").stderr.splitlines() == [
+        "dicebot: there is no SQLite database at data/dicebot.sqlite3 (DATABASE_URL): name the bot's database there"
+    ]
+    (tmp_path / "other.sqlite3").touch()
+    assert backup(tmp_path, "b.sqlite3", DATABASE_URL="sqlite:///other.sqlite3").stderr.splitlines() == [
+        "dicebot: there is no dicebot database in other.sqlite3 (DATABASE_URL): name the SQLite file the bot uses"
+    ]
+    with sqlite3.connect(tmp_path / "foreign.sqlite3") as conn:
+        conn.execute("CREATE TABLE games (id INTEGER)")
+    conn.close()
+    done = backup(tmp_path, "b.sqlite3", DATABASE_URL="sqlite:///foreign.sqlite3")
+    assert done.returncode == 2
+    assert done.stderr.startswith("dicebot: the database foreign.sqlite3 (DATABASE_URL) is not a dicebot database")
+    broken = damaged(tmp_path)
+    done = backup(tmp_path, "b.sqlite3", DATABASE_URL=f"sqlite:///{broken}")
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"dicebot: the database {broken} (DATABASE_URL) is damaged (")
+    done = backup(tmp_path, "b.sqlite3", DATABASE_URL="postgresql://dice:s3cret@db/dicebot")
+    assert (done.returncode, done.stderr.splitlines()) == (
+        2,
+        [
+            "dicebot: DATABASE_URL names a PostgreSQL database, which this command does not copy: back it up with "
+            "pg_dump (see Backups in the README)"
+        ],
+    )
+    assert not (tmp_path / "b.sqlite3").exists()
