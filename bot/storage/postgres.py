@@ -226,11 +226,14 @@ async def schema_version(conn: Connection) -> int:
 
 async def found(conn: Connection) -> tuple[Found, str]:
     """What the schema the bot would create its tables in holds, for :func:`~bot.storage.ownership.identify`, and
-    its name: only that schema's tables count (another schema of the ``search_path`` is not the bot's to take)."""
+    its name: only that schema's tables count (another schema of the ``search_path`` is not the bot's to take), and
+    not an extension's (``CREATE EXTENSION pg_stat_statements`` puts its views in ``public``, which is no other
+    program's data and would have refused a new install there)."""
     schema, quoted = await _row(conn, "SELECT current_schema(), quote_ident(current_schema())")
     names = await conn.fetch(
         "SELECT lower(c.relname) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
-        "WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p', 'v', 'm', 'f')"
+        "WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p', 'v', 'm', 'f') AND NOT EXISTS ("
+        "SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid AND d.deptype = 'e')"
     )
     tables = frozenset(str(row[0]) for row in names)
     if VERSION_TABLE not in tables:

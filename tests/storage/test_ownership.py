@@ -8,8 +8,10 @@ with 19, dicebot's tables added), and another program's SQLite file switched to 
 from __future__ import annotations
 
 import sqlite3
+import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 import pytest
@@ -188,6 +190,27 @@ async def test_another_programs_postgresql_schema_is_refused_and_left_as_it_was(
         assert await fingerprint(conn) == before
     finally:
         await conn.close()
+
+
+async def test_an_extensions_views_in_the_schema_do_not_make_it_another_programs() -> None:
+    """``CREATE EXTENSION`` puts its tables and views in ``public``: a new install there is still a new database.
+    In a database of its own, since an extension is created once per database."""
+    base = server_url()
+    name = f"dicebot_test_{uuid.uuid4().hex[:12]}"
+    admin = await asyncpg.connect(base)
+    try:
+        await admin.execute(f'CREATE DATABASE "{name}"')
+        url = urlunsplit(urlsplit(base)._replace(path=f"/{name}"))
+        conn = await asyncpg.connect(url)
+        try:
+            await conn.execute("CREATE EXTENSION pg_buffercache")
+        finally:
+            await conn.close()
+        db = await Database.open(url)
+        await db.close()
+    finally:
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        await admin.close()
 
 
 async def test_the_version_table_qa_met_is_named_in_the_refusal() -> None:
