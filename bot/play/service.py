@@ -965,7 +965,7 @@ class GameService(LiveBoards):
             keep_turn_end=spec.news_keeps_turn_end,
             game_over=game_over,
         )
-        return replace(outcome, after=Game(replace(after.record, options=options), after.state))
+        return replace(outcome, after=Game(after.record.changed(options=options), after.state))
 
     def announcements(self, spec: AnySpec, outcome: Outcome) -> list[str]:
         """The channel lines of a change in the order it happened: the plumbing's notices of what caused it (a
