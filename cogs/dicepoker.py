@@ -26,11 +26,7 @@ from bot.ui.render import Click
 
 
 def to_action(click: Click) -> dicepoker.Action:
-    return dice_action(
-        dicepoker,
-        click,
-        lambda row: dicepoker.parse_action({"kind": "pass"} if row == "pass" else {"kind": "score", "row": row}),
-    )
+    return dice_action(click, dicepoker.choice_action)
 
 
 SPEC = GameSpec(

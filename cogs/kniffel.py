@@ -26,7 +26,7 @@ from bot.ui.render import Click
 
 
 def to_action(click: Click) -> kniffel.Action:
-    return dice_action(kniffel, click, lambda box: kniffel.parse_action({"kind": "score", "box": box}))
+    return dice_action(click, kniffel.score_action)
 
 
 SPEC = GameSpec(

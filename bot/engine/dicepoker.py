@@ -217,7 +217,7 @@ class Pass(BaseModel):
 
 
 Action = Annotated[Roll | ToggleHold | Score | Pass, Field(discriminator="kind")]
-_SCORES = {row: Score(row=row) for row in ROWS}
+_SCORES: dict[str, Score] = {row: Score(row=row) for row in ROWS}
 _PASS = Pass()
 """One frozen instance per action serves every list of legal actions (the board asks on every click)."""
 _ACTION_ADAPTER: TypeAdapter[Action] = TypeAdapter(Action)
@@ -226,6 +226,15 @@ _ACTION_ADAPTER: TypeAdapter[Action] = TypeAdapter(Action)
 def parse_action(data: dict[str, Any]) -> Action:
     """Build an action from its JSON form (``{"kind": "score", "row": "poker"}``); ``ValueError`` if invalid."""
     return _ACTION_ADAPTER.validate_python(data)
+
+
+def choice_action(choice: str) -> Score | Pass:
+    """The action a Score… select's choice names (a row, or ``pass``): the shared instance of a row there is, and
+    for any other name the validation that refuses it (``ValueError``), as :func:`parse_action` would."""
+    if choice == "pass":
+        return _PASS
+    action = _SCORES.get(choice)
+    return action if action is not None else Score.model_validate({"kind": "score", "row": choice})
 
 
 # --------------------------------------------------------------------------------------------------

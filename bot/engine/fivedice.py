@@ -140,6 +140,19 @@ _ROLL = Roll()
 _TOGGLES = tuple(ToggleHold(index=index) for index in range(DICE))
 
 
+def roll_action() -> Roll:
+    """The roll, as a click asks for it: the shared instance (frozen, so it is the same as a new one)."""
+    return _ROLL
+
+
+def hold_action(index: int) -> ToggleHold:
+    """The toggle of die ``index`` as a click asks for it: a shared instance for a die there is, and for any other
+    index the validation that refuses it (``ValidationError``), as ``ToggleHold(index=index)`` would."""
+    if type(index) is int and 0 <= index < DICE:
+        return _TOGGLES[index]
+    return ToggleHold(index=index)
+
+
 def dice_actions(state: FiveDiceState) -> list[Roll | ToggleHold]:
     """The roll and hold toggles :func:`roll_dice` and :func:`toggle_hold` accept now (the turn not checked)."""
     actions: list[Roll | ToggleHold] = []

@@ -203,7 +203,7 @@ class Score(BaseModel):
 
 
 Action = Annotated[Roll | ToggleHold | Score, Field(discriminator="kind")]
-_SCORES = {box: Score(box=box) for box in BOXES}
+_SCORES: dict[str, Score] = {box: Score(box=box) for box in BOXES}
 """One frozen instance per box serves every list of legal actions (the board asks on every click)."""
 _ACTION_ADAPTER: TypeAdapter[Action] = TypeAdapter(Action)
 
@@ -211,6 +211,13 @@ _ACTION_ADAPTER: TypeAdapter[Action] = TypeAdapter(Action)
 def parse_action(data: dict[str, Any]) -> Action:
     """Build an action from its JSON form (``{"kind": "score", "box": "chance"}``); ``ValueError`` if invalid."""
     return _ACTION_ADAPTER.validate_python(data)
+
+
+def score_action(box: str) -> Score:
+    """The action of writing the dice into ``box`` as a click names it: the shared instance of a box there is, and
+    for any other name the validation that refuses it (``ValueError``), as :func:`parse_action` would."""
+    action = _SCORES.get(box)
+    return action if action is not None else Score.model_validate({"kind": "score", "box": box})
 
 
 # --------------------------------------------------------------------------------------------------

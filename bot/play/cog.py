@@ -16,6 +16,7 @@ from discord import app_commands
 from discord.app_commands import locale_str as _
 from discord.ext import commands
 
+from bot.engine import fivedice
 from bot.i18n import t
 from bot.play.discord_io import InteractionRequest, actor_of
 from bot.play.spec import AnySpec, Watchers
@@ -132,12 +133,16 @@ class ScorecardGameCog(GameCog):
         await self.bot.service.private(InteractionRequest(interaction), self.spec, "card", target)
 
 
-def dice_action(engine: Any, click: Click, score: Callable[[str], Any]) -> Any:
-    """The click → action mapping of the five-dice games: roll, hold a die, or score the selected option."""
+def dice_action(click: Click, score: Callable[[str], Any]) -> Any:
+    """The click → action mapping of the five-dice games: roll, hold a die, or score the selected option.
+
+    The actions are the engine's shared instances (``fivedice.roll_action``, ``hold_action``, a game's score
+    action), validated only for what they cannot be: a click's die or box that does not exist is refused as before.
+    """
     if click.action == "roll":
-        return engine.Roll()
+        return fivedice.roll_action()
     if click.action == "hold":
-        return engine.ToggleHold(index=int(click.arg.partition(".")[0]))
+        return fivedice.hold_action(int(click.arg.partition(".")[0]))
     if click.action == "score":
         return score(click.values[0])
     raise KeyError(click.action)

@@ -146,11 +146,31 @@ def option_named(spec: AnySpec, params: Mapping[str, Any], locale: str) -> dict[
 
 
 def seat_views(record: GameRecord) -> tuple[SeatView, ...]:
-    """The seats as a renderer sees them, each marked when its player used a hint (``transitions.mark_hinted``)."""
-    hinted = frozenset(record.options.get(transitions.HINTED, ()))
-    return tuple(
-        SeatView(seat.player, seat.display_name, seat.kind, seat.status, seat.player in hinted) for seat in record.seats
+    """The seats as a renderer sees them, each marked when its player used a hint (``transitions.mark_hinted``).
+
+    Remembered per game while its seats are the same tuple and the same players are marked: a click draws the
+    board and its news from one record, and the next click's record carries the same seats (copies of a record
+    share them; the tuple and each ``Seat`` are immutable), so a frozen ``SeatView`` per seat was built again for
+    nothing up to twice a click, about 26,000 instructions each time for two seats (docs/benchmarks.md).
+    """
+    hinted = tuple(record.options.get(transitions.HINTED, ()))
+    kept = _SEAT_VIEWS.get(record.id)
+    if kept is not None and kept[0] is record.seats and kept[1] == hinted:
+        return kept[2]
+    marked = frozenset(hinted)
+    views = tuple(
+        SeatView(seat.player, seat.display_name, seat.kind, seat.status, seat.player in marked) for seat in record.seats
     )
+    if len(_SEAT_VIEWS) >= SEAT_VIEWS_KEPT:
+        _SEAT_VIEWS.clear()
+    _SEAT_VIEWS[record.id] = (record.seats, hinted, views)
+    return views
+
+
+#: Games whose seat views are remembered at most (all of them are forgotten when more come).
+SEAT_VIEWS_KEPT = 4096
+#: Per game: the seats and marked players the views were built from (the seats held, so their id is not reused).
+_SEAT_VIEWS: dict[int, tuple[tuple[Seat, ...], tuple[str, ...], tuple[SeatView, ...]]] = {}
 
 
 def table(game: Game, locale: str | None = None) -> Table[Any]:
@@ -979,7 +999,7 @@ class GameService(LiveBoards):
             keep_turn_end=spec.news_keeps_turn_end,
             game_over=game_over,
         )
-        return replace(outcome, after=Game(replace(after.record, options=options), after.state))
+        return replace(outcome, after=Game(after.record.changed(options=options), after.state))
 
     def announcements(self, spec: AnySpec, outcome: Outcome) -> list[str]:
         """The channel lines of a change in the order it happened: the plumbing's notices of what caused it (a

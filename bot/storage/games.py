@@ -7,8 +7,8 @@ import itertools
 import json
 import time
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypedDict, Unpack
 
 from bot.sharding import SNOWFLAKE_SHIFT, ShardScope
 from bot.storage import forgotten, history
@@ -88,6 +88,51 @@ class GameRecord:
 
     def seat(self, player: str) -> Seat | None:
         return next((seat for seat in self.seats if seat.player == player), None)
+
+    def changed(self, **changes: Unpack[RecordChanges]) -> GameRecord:
+        """This record with ``changes``: what :func:`dataclasses.replace` makes, in a sixth of the instructions.
+
+        ``replace`` reads all nineteen fields one by one and runs ``__init__``, which sets each past the frozen
+        ``__setattr__``: about 60,000 instructions, and every click made three or four copies (docs/benchmarks.md).
+        This copies the fields' dict and updates it; the names and types of ``changes`` are checked by mypy as
+        ``replace``'s are (:class:`RecordChanges`), and an unknown name raises ``TypeError`` as there.
+        """
+        unknown = changes.keys() - _RECORD_FIELDS
+        if unknown:
+            raise TypeError(f"GameRecord has no field {', '.join(sorted(unknown))}")
+        copied = _new_record(GameRecord)
+        fields = copied.__dict__
+        fields.update(self.__dict__)
+        fields.update(changes)
+        return copied
+
+
+class RecordChanges(TypedDict, total=False):
+    """The fields of a :class:`GameRecord` with their types, for :meth:`GameRecord.changed` (a test keeps the two
+    the same)."""
+
+    id: int
+    kind: str
+    variant: str
+    guild_id: int | None
+    channel_id: int
+    host: str
+    status: GameStatus
+    version: int
+    created_at: float
+    updated_at: float
+    locale: str
+    message_id: int | None
+    options: dict[str, Any]
+    state: str | None
+    deadline_at: float | None
+    finished_at: float | None
+    seats: tuple[Seat, ...]
+    retired_message_id: int | None
+
+
+_RECORD_FIELDS = frozenset(RecordChanges.__annotations__)
+_new_record = object.__new__
 
 
 _GAME_FIELDS = (
@@ -282,7 +327,7 @@ class GamesRepository:
         :class:`StaleVersion` when the stored version is no longer ``game.version``.
         """
         now = time.time()
-        saved = replace(game, version=game.version + 1, updated_at=now)
+        saved = game.changed(version=game.version + 1, updated_at=now)
         columns = _changed_columns(game, before)
         async with self._db.transaction() as tx:
             tx.execute(

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import cached_property, lru_cache
+from functools import lru_cache
 from typing import Any, Generic, Literal, NamedTuple, Protocol, TypeVar
 
 import discord
@@ -322,24 +322,32 @@ def name_in_markdown(params: Mapping[str, Any]) -> dict[str, Any]:
     return {**params, "name": in_markdown(str(params["name"]))}
 
 
+def _by_player(seats: Iterable[SeatView]) -> dict[str, SeatView]:
+    """The seats by player id; the first seat of a player wins, as a search through them had it."""
+    by_player: dict[str, SeatView] = {}
+    for seat in seats:
+        by_player.setdefault(seat.player, seat)
+    return by_player
+
+
+_BY_PLAYER = "_by_player"
+
+
 @dataclass(frozen=True)
 class Seating:
     """Names and mentions of the seated players, shared by the lobby and the running game."""
 
     seats: tuple[SeatView, ...]
 
-    @cached_property
-    def _by_player(self) -> dict[str, SeatView]:
-        """The seats by player id, built on the first name or mention asked for: a ten-player Tutto board asks for
-        a dozen, and a search through the seats for each was a tenth of rendering it. The first seat of a player
-        wins, as the search had it."""
-        by_player: dict[str, SeatView] = {}
-        for seat in self.seats:
-            by_player.setdefault(seat.player, seat)
-        return by_player
-
     def seat(self, player: str) -> SeatView | None:
-        return self._by_player.get(player)
+        """The player's seat, looked up in the seats by player id, built on the first name or mention asked for: a
+        ten-player Tutto board asks for a dozen, and a search through the seats for each was a tenth of rendering
+        it. Kept in the instance's dict as ``functools.cached_property`` keeps it, without the lock that costs
+        Python 3.11 more than building the dict for a table of two (docs/benchmarks.md)."""
+        by_player: dict[str, SeatView] | None = self.__dict__.get(_BY_PLAYER)
+        if by_player is None:
+            by_player = self.__dict__[_BY_PLAYER] = _by_player(self.seats)
+        return by_player.get(player)
 
     def name(self, player: str, limit: int | None = None) -> str:
         """The player's name for text Discord reads as markdown (escaped, see :func:`in_markdown`), cut to

@@ -113,7 +113,7 @@ def test_a_successor_is_the_validated_copy_sharing_nothing(
     engine: Engine[Any, Any], options: dict[str, Any], seed: int
 ) -> None:
     """``successor`` skips validating its copy: at every step of a game it equals the validated copy, field types
-    included, and no list or dict of it is one of the state it came from (transitions mutate it)."""
+    and JSON included, and no list or dict of it is one of the state it came from (transitions mutate it)."""
     rng = random.Random(seed)
     state = engine.new_game(["ann", "ben", "cleo"], rng, **options)
     while not engine.is_over(state):
@@ -121,6 +121,11 @@ def test_a_successor_is_the_validated_copy_sharing_nothing(
         validated = engine.State.model_validate(state.model_dump(exclude={"events"}))
         assert nxt.move == state.move + 1 and nxt.events == []
         assert nxt.model_dump(exclude={"move"}) == validated.model_dump(exclude={"move"})
+        # Stored and sent as JSON: the same bytes as the validated copy's, the fields in the same order.
+        assert nxt.dump() == validated.model_copy(update={"move": nxt.move}).dump()
+        assert nxt.model_fields_set == set(type(state).model_fields)
+        assert nxt.__pydantic_extra__ is None and nxt.__pydantic_private__ is None
+        assert not type(state).__private_attributes__
         for name in type(state).model_fields:
             assert types(getattr(nxt, name)) == types(getattr(validated, name)), name
         assert not ids(state) & ids(nxt)

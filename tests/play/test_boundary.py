@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pydantic import ValidationError
 
+from bot.engine import dicepoker, kniffel
 from bot.play import transitions as tr
 from bot.play.cog import hold_in_effect
 from bot.play.transitions import Actor, Origin, Refusal
 from bot.storage import GameRecord, Seat
 from bot.ui.render import Click
+from cogs.dicepoker import SPEC as DICEPOKER
 from cogs.kniffel import SPEC as KNIFFEL
 from cogs.tutto import SPEC as TUTTO
 
@@ -155,3 +158,36 @@ def test_a_click_is_accepted_only_from_its_games_place(
         assert private and owner == GUEST.player
     else:
         assert not private and message == RECORD.message_id
+
+
+@pytest.mark.parametrize(
+    ("spec", "engine", "choices"),
+    [
+        (KNIFFEL, kniffel, {box: {"kind": "score", "box": box} for box in kniffel.BOXES}),
+        (
+            DICEPOKER,
+            dicepoker,
+            {"pass": {"kind": "pass"}} | {row: {"kind": "score", "row": row} for row in dicepoker.ROWS},
+        ),
+    ],
+)
+def test_a_five_dice_click_is_the_action_validation_makes_and_a_forged_one_is_refused(
+    spec: Any, engine: Any, choices: dict[str, dict[str, Any]]
+) -> None:
+    """The clicks' actions are the engine's shared instances, not validated again: each equals (and dumps as) the
+    action validated from its JSON, and an id or choice naming no die or box is refused as validation refuses it."""
+
+    def same(action: Any, data: dict[str, Any]) -> None:
+        validated = engine.parse_action(data)
+        assert action == validated and type(action) is type(validated)
+        assert action.model_dump_json() == validated.model_dump_json()
+
+    same(spec.to_action(Click(1, "roll", "", 4)), {"kind": "roll"})
+    for index in range(5):
+        for target in (0, 1):
+            same(spec.to_action(Click(1, "hold", f"{index}.{target}", 4)), {"kind": "toggle_hold", "index": index})
+    for choice, data in choices.items():
+        same(spec.to_action(Click(1, "score", "", 4, (choice,))), data)
+    for forged in (Click(1, "hold", "5.1", 4), Click(1, "hold", "-1.1", 4), Click(1, "score", "", 4, ("nope",))):
+        with pytest.raises(ValidationError):
+            spec.to_action(forged)

@@ -8,9 +8,10 @@ from discord import app_commands
 
 from bot.engine.core import InvalidSelection, NotYourTurn
 from bot.i18n import CatalogueTranslator, catalogue, language_of, t
-from bot.play.service import error_key, labelled
-from bot.storage import GameRecord
-from bot.ui.render import CUSTOM_ID, MAX_CUSTOM_ID, Click, custom_id, parse_custom_id
+from bot.play.service import error_key, labelled, seat_views
+from bot.play.transitions import HINTED
+from bot.storage import GameRecord, Seat
+from bot.ui.render import CUSTOM_ID, MAX_CUSTOM_ID, Click, SeatView, custom_id, parse_custom_id
 from cogs.kniffel import SPEC as KNIFFEL
 from cogs.tutto import SPEC as TUTTO
 
@@ -106,3 +107,27 @@ def test_a_refusal_names_a_button_as_it_reads_on_the_games_message() -> None:
     assert t("lobby.full_computers", "en-US", **labelled(record, params)).endswith(
         "press **Computer entfernen** to make room."
     )
+
+
+def test_seat_views_are_remembered_only_while_the_seats_and_hints_are_the_same() -> None:
+    """The board's seat views are built once per game and seats: the next record with the same seats (a copy of it)
+    gets the same views, and new seats, a newly marked hint or another game each get their own, as built fresh."""
+
+    def fresh(record: GameRecord) -> tuple[SeatView, ...]:
+        hinted = record.options.get(HINTED, ())
+        return tuple(SeatView(s.player, s.display_name, s.kind, s.status, s.player in hinted) for s in record.seats)
+
+    seats = (Seat("1", "Ann"), Seat("cpu-easy-1", "Easy", "computer"))
+    record = GameRecord(
+        id=424242, kind="kniffel", variant="kniffel", guild_id=1, channel_id=2, host="1", status="running",
+        version=1, created_at=0.0, updated_at=0.0, seats=seats,
+    )  # fmt: skip
+    views = seat_views(record)
+    assert views == fresh(record)
+    assert seat_views(record.changed(version=2, state="{}")) is views
+    hinted = record.changed(options={HINTED: ["1"]})
+    assert seat_views(hinted) == fresh(hinted) and seat_views(hinted)[0].hinted
+    left = hinted.changed(seats=(Seat("1", "Ann", status="left"), seats[1]))
+    assert seat_views(left) == fresh(left) and seat_views(left)[0].status == "left"
+    renamed = left.changed(id=424243, seats=(Seat("1", "Anna"), seats[1]))
+    assert seat_views(renamed) == fresh(renamed) and seat_views(left) == fresh(left)

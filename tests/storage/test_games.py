@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
+import typing
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from bot.sharding import ShardScope
 from bot.storage import ChannelBusy, Database, GamesRepository, ResultRow, ResultsRepository, Seat, StaleVersion
 from bot.storage.database import bundled_migrations
+from bot.storage.games import GameRecord, RecordChanges
 
 
 async def new_game(
@@ -259,3 +263,30 @@ async def test_the_guilds_with_active_games_of_a_shard(db: Database) -> None:
     for shard, guild_id in on_shard.items():
         await new_game(GamesRepository(db), channel_id=20 + shard, guild_id=guild_id)
     assert await GamesRepository(db, ShardScope.of(2, [1])).guilds_with_active_games() == [on_shard[1]]
+
+
+def test_a_changed_record_is_what_replace_makes() -> None:
+    """``GameRecord.changed`` stands in for ``dataclasses.replace`` on every click: the same record for a change of
+    every field, the original untouched, its typed names exactly the record's fields, and an unknown name refused."""
+    seats = (Seat("1", "Ann"), Seat("cpu-easy-1", "Easy", "computer"))
+    record = GameRecord(
+        id=7, kind="kniffel", variant="classic", guild_id=3, channel_id=4, host="1", status="running", version=2,
+        created_at=1.0, updated_at=2.0, locale="de", message_id=9, options={"timeout": 5}, state="{}",
+        deadline_at=3.0, finished_at=None, seats=seats, retired_message_id=8,
+    )  # fmt: skip
+    changes: dict[str, Any] = {
+        "id": 8, "kind": "tutto", "variant": "v", "guild_id": None, "channel_id": 5, "host": "2",
+        "status": "finished", "version": 3, "created_at": 4.0, "updated_at": 5.0, "locale": "pl", "message_id": None,
+        "options": {}, "state": None, "deadline_at": None, "finished_at": 6.0, "seats": seats[:1],
+        "retired_message_id": None,
+    }  # fmt: skip
+    assert set(changes) == {f.name for f in dataclasses.fields(GameRecord)}
+    assert typing.get_type_hints(RecordChanges) == typing.get_type_hints(GameRecord)
+    for name, value in changes.items():
+        copied = record.changed(**{name: value})  # type: ignore[misc]
+        assert copied == dataclasses.replace(record, **{name: value}) and copied is not record
+        assert getattr(copied, name) == value
+    assert record.changed(state="x", version=3) == dataclasses.replace(record, state="x", version=3)
+    assert record.state == "{}" and record.version == 2
+    with pytest.raises(TypeError, match="no field sate"):
+        record.changed(sate="x")  # type: ignore[call-arg]
