@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     import discord
 
     from bot.app import DiceBot
+    from bot.datalock import DataLock
     from bot.playground import Playground
     from bot.settings import Settings
 
@@ -46,28 +47,32 @@ def warn_misspelt_settings() -> None:
 
 
 async def run(bot: DiceBot, token: str) -> None:
-    """Start the bot; a termination signal closes it cleanly (database last)."""
+    """Start the bot; a termination signal, at any moment of the start too, closes it cleanly (database last)."""
     import asyncio
+    import contextlib
     import signal
 
     starting = asyncio.ensure_future(bot.start(token))
-
-    async def stop() -> None:
-        # Closed, start() returns once its gateway closes; one still waiting out discord.py's 5 s between attempts
-        # to reach a gateway that is down would only then see it is closed: cancel that wait.
-        await bot.close()
-        starting.cancel()
-
+    stopping = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(signum, lambda: asyncio.ensure_future(stop()))
+        loop.add_signal_handler(signum, stopping.set)
+    stop = asyncio.ensure_future(stopping.wait())
     try:
-        await starting
-    except asyncio.CancelledError:
-        if not bot.is_closed():
-            raise
+        await asyncio.wait({starting, stop}, return_when=asyncio.FIRST_COMPLETED)
+        if starting.done():
+            starting.result()  # it ended by itself: its error (a rejected token, a database it cannot use)
     finally:
-        # start() returns as soon as the gateway closes; wait here until the database is closed too.
+        stop.cancel()
+        # The start is stopped where it is before anything closes: closed beside it, the bot went on opening
+        # storage and starting deadlines and the catch-up after close() had closed the database (their errors
+        # logged), or logging in on a closed connection (a traceback). Running, start() only waits for gateway
+        # events, and one still waiting out discord.py's 5 s between attempts to reach a gateway that is down
+        # stops waiting. What a cancelled start raises is the stop's doing, not news.
+        starting.cancel()
+        with contextlib.suppress(Exception, asyncio.CancelledError):
+            await starting
+        # Clicks in progress finish, then the gateway and the database close.
         await bot.close()
 
 
@@ -105,6 +110,13 @@ def _with_discord(what: Callable[[DiceBot, str], Coroutine[Any, Any, None]], *, 
     unusable = None if sync_only else files_unusable(settings)
     if unusable is not None:
         return fail(unusable)
+    from bot.datalock import InUse
+
+    try:
+        # Held until the bot has closed its database; a sync runs no games and is left to run beside the bot.
+        held = None if sync_only else lock_database(settings)
+    except InUse as error:
+        return fail(str(error))
     import discord
 
     from bot.app import create_bot
@@ -127,7 +139,26 @@ def _with_discord(what: Callable[[DiceBot, str], Coroutine[Any, Any, None]], *, 
         return fail(refused_at_start(error, settings.dev_guild_id, settings.discord_api_base))
     except (OSError, discord.GatewayNotFound) as error:
         return fail(f"cannot reach Discord ({error}); check the network or DISCORD_API_BASE/DISCORD_GATEWAY_URL")
+    finally:
+        if held is not None:
+            held.release()
     return 0
+
+
+def lock_database(settings: Settings) -> DataLock | None:
+    """Lock a SQLite database for this process (``bot/datalock.py``); PostgreSQL needs none: shard processes
+    sharing it is the supported way to run several. A process with ``SHARD_IDS`` locks it shared."""
+    from bot.datalock import hold
+
+    if settings.uses_postgres:
+        return None
+    database = settings.database_path
+    return hold(
+        database,
+        f"another dicebot process uses the database {database} (DATABASE_URL); stop it first, or give this one its "
+        "own DATABASE_URL (several processes share PostgreSQL, each with its SHARD_IDS: docs/deploy.md)",
+        shared=settings.shard_scope is not None,
+    )
 
 
 def files_unusable(settings: Settings) -> str | None:
@@ -172,24 +203,35 @@ def refused_at_start(error: discord.HTTPException, dev_guild_id: int | None, api
 
 async def serve_playground(playground: Playground, *, has_token: bool) -> None:
     """Start the playground, print where it is, and run until a signal (clean stop) or a bot crash. With a token
-    set the admin chose the playground (``python -m bot playground``): no advice to set one."""
+    set the admin chose the playground (``python -m bot playground``): no advice to set one. A signal while it
+    starts stops the start where it is, quietly, as for the bot (``run``)."""
     import asyncio
+    import contextlib
     import signal
 
     loop = asyncio.get_running_loop()
     stopping = asyncio.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stopping.set)
+    stop = asyncio.ensure_future(stopping.wait())
+    starting = asyncio.ensure_future(playground.start())
     try:
-        await playground.start()
+        await asyncio.wait({starting, stop}, return_when=asyncio.FIRST_COMPLETED)
+        if not starting.done():
+            starting.cancel()
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                await starting
+            return
+        starting.result()
         advice = "" if has_token else " (set DISCORD_TOKEN to connect to Discord instead)"
         print(f"dicebot playground: open {playground.url} to play in your browser{advice}", flush=True)
         crashed = asyncio.create_task(playground.wait())
-        stop = asyncio.create_task(stopping.wait())
         await asyncio.wait({crashed, stop}, return_when=asyncio.FIRST_COMPLETED)
         if crashed.done():
             crashed.result()
     finally:
+        stop.cancel()
+        starting.cancel()
         await playground.stop()
 
 
@@ -218,14 +260,14 @@ def run_playground(args: argparse.Namespace) -> int:
         return fail(describe_error(error))
     import discord
 
-    from bot.playground import BotCrashed, DataDirUnusable, Playground, PortInUse, WorldUnreadable
+    from bot.playground import BotCrashed, DataDirUnusable, DataInUse, Playground, PortInUse, WorldUnreadable
 
     # One line on the terminal, the URL: discord.py's connection chatter only when LOG_LEVEL asks for it.
     discord.utils.setup_logging(level=getattr(logging, launch.log_level or "WARNING"))
     playground = Playground(host=args.host, port=args.port, data_dir=launch.data_dir or Path("data"))
     try:
         asyncio.run(serve_playground(playground, has_token=launch.has_token))
-    except (PortInUse, DataDirUnusable, WorldUnreadable) as error:
+    except (PortInUse, DataDirUnusable, DataInUse, WorldUnreadable) as error:
         return fail(str(error))
     except ValidationError as error:
         return fail(describe_error(error))
@@ -435,7 +477,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         problem = env_file_problem()
         if problem is not None:
             return fail(problem)
-    code: int = args.run(args)
+    try:
+        code: int = args.run(args)
+    except KeyboardInterrupt:
+        # Ctrl+C before the bot or the playground handles it (while the first seconds import discord.py): a stop
+        # like any other, exit code 0 as the handled one gives, no traceback.
+        return 0
     return code
 
 

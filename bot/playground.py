@@ -19,6 +19,7 @@ from typing import Any
 from pydantic import SecretStr
 
 from bot.app import DiceBot, create_bot
+from bot.datalock import DataLock, InUse, hold
 from bot.endpoints import configure_endpoints
 from bot.folders import data_dir_unusable
 from bot.settings import Settings
@@ -54,6 +55,10 @@ class PortInUse(Exception):
     def __init__(self, port: int) -> None:
         super().__init__(f"port {port} is already in use; pick another one: python -m bot playground --port NUMBER")
         self.port = port
+
+
+class DataInUse(Exception):
+    """Another playground (or a bot pointed at its database) uses the same data folder."""
 
 
 class DataDirUnusable(Exception):
@@ -99,6 +104,7 @@ class Playground:
         self._runner: asyncio.Task[None] | None = None
         self._pending_save: asyncio.TimerHandle | None = None
         self._save_failing = False
+        self._lock: DataLock | None = None
 
     @property
     def url(self) -> str:
@@ -118,11 +124,13 @@ class Playground:
             discord_gateway_url=None,
         )
         self._check_data_dir()
+        self._lock_data()
         server = self._restored_server()
         try:
             await server.start()
         except OSError as error:
             await server.close()
+            self._release_data()
             if error.errno == errno.EADDRINUSE:
                 raise PortInUse(self.port) from None
             raise
@@ -155,17 +163,42 @@ class Playground:
         await self._crashed()
 
     async def stop(self) -> None:
-        """Close the bot (it finishes clicks in progress and closes its database), then save and close the server."""
+        """Close the bot (it finishes clicks in progress and closes its database), then save and close the server.
+
+        The bot's start is stopped where it is first: closed beside a start still in progress, the bot went on
+        opening storage and starting its deadlines after the close, and logged their errors (``run`` in
+        ``bot/__main__.py`` does the same for the bot)."""
+        if self._runner is not None:
+            self._runner.cancel()
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                await self._runner
         if self.bot is not None:
             await self.bot.close()
-        if self._runner is not None:
-            with contextlib.suppress(Exception, asyncio.CancelledError):
-                await asyncio.wait_for(self._runner, 15)
         if self.server is not None:
             self._save()
             await self.server.close()
             self.server = None
         configure_endpoints(None, None)
+        self._release_data()
+
+    def _lock_data(self) -> None:
+        """Lock the database, and with it the world file beside it, for this playground (``bot/datalock.py``): a
+        second playground on the same folder shared both, and after restarts their games were stuck (QA)."""
+        if self._lock is not None:
+            return
+        try:
+            self._lock = hold(
+                self.database,
+                f"another dicebot process uses the playground's data in {self.data_dir} ({self.database}); "
+                "stop it first, or set DATA_DIR to another folder for this one",
+            )
+        except InUse as error:
+            raise DataInUse(str(error)) from None
+
+    def _release_data(self) -> None:
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
 
     def _check_data_dir(self) -> None:
         """Create the folder and a file in it now: later, a save failing at the first move or at stop is too late."""
@@ -205,10 +238,10 @@ class Playground:
     async def _crashed(self) -> None:
         """If the bot task ended on its own, show why in the page and raise :class:`BotCrashed`."""
         assert self._runner is not None
-        assert self.server is not None
-        if not self._runner.done():
+        if not self._runner.done() or self._runner.cancelled():  # running, or stopped by :meth:`stop`
             return
-        error = self._runner.exception() if not self._runner.cancelled() else None
+        assert self.server is not None
+        error = self._runner.exception()
         closing = self.bot is not None and self.bot.is_closed() and error is None
         if closing:
             return

@@ -210,3 +210,91 @@ async def test_sigterm_stops_a_bot_whose_gateway_it_cannot_reach(tmp_path: Path)
                 process.kill()
                 await process.wait()
     assert process.returncode == 0
+
+
+async def until_line(process: asyncio.subprocess.Process, marker: str) -> None:
+    """Read standard error until a line holds ``marker`` (``-X importtime`` lines end with a module's name)."""
+    assert process.stderr is not None
+    while True:
+        line = (await asyncio.wait_for(process.stderr.readline(), 60)).decode()
+        assert line, f"the bot ended before {marker!r}"
+        if marker in line if not marker.startswith("| ") else line.rstrip().endswith(marker):
+            return
+
+
+#: What the bot logs (or imports) as its start goes on, in order: the first import of discord.py (a second's worth
+#: of imports), logging in, opening and migrating its database, the command sync, the shard connected.
+START_PHASES = [
+    "| discord",
+    "logging in using static token",
+    "applying migration 0001",
+    "applying migration 0019",
+    "synced",
+    "has connected to Gateway",
+]
+
+
+@pytest.mark.parametrize("phase", START_PHASES)
+async def test_ctrl_c_at_any_moment_of_the_start_is_a_quiet_stop(tmp_path: Path, phase: str) -> None:
+    """A Ctrl+C while importing was a KeyboardInterrupt traceback (exit code 130), while logging in a traceback of a
+    closed connection (exit code 1), and once the bot was connected the deadlines and the catch-up, started after
+    close() had closed the database, logged their errors (QA). Exit code 0, as a Ctrl+C once it runs gives."""
+    async with FakeDiscord(token=TOKEN) as server:
+        guild = server.add_guild("Admins")
+        server.add_channel(guild, "general")
+        env = bot_env(server, tmp_path / "db.sqlite3", PYTHONPROFILEIMPORTTIME="1")
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "bot", env=env, cwd=tmp_path, stderr=asyncio.subprocess.PIPE
+        )
+        try:
+            await until_line(process, phase)
+            process.send_signal(signal.SIGINT)
+            _, stderr = await asyncio.wait_for(process.communicate(), 30)
+        finally:
+            if process.returncode is None:
+                process.kill()
+                await process.wait()
+    told = "\n".join(line for line in stderr.decode().splitlines() if "import time:" not in line)
+    assert process.returncode == 0, told
+    assert "Traceback" not in told
+    assert "ERROR" not in told
+
+
+async def test_a_second_bot_on_the_same_sqlite_file_is_refused_until_the_first_is_gone(tmp_path: Path) -> None:
+    """Two processes handling every game of one file fought over its games (QA). The second start is refused with
+    one line while the first keeps playing; once the first is killed (-9: no clean stop), a new start succeeds."""
+    database = tmp_path / "data" / "dicebot.sqlite3"
+    async with FakeDiscord(token=TOKEN) as server:
+        guild = server.add_guild("Admins")
+        channel = server.add_channel(guild, "general")
+        admin = server.add_user("Admin")
+        env = bot_env(server, database, DEV_GUILD_ID=str(guild.id))
+        first = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "bot", env=env, cwd=tmp_path, stderr=asyncio.subprocess.PIPE
+        )
+        try:
+            await until_line(first, "has connected to Gateway")
+            returncode, stderr = await stopped(env, tmp_path)
+            assert returncode == 2
+            assert stderr.splitlines() == [
+                f"dicebot: another dicebot process uses the database {database} (DATABASE_URL); stop it first, or "
+                "give this one its own DATABASE_URL (several processes share PostgreSQL, each with its SHARD_IDS: "
+                "docs/deploy.md)"
+            ]
+            reply = await server.slash(admin, channel, "help")
+            assert "/kniffel" in (await reply.message(timeout=10)).text
+        finally:
+            first.kill()
+            await first.wait()
+        again = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "bot", env=env, cwd=tmp_path, stderr=asyncio.subprocess.PIPE
+        )
+        try:
+            await until_line(again, "has connected to Gateway")
+            again.send_signal(signal.SIGTERM)
+            await asyncio.wait_for(again.communicate(), 30)
+        finally:
+            if again.returncode is None:
+                again.kill()
+                await again.wait()
+    assert again.returncode == 0

@@ -255,3 +255,83 @@ def test_a_data_dir_it_cannot_write_names_the_folder_not_the_port(tmp_path: Path
         f"dicebot: cannot keep the playground's files in {data_dir} ({reason}); "
         "set DATA_DIR to a folder this user may write"
     ]
+
+
+async def playground(cwd: Path, port: int, **env: str) -> asyncio.subprocess.Process:
+    return await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bot",
+        "playground",
+        "--port",
+        str(port),
+        env=clean_env(**env),
+        cwd=cwd,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+
+
+async def serving(process: asyncio.subprocess.Process) -> str:
+    """Its one line once it serves the page: the URL."""
+    assert process.stdout is not None
+    line = (await asyncio.wait_for(process.stdout.readline(), 60)).decode()
+    assert line.startswith("dicebot playground: open "), line
+    return line.split()[3]
+
+
+async def test_a_second_playground_on_the_same_data_is_refused_until_the_first_is_gone(tmp_path: Path) -> None:
+    """Two playgrounds on one data folder shared its database and world file, and after restarts games were stuck
+    (QA). The second is refused with one line while the first keeps serving; after a kill -9 of the first a new
+    one starts (the lock went with the process)."""
+    first = await playground(tmp_path, free_port())
+    try:
+        url = await serving(first)
+        done = await asyncio.to_thread(refused, tmp_path)
+        assert done.returncode == 2
+        assert done.stderr.splitlines() == [
+            "dicebot: another dicebot process uses the playground's data in data (data/playground.sqlite3); "
+            "stop it first, or set DATA_DIR to another folder for this one"
+        ]
+        async with aiohttp.ClientSession() as session, session.get(url) as page:
+            assert page.status == 200
+    finally:
+        first.kill()
+        await first.wait()
+    again = await playground(tmp_path, free_port())
+    try:
+        await serving(again)
+    finally:
+        again.send_signal(signal.SIGTERM)
+        _, stderr = await asyncio.wait_for(again.communicate(), 30)
+    assert again.returncode == 0, stderr.decode()
+
+
+#: What the playground imports or logs (with LOG_LEVEL=INFO) as its start goes on: discord.py imported, the
+#: playground's module imported, its bot logging in, its commands synced, its URL printed.
+PLAYGROUND_PHASES = ["| discord", "| bot.playground", "logging in using static token", "synced", "the URL"]
+
+
+@pytest.mark.parametrize("phase", PLAYGROUND_PHASES)
+async def test_ctrl_c_at_any_moment_of_the_playgrounds_start_is_a_quiet_stop(tmp_path: Path, phase: str) -> None:
+    process = await playground(tmp_path, free_port(), LOG_LEVEL="INFO", PYTHONPROFILEIMPORTTIME="1")
+    try:
+        if phase == "the URL":
+            await serving(process)
+        else:
+            assert process.stderr is not None
+            while True:
+                line = (await asyncio.wait_for(process.stderr.readline(), 60)).decode()
+                assert line, f"the playground ended before {phase!r}"
+                if line.rstrip().endswith(phase) if phase.startswith("| ") else phase in line:
+                    break
+        process.send_signal(signal.SIGINT)
+        _, stderr = await asyncio.wait_for(process.communicate(), 30)
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+    told = "\n".join(line for line in stderr.decode().splitlines() if "import time:" not in line)
+    assert process.returncode == 0, told
+    assert "Traceback" not in told
+    assert "ERROR" not in told

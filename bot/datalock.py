@@ -1,0 +1,64 @@
+"""One process per SQLite database: a lock file beside it, taken at start and held while the process runs.
+
+Two processes that each handle every game of one file fight over its games: each keeps its own copy of a game
+in progress, fires the same deadlines and repairs the same messages, and after a few restarts games are stuck (a
+lobby with no message, a board that is not the channel's message). The same holds for two playgrounds on one data
+folder, which share the world file beside the database as well. So the second start is refused.
+
+``flock`` is released by the operating system when the process ends, however it ends (kill -9, a power cut), so
+a restart after a crash is never refused by a lock nobody holds; the file itself is left in place, empty. Shard
+processes (``SHARD_IDS``) each handle only their servers' games and may share a file (docs/deploy.md): they take
+the lock shared, which only a process that handles every game (exclusive) conflicts with.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+from pathlib import Path
+
+
+class InUse(Exception):
+    """Another process holds the lock of the database."""
+
+
+class DataLock:
+    """A held lock; :meth:`release` gives it back (the end of the process does so too)."""
+
+    def __init__(self, descriptor: int) -> None:
+        self._descriptor: int | None = descriptor
+
+    def release(self) -> None:
+        if self._descriptor is not None:
+            os.close(self._descriptor)
+            self._descriptor = None
+
+
+def lock_file(database: Path) -> Path:
+    """The lock file of ``database``: beside it, so every process that names the file finds the same lock."""
+    return database.with_name(f"{database.name}.lock")
+
+
+def hold(database: Path, in_use: str, *, shared: bool = False) -> DataLock | None:
+    """Lock ``database`` for this process, or raise :class:`InUse` with ``in_use`` as its message.
+
+    None when no lock can be taken at all (a folder that cannot be created or written, a file system without
+    locks): the database's own opening then names what is wrong with the folder, with the setting that placed it.
+    """
+    path = lock_file(database)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        descriptor = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(descriptor, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(descriptor)
+        raise InUse(in_use) from None
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.close(descriptor)
+        return None
+    return DataLock(descriptor)
