@@ -14,6 +14,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import tempfile
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,12 +23,30 @@ _PACKAGE = str(Path(__file__).resolve().parent)
 LOCK_FILE = Path(tempfile.gettempdir()) / f"dicebot-numba-{hashlib.sha256(_PACKAGE.encode()).hexdigest()[:16]}.lock"
 
 
+#: Within a process the lock is re-entrant (``warm`` holds it around ``compile_search``, which takes it too): a
+#: second ``flock`` on a new open of the file would wait for the first forever. The thread lock also keeps two
+#: threads of one process (a hint's and a computer's) from compiling at once.
+_HELD = threading.RLock()
+_depth = 0
+
+
 @contextmanager
 def compiling() -> Iterator[None]:
     """Hold the machine-wide compile lock of this installation (blocking until it is free)."""
-    with LOCK_FILE.open("a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    global _depth
+    with _HELD:
+        if _depth:
+            _depth += 1
+            try:
+                yield
+            finally:
+                _depth -= 1
+            return
+        with LOCK_FILE.open("a") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            _depth = 1
+            try:
+                yield
+            finally:
+                _depth = 0
+                fcntl.flock(handle, fcntl.LOCK_UN)

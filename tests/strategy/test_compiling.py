@@ -33,6 +33,22 @@ def test_the_lock_is_held_inside_and_free_after() -> None:
     assert not held()
 
 
+def test_the_lock_is_reentrant_in_one_process() -> None:
+    """``warm`` holds it around ``compile_search``, which takes it too: a second flock would wait forever."""
+    with compiling(), compiling():
+        assert held()
+    assert not held()
+
+
+def test_the_knister_search_compiles_under_the_lock(monkeypatch: pytest.MonkeyPatch, table_dir: Path) -> None:
+    """Test code and the bot alike reach the search's compile through ``compile_search``: the compile that two
+    xdist workers of a fresh checkout raced on (a worker aborted in llvmlite)."""
+    seen: list[bool] = []
+    monkeypatch.setattr(knister, "placement_values", lambda *args: seen.append(held()))
+    knister.compile_search(knister.load(table_dir))
+    assert seen == [True]
+
+
 def test_warming_compiles_under_the_lock(monkeypatch: pytest.MonkeyPatch, table_dir: Path) -> None:
     seen: list[bool] = []
     monkeypatch.setattr(knister, "compile_search", lambda tabs: seen.append(held()))
