@@ -189,7 +189,9 @@ def render(review: Review, channel_id: int, finished_at: float | None, locale: s
     # The costliest have their fields below: shown there only (QA: a phone read them twice), pointed to in the list.
     worst = {decision.number for decision in review.worst}
     listed = fit(kind, review.decisions, locale, below=worst)
-    if any(decision.judged for decision in review.decisions):
+    # The legend explains the losses' unit: with every decision the best one no loss shows, and a legend of
+    # values with no value read as something missing (QA).
+    if any(decision.judged and decision.regret > 0 for decision in review.decisions):
         summary.append(t("review.values_tutto" if kind == "tutto" else "review.values_final", locale))
     timeouts = len(review.decisions) - len(counted)
     if timeouts:

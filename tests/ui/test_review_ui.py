@@ -133,6 +133,30 @@ def test_the_list_reads_turn_by_turn_with_the_costliest_pointed_to_in_their_plac
     assert cut[-1] == t("review.not_listed_best", locale, count=3)
 
 
+@pytest.mark.parametrize("locale", ["en-US", "de", "hu", "pl"])
+@pytest.mark.parametrize("kind", ["kniffel", "tutto"])
+def test_the_values_legend_shows_only_with_a_value(kind: str, locale: str) -> None:
+    """QA: with every decision the best one, the review still explained "Values: …" but showed none."""
+    legend = t("review.values_tutto" if kind == "tutto" else "review.values_final", locale)
+    state: object = kniffel_at(1, 3, [1, 2, 3, 4, 6])
+    good, bad = kniffel.Score(box="chance"), Keep(())
+    if kind == "tutto":
+        state = tutto.new_game(["a", "b"], random.Random(1)).model_copy(
+            update={"phase": "select", "card": "bonus_300", "current": "a", "roll": [1, 1, 5, 2, 3, 4]}
+        )
+        good, bad = Plan((1, 1, 5), "roll_on"), Plan((5,), "stop")
+    best = Decision(1, 1, state, good, 200.0, good, 200.0, "player")
+    lost = Decision(2, 2, state, bad, 190.0, good, 200.0, "player")
+
+    def description(*decisions: Decision) -> str:
+        review = Review(kind, "standard", "a", decisions)
+        return review_ui.render(review, 7, 1_800_000_000.0, locale).embeds[0].description or ""
+
+    perfect = description(best)
+    assert legend not in perfect and t("review.perfect", locale) in perfect
+    assert legend in description(best, lost)
+
+
 def test_knister_names_the_round_and_tutto_the_turn() -> None:
     """Knister decides once a round, Tutto as often as its turn lasts: the round, and the person's turn."""
     grid = knister.new_game(["a"], random.Random(1)).model_copy(update={"round": 4, "dice": [3, 4]})
