@@ -181,8 +181,9 @@ def stale_press(record: GameRecord, origin: Origin, followed: bool = False) -> P
     On the live board, or on the private view the bot keeps current for the player (``followed``), the press only
     crossed a change: the second of a double click, two players' presses crossing, an edit the client had not
     shown yet. "Outdated, use the latest game message" sent the player to the message they had pressed (QA), so
-    they are told it changed first (the service shows it again). A press on an older message (last round's grid) is
-    outdated and links to the live board. An earlier public board never gets here: its pointer is
+    they are told it changed first (the service shows it again), or, when the change was that same press of
+    theirs, that it already went through (``GameService._made_by_own_press``). A press on an older message (last
+    round's grid) is outdated and links to the live board. An earlier public board never gets here: its pointer is
     :func:`pointer`'s ``play.board_moved``.
     """
     on_board = not origin.private and origin.message_id is not None and origin.message_id == record.message_id

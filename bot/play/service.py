@@ -58,6 +58,16 @@ HINT_ROW = 4
 REMATCH = "rematch"
 #: The option noting the game opened after a finished one in its channel: its board offers no Rematch any more.
 
+
+class CrossedPress(Refusal):
+    """A press on the live board (or the private view kept current for its player) that the game moved past while
+    it travelled: refused as ``play.board_changed``, unless the change was the player's own previous press."""
+
+    def __init__(self, click: Click) -> None:
+        super().__init__("play.board_changed")
+        self.click = click
+
+
 P = ParamSpec("P")
 R = TypeVar("R")
 
@@ -266,6 +276,8 @@ class GameService(LiveBoards):
         #: How often a deleted board is posted anew (and the player pinged) per version of its game.
         self.reposts = RepostBudget()
         self.checked_boards = CheckedBoards()
+        #: The stored move history: reviews read it, and a press that arrives too late asks who moved last.
+        self._history = history
         #: Post-game reviews (the Review button and ``/<game> review``).
         self.reviews = Reviews(games, history, self.specs, brain)
         #: Each player's latest following private view (a Knister grid), edited when its game changes.
@@ -575,6 +587,8 @@ class GameService(LiveBoards):
         timeless = record.status == "lobby" and click.action in transitions.TIMELESS_LOBBY_ACTIONS
         if click.stamp != self._stamp(spec, game, click) and not timeless:
             stale = self._stale_press(record, request)
+            if stale.key == "play.board_changed":
+                raise CrossedPress(click)
             raise Refusal(stale.key, **stale.params)
         now = self._clock()
         if record.status == "lobby":
@@ -595,10 +609,14 @@ class GameService(LiveBoards):
             await self._refuse(request, key, **params)
             return None
         except Refusal as refusal:
-            if refusal.key == "play.board_changed" and request.message_id == game.record.message_id:
-                # A stale click on the game message: show the current state there, in case an edit was missed.
-                await self.show(spec, game)
-            await self._refuse(request, refusal.key, **labelled(game.record, refusal.params))
+            key = refusal.key
+            if isinstance(refusal, CrossedPress):
+                if request.message_id == game.record.message_id:
+                    # A stale click on the game message: show the current state there, in case an edit was missed.
+                    await self.show(spec, game)
+                if await self._made_by_own_press(spec, game, request.actor, refusal.click):
+                    key = "play.already_done"
+            await self._refuse(request, key, **labelled(game.record, refusal.params))
             return None
         except StaleVersion:
             stale = self._stale_press(game.record, request)
@@ -624,6 +642,31 @@ class GameService(LiveBoards):
         follower = self.followers.following(record.id, request.actor.player)
         kept = follower.message.id if follower is not None else None
         return board.stale_press(record, origin(request), kept is not None and kept == request.message_id)
+
+    async def _made_by_own_press(self, spec: AnySpec, game: Game, actor: Actor, click: Click) -> bool:
+        """Whether the change a press crossed was the same press of the same player: the game's latest save is a
+        move of theirs, the action this press asks for, made on the very position this press was made on (its
+        stamp). That is the second of a double click, whose first went through: "nothing was done" read as the
+        move failing (QA). A press crossing anyone else's move, a computer's or a timeout's, the player's own other
+        move (a score picked on the board their reroll replaced), or a later save without a move (a seat leaving,
+        a hint's mark), which the history cannot place, is not."""
+        if self._history is None or game.state is None:
+            return False
+        move = await self._history.latest_save(game.record.id)
+        if move is None or move.version != game.record.version:
+            return False
+        if move.source != "player" or move.player != actor.player or move.action != self._engine_action(spec, click):
+            return False
+        before = spec.load(move.state)
+        return before is not None and click.stamp == spec.stamp_of(click, transitions.stamp(game.record) - 1, before)
+
+    @classmethod
+    def _engine_action(cls, spec: AnySpec, click: Click) -> str | None:
+        """The engine action of a click as the history stores it (JSON); None for a lobby's or a malformed one."""
+        try:
+            return str(cls._action(spec, click).model_dump_json())
+        except Refusal:
+            return None
 
     @staticmethod
     def _action(spec: AnySpec, click: Click) -> Any:

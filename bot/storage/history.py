@@ -73,6 +73,17 @@ class HistoryRepository:
         )
         return [StoredMove(*tuple(row)) for row in rows]
 
+    async def latest_save(self, game_id: int) -> StoredMove | None:
+        """The first move of the game's latest save that holds moves (the one that was chosen; forced steps follow
+        it), with the state it was applied to; None before any move. One row read through the key: asked only
+        when a press arrives after the game moved on."""
+        row = await self._db.fetch_one(
+            "SELECT player, source, action, state, version, step FROM game_moves WHERE game_id = ? "
+            "ORDER BY version DESC, step LIMIT 1",
+            (game_id,),
+        )
+        return StoredMove(*tuple(row)) if row is not None else None
+
     async def finished_games(self, player: str, kinds: Sequence[str], limit: int = 25) -> list[FinishedGame]:
         """The latest finished games of ``kinds`` that ``player`` sat in and that have a history, newest first."""
         if not kinds:

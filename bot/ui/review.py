@@ -3,16 +3,17 @@
 Pure: it gets a :class:`bot.play.review.Review` and writes one embed in the reader's language. Each decision is
 named by where it was made, the turn and roll ("Turn 7 · roll 2/3"; Knister's round, Tutto's turn), so a player
 sees whether rolls were left. The three costliest get a field each with the dice as they lay, under a heading that
-closes the description, and the list above (every other decision in play order) leaves them out: on a phone the
-end of a long private message is what shows first, so the costliest sit there with the chosen and the best move a
-line each, and nothing is read twice (QA: the list repeated them and ran very long). Discord allows a description
+closes the description, and the list above (every other decision in play order) names them in their place only, with
+a pointer down: on a phone the end of a long private message is what shows first, so the costliest sit there with
+the chosen and the best move a line each, and nothing is read twice (QA: the list repeated them and ran very long;
+then it went from turn 7 to 9 to 12, and read as if turns were missing). Discord allows a description
 of 4,096 characters and 6,000 in a whole embed; a long game (Tutto's many selections) is summarised to fit: the
 decisions that were best are counted rather than listed first, then the smallest losses.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any, Protocol
 
 import discord
@@ -118,6 +119,12 @@ def line(kind: str, decision: Decision, locale: str, board: str | None = None) -
     return f"{t('review.timeout_mark', locale)} {text}" if not decision.counted else text
 
 
+def pointer_below(kind: str, decision: Decision, locale: str) -> str:
+    """The place of one of the costliest decisions in the list: where it was made and that it is below, so the list
+    reads whole in play order while the decision itself is shown once, in its field."""
+    return t("review.line_below", locale, at=position(kind, decision, locale))
+
+
 def turn_end(decision: Decision, locale: str) -> str:
     """How a timed-out Tutto turn with no decision in it ended, from its last step: a draw that ended the turn drew
     the Stop card; a roll that ended it scored nothing (its dice are not stored: the turn was cleared)."""
@@ -128,25 +135,32 @@ def turn_end(decision: Decision, locale: str) -> str:
 
 
 def fit(
-    kind: str, decisions: Sequence[Decision], locale: str, limit: int = LIST_LIMIT, board: str | None = None
+    kind: str,
+    decisions: Sequence[Decision],
+    locale: str,
+    limit: int = LIST_LIMIT,
+    board: str | None = None,
+    below: Collection[int] = (),
 ) -> list[str]:
     """The decision lines in play order within ``limit`` characters: best ones dropped first, then the smallest
-    losses, each group counted in a closing line.
+    losses, each group counted in a closing line. The decisions numbered in ``below`` (the costliest, in fields
+    of their own) are a pointer each, never dropped.
 
     Each line is built once and the running size kept as lines drop: a long game's review has a couple of hundred
     decisions, and measuring them all again after every drop cost a second of CPU per review.
     """
-    texts = [line(kind, d, locale, board) for d in decisions]
+    texts = [pointer_below(kind, d, locale) if d.number in below else line(kind, d, locale, board) for d in decisions]
     keep = list(range(len(decisions)))
     size = sum(len(text) + 1 for text in texts) + 80
     dropped_best = 0
     if size > limit:
-        best = [index for index in keep if decisions[index].regret == 0]
+        best = [index for index in keep if decisions[index].regret == 0 and decisions[index].number not in below]
         dropped_best = len(best)
         size -= sum(len(texts[index]) + 1 for index in best)
-        keep = [index for index in keep if decisions[index].regret > 0]
+        keep = [index for index in keep if decisions[index].regret > 0 or decisions[index].number in below]
     dropped: set[int] = set()
-    for index in sorted(keep, key=lambda index: (decisions[index].regret, -decisions[index].number)):
+    losses = [index for index in keep if decisions[index].number not in below]
+    for index in sorted(losses, key=lambda index: (decisions[index].regret, -decisions[index].number)):
         if size <= limit:
             break
         dropped.add(index)
@@ -180,10 +194,12 @@ def render(
     else:
         # "Decisions: 0 · average loss 0.00" read as perfect play (QA): say there was nothing of theirs to judge.
         summary.append(t("review.no_decisions", locale))
-    # The costliest have their fields below: listed there only (QA: a phone read them twice).
+    # The costliest have their fields below: shown there only (QA: a phone read them twice), pointed to in the list.
     worst = {decision.number for decision in review.worst}
-    listed = fit(kind, [d for d in review.decisions if d.number not in worst], locale, board=board)
-    if any(decision.judged for decision in review.decisions):
+    listed = fit(kind, review.decisions, locale, board=board, below=worst)
+    # The legend explains the losses' unit: with every decision the best one no loss shows, and a legend of
+    # values with no value read as something missing (QA).
+    if any(decision.judged and decision.regret > 0 for decision in review.decisions):
         summary.append(t("review.values_tutto" if kind == "tutto" else "review.values_final", locale))
     timeouts = len(review.decisions) - len(counted)
     if timeouts:

@@ -524,8 +524,10 @@ function renderMessages() {
   const wanted = channelMessages(state.channel);
   const existing = new Map([...list.children].map((node) => [node.dataset.messageId, node]));
   let previous = null;
+  let answered = false; // a new public message answers this user's own press or command: the page follows it
   for (const message of wanted) {
     let node = existing.get(message.id);
+    if (!node && answersMe(message)) answered = true;
     const version = `${payloadKey(message)}${interactionKey(message.id)}`;
     if (!node || node.dataset.version !== version) {
       const fresh = renderMessage(message);
@@ -539,7 +541,7 @@ function renderMessages() {
     previous = node;
   }
   for (const node of existing.values()) node.remove();
-  if (atBottom && !state.stickToBottom) {
+  if ((atBottom || answered) && !state.stickToBottom) {
     // Scroll in the next frame, when the browser lays the page out anyway: scrolling now would lay it out at once,
     // again for each of the updates a click brings in one frame (the interaction, the edit, the answer).
     state.stickToBottom = true;
@@ -548,6 +550,13 @@ function renderMessages() {
       list.scrollTop = list.scrollHeight;
     });
   }
+}
+
+// Whether a message is the public answer to an interaction of the user the page acts as: Rematch pressed on a
+// final board scrolled up above a long review posts the new board at the bottom, which the page must show (QA: it
+// stayed where it was). An ephemeral answer (a refusal, a hint) leaves the page where the user is reading.
+function answersMe(message) {
+  return (message.flags & EPHEMERAL) === 0 && message.interaction_metadata?.user?.id === state.me;
 }
 
 function interactionKey(messageId) {

@@ -16,6 +16,9 @@ LAST = 3
 #: The private answer to a press on the live board that the game had moved past (a double click, presses crossing,
 #: an edit the client had not shown): not "outdated", which sent the player to the very message they pressed (QA).
 CHANGED = "This message changed before your press arrived — nothing was done."
+#: The answer to such a press when the change was the player's own previous press (the second of a double click):
+#: "nothing was done" read as the move failing (QA).
+ALREADY = "Already done — your previous press went through."
 
 
 def has_controls(message: Message, game_id: int | None = None) -> bool:

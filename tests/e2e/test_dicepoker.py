@@ -12,7 +12,7 @@ import pytest
 from bot.engine import dicepoker
 from fakediscord import Message, User
 from fakediscord.errors import InvalidInput
-from tests.e2e.board import CHANGED
+from tests.e2e.board import ALREADY, CHANGED
 from tests.e2e.conftest import Harness
 from tests.e2e.dice import forge, play_turn
 
@@ -367,6 +367,22 @@ async def test_restart_mid_turn_continues_on_the_same_message(running: Harness) 
     assert (await h.state()).turns == {str(first.id): 7, str(second.id): 7}
     assert h.server.channel_messages(h.channel)[0].id == message.id
     assert all(m.components == [] for m in h.server.channel_messages(h.channel)[posts:])
+
+
+async def test_a_double_click_on_roll_rolls_once_and_says_the_first_press_went_through(running: Harness) -> None:
+    """QA: the second press of a double click was told "nothing was done", read as the roll failing."""
+    h = running
+    message = await h.start_game("dicepoker", [h.alice, h.bob])
+    first, _ = seats(await h.state(), h)
+    shown = h.snapshot(message)
+    h.rng.script(1, 2, 3, 4, 6)
+    press = await h.server.click_button(first, shown, label="Roll")
+    again = await h.server.click_button(first, shown, label="Roll")  # sent before the first one is answered
+    await press.response()
+    await again.response()
+    assert [m.text for handle in (press, again) for m in handle.ephemeral_messages] == [ALREADY]
+    state = await h.state()
+    assert state.rolls == 1 and state.dice == [1, 2, 3, 4, 6]
 
 
 async def test_timeout_scores_the_best_allowed_row_or_the_pass(running: Harness) -> None:

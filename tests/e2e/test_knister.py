@@ -10,7 +10,7 @@ from bot.i18n import t
 from cogs.knister import SPEC
 from fakediscord import InvalidInput, Message, User
 from tests.discord_limits import assert_every_message_fits
-from tests.e2e.board import CHANGED, live_board
+from tests.e2e.board import ALREADY, CHANGED, live_board
 from tests.e2e.conftest import Harness
 
 pytestmark = pytest.mark.timeout(120)
@@ -210,6 +210,24 @@ async def test_double_click_on_a_cell_places_once(knister: Harness) -> None:
     state = await table.state()
     assert filled(state.grids[str(h.alice.id)]) == 1
     assert state.placed == [str(h.alice.id)]
+
+
+async def test_a_double_click_that_ends_the_round_says_the_first_press_went_through(knister: Harness) -> None:
+    """QA: the last placement of a round moves the grid to the next round, so the second press of a double click
+    crossed it and was told "nothing was done", read as the placement failing; it is told the first went through."""
+    h = knister
+    table = Table(h, await start_game(h, [h.alice, h.bob]))
+    await table.roll()
+    await table.place_best(h.bob)
+    grid = await table.open_grid(h.alice)
+    cell = grid.button(prefix=f"g:{await table.game_id()}:place:7:").custom_id
+    first = await h.server.click(h.alice, grid, cell)
+    second = await h.server.click(h.alice, grid, cell)  # sent before the first one is answered
+    assert await first.message() is grid
+    again = await second.message()
+    assert again.ephemeral and again.text == ALREADY
+    state = await table.state()
+    assert state.round == 2 and filled(state.grids[str(h.alice.id)]) == 1
 
 
 async def test_filled_cells_cannot_be_placed_into(knister: Harness) -> None:

@@ -29,7 +29,7 @@ EMBED = {
         {"name": "Carol", "value": "3", "inline": True},
         {"name": "Rules", "value": "first to 6000", "inline": False},
     ],
-    "footer": {"text": "game 42"},
+    "footer": {"text": "💡 played with hints\n🤖 Games with a computer count in /stats"},
 }
 COMPONENTS = [
     {
@@ -92,7 +92,9 @@ async def test_markdown_embeds_and_components(server: FakeDiscord, browser: Brow
     await expect(card.locator(".embed-title")).to_have_text("Round 3")
     await expect(card.locator(".embed-description .mention")).to_have_text("@Alice")
     await expect(card.locator(".md-subtext")).to_have_text("small print")
-    await expect(card.locator(".embed-footer")).to_have_text("game 42")
+    # Two notes of a final board's footer, a line each as Discord shows them (QA: they ran together on one line).
+    footer = await card.locator(".embed-footer").evaluate("node => node.innerText")
+    assert footer.splitlines() == ["💡 played with hints", "🤖 Games with a computer count in /stats"]
     names = card.locator(".embed-field-name")
     await expect(names).to_have_text(["Alice", "Bob", "Carol", "Rules"])
     tops = [(await names.nth(i).bounding_box() or {})["y"] for i in range(4)]
@@ -145,3 +147,36 @@ async def test_a_modal_opens_for_its_user_and_cancel_closes_it(server: FakeDisco
     await expect(dialog).to_have_count(0)
     assert server.web is not None
     assert opened.id in server.web.closed_modals
+
+
+async def test_the_page_follows_a_new_message_answering_its_users_own_press(
+    server: FakeDiscord, browser: Browser
+) -> None:
+    """QA: Rematch pressed on a final board, scrolled up above a long review, posted the new board at the bottom
+    and the page stayed where it was. A new message that answers the user's own press is followed as a new message
+    is when the user is at the bottom; one nobody asked for leaves a scrolled-up page where it is."""
+    alice = next(u for u in server.world.users.values() if u.name == "Alice")
+    general = next(iter(server.world.channels.values()))
+    rematch = {"type": 2, "style": 2, "label": "Rematch", "custom_id": "rematch"}
+    final = {"embeds": [{"title": "Kniffel — final scores"}], "components": [{"type": 1, "components": [rematch]}]}
+    board = server.world.create_message(general, server.bot, final)
+    server.world.create_message(general, server.bot, {"content": "\n".join(f"review line {i}" for i in range(80))})
+
+    page = await (await browser.new_context(viewport=PHONE)).new_page()
+    await page.goto(f"{server.url}?as={alice.id}&channel={general.id}")
+    messages = page.locator("#messages")
+    shown = page.locator(f'li.message[data-message-id="{board.id}"]')
+    await expect(shown).to_be_visible()
+    await messages.evaluate("list => { list.scrollTop = 0; }")  # up at the final board, to press Rematch
+    await expect(shown.get_by_role("button", name="Rematch")).to_be_in_viewport()
+
+    news = server.world.create_message(general, server.bot, {"content": "news nobody pressed for"})
+    await expect(page.locator(f'li.message[data-message-id="{news.id}"]')).to_be_attached()
+    settled = "() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))"
+    await page.evaluate(settled)  # the page scrolls, if at all, in the frame after it renders
+    assert await messages.evaluate("list => list.scrollTop") == 0
+
+    pressed = server.world.click(alice, board, "rematch")  # her press (the page's needs a bot to answer it)
+    answer = server.world.respond(pressed, {"type": 4, "data": {"content": "🎲 Kniffel — new lobby"}}, [])
+    assert answer is not None
+    await expect(page.locator("li.message", has_text="new lobby")).to_be_in_viewport()

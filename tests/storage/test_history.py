@@ -57,6 +57,18 @@ async def test_moves_are_saved_with_the_state_and_read_back_in_play_order(db: Da
     assert second.version == 2
 
 
+async def test_latest_save_is_the_first_move_of_the_newest_save_with_moves(db: Database) -> None:
+    games, history = GamesRepository(db), HistoryRepository(db)
+    game = await new_game(games)
+    assert await history.latest_save(game.id) is None
+    first = await games.save(replace(game, status="running"), moves=[move("100", 0)])
+    second = await games.save(first, before=first, moves=[move("100", 1), move("100", 2)])  # a choice, a forced step
+    await games.save(second, before=second)  # a save without a move (a hint's mark)
+    latest = await history.latest_save(game.id)
+    assert latest is not None and (latest.version, latest.step, latest.player) == (2, 0, "100")
+    assert latest.action == '{"kind": "step", "n": 1}' and latest.state == '{"move": 1}'
+
+
 async def test_a_stale_save_stores_no_history_row(db: Database) -> None:
     games, history = GamesRepository(db), HistoryRepository(db)
     game = await new_game(games)

@@ -237,7 +237,6 @@ def test_a_timed_out_fireworks_turn_is_listed_though_the_card_left_no_choice(tab
     assert result.counted == () and result.worst == ()
     assert review_lines(result)[1:] == [
         "No decisions of your own to judge in this game.",
-        "Values: the expected points banked this turn with perfect play, counted up to the target (as the hint shows).",
         "⏱ played for you after a timeout, not counted: 1",
         "",
         "⏱ `Turn 1` Fireworks: ⚀ ⚀ ⚄ ⚁ ⚂ ⚃ · take ⚀ ⚀ ⚄ and roll on ✓",

@@ -112,9 +112,61 @@ def test_each_decision_says_its_turn_and_roll_and_the_costliest_are_not_listed_t
         "." if locale == "en-US" else ","
     ) in [read(line) for line in lines]
     listed = [line for line in lines if line.startswith("`")]
-    assert [line.split("`")[1] for line in listed] == [at(1, 1), at(1, 2)]
+    assert [line.split("`")[1] for line in listed] == [at(1, 1), at(1, 2), at(7, 2)]
+    assert listed[-1] == t("review.line_below", locale, at=at(7, 2))  # in its place, pointing down: not repeated
     assert [read(field.name or "").split(" · −")[0] for field in embed.fields] == [f"{at(7, 2)} · ⚂ ⚅ ⚅ ⚅ ⚅"]
     assert at(1, 2) != at(2, 1)
+
+
+@pytest.mark.parametrize("locale", ["en-US", "de", "hu", "pl"])
+def test_the_list_reads_turn_by_turn_with_the_costliest_pointed_to_in_their_place(locale: str) -> None:
+    """QA: the list went from turn 7 to 9 to 12, as the costliest decisions (turns 8, 10 and 11) were left out for
+    their fields below: a reader thought turns were missing. Each is now a short pointer line in its place, the
+    decision itself still shown once, in its field; a list cut to fit keeps the pointers."""
+    chance = kniffel.Score(box="chance")
+
+    def turn(number: int, lost: float) -> Decision:
+        state = kniffel_at(number, 3, [1, 2, 3, 4, 6])
+        return Decision(number, number, state, chance, 200.0 - lost, chance if not lost else Keep(()), 200.0, "player")
+
+    decisions = tuple(turn(number, {8: 20.1, 10: 41.8, 11: 20.6}.get(number, 0.0)) for number in range(7, 13))
+    review = Review("kniffel", "kniffel", "a", decisions)
+
+    embed = review_ui.render(review, 7, 1_800_000_000.0, locale).embeds[0]
+
+    lines = [line for line in read(embed.description or "").splitlines() if line.startswith("`")]
+    at = [t("review.at_turn_roll", locale, turn=number, roll=3, rolls=3) for number in range(7, 13)]
+    assert [line.split("`")[1] for line in lines] == at
+    below = {number: t("review.line_below", locale, at=at[number - 7]) for number in (8, 10, 11)}
+    assert [line for line in lines if line in below.values()] == list(below.values())
+    assert len(embed.fields) == 3
+    cut = [read(line) for line in review_ui.fit("kniffel", decisions, locale, limit=200, below=set(below))]
+    assert [line for line in cut if line in below.values()] == list(below.values())
+    assert cut[-1] == t("review.not_listed_best", locale, count=3)
+
+
+@pytest.mark.parametrize("locale", ["en-US", "de", "hu", "pl"])
+@pytest.mark.parametrize("kind", ["kniffel", "tutto"])
+def test_the_values_legend_shows_only_with_a_value(kind: str, locale: str) -> None:
+    """QA: with every decision the best one, the review still explained "Values: …" but showed none."""
+    legend = t("review.values_tutto" if kind == "tutto" else "review.values_final", locale)
+    state: object = kniffel_at(1, 3, [1, 2, 3, 4, 6])
+    good, bad = kniffel.Score(box="chance"), Keep(())
+    if kind == "tutto":
+        state = tutto.new_game(["a", "b"], random.Random(1)).model_copy(
+            update={"phase": "select", "card": "bonus_300", "current": "a", "roll": [1, 1, 5, 2, 3, 4]}
+        )
+        good, bad = Plan((1, 1, 5), "roll_on"), Plan((5,), "stop")
+    best = Decision(1, 1, state, good, 200.0, good, 200.0, "player")
+    lost = Decision(2, 2, state, bad, 190.0, good, 200.0, "player")
+
+    def description(*decisions: Decision) -> str:
+        review = Review(kind, "standard", "a", decisions)
+        return review_ui.render(review, 7, 1_800_000_000.0, locale).embeds[0].description or ""
+
+    perfect = description(best)
+    assert legend not in perfect and t("review.perfect", locale) in perfect
+    assert legend in description(best, lost)
 
 
 def test_knister_names_the_round_and_tutto_the_turn() -> None:
