@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from fakediscord import Message, User
-from tests.e2e.board import CHANGED
+from tests.e2e.board import ALREADY
 from tests.e2e.conftest import Harness
 from tests.e2e.test_tutto import Script
 
@@ -62,11 +62,12 @@ async def test_a_refusal_and_a_hint_never_take_each_other_away(harness: Harness)
     seen = h.snapshot(board)  # what a second client still shows
     await press(h, h.alice, board, "die")  # picking a die keeps the hint (it names the dice to pick)
 
+    # The second client's press of the same die: the second of a double press, whose first went through.
     refusal = await (await h.server.click_button(h.alice, seen, prefix=prefix(seen, "die"))).message()
-    assert refusal.text == CHANGED
+    assert refusal.text == ALREADY
     assert h.bot.service.hints.holds(h.channel.id, str(h.alice.id)) and not hint.deleted  # not handed to a deletion
     again = await press(h, h.alice, board, "hint")
     await h.server.wait_for(lambda: hint.deleted, what="the older hint to go")
 
     assert not refusal.deleted and not again.deleted
-    assert private(h, h.alice) == [CHANGED, again.text]
+    assert private(h, h.alice) == [ALREADY, again.text]
