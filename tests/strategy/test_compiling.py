@@ -17,7 +17,8 @@ from bot.strategy.compiling import LOCK_FILE, compiling
 
 
 def held() -> bool:
-    """Whether the compile lock is held: another open of the file cannot take it (flock is per open file)."""
+    """Whether the compile lock is held: another open of the file cannot take it (flock is per open file). Only
+    "held" says something here: another xdist worker may hold the machine-wide lock at any moment."""
     with LOCK_FILE.open("a") as other:
         try:
             fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -27,17 +28,15 @@ def held() -> bool:
         return False
 
 
-def test_the_lock_is_held_inside_and_free_after() -> None:
+def test_the_lock_is_held_inside() -> None:
     with compiling():
         assert held()
-    assert not held()
 
 
 def test_the_lock_is_reentrant_in_one_process() -> None:
     """``warm`` holds it around ``compile_search``, which takes it too: a second flock would wait forever."""
     with compiling(), compiling():
         assert held()
-    assert not held()
 
 
 def test_the_knister_search_compiles_under_the_lock(monkeypatch: pytest.MonkeyPatch, table_dir: Path) -> None:
@@ -54,7 +53,6 @@ def test_warming_compiles_under_the_lock(monkeypatch: pytest.MonkeyPatch, table_
     monkeypatch.setattr(knister, "compile_search", lambda tabs: seen.append(held()))
     strategy.warm(table_dir)
     assert seen == [True]
-    assert not held()
 
 
 def test_preparing_a_knister_game_compiles_under_the_lock(monkeypatch: pytest.MonkeyPatch, table_dir: Path) -> None:
