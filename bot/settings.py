@@ -71,13 +71,40 @@ def empty_is_unset(value: object) -> object:
     return None if isinstance(value, str) and not value.strip() else value
 
 
-class Settings(BaseSettings):
+class DatabaseSettings(BaseSettings):
+    """``DATABASE_URL`` alone: what ``python -m bot backup`` reads, so a backup needs no token (a container's
+    ``REQUIRE_TOKEN`` included), and the part of :class:`Settings` that checks it."""
+
+    model_config = SettingsConfigDict(env_file=ENV_FILE, env_file_encoding="utf-8", extra="ignore")
+
+    database_url: str = DEFAULT_DATABASE_URL
+
+    @field_validator("database_url", mode="before")
+    @classmethod
+    def _empty_url_is_default(cls, value: object) -> object:
+        return DEFAULT_DATABASE_URL if empty_is_unset(value) is None else value
+
+    @field_validator("database_url")
+    @classmethod
+    def _database_url(cls, value: str) -> str:
+        return checked_database_url(value)
+
+    @property
+    def uses_postgres(self) -> bool:
+        return postgres_url(self.database_url) is not None
+
+    @property
+    def database_path(self) -> Path:
+        """The SQLite file named by ``DATABASE_URL`` (relative paths are relative to the working directory)."""
+        return sqlite_path(self.database_url)
+
+
+class Settings(DatabaseSettings):
     """Everything an admin can configure; names match the environment variables in upper case."""
 
     model_config = SettingsConfigDict(env_file=ENV_FILE, env_file_encoding="utf-8", extra="ignore")
 
     discord_token: SecretStr = Field(min_length=1)
-    database_url: str = DEFAULT_DATABASE_URL
     #: PostgreSQL only: the most connections this process holds (each request borrows one for its statements).
     database_pool_size: int = Field(default=10, ge=1, le=100)
     #: PostgreSQL only: seconds a statement may run before the server cancels it ("try again" for that click).
@@ -101,7 +128,6 @@ class Settings(BaseSettings):
     data_dir: Path | None = None
 
     @field_validator(
-        "database_url",
         "database_pool_size",
         "database_statement_timeout",
         "dev_guild_id",
@@ -139,11 +165,6 @@ class Settings(BaseSettings):
         if any(ord(char) < 32 or ord(char) == 127 for char in token):
             raise ValueError("it holds a control character, such as a line break, inside it")
         return token
-
-    @field_validator("database_url")
-    @classmethod
-    def _database_url(cls, value: str) -> str:
-        return checked_database_url(value)
 
     @field_validator("data_dir")
     @classmethod
@@ -190,15 +211,6 @@ class Settings(BaseSettings):
             return None
         scope = ShardScope.of(self.shard_count, self.shard_ids)
         return None if scope.everything else scope
-
-    @property
-    def uses_postgres(self) -> bool:
-        return postgres_url(self.database_url) is not None
-
-    @property
-    def database_path(self) -> Path:
-        """The SQLite file named by ``DATABASE_URL`` (relative paths are relative to the working directory)."""
-        return sqlite_path(self.database_url)
 
     @property
     def files_dir(self) -> Path:
@@ -251,34 +263,6 @@ class LaunchSettings(BaseSettings):
     @property
     def has_token(self) -> bool:
         return bool(self.discord_token.strip())
-
-
-class DatabaseSettings(BaseSettings):
-    """What ``python -m bot backup`` reads: ``DATABASE_URL`` alone, checked as :class:`Settings` checks it, so a
-    backup needs no token (a container's ``REQUIRE_TOKEN`` included)."""
-
-    model_config = SettingsConfigDict(env_file=ENV_FILE, env_file_encoding="utf-8", extra="ignore")
-
-    database_url: str = DEFAULT_DATABASE_URL
-
-    @field_validator("database_url", mode="before")
-    @classmethod
-    def _empty_is_default(cls, value: object) -> object:
-        return DEFAULT_DATABASE_URL if empty_is_unset(value) is None else value
-
-    @field_validator("database_url")
-    @classmethod
-    def _database_url(cls, value: str) -> str:
-        return checked_database_url(value)
-
-    @property
-    def uses_postgres(self) -> bool:
-        return postgres_url(self.database_url) is not None
-
-    @property
-    def database_path(self) -> Path:
-        """The SQLite file named by ``DATABASE_URL`` (relative paths are relative to the working directory)."""
-        return sqlite_path(self.database_url)
 
 
 def environment_names() -> frozenset[str]:
