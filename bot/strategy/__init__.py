@@ -20,10 +20,12 @@ from bot.engine import dicepoker as dicepoker_engine
 from bot.engine import kniffel as kniffel_engine
 from bot.engine import knister as knister_engine
 from bot.engine import tutto as tutto_engine
-from bot.strategy import dicepoker, kniffel, knister, tables, tutto
+from bot.strategy import compiling, dicepoker, kniffel, knister, tables, tutto
 from bot.strategy.base import LEVELS, ActionValue, Level, best_first
-from bot.strategy.compiling import compiling
 from bot.strategy.fivedice import Keep
+
+# Before any kernel compiles: numba compiles lazily, at a kernel's first call, in whichever module of the package.
+compiling.install()
 
 __all__ = ["LEVELS", "ActionValue", "Keep", "Level", "choose", "evaluate", "keep_values", "missing", "warm"]
 
@@ -66,10 +68,9 @@ def prepare(state: Any, player: str, *, directory: Path | str | None = None) -> 
     first placement after it compiled on the caller's thread, seconds on a fresh install, so a hint press on the
     event loop went unanswered.
     """
-    with compiling():
-        evaluate(state, player, directory=directory)
-        if isinstance(state, knister_engine.State):
-            knister.compile_search(knister.load(directory))
+    evaluate(state, player, directory=directory)
+    if isinstance(state, knister_engine.State):
+        knister.compile_search(knister.load(directory))
 
 
 def keep_values(state: Any, player: str, *, directory: Path | str | None = None) -> list[ActionValue]:
@@ -100,11 +101,6 @@ def choose(state: Any, player: str, level: Level, rng: random.Random, *, directo
 def warm(directory: Path | str | None = None) -> dict[str, float]:
     """Load (building where missing) every exact table, and compile Knister's search; returns the seconds each
     took. Blocking: run it in a worker thread, not on the event loop."""
-    with compiling():
-        return _warm(directory)
-
-
-def _warm(directory: Path | str | None) -> dict[str, float]:
     timings: dict[str, float] = {}
     for ruleset in kniffel_engine.RULESETS:
         start = time.perf_counter()

@@ -15,7 +15,6 @@ from bot.engine import kniffel as kniffel_engine
 from bot.folders import unwritable
 from bot.strategy import dicepoker, kniffel, knister, missing, tables, tutto
 from bot.strategy.base import LEVELS
-from bot.strategy.compiling import compiling
 
 GAMES = ("kniffel", "dicepoker", "tutto", "knister")
 BAR = 50
@@ -166,8 +165,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         reason = unwritable(args.dir)
         if reason is not None:
             _fail(f"--dir {args.dir} cannot hold the tables ({reason})")
-        with compiling():
-            _build(args.dir, rebuild=not args.missing)
+        _build(args.dir, rebuild=not args.missing)
         unstored = missing(args.dir)
         if unstored:
             sys.stderr.write(f"error: could not store these tables in {args.dir}: {', '.join(unstored)}\n")

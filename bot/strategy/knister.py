@@ -31,7 +31,6 @@ from numpy.typing import NDArray
 from bot.engine import knister as engine
 from bot.strategy import knister_net, tables
 from bot.strategy.base import ActionValue, pick_best
-from bot.strategy.compiling import compiling
 from bot.strategy.knister_lines import (
     ADD,
     CELL_LINE_COUNTS,
@@ -205,8 +204,7 @@ def compile_search(tabs: Tables) -> None:
     Compiling took up to 50 s on a loaded machine; the first computer move of a game paid it on the event loop,
     and every click of every game waited. :func:`bot.strategy.warm` calls this in its worker thread.
     """
-    with compiling():
-        placement_values(tabs, [[None] * engine.SIZE for _ in range(engine.SIZE)], 7, "perfect")
+    placement_values(tabs, [[None] * engine.SIZE for _ in range(engine.SIZE)], 7, "perfect")
 
 
 def placement_values(

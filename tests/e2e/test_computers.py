@@ -24,6 +24,9 @@ pytestmark = pytest.mark.timeout(180)
 
 #: A little more than the default computer delay: one computer step per advance.
 STEP = 1.5
+#: A bound on loading the tables and numba's compiled code: the load waits while another process of the
+#: installation compiles (the machine-wide compiler lock), seconds at a time when a fresh clone's tests compile.
+LOADING = 120.0
 
 
 @pytest.fixture(scope="session")
@@ -347,7 +350,7 @@ async def test_a_hint_for_a_scripted_roll_shows_the_exact_best_action(bot: Harne
     hint = await (await h.server.click_button(h.alice, message, label="💡 Hint")).message()
     assert hint.ephemeral and "Preparing the hint" in hint.text  # loading in a worker thread meanwhile
     # The press is answered once the tables are in memory: "preparing" becomes the hint, no second press asked for
-    await h.server.wait_for(lambda: "Best move" in hint.text, what="'preparing' to become the hint")
+    await h.server.wait_for(lambda: "Best move" in hint.text, what="'preparing' to become the hint", timeout=LOADING)
     state = await h.state()
     best = strategy.evaluate(state, str(h.alice.id), directory=strategy_dir)[0]
     assert best.action == kniffel.Score(box="kniffel")
@@ -378,7 +381,9 @@ async def test_a_press_that_waited_for_a_failed_warm_up_still_gets_its_hint(bot:
     hint = await (await h.server.click_button(h.alice, message, label="💡 Hint")).message()
     assert "Preparing the hint" in hint.text
     warm_up.set_exception(RuntimeError("the build failed"))
-    await h.server.wait_for(lambda: "Expected final score" in hint.text, what="'preparing' to become the hint")
+    await h.server.wait_for(
+        lambda: "Expected final score" in hint.text, what="'preparing' to become the hint", timeout=LOADING
+    )
     assert isinstance(warm_up.exception(), RuntimeError)  # the warm-up's own failure, read (the bot logs it)
 
 
