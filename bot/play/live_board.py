@@ -11,7 +11,6 @@ from __future__ import annotations
 import logging
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
-from dataclasses import replace
 
 from bot.play import board, transitions
 from bot.play.cache import GameCache
@@ -157,7 +156,7 @@ class LiveBoards:
             log.info("game %s: its board %s was posted anew by another process first", record.id, gone)
             await self._withdraw(spec, record, new_id)
             return await self._adopt(spec, record)
-        reposted = Game(replace(record, message_id=new_id), game.state)
+        reposted = Game(record.changed(message_id=new_id), game.state)
         self.cache.put(reposted)  # the next click must know the new board
         self.shown.note(reposted.record)
         return reposted
@@ -241,7 +240,7 @@ class LiveBoards:
             await self._strip(spec, record, old)
             await self._adopt(spec, record)
             return
-        moved = replace(record, message_id=new_id, retired_message_id=old)
+        moved = record.changed(message_id=new_id, retired_message_id=old)
         self.cache.put(Game(moved, saved.state))  # the next click must know the new board
         self.shown.note(moved)
         await self._strip(spec, moved, old)
@@ -261,5 +260,5 @@ class LiveBoards:
             kept = self.cache.get(record.id)
             if kept is not None and kept.record.retired_message_id == message_id:
                 # The kept copy follows the database (no version bump), so the next click needs no read.
-                self.cache.put(Game(replace(kept.record, retired_message_id=None), kept.state))
+                self.cache.put(Game(kept.record.changed(retired_message_id=None), kept.state))
         return edited

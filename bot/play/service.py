@@ -680,7 +680,7 @@ class GameService(LiveBoards):
     async def _adopt_message(self, record: GameRecord, message_id: int) -> GameRecord:
         """Link a game to its public message if posting it was interrupted before the id was stored."""
         await self._games.attach_message(record.id, message_id)
-        return replace(record, message_id=message_id)
+        return record.changed(message_id=message_id)
 
     async def _hint(self, request: Request, spec: AnySpec, game: Game, preparing: PrivateMessage | None = None) -> None:
         """The Hint button: the best actions of the player to act, privately; never a change to the game.
@@ -1157,7 +1157,7 @@ class GameService(LiveBoards):
         message_id = await self._post_first(request, record, self.render(spec, saved), "board")
         if message_id is None:
             return False
-        self.cache.put(Game(replace(record, message_id=message_id), saved.state))
+        self.cache.put(Game(record.changed(message_id=message_id), saved.state))
         return True
 
     async def _close_previous(self, record: GameRecord) -> None:
@@ -1189,7 +1189,7 @@ class GameService(LiveBoards):
     async def _supersede(self, spec: AnySpec, record: GameRecord, successor: int) -> None:
         """Note the channel's next game on a finished one (under its lock) and show its board without Rematch."""
         old = Game.load(spec, record)
-        marked = Outcome(old, Game(replace(record, options={**record.options, board.NEXT_GAME: successor}), old.state))
+        marked = Outcome(old, Game(record.changed(options={**record.options, board.NEXT_GAME: successor}), old.state))
         try:
             await self.show(spec, await self._save(marked))
         except (StaleVersion, StorageUnavailable) as error:

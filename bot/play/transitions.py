@@ -113,9 +113,9 @@ def _closed(
     game: Game, now: float, *notices: Notice, seats: tuple[Seat, ...] | None = None, reply_key: str = "play.done"
 ) -> Outcome:
     """The game is abandoned (nothing is counted); its state stays as it was for the final message."""
-    record = replace(game.record, status="abandoned", deadline_at=None, finished_at=now)
+    record = game.record.changed(status="abandoned", deadline_at=None, finished_at=now)
     if seats is not None:
-        record = replace(record, seats=seats)
+        record = record.changed(seats=seats)
     return Outcome(game, Game(record, game.state), notices=notices, reply_key=reply_key)
 
 
@@ -224,7 +224,7 @@ def join(rules: AnyRules, game: Game, actor: Actor) -> Outcome:
                 "lobby.full_computers", name=host.display_name if host else "", button="lobby.remove_computer"
             )
         raise Refusal("lobby.full", count=rules.max_players)
-    return Outcome(game, Game(replace(record, seats=(*record.seats, actor.seat())), None))
+    return Outcome(game, Game(record.changed(seats=(*record.seats, actor.seat())), None))
 
 
 def leave_lobby(game: Game, actor: Actor, now: float, reply_key: str = "play.done") -> Outcome:
@@ -235,7 +235,7 @@ def leave_lobby(game: Game, actor: Actor, now: float, reply_key: str = "play.don
     seats = tuple(seat for seat in record.seats if seat.player != actor.player)
     if not any(seat.kind == "user" for seat in seats):
         return _closed(game, now, Notice("lobby.emptied"), seats=seats, reply_key=reply_key)
-    return Outcome(game, Game(hosted(replace(record, seats=seats)), None), reply_key=reply_key)
+    return Outcome(game, Game(hosted(record.changed(seats=seats)), None), reply_key=reply_key)
 
 
 def hosted(record: GameRecord) -> GameRecord:
@@ -249,7 +249,7 @@ def hosted(record: GameRecord) -> GameRecord:
     if seat is not None and seat.status == "active":
         return record
     heir = next((seat.player for seat in record.seats if seat.kind == "user" and seat.status == "active"), None)
-    return record if heir is None else replace(record, host=heir)
+    return record if heir is None else record.changed(host=heir)
 
 
 def _require_host(game: Game, actor: Actor) -> None:
@@ -272,7 +272,7 @@ def start(rules: AnyRules, game: Game, actor: Actor, rng: random.Random, now: fl
         raise Refusal("lobby.too_few", count=rules.min_players)
     players = [seat.player for seat in record.seats]
     state = rules.engine.new_game(players, rng, **rules.engine_options(record.options, record.variant))
-    return _after_move(rules, game, replace(record, status="running"), None, state, (), now)
+    return _after_move(rules, game, record.changed(status="running"), None, state, (), now)
 
 
 #: The display name of a computer player's id in a language (the catalogue lives outside the pure code).
@@ -315,7 +315,7 @@ def add_computer(rules: AnyRules, game: Game, actor: Actor, level: str, name: Na
         raise Refusal("lobby.full", count=rules.max_players)
     player = computer.player_id(level, {seat.player for seat in record.seats})
     seat = Seat(player, name(player, record.locale), "computer")
-    return Outcome(game, Game(replace(record, seats=(*record.seats, seat)), None))
+    return Outcome(game, Game(record.changed(seats=(*record.seats, seat)), None))
 
 
 def remove_computer(game: Game, actor: Actor) -> Outcome:
@@ -326,7 +326,7 @@ def remove_computer(game: Game, actor: Actor) -> Outcome:
     if not computers:
         raise Refusal("lobby.no_computer")
     seats = tuple(seat for seat in record.seats if seat.player != computers[-1].player)
-    return Outcome(game, Game(replace(record, seats=seats), None))
+    return Outcome(game, Game(record.changed(seats=seats), None))
 
 
 def hints_on(record: GameRecord) -> bool:
@@ -349,7 +349,7 @@ def mark_hinted(game: Game, actor: Actor) -> Outcome | None:
     if actor.player in hinted:
         return None
     options = {**record.options, HINTED: [*hinted, actor.player], QUIET_SAVES: record.options.get(QUIET_SAVES, 0) + 1}
-    return Outcome(game, Game(replace(record, options=options), game.state))
+    return Outcome(game, Game(record.changed(options=options), game.state))
 
 
 def stamp(record: GameRecord) -> int:
@@ -367,7 +367,7 @@ def toggle_hints(game: Game, actor: Actor) -> Outcome:
     _require_host(game, actor)
     record = game.record
     options = {**record.options, "hints": int(not hints_on(record))}
-    return Outcome(game, Game(replace(record, options=options), None))
+    return Outcome(game, Game(record.changed(options=options), None))
 
 
 def lobby_action(
@@ -425,7 +425,7 @@ def move(rules: AnyRules, game: Game, actor: Actor, action: Any, rng: random.Ran
     record = game.record
     if any(seat.player == actor.player and seat.timeouts for seat in record.seats):
         seats = tuple(replace(s, timeouts=0) if s.player == actor.player else s for s in record.seats)
-        record = replace(record, seats=seats)
+        record = record.changed(seats=seats)
     moves = [played(actor.player, "player", action, game.state, game.record.state)]
     state = _forced_steps(rules, state, actor.player, key, rng, moves)
     return _after_move(rules, game, record, key, state, (), now, tuple(moves))
@@ -472,7 +472,7 @@ def leave(rules: AnyRules, game: Game, actor: Actor, now: float) -> Outcome:
     state = rules.engine.leave(game.state, actor.player)
     seats = tuple(replace(s, status="left") if s.player == actor.player else s for s in record.seats)
     notices = (Notice("play.left", {"name": seat.display_name}, cause=True),)
-    outcome = _after_move(rules, game, hosted(replace(record, seats=seats)), key, state, notices, now)
+    outcome = _after_move(rules, game, hosted(record.changed(seats=seats)), key, state, notices, now)
     return replace(outcome, reply_key="play.you_left")
 
 
@@ -569,7 +569,7 @@ def computer_step(rules: AnyRules, game: Game, choose: Choose, rng: random.Rando
     record = game.record
     if rules.turn_key(state) == key:
         # The people still to act in this turn get their full time from now.
-        record = replace(record, deadline_at=now + timeout_minutes(rules, record) * 60)
+        record = record.changed(deadline_at=now + timeout_minutes(rules, record) * 60)
     return _after_move(rules, game, record, key, state, (), now, tuple(moves))
 
 
@@ -613,7 +613,7 @@ def timeout(rules: AnyRules, game: Game, choose: Choose, rng: random.Random, now
             notices.append(Notice("play.removed", {"name": seat.display_name, "count": MAX_TIMEOUTS}))
         seats[player] = seat
     state.events = events
-    record = hosted(replace(game.record, seats=tuple(seats[seat.player] for seat in game.record.seats)))
+    record = hosted(game.record.changed(seats=tuple(seats[seat.player] for seat in game.record.seats)))
     return _after_move(rules, game, record, key, state, tuple(notices), now, tuple(moves))
 
 

@@ -60,7 +60,7 @@ class Seat:
 @dataclass(frozen=True)
 class GameRecord:
     """A game row with its seats, as loaded; copy it changed with :meth:`changed` (a sixth of
-    :func:`dataclasses.replace`'s cost, which off the click path still does the same) and save it."""
+    :func:`dataclasses.replace`'s cost; the bot makes every copy with it, so there is one way) and save it."""
 
     id: int
     kind: str
