@@ -355,8 +355,10 @@ def add_backup(parser: argparse.ArgumentParser) -> None:
 
 def health_file(environ: dict[str, str] | None = None, env_file: Path = ENV_FILE) -> Path | None:
     """``HEALTH_FILE`` as :class:`bot.settings.Settings` reads it: the environment first, then ``.env``, the name
-    in any case, empty meaning unset. Read without pydantic-settings, whose imports cost the check, which runs
-    every few seconds, a third of a second of CPU each time (``.env`` is parsed by python-dotenv, as it does)."""
+    in any case, empty meaning unset, a leading ``~`` the home folder. Read without pydantic-settings, whose imports
+    cost the check, which runs every few seconds, a third of a second of CPU each time (``.env`` is parsed by
+    python-dotenv, as it does). A ``~user`` of no such user stays as written: the bot refuses it at start, so the
+    check then finds no heartbeat."""
     sources: list[dict[str, str | None]] = [dict(os.environ if environ is None else environ)]
     if env_file.is_file():
         from dotenv import dotenv_values
@@ -366,8 +368,16 @@ def health_file(environ: dict[str, str] | None = None, env_file: Path = ENV_FILE
         values = [value for name, value in source.items() if name.upper() == "HEALTH_FILE"]
         if values:
             value = values[-1]
-            return Path(value) if value is not None and value.strip() else None
+            return home_folder(Path(value)) if value is not None and value.strip() else None
     return None
+
+
+def home_folder(path: Path) -> Path:
+    """``path`` with a leading ``~`` expanded, or as it is when it names no home folder on this system."""
+    try:
+        return path.expanduser()
+    except RuntimeError:
+        return path
 
 
 def run_health(args: argparse.Namespace) -> int:

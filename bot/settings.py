@@ -166,9 +166,10 @@ class Settings(DatabaseSettings):
             raise ValueError("it holds a control character, such as a line break, inside it")
         return token
 
-    @field_validator("data_dir")
+    @field_validator("data_dir", "health_file")
     @classmethod
     def _home_expanded(cls, value: Path | None) -> Path | None:
+        """``~/dicebot.health`` as a shell reads it: neither ``.env`` nor a container's environment expands it."""
         return None if value is None else home_expanded(value)
 
     @field_validator("discord_api_base")

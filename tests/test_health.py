@@ -115,6 +115,8 @@ def test_the_check_loads_neither_discord_nor_the_bot() -> None:
         ({"HEALTH_FILE": "  "}, "HEALTH_FILE=/run/from-dotenv.health\n"),
         ({}, "# a comment\nexport HEALTH_FILE='/run/quoted file.health'\nOTHER=1\n"),
         ({}, "HEALTH_FILE=\n"),
+        ({"HEALTH_FILE": "~/dicebot.health"}, ""),
+        ({}, "HEALTH_FILE=~/dicebot.health\n"),
     ],
 )
 def test_the_check_reads_health_file_as_the_settings_do(
@@ -123,6 +125,7 @@ def test_the_check_reads_health_file_as_the_settings_do(
     """The check reads the variable without the settings models; the bot that writes the file reads it with them."""
     (tmp_path / ".env").write_text(dotenv)
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
     for name in list(os.environ):
         if name.upper() == "HEALTH_FILE":
             monkeypatch.delenv(name)

@@ -97,6 +97,19 @@ def test_a_tilde_in_data_dir_and_a_sqlite_path_is_the_home_folder(
     )
 
 
+def test_a_tilde_in_health_file_is_the_home_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``HEALTH_FILE=~/dicebot.health`` was taken literally, a file under a folder named ``~``, while ``DATA_DIR``
+    and the SQLite path beside it were expanded."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    (tmp_path / ".env").write_text("DISCORD_TOKEN=x\nHEALTH_FILE=~/dicebot.health\n")
+    assert Settings().health_file == home / "dicebot.health"
+    monkeypatch.setenv("HEALTH_FILE", "/run/~/dicebot.health")
+    assert Settings().health_file == Path("/run/~/dicebot.health")
+    with pytest.raises(ValidationError, match="~dicebot-no-such-user names no home folder"):
+        Settings(discord_token="x", health_file="~dicebot-no-such-user/x.health", _env_file=None)
+
+
 def test_a_tilde_of_no_home_folder_is_refused_naming_the_setting() -> None:
     with pytest.raises(ValidationError) as caught:
         Settings(discord_token="x", data_dir="~dicebot-no-such-user/data", _env_file=None)
