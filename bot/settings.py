@@ -276,6 +276,11 @@ def environment_names() -> frozenset[str]:
     return frozenset(name.upper() for model in models for name in model.model_fields)
 
 
+#: Names other bots and tutorials give a setting, too far from it for a typo (``GITHUB_TOKEN`` is as close to
+#: ``DISCORD_TOKEN`` as ``BOT_TOKEN``), so named one by one: each warns as a near miss would, naming the setting.
+OTHER_NAMES: dict[str, str] = {"DISCORD_BOT_TOKEN": "DISCORD_TOKEN", "BOT_TOKEN": "DISCORD_TOKEN"}
+
+
 def misspelt_settings(env_file: Path = ENV_FILE, environ: Mapping[str, str] | None = None) -> list[str]:
     """A warning for each name in ``.env`` or in the environment that is no setting but close to one
     (``DISCORD_TOKN``): pydantic ignores unknown names, so a typo would otherwise start the playground or a default
@@ -285,8 +290,9 @@ def misspelt_settings(env_file: Path = ENV_FILE, environ: Mapping[str, str] | No
     Only near misses warn: compose reads the same file for its own keys (``POSTGRES_PASSWORD``). A warning, not
     exit code 2, because an unrelated key that happens to look like one (``DATABASE_USER`` for a backup script)
     must not stop a bot that worked before. The environment holds every program's variables, so there only a
-    typo's distance counts (:func:`typo_of`), not the looser likeness ``.env`` is held to. A name in both is
-    named once, in ``.env``.
+    typo's distance counts (:func:`typo_of`), not the looser likeness ``.env`` is held to; the names other bots
+    give a setting (:data:`OTHER_NAMES`, ``DISCORD_BOT_TOKEN``) warn in both. A name in both is named once, in
+    ``.env``.
     """
     known = sorted(environment_names())
     warnings = []
@@ -294,13 +300,16 @@ def misspelt_settings(env_file: Path = ENV_FILE, environ: Mapping[str, str] | No
     for name in in_file:
         if name.upper() in known:
             continue
-        close = difflib.get_close_matches(name.upper(), known, n=1, cutoff=0.8)
+        other = OTHER_NAMES.get(name.upper())
+        close = [other] if other else difflib.get_close_matches(name.upper(), known, n=1, cutoff=0.8)
         if close:
             warnings.append(f"warning: {name} in {env_file} is not a setting and is ignored; did you mean {close[0]}?")
     for name in sorted(os.environ if environ is None else environ):
         if name.upper() in known or name in in_file:
             continue
-        meant = next((setting for setting in known if typo_of(name.upper(), setting)), None)
+        meant = OTHER_NAMES.get(name.upper()) or next(
+            (setting for setting in known if typo_of(name.upper(), setting)), None
+        )
         if meant is not None:
             warnings.append(
                 f"warning: {name} in the environment is not a setting and is ignored; did you mean {meant}?"

@@ -447,6 +447,34 @@ def test_a_near_miss_of_a_setting_in_the_environment_warns_once_per_name(tmp_pat
     ]
 
 
+def test_another_bots_name_for_the_token_warns_naming_discord_token(tmp_path: Path) -> None:
+    """``DISCORD_BOT_TOKEN`` and ``BOT_TOKEN``, as other bots and tutorials call it, were silently no token in the
+    environment (too far from ``DISCORD_TOKEN`` for a typo); other programs' tokens stay quiet."""
+    (tmp_path / ".env").write_text("BOT_TOKEN=abc\n")
+    environ = {
+        name: "x"
+        for name in (
+            "DISCORD_BOT_TOKEN", "BOT_TOKEN", "bot_token", "GITHUB_TOKEN", "GH_TOKEN", "SLACK_BOT_TOKEN", "NPM_TOKEN",
+            "TOKEN", "ACCESS_TOKEN", "DISCORD_CLIENT_ID", "DISCORD_WEBHOOK_URL",
+        )
+    }  # fmt: skip
+    assert misspelt_settings(environ=environ) == [
+        "warning: BOT_TOKEN in .env is not a setting and is ignored; did you mean DISCORD_TOKEN?",
+        "warning: DISCORD_BOT_TOKEN in the environment is not a setting and is ignored; did you mean DISCORD_TOKEN?",
+        "warning: bot_token in the environment is not a setting and is ignored; did you mean DISCORD_TOKEN?",
+    ]
+    (tmp_path / ".env").unlink()
+    done = run_bot({"REQUIRE_TOKEN": "true", "DISCORD_BOT_TOKEN": "abc", "BOT_TOKEN": "abc"}, tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        "dicebot: warning: BOT_TOKEN in the environment is not a setting and is ignored; did you mean DISCORD_TOKEN?",
+        "dicebot: warning: DISCORD_BOT_TOKEN in the environment is not a setting and is ignored; did you mean "
+        "DISCORD_TOKEN?",
+        "dicebot: DISCORD_TOKEN is missing: set it to your bot token from the Discord developer portal "
+        "(see .env.example)",
+    ]
+
+
 def test_a_misspelt_variable_in_the_environment_is_named_at_start(tmp_path: Path) -> None:
     done = run_bot({"REQUIRE_TOKEN": "true", "DATABSE_URL": "postgresql://dice@db/dicebot"}, tmp_path)
     assert done.returncode == 2
