@@ -13,10 +13,13 @@ out), the columns of ``schema_version`` and, when they are dicebot's, its rows. 
   ``ALTER TABLE ... RENAME TO``). A version above the newest migration is a newer dicebot's database if it has the
   tables every version so far has had; it is then refused as newer (:func:`~bot.storage.backend.refuse_newer`).
   Tables of the admin's own beside dicebot's are allowed.
+* **Dicebot's database with tables gone** (an admin dropped one by hand): dicebot's ``schema_version`` and most,
+  not all, of the tables of its version. Refused with :class:`DatabaseError` as a *damaged* dicebot database,
+  naming the missing tables and the fix, a backup: it is the admin's data, not another program's.
 * **Anything else with tables** is refused with :class:`DatabaseError`, naming what it has and what it lacks:
   a ``schema_version`` of another shape, a version no dicebot of this backend wrote (PostgreSQL's start at 8),
-  dicebot's tables missing (also when an admin dropped one: the bot could not use that database either), or other
-  tables alone.
+  few of dicebot's tables (another program's ``schema_version`` of dicebot's shape beside a ``games`` table, as QA
+  met it), or other tables alone.
 """
 
 from __future__ import annotations
@@ -114,6 +117,8 @@ def identify(
     lacking = sorted(needed - found.tables)
     if lacking:
         having = "every dicebot schema version has" if newer else f"dicebot's schema version {version} has"
+        if len(needed) - len(lacking) > len(lacking):
+            raise foreign.damaged(lacking, having)
         raise foreign.lacking(lacking, f" (which {having})")
     refuse_newer(version, migrations, where, setting)
     return version
@@ -129,6 +134,15 @@ class _Foreign:
 
     def refused(self, why: str) -> DatabaseError:
         return DatabaseError(f"{self.place} is not a dicebot database: {why}; it was left untouched: {self.fix}")
+
+    def damaged(self, tables: list[str], having: str) -> DatabaseError:
+        """Dicebot's database with some of its tables gone (dropped by hand): restoring a backup is the way back,
+        pointing the setting elsewhere would only start an empty database."""
+        named = "table" if len(tables) == 1 else "tables"
+        return DatabaseError(
+            f"{self.place} is a damaged dicebot database: it lacks {named} {_listed(tables)}, which {having}; it was "
+            'left untouched: stop the bot and restore the database from a backup (README, "Backups")'
+        )
 
     def lacking(self, tables: list[str], at: str = "") -> DatabaseError:
         """What it has and which of dicebot's tables it lacks (``at``: whose tables they are)."""

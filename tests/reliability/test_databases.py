@@ -8,6 +8,7 @@ import re
 import sqlite3
 import sys
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -54,11 +55,27 @@ def another_programs(tmp_path: Path) -> Path:
     return path
 
 
+def table_dropped(tmp_path: Path) -> Path:
+    """Dicebot's database with a table an admin dropped by hand: it was refused as another program's."""
+    path = tmp_path / "dicebot.sqlite3"
+    with ThreadPoolExecutor(1) as thread:  # the tests' own event loop is running
+        thread.submit(asyncio.run, migrated(path)).result()
+    with sqlite3.connect(path) as conn:
+        conn.execute("DROP TABLE game_moves")
+    conn.close()
+    return path
+
+
+async def migrated(path: Path) -> None:
+    await (await Database.open(path)).close()
+
+
 CASES: dict[str, tuple[Callable[[Path], Path], str]] = {
     "folder": (folder, "is a folder"),
     "empty file": (empty_file, "is empty (0 bytes)"),
     "damaged": (damaged, "is damaged"),
     "another program's": (another_programs, "is not a dicebot database: it has tables games, players but no schema_"),
+    "a table dropped": (table_dropped, "is a damaged dicebot database: it lacks table game_moves, which dicebot's "),
 }
 
 

@@ -95,6 +95,59 @@ async def test_a_dicebot_database_with_a_table_of_the_admins_beside_it_opens(dat
     await db.close()
 
 
+def test_dicebot_tables_gone_from_its_database_are_damage_not_another_program() -> None:
+    """A table an admin dropped by hand was refused as "not a dicebot database", pointing at another database:
+    with dicebot's version and most of its tables it is the admin's own, to be restored from a backup."""
+    migrations = bundled_migrations("sqlite")
+    shape = (("version", "integer", True),)
+    latest = migrations[-1].version
+    tables = tables_at(migrations)[latest]
+    dropped = Found(tables - {"game_seats", "standings"}, shape, (latest,))
+    with pytest.raises(DatabaseError) as refused:
+        identify(dropped, migrations, "db.sqlite3", "DATABASE_URL")
+    assert str(refused.value) == (
+        "the database db.sqlite3 (DATABASE_URL) is a damaged dicebot database: it lacks tables game_seats, standings, "
+        f"which dicebot's schema version {latest} has; it was left untouched: stop the bot and restore the database "
+        'from a backup (README, "Backups")'
+    )
+    newer = Found(frozenset({"schema_version", "games", "something_new"}), shape, (99999,))
+    with pytest.raises(DatabaseError, match="is a damaged dicebot database: it lacks table results, which every "):
+        identify(newer, migrations, "db.sqlite3", "DATABASE_URL")
+
+
+def drop_game_moves(path: Path) -> bytes:
+    """Drop a table of dicebot's from its SQLite file by hand, as an admin might; the file's bytes after it."""
+    with sqlite3.connect(path) as conn:
+        conn.execute("DROP TABLE game_moves")
+    conn.close()
+    return contents(path)
+
+
+def contents(path: Path) -> bytes:
+    return path.read_bytes()
+
+
+async def test_a_table_dropped_by_hand_is_named_and_the_database_left_as_it_was(database_url: str) -> None:
+    await (await Database.open(database_url)).close()
+    if database_url.startswith("sqlite:///"):
+        path = Path(database_url.removeprefix("sqlite:///"))
+        before: object = drop_game_moves(path)
+    else:
+        admin = await asyncpg.connect(database_url)
+        await admin.execute("DROP TABLE game_moves")
+        before = await fingerprint(admin)
+    with pytest.raises(DatabaseError) as refused:
+        await Database.open(database_url)
+    latest = bundled_migrations("sqlite")[-1].version
+    damaged = "(DATABASE_URL) is a damaged dicebot database: it lacks table game_moves, which dicebot's schema version"
+    assert f"{damaged} {latest} has; it was left untouched: stop the bot and restore the database" in str(refused.value)
+    if database_url.startswith("sqlite:///"):
+        assert contents(path) == before
+    else:
+        assert await fingerprint(admin) == before
+        await admin.close()
+
+
 # SQLite
 
 
