@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from bot import health
 from bot.envfile import ENV_FILE, env_file_problem
+from bot.stopsignal import early_stop
 
 if TYPE_CHECKING:
     import discord
@@ -57,6 +58,8 @@ async def run(bot: DiceBot, token: str) -> None:
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stopping.set)
+    if early_stop.requested:
+        stopping.set()
     stop = asyncio.ensure_future(stopping.wait())
     try:
         await asyncio.wait({starting, stop}, return_when=asyncio.FIRST_COMPLETED)
@@ -122,6 +125,8 @@ def _with_discord(what: Callable[[DiceBot, str], Coroutine[Any, Any, None]], *, 
     from bot.app import create_bot
     from bot.endpoints import configure_endpoints
 
+    if early_stop.requested:
+        return 0  # a stop signal during the imports
     discord.utils.setup_logging(level=getattr(logging, settings.log_level))
     configure_endpoints(settings.discord_api_base, settings.discord_gateway_url)
     # A real bot builds its strategy tables at start (in a worker thread); tests and the playground load lazily.
@@ -213,6 +218,8 @@ async def serve_playground(playground: Playground, *, has_token: bool) -> None:
     stopping = asyncio.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stopping.set)
+    if early_stop.requested:
+        stopping.set()
     stop = asyncio.ensure_future(stopping.wait())
     starting = asyncio.ensure_future(playground.start())
     try:
@@ -237,6 +244,7 @@ async def serve_playground(playground: Playground, *, has_token: bool) -> None:
 
 def run_playground(args: argparse.Namespace) -> int:
     """The bot against a local fakediscord with a web page: no token, no Discord, its own database."""
+    early_stop.defer()
     from bot.urls import netloc
 
     address = netloc(args.host, args.port)
@@ -262,6 +270,8 @@ def run_playground(args: argparse.Namespace) -> int:
 
     from bot.playground import BotCrashed, DataDirUnusable, DataInUse, Playground, PortInUse, WorldUnreadable
 
+    if early_stop.requested:
+        return 0  # a stop signal during the imports
     # One line on the terminal, the URL: discord.py's connection chatter only when LOG_LEVEL asks for it.
     discord.utils.setup_logging(level=getattr(logging, launch.log_level or "WARNING"))
     playground = Playground(host=args.host, port=args.port, data_dir=launch.data_dir or Path("data"))
@@ -285,6 +295,7 @@ def run_playground(args: argparse.Namespace) -> int:
 
 def run_default(args: argparse.Namespace) -> int:
     """The bot when a token is set (or the image requires one), otherwise the playground on its defaults."""
+    early_stop.defer()
     from pydantic import ValidationError
 
     from bot.settings import LaunchSettings, describe_error
@@ -490,7 +501,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code: int = args.run(args)
     except KeyboardInterrupt:
-        # Ctrl+C before the bot or the playground handles it (while the first seconds import discord.py): a stop
+        # Ctrl+C before the bot or the playground notes it (``bot.stopsignal``), or during another command: a stop
         # like any other, exit code 0 as the handled one gives, no traceback.
         return 0
     return code

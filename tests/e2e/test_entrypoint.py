@@ -223,11 +223,13 @@ async def until_line(process: asyncio.subprocess.Process, marker: str) -> None:
             return
 
 
-#: What the bot logs as its start goes on, in order: logging in, opening and migrating its database, the command
-#: sync, the shard connected. A signal during the imports before them is tested on ``main`` itself: sent on an
-#: import's line here, the process at times did not end within 30 s in the full suite (cause not found; see the
-#: session note), never alone or beside CPU burners.
+#: What the bot imports or logs as its start goes on, in order: the first import of discord.py, the bot's own
+#: modules (a second's worth of imports), logging in, opening and migrating its database, the command sync, the
+#: shard connected. A signal is sent when the line appears; on a loaded machine it lands later, anywhere between two
+#: of them (which is how the imports' Ctrl+C showed a SchemaError traceback, or exit code -2: ``bot/stopsignal.py``).
 START_PHASES = [
+    "| discord",
+    "| bot.app",
     "logging in using static token",
     "applying migration 0001",
     "applying migration 0019",
@@ -238,8 +240,8 @@ START_PHASES = [
 
 @pytest.mark.parametrize("command", [[], ["playground"]])
 def test_ctrl_c_while_importing_is_a_quiet_stop(monkeypatch: pytest.MonkeyPatch, command: list[str]) -> None:
-    """A Ctrl+C in the first seconds, while discord.py is imported and before the bot or the playground handles
-    signals, was a KeyboardInterrupt traceback and exit code 130 (QA): ``main`` ends it as a stop, exit code 0."""
+    """A Ctrl+C in the first instants, before the bot or the playground notes it (``bot/stopsignal.py``), was a
+    KeyboardInterrupt traceback and exit code 130 (QA): ``main`` ends it as a stop, exit code 0."""
 
     def interrupted(args: object) -> int:
         raise KeyboardInterrupt

@@ -309,7 +309,7 @@ async def test_a_second_playground_on_the_same_data_is_refused_until_the_first_i
 
 #: What the playground imports or logs (with LOG_LEVEL=INFO) as its start goes on: discord.py imported, the
 #: playground's module imported, its bot logging in, its commands synced, its URL printed.
-PLAYGROUND_PHASES = ["logging in using static token", "synced", "the URL"]
+PLAYGROUND_PHASES = ["| discord", "| bot.playground", "logging in using static token", "synced", "the URL"]
 
 
 @pytest.mark.parametrize("phase", PLAYGROUND_PHASES)

@@ -1,0 +1,35 @@
+"""A stop signal (Ctrl+C, SIGTERM) that arrives while the bot or the playground starts: noted, not raised.
+
+Until the event loop handles signals, Python raises a Ctrl+C as ``KeyboardInterrupt`` wherever the main thread is
+at that instant. Sent at moments of the start on a loaded machine, it landed inside pydantic's schema build (a
+``SchemaError`` traceback, exit code 1) and inside a library's own evaluation, which Python records as unhandled:
+``main`` caught it, yet Python ended itself by SIGINT at exit (code -2, no message). A SIGTERM then killed the
+process outright. Noted instead, the start stops at its next step; once the loop runs, its own handlers take over,
+and ``run`` and ``serve_playground`` read the note after installing them, so a signal in between is not lost.
+"""
+
+from __future__ import annotations
+
+import signal
+from types import FrameType
+
+SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+class EarlyStop:
+    """Whether a stop signal came before the event loop's handlers were installed."""
+
+    def __init__(self) -> None:
+        self.requested = False
+
+    def defer(self) -> None:
+        """From now on a stop signal only sets :attr:`requested` (until the event loop installs its handlers)."""
+        for signum in SIGNALS:
+            signal.signal(signum, self._note)
+
+    def _note(self, signum: int, frame: FrameType | None) -> None:
+        self.requested = True
+
+
+#: Signal handlers belong to the process, so the note does too.
+early_stop = EarlyStop()
