@@ -41,14 +41,8 @@ class Click:
     values: tuple[str, ...] = ()
 
 
-@lru_cache(maxsize=4096, typed=True)
 def custom_id(game_id: int, action: str, arg: str | int = "", stamp: int = 0) -> str:
-    """Encode a component id, refusing one Discord would reject or our pattern would not match.
-
-    Remembered, being a pure function of its arguments: a five-dice board's hold buttons carry the stamp of the roll
-    under them, so on a hold click four of its five ids are the ones the board before had (docs/benchmarks.md).
-    ``typed``, so ``True`` is not taken for ``1``; a refusal is raised every time (``lru_cache`` keeps no exception).
-    """
+    """Encode a component id, refusing one Discord would reject or our pattern would not match."""
     game, stamped = f"{game_id}", f"{stamp}"
     value = f"{PREFIX}:{game}:{action}:{arg}:{stamped}"
     # What CUSTOM_ID matches, part by part: the action and argument (a handful per game) are checked once each,

@@ -30,22 +30,6 @@ def test_custom_id_refuses_what_discord_or_the_pattern_would_reject() -> None:
         custom_id(1, "score", "x" * MAX_CUSTOM_ID, 0)
 
 
-def test_a_remembered_custom_id_is_the_one_its_arguments_make_and_a_refusal_is_repeated() -> None:
-    """``custom_id`` is remembered: every change of an argument must give its own id, ``True`` is not ``1``, and an
-    id refused once is refused again rather than remembered."""
-    assert custom_id(5, "hold", "0.1", 9) == "g:5:hold:0.1:9"
-    assert custom_id(5, "hold", "0.1", 10) == "g:5:hold:0.1:10"
-    assert custom_id(5, "hold", "1.1", 9) == "g:5:hold:1.1:9"
-    assert custom_id(6, "hold", "0.1", 9) == "g:6:hold:0.1:9"
-    assert custom_id(5, "roll", 1, 9) == custom_id(5, "roll", "1", 9) == "g:5:roll:1:9"
-    assert custom_id(5, "hold", "0.1", 1) == "g:5:hold:0.1:1"
-    for _ in range(2):
-        with pytest.raises(ValueError, match="invalid component id"):
-            custom_id(5, "hold", "0.1", True)  # type: ignore[arg-type]  # what an untyped caller could pass
-        with pytest.raises(ValueError, match="invalid component id"):
-            custom_id(5, "bad action", "", 9)
-
-
 def test_translation_falls_back_to_english_then_to_the_key() -> None:
     assert t("error.not_your_turn", "fr") == t("error.not_your_turn", "en-US") == "It is not your turn."
     assert t("no.such.key", "en-US") == "no.such.key"
