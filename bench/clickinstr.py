@@ -13,7 +13,7 @@ calls made nowhere else on this path: ``os.getppid`` after the warm-up's last cl
 there) and ``os.getpgrp`` after the last measured one (it writes them to the ``.1`` file), whose ``summary:`` line
 is the total. Each channel plays the same games in every run; which of their clicks fall among the measured ones
 follows the order the channels' clicks interleave in, which the write groups' timing moves a little, so identical
-runs differ by a few hundredths of a percent (docs/benchmarks.md).
+runs differ by about 0.2 % (docs/benchmarks.md).
 """
 
 from __future__ import annotations
