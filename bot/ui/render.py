@@ -168,14 +168,6 @@ def _emoji(emoji: str) -> dict[str, Any]:
     return {**discord.PartialEmoji.from_str(emoji).to_dict()}
 
 
-@lru_cache(maxsize=1024)
-def _fitted(options: tuple[tuple[str, str, str | None], ...]) -> tuple[tuple[str, str, str | None], ...]:
-    """A select's options as Discord takes them (labels cut to 100 characters, no empty description), remembered by
-    the options: a Kniffel board offers the same dozen boxes and points on every hold of one roll, and fitting them
-    one by one was a tenth of rendering the board and encoding its answer (docs/benchmarks.md)."""
-    return tuple((shorten_words(label, 100), value, description or None) for label, value, description in options)
-
-
 def _option(label: str, value: str, description: str | None) -> dict[str, Any]:
     option: dict[str, Any] = {"label": label, "value": value, "default": False}
     if description:
@@ -224,7 +216,10 @@ class Layout:
 
         A label over Discord's 100 characters ends after its last whole word that fits, with "…".
         """
-        self._items.append(_Select(row, placeholder[:150], component_id, _fitted(tuple(options)), disabled))
+        choices = tuple(
+            (shorten_words(label, 100), value, description or None) for label, value, description in options
+        )
+        self._items.append(_Select(row, placeholder[:150], component_id, choices, disabled))
         return self
 
     def disabled_except(self, actions: Collection[str]) -> Layout:

@@ -116,23 +116,6 @@ def test_a_long_option_label_is_cut_after_its_last_whole_word() -> None:
     assert option_label("Chance") == "Chance"
 
 
-def test_a_select_s_remembered_options_follow_every_change_of_what_it_is_given() -> None:
-    """``Layout.select`` remembers its fitted options by the options given: a board shows the same ones on every
-    hold, and the next roll's, a changed label, value or description, must show at once."""
-
-    def options(given: list[tuple[str, str, str | None]]) -> list[dict[str, object]]:
-        (row,) = Layout().select(0, "Pick", "g:1:pick::0", given).components()
-        return list(row["components"][0]["options"])
-
-    first = [("Ones — 3 points", "ones", None), ("Chance — 17 points", "chance", "")]
-    assert options(first) == options(list(first))
-    assert [option["label"] for option in options(first)] == ["Ones — 3 points", "Chance — 17 points"]
-    assert options([("Ones — 4 points", "ones", None), first[1]])[0]["label"] == "Ones — 4 points"
-    assert options([("Ones — 3 points", "twos", None), first[1]])[0]["value"] == "twos"
-    assert options([("Ones — 3 points", "ones", "why"), first[1]])[0]["description"] == "why"
-    assert "description" not in options(first)[1]  # an empty description is none
-
-
 #: Labels around the limit from letters, an emoji, ASCII spaces (which may be few or none) and a no-break space,
 #: which binds "1 234" in Polish numbers: never a place to cut.
 LABELS = st.sampled_from(["a é🎲\u00a0", "aé🎲\u00a0", " a", "a" * 30 + " "]).flatmap(
