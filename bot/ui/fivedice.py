@@ -11,6 +11,7 @@ labelled, the rows of a card, status lines and announcements. Layout on the game
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 import discord
@@ -170,12 +171,12 @@ class ScorecardUI:
 
     def totals(self, table: Table) -> str:
         """Every total in seat order, those who left or were removed last and marked: their card stays."""
-        names = name_cells({p: table.plain_name(p) for p in table.state.players}, NAME_WIDTH)
-        standings = [
-            (names[p], number(self.total(table, p), table.locale), board_mark(table, p))
-            for p in staying_first(table, table.state.players)
-        ]
-        return monospace_table(standings, align_left_from=2)
+        players = table.state.players
+        return _totals_block(
+            tuple((p, table.plain_name(p)) for p in players),
+            tuple((p, self.total(table, p), board_mark(table, p)) for p in staying_first(table, players)),
+            table.locale,
+        )
 
     def _controls(self, table: Table, rendered: Rendered) -> None:
         state, locale, stamp, game = table.state, table.locale, table.stamp, table.game_id
@@ -257,3 +258,12 @@ class ScorecardUI:
             colour=COLOUR_PLAYING,
         )
         return Rendered(embeds=[embed])
+
+
+@lru_cache(maxsize=4096)
+def _totals_block(names: tuple[tuple[str, str], ...], standings: tuple[tuple[str, int, str], ...], locale: str) -> str:
+    """The totals' code block from the names in seat order and (player, total, mark) in the board's order,
+    remembered by exactly these: they change only when someone scores or leaves, and laying the names out and
+    writing the numbers again on every roll and hold was a twentieth of rendering a board (docs/benchmarks.md)."""
+    cells = name_cells(dict(names), NAME_WIDTH)
+    return monospace_table([(cells[p], number(total, locale), mark) for p, total, mark in standings], align_left_from=2)

@@ -287,3 +287,26 @@ def test_an_open_box_is_marked_alike_in_every_game(engine: ModuleType, ui: Score
     rows = dict(ui.card_rows(table_for(state, ["1"], kind), "1"))
     first = t(f"{kind}.short.{engine.UPPER[0]}", "en-US")
     assert rows[first] == "·"
+
+
+def test_the_remembered_totals_follow_a_score_a_name_a_leaver_and_the_language() -> None:
+    """The totals' block is remembered by the names, totals, marks and language: a change of any must show on the
+    next board, and a hold (none of them changed) shows the same block."""
+    rng = random.Random(3)
+    state = kniffel.new_game(["101", "102"], rng)  # the roll-off seats 101 second
+    state = kniffel.apply(state.model_copy(update={"players": ["101", "102"]}), "101", fivedice.Roll(), rng)
+    seats = (SeatView("101", "Anna"), SeatView("102", "Bert"))
+
+    def totals(table_state: kniffel.State, locale: str = "en-US", shown: tuple[SeatView, ...] = seats) -> list[str]:
+        return KNIFFEL_UI.totals(Table(shown, 1, 2, locale, table_state)).splitlines()[1:-1]
+
+    assert totals(state) == ["Anna 0", "Bert 0"]
+    assert totals(kniffel.apply(state, "101", fivedice.ToggleHold(index=0), rng)) == ["Anna 0", "Bert 0"]
+    scored = kniffel.apply(state, "101", kniffel.Score(box="chance"), rng)
+    assert totals(scored) == [f"Anna {sum(state.dice):>2}", "Bert  0"]
+    assert totals(state, shown=(SeatView("101", "Clara"), seats[1])) == ["Clara 0", "Bert  0"]
+    mark = t("play.mark_left", "en-US")
+    assert totals(state.model_copy(update={"left": ["101"]})) == ["Bert 0", f"Anna 0 {mark}"]
+    rich = state.model_copy(update={"bonuses": {"101": 1200, "102": 0}})
+    assert totals(rich) == ["Anna 1,200", "Bert     0"]
+    assert totals(rich, "de") == ["Anna 1.200", "Bert     0"]
