@@ -15,7 +15,7 @@ from typing import Any
 import aiohttp
 import discord
 from discord.http import Route
-from discord.webhook.async_ import async_context, interaction_message_response_params
+from discord.webhook.async_ import async_context
 
 from bot.i18n import t
 from bot.play.board import LOOK_BELOW
@@ -24,7 +24,7 @@ from bot.play.ports import Edit, ResponseFailed
 from bot.play.transitions import Actor
 from bot.storage import GameRecord
 from bot.storage.names import storable_name
-from bot.ui.render import Rendered, name_in_markdown
+from bot.ui.render import Rendered, embed_payload, name_in_markdown
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +46,8 @@ CLICKED_MESSAGE = ("id", "channel_id", "guild_id", "author", "type", "flags", "i
 #: The key of a game click's ``interaction.data`` under which ``DiceBot._interaction_created`` leaves the games whose
 #: controls the clicked message carries (its components are not handed over).
 MESSAGE_GAMES = "dicebot_message_games"
+#: The callback type that answers a click by editing its message.
+UPDATE_MESSAGE = discord.InteractionResponseType.message_update.value
 
 
 def actor_of(user: discord.abc.User, *, moderator: bool = False) -> Actor:
@@ -160,23 +162,22 @@ async def _edit_clicked_message(interaction: discord.Interaction[Any], rendered:
 
 
 def update_payload(rendered: Rendered, allowed_mentions: discord.AllowedMentions | None) -> dict[str, Any]:
-    """The type-7 callback's JSON: discord.py's own parameters, with the components as the layout's plain dicts.
-
-    discord.py would take them from a ``View`` of ``Button``/``Select`` objects built for this one answer; the
-    layout writes the same dicts directly (``tests/ui/test_payloads.py`` compares the two for every game).
-    ``view=None`` puts the (empty) components key in its place; the rows then fill it.
+    """The type-7 callback's JSON, key for key what discord.py's ``interaction_message_response_params`` writes for
+    ``Rendered.kwargs()``, built from plain dicts: the layout's components rather than a ``View`` of ``Button`` and
+    ``Select`` objects, and each embed's through :func:`~bot.ui.render.embed_payload`. Those parameters' checks and
+    branches for files, polls, flags and merged mentions, which an update never uses, and ``Embed.to_dict``'s probe
+    of every slot cost more than a percent of a click (docs/benchmarks.md); ``tests/ui/test_payloads.py`` compares
+    the JSON with discord.py's for every game.
     """
-    params = interaction_message_response_params(
-        type=discord.InteractionResponseType.message_update.value,
-        previous_allowed_mentions=allowed_mentions,
-        content=rendered.content,
-        embeds=rendered.embeds,
-        view=None,
-    )
-    payload = params.payload
-    assert payload is not None  # None only for a multipart request (files), which an update never sends
-    payload["data"]["components"] = rendered.layout.components()
-    return payload
+    data: dict[str, Any] = {
+        "tts": False,
+        "embeds": [embed_payload(embed) for embed in rendered.embeds],
+        "content": rendered.content,
+        "components": rendered.layout.components(),
+    }
+    if allowed_mentions is not None:
+        data["allowed_mentions"] = allowed_mentions.to_dict()
+    return {"type": UPDATE_MESSAGE, "data": data}
 
 
 class OriginalResponse:

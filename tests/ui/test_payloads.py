@@ -1,13 +1,15 @@
 """A click's answer is built from plain dicts, and players see exactly what discord.py's objects gave before.
 
 The type-7 answer (``bot/play/discord_io.update_payload``) takes its components from ``Layout.components()``
-instead of a ``View`` of discord.py ``Button``/``Select`` objects. For every message of every game (the lobby,
+instead of a ``View`` of discord.py ``Button``/``Select`` objects, its embeds from ``render.embed_payload`` instead of
+``Embed.to_dict``, and writes discord.py's other keys itself. For every message of every game (the lobby,
 every state of seeded games, the private views, the finished and the abandoned board, the languages taking turns), the
 JSON sent must be byte for byte what discord.py's ``interaction_message_response_params`` made from the view.
 """
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Iterator
 from dataclasses import replace
 
@@ -22,8 +24,8 @@ from bot.play.discord_io import update_payload
 from bot.play.service import GameService
 from bot.play.spec import AnySpec
 from bot.play.transitions import Game
-from bot.ui.render import Layout, Rendered
-from tests.ui.test_phone import CASES, played, record, renders
+from bot.ui.render import Layout, Rendered, embed_payload
+from tests.ui.test_phone import CASES, DICEPOKER, KNIFFEL, KNISTER, TUTTO, VARIANTS, played, record, renders
 
 MENTIONS = discord.AllowedMentions(everyone=False, roles=False, users=True)
 
@@ -101,3 +103,38 @@ def test_an_emoji_parsed_once_is_written_the_same_for_every_button() -> None:
     first["emoji"]["name"] = "changed"
     assert third["emoji"] == {"name": "🔒", "id": None}
     assert layout.components()[0]["components"][0]["emoji"] == {"name": "🔒", "id": None}
+
+
+@pytest.mark.parametrize("seed", [11, 12, 13])
+@pytest.mark.parametrize("spec", [KNIFFEL, DICEPOKER, KNISTER, TUTTO], ids=lambda spec: spec.kind)
+def test_other_seeded_games_give_discord_py_s_bytes(spec: AnySpec, seed: int) -> None:
+    """More games of every kind than the cases above play, two players, each seed in its own language."""
+    language = languages()[seed % len(languages())]
+    for rendered in renders(spec, language, 2, VARIANTS[spec.kind][-1], seed=seed):
+        assert _to_json(update_payload(rendered, MENTIONS)) == discord_py_payload(rendered)
+        assert _to_json(update_payload(rendered, None)) == _to_json(
+            interaction_message_response_params(
+                type=discord.InteractionResponseType.message_update.value, **rendered.kwargs()
+            ).payload
+        )
+
+
+def embeds() -> Iterator[discord.Embed]:
+    """Embeds with each part a renderer does not set as well: no colour, a colour of 0, a date, media, an author."""
+    yield discord.Embed()
+    yield discord.Embed(title="t", description="d", url="https://example.com", colour=0)
+    everything = discord.Embed(title="t", description="d", colour=0x2ECC71, type="rich")
+    everything.set_footer(text="f", icon_url="https://example.com/f.png")
+    everything.set_image(url="https://example.com/i.png")
+    everything.set_thumbnail(url="https://example.com/t.png")
+    everything.set_author(name="a", url="https://example.com/a")
+    everything.add_field(name="n", value="v", inline=False)
+    yield everything
+    for stamp in (datetime.datetime(2026, 11, 28, 5), datetime.datetime(2026, 11, 28, 5, tzinfo=datetime.UTC)):
+        yield discord.Embed(title="t", timestamp=stamp)
+
+
+@pytest.mark.parametrize("embed", list(embeds()))
+def test_an_embed_is_written_key_for_key_as_discord_py_writes_it(embed: discord.Embed) -> None:
+    assert _to_json(embed_payload(embed)) == _to_json(embed.to_dict())
+    assert list(embed_payload(embed)) == list(embed.to_dict())
