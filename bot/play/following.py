@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from bot.play.ports import PrivateMessage
 from bot.play.transitions import Game
-from bot.ui.render import Rendered
+from bot.ui.render import Rendered, embed_payload
 
 log = logging.getLogger(__name__)
 
@@ -42,11 +42,12 @@ RenderView = Callable[[Game, str, str, str], Rendered]
 
 
 def fingerprint(rendered: Rendered) -> str:
-    """What a rendered message looks like, to skip edits that would change nothing."""
+    """What a rendered message looks like, to skip edits that would change nothing: its JSON as a click's answer
+    writes it (``discord_io.update_payload``), without building discord.py's ``View`` and ``Embed`` dicts again."""
     payload = {
         "content": rendered.content,
-        "embeds": [embed.to_dict() for embed in rendered.embeds],
-        "components": rendered.layout.view().to_components(),
+        "embeds": [embed_payload(embed) for embed in rendered.embeds],
+        "components": rendered.layout.components(),
     }
     return json.dumps(payload, sort_keys=True, default=str)
 

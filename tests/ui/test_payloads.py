@@ -10,6 +10,7 @@ JSON sent must be byte for byte what discord.py's ``interaction_message_response
 from __future__ import annotations
 
 import datetime
+import json
 from collections.abc import Iterator
 from dataclasses import replace
 
@@ -21,6 +22,7 @@ from discord.webhook.async_ import interaction_message_response_params
 from bot.i18n import languages
 from bot.play import board
 from bot.play.discord_io import update_payload
+from bot.play.following import fingerprint
 from bot.play.service import GameService
 from bot.play.spec import AnySpec
 from bot.play.transitions import Game
@@ -117,6 +119,19 @@ def test_other_seeded_games_give_discord_py_s_bytes(spec: AnySpec, seed: int) ->
                 type=discord.InteractionResponseType.message_update.value, **rendered.kwargs()
             ).payload
         )
+
+
+@pytest.mark.parametrize("spec", [KNIFFEL, DICEPOKER, KNISTER, TUTTO], ids=lambda spec: spec.kind)
+def test_a_followers_fingerprint_is_the_one_discord_py_s_objects_give(spec: AnySpec) -> None:
+    """The fingerprint skips edits that would change nothing; written from the plain dicts it must still tell
+    apart exactly the messages discord.py's ``View`` and ``Embed.to_dict`` did (it cost 83 µs a message, now 32)."""
+    for rendered in renders(spec, "de", 2, VARIANTS[spec.kind][-1], seed=5):
+        through_discord_py = {
+            "content": rendered.content,
+            "embeds": [embed.to_dict() for embed in rendered.embeds],
+            "components": rendered.layout.view().to_components(),
+        }
+        assert fingerprint(rendered) == json.dumps(through_discord_py, sort_keys=True, default=str)
 
 
 def embeds() -> Iterator[discord.Embed]:
