@@ -1,7 +1,9 @@
-"""A player's refusals of presses on a board are one private message: each new one deletes the older one.
+"""A player's refusals of presses on a board are one private message: each new one deletes the older one, and the
+player's next accepted press deletes the last.
 
 QA (a phone): seven "Not your turn: Carol is playing." in a row under the board pushed its controls off screen. As
 with hints, the newest refusal shows right under the board and the older one goes through its interaction's token.
+QA again: the refusal stayed once the player's turn came and their press went through, now wrong.
 Refusals and hints are kept apart: a refusal never takes away the hint the player is reading, nor a hint a refusal.
 """
 
@@ -18,6 +20,8 @@ pytestmark = pytest.mark.timeout(60)
 
 EXTENSIONS = ("cogs.tutto",)
 NOT_YOUR_TURN = "Not your turn: Alice is playing."
+#: The route that deletes a private message through the token of the interaction that showed it.
+ORIGINAL = r"^/webhooks/\d+/[^/]+/messages/@original$"
 
 
 def prefix(message: Message, action: str) -> str:
@@ -71,3 +75,44 @@ async def test_a_refusal_and_a_hint_never_take_each_other_away(harness: Harness)
 
     assert not refusal.deleted and not again.deleted
     assert private(h, h.alice) == [ALREADY, again.text]
+
+
+async def test_an_accepted_press_takes_its_players_refusal_away(harness: Harness) -> None:
+    """QA: "Not your turn: Alice is playing." stayed under the board once Bob's turn came and he played, now wrong."""
+    h = harness
+    h.rng = Script(["stop", "bonus_300"], [1, 2, 3, 4, 6, 6], start=0)
+    await h.start_bot(EXTENSIONS)
+    board = await h.start_game("tutto", [h.alice, h.bob])
+    refusal = await press(h, h.bob, board, "draw")
+    assert refusal.text == NOT_YOUR_TURN
+    await press(h, h.alice, board, "draw")  # Stop: Bob's turn
+    await h.wait_post("🛑 Alice drew Stop — turn over.")
+
+    await press(h, h.bob, board, "draw")  # accepted: the card, and the roll it forces
+
+    await h.server.wait_for(lambda: refusal.deleted, what="Bob's refusal to go")
+    assert private(h, h.bob) == []
+
+
+async def test_an_accepted_press_leaves_other_players_refusals_and_deletes_nothing_without_one(
+    harness: Harness,
+) -> None:
+    """A press of a player with no refusal on screen deletes nothing (nor anyone else's refusal); the next press of
+    the player who has one takes exactly that one away."""
+    h = harness
+    h.rng = Script(["stop", "bonus_300"], [1, 2, 3, 4, 6, 6], start=0)
+    await h.start_bot(EXTENSIONS)
+    assert h.bot is not None
+    board = await h.start_game("tutto", [h.alice, h.bob])
+    refusal = await press(h, h.bob, board, "draw")
+
+    await press(h, h.alice, board, "draw")  # Alice had no refusal: her accepted press retires nothing
+    await h.wait_post("🛑 Alice drew Stop — turn over.")
+    refusals = h.bot.service.refusals
+    assert not refusals.holds(h.channel.id, str(h.alice.id))
+    assert refusals.holds(h.channel.id, str(h.bob.id)) and not refusal.deleted
+    assert h.server.find_requests("DELETE", ORIGINAL) == []
+
+    await press(h, h.bob, board, "draw")
+    await h.server.wait_for(lambda: refusal.deleted, what="Bob's refusal to go")
+    assert len(h.server.find_requests("DELETE", ORIGINAL)) == 1 and len(refusals) == 0
