@@ -284,8 +284,8 @@ class GameService(LiveBoards):
         self.followers = Followers(self._render_private, clock)
         #: Each player's latest hint message in a channel, deleted when their next hint is shown.
         self.hints = PrivateNotes("hint", clock)
-        #: Each player's latest refusal of a press on a board in a channel, deleted when the next one is shown or
-        #: a press of theirs is accepted.
+        #: Each player's latest refusal of a press on a game's message (its board, their grid) in a channel,
+        #: deleted when the next one is shown or a press of theirs is accepted.
         self.refusals = PrivateNotes("refusal", clock)
         #: The language a server chose with ``/settings language`` (None: its preferred locale).
         self.guild_language: Callable[[int], Awaitable[str | None]] = no_guild_language
@@ -630,12 +630,14 @@ class GameService(LiveBoards):
         return replace(outcome, after=saved)
 
     async def _refuse(self, request: Request, key: str, **params: Any) -> None:
-        """Tell the asker privately why nothing happened. A press on a game's public message keeps one refusal of
-        its player in the channel on screen: the older one goes (``notes.py``), so presses out of turn do not pile
-        up under the board and push its controls away, and the player's next accepted press takes the last one
-        away (``_retire_notes``)."""
+        """Tell the asker privately why nothing happened. A press on a game's message, the public board or a
+        private one (a Knister grid), keeps one refusal of its player in the channel on screen: the older one goes
+        (``notes.py``), so refused presses do not pile up under the board and push its controls away, and the
+        player's next accepted press takes the last one away (``_retire_notes``). The refusal is the press's own
+        reply (type 4, a new private message, also for a press on a private one), so the press's token deletes it,
+        never the message pressed."""
         await request.refuse(key, **params)
-        if request.message_id is not None and not request.message_is_private and request.channel_id is not None:
+        if request.message_id is not None and request.channel_id is not None:
             self.refusals.shown(request.channel_id, request.actor.player, request.private_message())
 
     def _stale_press(self, record: GameRecord, request: Request) -> board.Pointer:

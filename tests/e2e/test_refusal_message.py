@@ -1,5 +1,5 @@
-"""A player's refusals of presses on a board are one private message: each new one deletes the older one, and the
-player's next accepted press deletes the last.
+"""A player's refusals of presses on a board or their grid are one private message: each new one deletes the older
+one, and the player's next accepted press deletes the last.
 
 QA (a phone): seven "Not your turn: Carol is playing." in a row under the board pushed its controls off screen. As
 with hints, the newest refusal shows right under the board and the older one goes through its interaction's token.
@@ -11,9 +11,14 @@ from __future__ import annotations
 
 import pytest
 
+from bot.engine import knister as kn
 from fakediscord import Message, User
 from tests.e2e.board import ALREADY
 from tests.e2e.conftest import Harness
+from tests.e2e.test_knister import EXTENSIONS as KNISTER
+from tests.e2e.test_knister import Table as KnisterTable
+from tests.e2e.test_knister import start_game as start_knister
+from tests.e2e.test_knister_grids import ready_to_place
 from tests.e2e.test_tutto import Script
 
 pytestmark = pytest.mark.timeout(60)
@@ -116,3 +121,33 @@ async def test_an_accepted_press_leaves_other_players_refusals_and_deletes_nothi
     await press(h, h.bob, board, "draw")
     await h.server.wait_for(lambda: refusal.deleted, what="Bob's refusal to go")
     assert len(h.server.find_requests("DELETE", ORIGINAL)) == 1 and len(refusals) == 0
+
+
+async def test_refusals_of_presses_on_a_knister_grid_replace_each_other_and_go_once_a_placement_is_accepted(
+    harness: Harness,
+) -> None:
+    """A Knister grid is a private message with its own buttons: a refused press on it (a cell of a round already
+    placed, pressed on what a second client still shows) is one refusal on screen too, gone with the next placement."""
+    h = harness
+    await h.start_bot(KNISTER)
+    table = KnisterTable(h, await start_knister(h, [h.alice, h.bob]))
+    await table.roll()
+    grid = await table.open_grid(h.alice)
+    seen = h.snapshot(grid)  # round 1 with every cell open, as her other client still shows it
+    assert await table.place(h.alice, grid, 0) is grid
+
+    first = await table.place(h.alice, seen, 1)
+    second = await table.place(h.alice, seen, 2)
+
+    assert first.ephemeral and first is not grid and second.ephemeral and second is not grid
+    await h.server.wait_for(lambda: first.deleted, what="the older refusal on the grid to go")
+    assert not second.deleted and not grid.deleted
+    await table.place_best(h.bob)
+    state = await table.roll()
+    await ready_to_place(h, grid, state)
+
+    assert await table.place(h.alice, grid, kn.best_cell(state.grids[str(h.alice.id)], state.number or 0)) is grid
+
+    await h.server.wait_for(lambda: second.deleted, what="the refusal to go with the accepted placement")
+    assert not grid.deleted
+    assert [message.id for message in h.server.visible_messages(h.channel, h.alice) if message.ephemeral] == [grid.id]
