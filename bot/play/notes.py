@@ -15,8 +15,12 @@ away that the player is reading, nor a hint the refusal.
   picking dice (a hint to keep ⚄ ⚄ ⚄ stays while the player taps them), and when the game ends. The one message
   edited is a press's own "preparing" answer, seconds after it was shown: it becomes that press's hint once the
   strategy tables are in memory, so the player need not guess when to press again.
-- **Refusals** of presses on a game's board ("Not your turn: Carol is playing."): only the latest one stays. A
-  refusal is never retired by a move: the move path stays as cheap as it was.
+- **Refusals** of presses on a game's board or on a player's private one, a Knister grid ("Not your turn: Carol is
+  playing.", "You already placed this round's number."): only the latest one stays, and it goes once a press of
+  its player is accepted (their turn came: "Not your turn" would now be wrong). The move path pays one dict
+  lookup (``holds``) for it, nothing more when the player has no refusal on screen. A refusal is the press's own
+  reply, a new private message also when the press was on a private one, so its token deletes the refusal, never
+  the grid pressed.
 
 Per channel rather than per game: a channel holds one game at a time, and a rematch's first hint should take the
 finished game's last one away too.
@@ -101,7 +105,7 @@ class PrivateNotes:
 
     def retire(self, channel_id: int, player: str) -> None:
         """The player's message of this kind in this channel is out of date (a hint whose player moved on, or whose
-        game ended): it goes."""
+        game ended; a refusal whose player's next press was accepted): it goes."""
         shown = self._shown.pop((channel_id, player), None)
         if shown is not None and self._clock() < shown.expires_at:
             self._delete_later(channel_id, player, shown.message)

@@ -284,7 +284,8 @@ class GameService(LiveBoards):
         self.followers = Followers(self._render_private, clock)
         #: Each player's latest hint message in a channel, deleted when their next hint is shown.
         self.hints = PrivateNotes("hint", clock)
-        #: Each player's latest refusal of a press on a board in a channel, deleted when the next one is shown.
+        #: Each player's latest refusal of a press on a game's message (its board, their grid) in a channel,
+        #: deleted when the next one is shown or a press of theirs is accepted.
         self.refusals = PrivateNotes("refusal", clock)
         #: The language a server chose with ``/settings language`` (None: its preferred locale).
         self.guild_language: Callable[[int], Awaitable[str | None]] = no_guild_language
@@ -629,11 +630,14 @@ class GameService(LiveBoards):
         return replace(outcome, after=saved)
 
     async def _refuse(self, request: Request, key: str, **params: Any) -> None:
-        """Tell the asker privately why nothing happened. A press on a game's public message keeps one refusal of
-        its player in the channel on screen: the older one goes (``notes.py``), so presses out of turn do not pile
-        up under the board and push its controls away. Only refusals pay for this, never a move."""
+        """Tell the asker privately why nothing happened. A press on a game's message, the public board or a
+        private one (a Knister grid), keeps one refusal of its player in the channel on screen: the older one goes
+        (``notes.py``), so refused presses do not pile up under the board and push its controls away, and the
+        player's next accepted press takes the last one away (``_retire_notes``). The refusal is the press's own
+        reply (type 4, a new private message, also for a press on a private one), so the press's token deletes it,
+        never the message pressed."""
         await request.refuse(key, **params)
-        if request.message_id is not None and not request.message_is_private and request.channel_id is not None:
+        if request.message_id is not None and request.channel_id is not None:
             self.refusals.shown(request.channel_id, request.actor.player, request.private_message())
 
     def _stale_press(self, record: GameRecord, request: Request) -> board.Pointer:
@@ -1215,23 +1219,30 @@ class GameService(LiveBoards):
         saved = Game(record, outcome.after.state)
         self.cache.put(saved)
         self.followers.changed(saved)
-        self._retire_hints(record, outcome)
+        self._retire_notes(record, outcome)
         self._prepare_computers(saved)
         self.on_saved(record)
         return saved
 
-    def _retire_hints(self, record: GameRecord, outcome: Outcome) -> None:
-        """Hints this save made out of date go: every player's when it ended the game, else the movers'. A later
-        save of an ended game (noting the rematch) leaves the channel's hints alone: they are the new game's."""
+    def _retire_notes(self, record: GameRecord, outcome: Outcome) -> None:
+        """Private notes this save made out of date go (``notes.py``). A refusal goes once a press of its player
+        is accepted (a move of source "player": their turn came, say, and "Not your turn" is now wrong). A hint
+        goes after its player's move past its position, and every player's when the save ended the game. A later
+        save of an ended game (noting the rematch) leaves the channel's notes alone: they are the new game's. Each
+        note is looked up (``holds``, a dict membership) before anything else: a move of a player with nothing on
+        screen costs no more."""
         channel = record.channel_id
-        if not record.active:
-            if outcome.before.record.active:
-                for seat in record.seats:
-                    self.hints.retire(channel, seat.player)
+        ended = not record.active
+        if ended and not outcome.before.record.active:
             return
         for move in outcome.moves:
-            if self.hints.holds(channel, move.player) and transitions.moved_on(move):
+            if self.refusals.holds(channel, move.player) and move.source == "player":
+                self.refusals.retire(channel, move.player)
+            if not ended and self.hints.holds(channel, move.player) and transitions.moved_on(move):
                 self.hints.retire(channel, move.player)
+        if ended:
+            for seat in record.seats:
+                self.hints.retire(channel, seat.player)
 
     def _prepare_computers(self, game: Game) -> None:
         """A running game with computer players: start loading its strategy tables (once, in a worker thread)."""
