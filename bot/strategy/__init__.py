@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from bot.engine import dicepoker as dicepoker_engine
 from bot.engine import kniffel as kniffel_engine
@@ -62,15 +62,47 @@ def evaluate(state: Any, player: str, *, directory: Path | str | None = None) ->
 
 
 def prepare(state: Any, player: str, *, directory: Path | str | None = None) -> None:
-    """Load what decisions in ``state``'s game need, whatever its phase, compiled: blocking, for a worker thread.
+    """Load what decisions in ``state``'s game need, compiled: blocking, for a worker thread.
 
-    Valuing the state alone left Knister's search uncompiled before a roll (the only move then is to roll): the
-    first placement after it compiled on the caller's thread, seconds on a fresh install, so a hint press on the
-    event loop went unanswered.
+    Valuing the state alone left kernels uncompiled that only a decision calls: Knister's search before a roll
+    (the only move then is to roll), the five-dice games' choice of a keep, Tutto's solve of a turn. Each was
+    compiled, or loaded from numba's cache, on the event loop at a computer's first such move: seconds on a fresh
+    install, and under the machine-wide compile lock (``compiling.py``) as long as another process's compile. So a
+    few decisions of a solo game of the same kind are played here first, at every level (:func:`_rehearse`).
     """
     evaluate(state, player, directory=directory)
     if isinstance(state, knister_engine.State):
         knister.compile_search(knister.load(directory))
+    else:
+        _rehearse(state, directory)
+
+
+#: The decisions :func:`_rehearse` plays: in Tutto, enough to draw, roll, select and bank.
+REHEARSAL_STEPS = 12
+SOLO = "solo"
+
+
+def _rehearse(state: Any, directory: Path | str | None) -> None:
+    """The first decisions of a seeded solo game of ``state``'s game (and rule set), each valued, its keeps
+    valued and chosen at every level: every kernel those paths call is compiled in this thread."""
+    rng = random.Random(0)
+    if isinstance(state, kniffel_engine.State):
+        engine: Any = kniffel_engine
+        game: Any = kniffel_engine.new_game([SOLO], rng, state.ruleset)
+    elif isinstance(state, dicepoker_engine.State):
+        engine, game = dicepoker_engine, dicepoker_engine.new_game([SOLO], rng)
+    elif isinstance(state, tutto_engine.State):
+        engine, game = tutto_engine, tutto_engine.new_game([SOLO], rng)
+    else:
+        raise TypeError(f"no strategy for {type(state).__name__}")
+    for _ in range(REHEARSAL_STEPS):
+        if engine.is_over(game):
+            return
+        evaluate(game, SOLO, directory=directory)
+        keep_values(game, SOLO, directory=directory)
+        for level in LEVELS:
+            action = choose(game, SOLO, cast(Level, level), rng, directory=directory)
+        game = engine.apply(game, SOLO, action, rng)
 
 
 def keep_values(state: Any, player: str, *, directory: Path | str | None = None) -> list[ActionValue]:
@@ -99,22 +131,21 @@ def choose(state: Any, player: str, level: Level, rng: random.Random, *, directo
 
 
 def warm(directory: Path | str | None = None) -> dict[str, float]:
-    """Load (building where missing) every exact table, and compile Knister's search; returns the seconds each
-    took. Blocking: run it in a worker thread, not on the event loop."""
+    """Load (building where missing) every exact table and compile every kernel a decision calls (see
+    :func:`prepare`); returns the seconds each game took. Blocking: run it in a worker thread, not on the event
+    loop."""
+    rng = random.Random(0)
+    games: dict[str, Any] = {
+        **{f"kniffel/{ruleset}": kniffel_engine.new_game([SOLO], rng, ruleset) for ruleset in kniffel_engine.RULESETS},
+        "dicepoker": dicepoker_engine.new_game([SOLO], rng),
+        "tutto": tutto_engine.new_game([SOLO], rng),
+        "knister": knister_engine.new_game([SOLO], rng),
+    }
     timings: dict[str, float] = {}
-    for ruleset in kniffel_engine.RULESETS:
+    for name, state in games.items():
         start = time.perf_counter()
-        kniffel.load(ruleset, directory)
-        timings[f"kniffel/{ruleset}"] = time.perf_counter() - start
-    start = time.perf_counter()
-    dicepoker.load(directory)
-    timings["dicepoker"] = time.perf_counter() - start
-    start = time.perf_counter()
-    tutto.solve_turn()
-    timings["tutto"] = time.perf_counter() - start
-    start = time.perf_counter()
-    knister.compile_search(knister.load(directory))
-    timings["knister"] = time.perf_counter() - start
+        prepare(state, SOLO, directory=directory)
+        timings[name] = time.perf_counter() - start
     return timings
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import logging
 import tempfile
 import threading
 from pathlib import Path
@@ -28,6 +29,8 @@ from numba.core import event
 _PACKAGE = str(Path(__file__).resolve().parent)
 LOCK_FILE = Path(tempfile.gettempdir()) / f"dicebot-numba-{hashlib.sha256(_PACKAGE.encode()).hexdigest()[:16]}.lock"
 COMPILER_LOCK = "numba:compiler_lock"
+
+log = logging.getLogger(__name__)
 
 
 class MachineWideCompilerLock(event.Listener):
@@ -44,22 +47,53 @@ class MachineWideCompilerLock(event.Listener):
         self._thread = threading.RLock()
         self._depth = 0
         self._file: IO[str] | None = None
+        self._warned = False
 
     def on_start(self, _event: event.Event) -> None:
         self._thread.acquire()
-        if self._depth == 0:
-            handle = self._path.open("a")
-            fcntl.flock(handle, fcntl.LOCK_EX)
-            self._file = handle
-        self._depth += 1
+        try:
+            if self._depth == 0:
+                self._file = self._lock_file()
+            self._depth += 1
+        except BaseException:  # a Ctrl+C while waiting: numba's end event will not come, so release here
+            self._thread.release()
+            raise
 
     def on_end(self, _event: event.Event) -> None:
-        self._depth -= 1
-        if self._depth == 0 and self._file is not None:
-            fcntl.flock(self._file, fcntl.LOCK_UN)
-            self._file.close()
-            self._file = None
-        self._thread.release()
+        try:
+            self._depth -= 1
+            if self._depth == 0 and self._file is not None:
+                handle, self._file = self._file, None
+                with handle:
+                    fcntl.flock(handle, fcntl.LOCK_UN)
+        finally:
+            self._thread.release()
+
+    def _lock_file(self) -> IO[str] | None:
+        """The lock file, locked; None when it cannot be opened or locked (owned by another user in a sticky
+        temporary folder, no file descriptors or inodes left). Raising here would leave numba's lock taken and
+        every later compile of the process waiting (review); compiling with the process's own lock only is what
+        numba does without this module, so the compile goes on, as it would have before the file lock existed."""
+        try:
+            handle = self._path.open("a")
+        except OSError as error:
+            self._without_lock(error)
+            return None
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        except OSError as error:
+            handle.close()
+            self._without_lock(error)
+            return None
+        except BaseException:
+            handle.close()
+            raise
+        return handle
+
+    def _without_lock(self, error: OSError) -> None:
+        if not self._warned:  # once a process: a fresh install compiles dozens of kernels
+            self._warned = True
+            log.warning("numba compiles without the machine-wide lock %s: %s", self._path, error)
 
 
 _installed: MachineWideCompilerLock | None = None

@@ -7,11 +7,14 @@ from __future__ import annotations
 import asyncio
 import fcntl
 import random
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
 from numba import njit
 from numba.core import event
 
@@ -20,6 +23,7 @@ from bot.engine import kniffel as kniffel_engine
 from bot.engine import knister as knister_engine
 from bot.strategy import compiling
 from bot.strategy.compiling import COMPILER_LOCK, LOCK_FILE
+from tests.strategy import compiles_probe
 
 #: A bound on work that takes milliseconds once compiled; reached only when it waits on the lock for good.
 BOUND = 60.0
@@ -127,3 +131,43 @@ async def test_preparing_compiled_games_does_not_wait_for_another_process(table_
     prepare_both()  # compiled (or loaded from numba's cache) in this process
     with lock_held_elsewhere():
         await asyncio.wait_for(asyncio.to_thread(prepare_both), BOUND)
+
+
+def test_a_lock_file_that_cannot_be_opened_leaves_compiles_working(tmp_path: Path) -> None:
+    """Raising from the listener left numba's lock taken by the raising thread: the compile failed, and every
+    other thread's compile waited for good (review). Without its file the lock is the process's alone, as in
+    numba itself."""
+    unopenable = compiling.MachineWideCompilerLock(tmp_path / "missing" / "numba.lock")
+    results: list[int] = []
+
+    def compile_and_call(value: int) -> None:
+        @njit
+        def triple(x: int) -> int:
+            return 3 * x
+
+        results.append(triple(value))
+
+    with event.install_listener(COMPILER_LOCK, unopenable):
+        first = threading.Thread(target=compile_and_call, args=(1,))
+        first.start()
+        first.join(BOUND)
+        second = threading.Thread(target=compile_and_call, args=(2,))
+        second.start()
+        second.join(BOUND)
+    assert results == [3, 6]
+
+
+@pytest.mark.parametrize("mode", ["prepare", "warm"])
+def test_decisions_compile_nothing_after_prepare_or_warm(mode: str, table_dir: Path) -> None:
+    """A kernel only a decision calls was compiled (or loaded from numba's cache) on the event loop at a
+    computer's first such move: the five-dice keep choice and Tutto's turn solve after ``prepare``, the keep
+    choice after ``warm``. Each game is played whole in a fresh process after either (``compiles_probe``)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.strategy.compiles_probe", mode, str(table_dir)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    holds = dict(line.split() for line in done.stdout.splitlines())
+    assert holds == dict.fromkeys(compiles_probe.GAMES, "0")

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import random
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -79,29 +77,3 @@ def test_rollout_values_are_seeded(knister_tables: knister.Tables) -> None:
 
     assert values(3) == values(3) != values(4)
     assert sorted(values(3)) == list(range(3, engine.CELLS))
-
-
-def test_warming_the_tables_compiles_the_perfect_search(table_dir: Path) -> None:
-    """The first ``perfect`` Knister move compiled numba's search on the event loop (50 s on a loaded machine,
-    every click waiting): :func:`strategy.warm`, which the bot runs in a worker thread at start, compiles it."""
-    probe = (
-        "from bot import strategy; from bot.strategy import knister_net; "
-        f"strategy.warm({str(table_dir)!r}); print(len(knister_net.search_values.signatures))"
-    )
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300, check=True)
-    assert done.stdout.split() == ["1"]
-
-
-def test_preparing_a_game_before_its_first_roll_compiles_the_perfect_search(table_dir: Path) -> None:
-    """The bot loads one game's tables with ``strategy.prepare`` when it did not warm them all: before a roll
-    (rolling the only move) Knister's search stayed uncompiled, and the first hint after the roll compiled it on
-    the event loop (a fresh clone's CI: the press went unanswered for 3 s)."""
-    probe = (
-        "import random; from bot import strategy; from bot.engine import knister; "
-        "from bot.strategy import knister_net; "
-        "state = knister.new_game(['a'], random.Random(1)); "
-        f"strategy.prepare(state, 'a', directory={str(table_dir)!r}); "
-        "print(len(knister_net.search_values.signatures))"
-    )
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300, check=True)
-    assert done.stdout.split() == ["1"]
