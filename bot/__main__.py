@@ -125,8 +125,10 @@ def _with_discord(what: Callable[[DiceBot, str], Coroutine[Any, Any, None]], *, 
     from bot.app import create_bot
     from bot.endpoints import configure_endpoints
 
-    if early_stop.requested:
-        return 0  # a stop signal during the imports
+    if early_stop.requested:  # a stop signal during the imports
+        if held is not None:
+            held.release()
+        return 0
     discord.utils.setup_logging(level=getattr(logging, settings.log_level))
     configure_endpoints(settings.discord_api_base, settings.discord_gateway_url)
     # A real bot builds its strategy tables at start (in a worker thread); tests and the playground load lazily.

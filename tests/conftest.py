@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
 from xdist.remote import Producer
 from xdist.scheduler import LoadGroupScheduling
 
+from bot.stopsignal import SIGNALS, early_stop
 from tests.postgres import fresh_schema
 from tests.table_cache import cached_folder
 
@@ -31,6 +33,21 @@ def pytest_configure(config: pytest.Config) -> None:
     sys.dont_write_bytecode = False
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, (str(config.rootpath), os.environ.get("PYTHONPATH"))))
+
+
+@pytest.fixture(autouse=True)
+def stop_signals_restored() -> Iterator[None]:
+    """The worker's own Ctrl+C and SIGTERM handlers (pytest's, xdist's) and a clear stop note after every test: a
+    test that runs ``bot.__main__.main`` in process leaves the start's handlers installed (``bot.stopsignal``) on a
+    path that returns before an event loop takes them over, and the worker would then ignore both signals, or
+    later tests read a stop that was noted here (review)."""
+    saved = {signum: signal.getsignal(signum) for signum in SIGNALS}
+    try:
+        yield
+    finally:
+        for signum, handler in saved.items():
+            signal.signal(signum, handler)
+        early_stop.requested = False
 
 
 @pytest.fixture(params=BACKENDS)
