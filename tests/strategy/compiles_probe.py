@@ -1,7 +1,7 @@
 """Run by ``test_compiling.py`` in a fresh process: after ``strategy.warm`` (``warm``) or after ``strategy.prepare``
-of each game's state (``prepare``), a whole two-player game of every kind, valued, its keeps valued and chosen at
-every level, must not hold numba's compiler lock once (no compile, no load from numba's cache). Prints the number
-of holds per game.
+of each game's state (``prepare``), the first decisions of a two-player game of every kind, each valued, its keeps
+valued and chosen at every level, must not hold numba's compiler lock once (no compile, no load from numba's
+cache). Prints the number of holds per game.
 
 A fresh process, because a kernel compiled by an earlier test would hide one that prepare or warm leaves
 uncompiled; the games share one process, so a kernel two games share (the five-dice keep choice) is checked with
@@ -29,8 +29,9 @@ GAMES: dict[str, tuple[Any, Callable[[random.Random], Any]]] = {
     "tutto": (tutto, lambda rng: tutto.new_game(PLAYERS, rng)),
     "knister": (knister, lambda rng: knister.new_game(PLAYERS, rng)),
 }
-#: A game's decisions played (Knister's whole game is 75; Tutto's turns repeat after these).
-STEPS = 200
+#: The decisions played of each game: several five-dice turns, Tutto turns and Knister rounds (a whole Knister
+#: game is 75 and costs a second of CPU; its search is the same from the first placement on).
+STEPS = 40
 
 
 class Holds(event.Listener):

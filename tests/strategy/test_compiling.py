@@ -161,7 +161,7 @@ def test_a_lock_file_that_cannot_be_opened_leaves_compiles_working(tmp_path: Pat
 def test_decisions_compile_nothing_after_prepare_or_warm(mode: str, table_dir: Path) -> None:
     """A kernel only a decision calls was compiled (or loaded from numba's cache) on the event loop at a
     computer's first such move: the five-dice keep choice and Tutto's turn solve after ``prepare``, the keep
-    choice after ``warm``. Each game is played whole in a fresh process after either (``compiles_probe``)."""
+    choice after ``warm``. Each game is played in a fresh process after either (``compiles_probe``)."""
     done = subprocess.run(
         [sys.executable, "-m", "tests.strategy.compiles_probe", mode, str(table_dir)],
         capture_output=True,
