@@ -52,7 +52,7 @@ DEFAULT_DATABASE_URL = "sqlite:///data/dicebot.sqlite3"
 def checked_database_url(value: str) -> str:
     """``value`` if it names a SQLite file or a PostgreSQL database the bot can use, else ValueError (whose text
     names no part of a password: see :func:`bot.urls.check_database_url`)."""
-    if value.startswith(POSTGRES_PREFIXES) and value.split("://", 1)[1]:
+    if value.startswith(POSTGRES_PREFIXES):
         check_database_url(value)
         return value
     if not value.startswith(SQLITE_PREFIX) or len(value) == len(SQLITE_PREFIX):

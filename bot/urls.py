@@ -47,14 +47,22 @@ ENCODE_PASSWORD = (
 )
 
 
+#: A URL that is only its scheme, as a half-edited ``.env`` leaves it.
+NAMES_NOTHING = "names no server and no database: write postgresql://user:password@host:5432/database"
+
+
 def check_database_url(url: str) -> None:
     """Raise ValueError for a database URL its driver would misread, naming no part of its password: a reserved
     character in the user information as written (everything before the URL's last ``@``), then a bad port.
 
     Checked in that order because a password with ``/`` made the port check read its first part as the port and
     print it ("port 'Zx9' is not a number"). An ``@`` in a query value (``?user=a@b``) is refused alike; encoded as
-    ``%40`` it reads the same to the driver.
+    ``%40`` it reads the same to the driver. A URL naming nothing after its scheme is refused too: the drivers fill
+    in libpq's defaults (the local socket, a database named after the user), so ``migrate-db --to postgresql://``
+    copied into a database named ``root`` (QA).
     """
+    if not url.partition("://")[2]:
+        raise ValueError(NAMES_NOTHING)
     written_userinfo = url.partition("://")[2].rpartition("@")[0]
     if RESERVED_IN_PASSWORD.intersection(written_userinfo):
         raise ValueError(ENCODE_PASSWORD)

@@ -156,7 +156,12 @@ def test_token_is_never_shown() -> None:
             "DATABASE_URL is invalid (Value error, the bot keeps its games in a file, not in memory; name a file "
             "path): use sqlite:///relative/path.sqlite3",
         ),
-        ({"discord_token": "x", "database_url": "postgresql://"}, "DATABASE_URL is invalid"),
+        # Said to start with postgresql:// or sqlite:///, which it does; migrate-db's --to took it as the local
+        # socket's database named after the user (QA).
+        (
+            {"discord_token": "x", "database_url": "postgresql://"},
+            "DATABASE_URL is invalid (Value error, names no server and no database: write postgresql://",
+        ),
         # Opened a new, empty file named "db.sqlite3?mode=ro" (QA).
         (
             {"discord_token": "x", "database_url": "sqlite:////srv/db.sqlite3?mode=ro"},

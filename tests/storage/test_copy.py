@@ -289,6 +289,9 @@ async def test_a_source_it_cannot_use_names_from_and_the_admins_path(
         ("sqlite:///old.sqlite3", "sqlite:///new.sqlite3", "--to must be"),
         ("sqlite:///old.sqlite3", "postgresql://x@127.0.0.1:99999/db", "--to: port 99999 is not between 1 and 65535"),
         ("sqlite:///old.sqlite3", "postgresql://x@127.0.0.1:x5/db", "--to: port 'x5' is not a number"),
+        # Copied into libpq's default, a database named after the user (QA).
+        ("sqlite:///old.sqlite3", "postgresql://", "--to: names no server and no database"),
+        ("sqlite:///old.sqlite3", "postgres://", "--to: names no server and no database"),
         # "--to: port 'Zx9' is not a number": the password's start (QA).
         ("sqlite:///old.sqlite3", "postgresql://x:Zx9/Qk+3w=@127.0.0.1/db", "--to: the password or user name holds"),
     ],
