@@ -216,6 +216,8 @@ async def serve_playground(playground: Playground, *, has_token: bool) -> None:
     import contextlib
     import signal
 
+    from bot.urls import reached_by
+
     loop = asyncio.get_running_loop()
     stopping = asyncio.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
@@ -232,6 +234,14 @@ async def serve_playground(playground: Playground, *, has_token: bool) -> None:
                 await starting
             return
         starting.result()
+        # Warned once it listens: a start that fails says only why (a bad host was a warning and an error).
+        others = reached_by(playground.host, playground.port)
+        if others is not None:
+            print(
+                f"dicebot: warning: the playground page has no login; anyone who can reach {others} "
+                "can play as any of its users",
+                file=sys.stderr,
+            )
         advice = "" if has_token else " (set DISCORD_TOKEN to connect to Discord instead)"
         print(f"dicebot playground: open {playground.url} to play in your browser{advice}", flush=True)
         crashed = asyncio.create_task(playground.wait())
@@ -250,12 +260,6 @@ def run_playground(args: argparse.Namespace) -> int:
     from bot.urls import netloc
 
     address = netloc(args.host, args.port)
-    if args.host != LOCALHOST:
-        print(
-            f"dicebot: warning: the playground page has no login; anyone who can reach {address} "
-            "can play as any of its users",
-            file=sys.stderr,
-        )
     import asyncio
 
     from pydantic import ValidationError

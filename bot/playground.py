@@ -24,6 +24,7 @@ from bot.endpoints import configure_endpoints
 from bot.folders import data_dir_unusable
 from bot.settings import Settings
 from bot.storage import DatabaseError
+from bot.urls import every_interface, netloc
 from fakediscord import FakeDiscord
 from fakediscord.persist import DamagedWorld, load_world, restore_world, save_world
 
@@ -108,7 +109,11 @@ class Playground:
 
     @property
     def url(self) -> str:
+        """Where to open the page. Listening on every interface, the page is opened on this machine's loopback:
+        Chrome and Safari refuse http://0.0.0.0/ (a way into the private network)."""
         assert self.server is not None
+        if every_interface(self.host):
+            return f"http://{netloc('::1' if ':' in self.host else '127.0.0.1', self.port)}/"
         return self.server.url
 
     async def start(self) -> None:

@@ -6,7 +6,9 @@ Pure: the standard library only, so settings and storage can both use it.
 
 from __future__ import annotations
 
+import ipaddress
 import re
+import socket
 from urllib.parse import SplitResult, urlsplit
 
 #: The ports a server can listen on.
@@ -101,3 +103,29 @@ def netloc(host: str, port: int) -> str:
     """``host:port`` as a URL writes it: an IPv6 address in brackets (``[::1]:8080``), which URL parsers otherwise
     read up to its last colon as the host and the rest as the port."""
     return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+def every_interface(host: str) -> bool:
+    """Whether a server listening on ``host`` listens on every interface: ``0.0.0.0``, ``::`` or ``0`` (which
+    the system reads as ``0.0.0.0``)."""
+    address = _numeric(host)
+    return address is not None and address.is_unspecified
+
+
+def reached_by(host: str, port: int) -> str | None:
+    """Who besides this machine can reach a server listening on ``host`` and ``port``, as a warning's words: None
+    for a loopback address (``127.0.0.1``, ``::1``, ``localhost``), "this machine on port N" for every interface,
+    else the address. The playground warned for ``localhost`` too and wrote ``0`` as ``0:8080`` (QA)."""
+    address = _numeric(host)
+    if host.lower() == "localhost" or (address is not None and address.is_loopback):
+        return None
+    return f"this machine on port {port}" if every_interface(host) else netloc(host, port)
+
+
+def _numeric(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """The address a numeric ``host`` names as the system reads it for a bind ("0" is 0.0.0.0), None for a name."""
+    try:
+        numeric = socket.getaddrinfo(host, None, flags=socket.AI_NUMERICHOST)[0][4][0]
+    except socket.gaierror:
+        return None
+    return ipaddress.ip_address(str(numeric).partition("%")[0])

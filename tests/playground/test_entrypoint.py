@@ -16,7 +16,7 @@ import pytest
 
 import bot.__main__ as entry
 from bot.settings import environment_names
-from bot.urls import netloc
+from bot.urls import netloc, reached_by
 from tests.newer import newer_sqlite
 
 pytestmark = pytest.mark.timeout(120)
@@ -61,12 +61,15 @@ def taken_port() -> Iterator[int]:
         yield holder.getsockname()[1]
 
 
-@pytest.mark.parametrize(("data_dir", "token"), [(None, ""), ("kept/here", ""), (None, "abc")])
+@pytest.mark.parametrize(
+    ("data_dir", "token", "host"), [(None, "", "127.0.0.1"), ("kept/here", "", "localhost"), (None, "abc", "0.0.0.0")]
+)
 async def test_playground_prints_its_url_serves_the_page_and_stops_on_sigterm(
-    tmp_path: Path, data_dir: str | None, token: str
+    tmp_path: Path, data_dir: str | None, token: str, host: str
 ) -> None:
     """Its games and world are kept in ``data``, or in ``DATA_DIR`` where the admin keeps the bot's files. Asked
-    for by name with a token set, its line does not advise setting one."""
+    for by name with a token set, its line does not advise setting one. Listening beyond this machine, it warns
+    that the page has no login."""
     port = free_port()
     folder = tmp_path / (data_dir or "data")
     process = await asyncio.create_subprocess_exec(
@@ -76,6 +79,8 @@ async def test_playground_prints_its_url_serves_the_page_and_stops_on_sigterm(
         "playground",
         "--port",
         str(port),
+        "--host",
+        host,
         env=clean_env(
             DATABASE_URL="sqlite:///real.sqlite3", DISCORD_TOKEN=token, **({"DATA_DIR": data_dir} if data_dir else {})
         ),
@@ -99,7 +104,11 @@ async def test_playground_prints_its_url_serves_the_page_and_stops_on_sigterm(
         rest, stderr = await asyncio.wait_for(process.communicate(), 30)
     assert process.returncode == 0, stderr.decode()
     assert rest == b""
-    assert stderr == b""
+    warning = (
+        f"dicebot: warning: the playground page has no login; anyone who can reach this machine on port {port} "
+        "can play as any of its users\n"
+    )
+    assert stderr.decode() == (warning if host == "0.0.0.0" else "")
     assert (folder / "playground.sqlite3").exists()
     assert (folder / "playground.world.json").exists()
     assert not (tmp_path / "real.sqlite3").exists()  # never the real server's database
@@ -118,12 +127,31 @@ def test_a_port_in_use_is_one_line_and_exit_code_2(tmp_path: Path, taken_port: i
     assert entry.parse(hint[3:]).run.__name__ == "run_playground"
 
 
-def test_another_host_warns_that_the_page_has_no_login(tmp_path: Path, taken_port: int) -> None:
-    done = refused(tmp_path, "--host", "localhost", "--port", str(taken_port))
-    assert done.stderr.splitlines()[0] == (
-        f"dicebot: warning: the playground page has no login; anyone who can reach localhost:{taken_port} "
-        "can play as any of its users"
-    )
+def test_a_start_that_fails_on_another_host_says_only_why(tmp_path: Path) -> None:
+    """The no-login warning comes once the page listens: it came first, then the error (two lines; QA)."""
+    done = refused(tmp_path, "--host", "203.0.113.7")
+    assert done.returncode == 2
+    assert len(done.stderr.splitlines()) == 1 and "cannot serve the playground on 203.0.113.7:" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("host", "others"),
+    [
+        ("127.0.0.1", None),
+        ("127.1.2.3", None),
+        ("localhost", None),
+        ("LocalHost", None),
+        ("::1", None),
+        ("0.0.0.0", "this machine on port 8080"),
+        ("0", "this machine on port 8080"),
+        ("::", "this machine on port 8080"),
+        ("192.168.1.20", "192.168.1.20:8080"),
+        ("fe80::1", "[fe80::1]:8080"),
+        ("box.lan", "box.lan:8080"),
+    ],
+)
+def test_the_warning_names_who_else_can_reach_the_page(host: str, others: str | None) -> None:
+    assert reached_by(host, 8080) == others
 
 
 @pytest.mark.parametrize(
