@@ -76,7 +76,10 @@ async def run(bot: DiceBot, token: str) -> None:
         with contextlib.suppress(Exception, asyncio.CancelledError):
             await starting
         # Clicks in progress finish, then the gateway and the database close.
-        await bot.close()
+        try:
+            await bot.close()
+        finally:
+            early_stop.hand_over(loop)
 
 
 async def sync(bot: DiceBot, token: str) -> None:
@@ -251,7 +254,10 @@ async def serve_playground(playground: Playground, *, has_token: bool) -> None:
     finally:
         stop.cancel()
         starting.cancel()
-        await playground.stop()
+        try:
+            await playground.stop()
+        finally:
+            early_stop.hand_over(loop)
 
 
 def run_playground(args: argparse.Namespace) -> int:

@@ -6,10 +6,12 @@ at that instant. Sent at moments of the start on a loaded machine, it landed ins
 ``main`` caught it, yet Python ended itself by SIGINT at exit (code -2, no message). A SIGTERM then killed the
 process outright. Noted instead, the start stops at its next step; once the loop runs, its own handlers take over,
 and ``run`` and ``serve_playground`` read the note after installing them, so a signal in between is not lost.
+When the stop is done they ignore later ones (:meth:`EarlyStop.hand_over`): the process ends as its stop said.
 """
 
 from __future__ import annotations
 
+import asyncio
 import signal
 from types import FrameType
 
@@ -26,6 +28,15 @@ class EarlyStop:
         """From now on a stop signal only sets :attr:`requested` (until the event loop installs its handlers)."""
         for signum in SIGNALS:
             signal.signal(signum, self._note)
+
+    def hand_over(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Once the stop is done, take the signals back from ``loop`` and ignore them for the rest of the process:
+        nothing is left to stop. Closing, the loop set Python's handler back, and Python's finalization sets the
+        system's default for any handler but "ignore": a second Ctrl+C in the last tenth of a second of a stop
+        ended the process by SIGINT (exit code -2, no message; QA)."""
+        for signum in SIGNALS:
+            loop.remove_signal_handler(signum)
+            signal.signal(signum, signal.SIG_IGN)
 
     def _note(self, signum: int, frame: FrameType | None) -> None:
         self.requested = True

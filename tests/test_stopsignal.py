@@ -54,6 +54,20 @@ async def test_a_signal_noted_before_the_loop_handled_signals_stops_the_start(mo
     assert bot.closed
 
 
+async def test_a_signal_after_the_stop_is_ignored(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The loop's handlers go when it closes, and Python's finalization sets the system's default: a second Ctrl+C
+    in the last tenth of a second of a stop ended the process by SIGINT, exit code -2 (QA). Once the stop is done
+    there is nothing left to stop."""
+    early = EarlyStop()
+    early.requested = True
+    monkeypatch.setattr(bot_main, "early_stop", early)
+    bot: Any = NeverStarting()
+    await asyncio.wait_for(bot_main.run(bot, "token"), 30)
+    loop = asyncio.get_running_loop()
+    assert not [signum for signum in SIGNALS if loop.remove_signal_handler(signum)]
+    assert [signal.getsignal(signum) for signum in SIGNALS] == [signal.SIG_IGN] * len(SIGNALS)
+
+
 def test_a_stop_during_the_imports_gives_the_database_lock_back(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
