@@ -11,9 +11,13 @@ When the stop is done they ignore later ones (:meth:`EarlyStop.hand_over`): the 
 
 from __future__ import annotations
 
-import asyncio
 import signal
 from types import FrameType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    # The health check imports this module through ``bot.__main__`` every few seconds, without asyncio.
+    import asyncio
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
