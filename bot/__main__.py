@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from bot import health
 from bot.envfile import ENV_FILE, env_file_problem
-from bot.stopsignal import early_stop
+from bot.stopsignal import SIGNALS, early_stop
 
 if TYPE_CHECKING:
     import discord
@@ -51,12 +51,11 @@ async def run(bot: DiceBot, token: str) -> None:
     """Start the bot; a termination signal, at any moment of the start too, closes it cleanly (database last)."""
     import asyncio
     import contextlib
-    import signal
 
     starting = asyncio.ensure_future(bot.start(token))
     stopping = asyncio.Event()
     loop = asyncio.get_running_loop()
-    for signum in (signal.SIGTERM, signal.SIGINT):
+    for signum in SIGNALS:
         loop.add_signal_handler(signum, stopping.set)
     if early_stop.requested:
         stopping.set()
@@ -217,13 +216,12 @@ async def serve_playground(playground: Playground, *, has_token: bool) -> None:
     starts stops the start where it is, quietly, as for the bot (``run``)."""
     import asyncio
     import contextlib
-    import signal
 
     from bot.urls import reached_by
 
     loop = asyncio.get_running_loop()
     stopping = asyncio.Event()
-    for signum in (signal.SIGTERM, signal.SIGINT):
+    for signum in SIGNALS:
         loop.add_signal_handler(signum, stopping.set)
     if early_stop.requested:
         stopping.set()

@@ -19,7 +19,12 @@ if TYPE_CHECKING:
     # The health check imports this module through ``bot.__main__`` every few seconds, without asyncio.
     import asyncio
 
-SIGNALS = (signal.SIGINT, signal.SIGTERM)
+#: The stop signals: Ctrl+C, SIGTERM, and the hangup of the terminal the bot was started in (its default killed
+#: the process without a drain; QA) unless the bot was started to outlive it (``nohup`` ignores it, and the bot
+#: inherits that at this import, before it installs any handler of its own).
+SIGNALS = (signal.SIGINT, signal.SIGTERM) + (
+    () if signal.getsignal(signal.SIGHUP) == signal.SIG_IGN else (signal.SIGHUP,)
+)
 
 
 class EarlyStop:

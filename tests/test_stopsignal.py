@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import signal
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +68,30 @@ async def test_a_signal_after_the_stop_is_ignored(monkeypatch: pytest.MonkeyPatc
     loop = asyncio.get_running_loop()
     assert not [signum for signum in SIGNALS if loop.remove_signal_handler(signum)]
     assert [signal.getsignal(signum) for signum in SIGNALS] == [signal.SIG_IGN] * len(SIGNALS)
+
+
+async def test_a_hangup_stops_the_bot_as_sigterm_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Closing the terminal the bot was started in killed it without a drain (QA): clicks in progress were lost.
+    (A handler of the test's own stands in for that default, which would end the test process.)"""
+    monkeypatch.setattr(bot_main, "early_stop", EarlyStop())
+    signal.signal(signal.SIGHUP, lambda signum, frame: None)
+    bot: Any = NeverStarting()
+    running = asyncio.ensure_future(bot_main.run(bot, "token"))
+    await asyncio.sleep(0)  # run() installs its handlers before its first wait
+    signal.raise_signal(signal.SIGHUP)
+    await asyncio.wait_for(running, 30)
+    assert bot.closed
+
+
+def test_the_bot_started_by_nohup_outlives_the_terminal() -> None:
+    """``nohup`` ignores the hangup and the bot keeps that: it must not stop when the terminal closes."""
+    check = "import signal; from bot.stopsignal import SIGNALS; print(signal.SIGHUP in SIGNALS)"
+    nohup = "import signal; signal.signal(signal.SIGHUP, signal.SIG_IGN); " + check
+    read = [
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+        for code in (nohup, check)
+    ]
+    assert read == ["False\n", "True\n"]
 
 
 def test_a_stop_during_the_imports_gives_the_database_lock_back(
