@@ -19,9 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
-from bot.storage.backend import DatabaseError, bundled_migrations
+from bot.storage.backend import DatabaseError, bundled_migrations, path_kind
 from bot.storage.ownership import identify
 from bot.storage.sqlite import check_sound, found
+
+#: What the admin wrote the backup's path into, for errors: ``python -m bot backup PATH``.
+TARGET = "backup target"
 
 
 @dataclass(frozen=True)
@@ -64,11 +67,12 @@ def back_up(source: Path, target: Path) -> BackedUp:
     """Copy the SQLite database ``source`` (``DATABASE_URL``'s file) to the new file ``target``, or raise
     :class:`DatabaseError` with one line: no database at ``source``, none of dicebot's, a damaged one, a
     ``target`` that exists (a backup never overwrites one) or cannot be written."""
-    if not source.is_file():
+    if path_kind(source, "DATABASE_URL") != "file":
         raise DatabaseError(f"there is no SQLite database at {source} (DATABASE_URL): name the bot's database there")
-    if target.is_dir():
+    there = path_kind(target, TARGET)
+    if there == "folder":
         raise DatabaseError(f"{target} is a folder: name the backup file in it, e.g. {target / 'dicebot.sqlite3'}")
-    if target.exists() or target.is_symlink():
+    if there != "missing" or target.is_symlink():
         raise DatabaseError(f"{target} already exists: name a new file (a backup never overwrites one)")
     folder = target.parent
     try:

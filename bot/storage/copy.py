@@ -22,6 +22,7 @@ from bot.storage.backend import (
     Database,
     DatabaseError,
     Row,
+    path_kind,
     postgres_url,
     sqlite_path,
     sqlite_url_problem,
@@ -111,7 +112,7 @@ async def migrate(source: str, target: str) -> Copied:
         path = sqlite_path(source)
     except ValueError as error:
         raise DatabaseError(f"--from: {error}") from None
-    if not path.is_file():
+    if path_kind(path, "--from") != "file":
         raise DatabaseError(f"there is no SQLite database at {path} (--from)")
     with tempfile.TemporaryDirectory(prefix="dicebot-copy-") as folder:
         taken = Path(folder) / "snapshot.sqlite3"

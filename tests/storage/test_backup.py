@@ -12,9 +12,11 @@ from pathlib import Path
 import pytest
 
 from bot.settings import environment_names
-from bot.storage import Database
+from bot.storage import Database, DatabaseError
+from bot.storage.backup import back_up
 from tests.reliability.test_databases import damaged
 from tests.storage.test_copy import answers, fill
+from tests.test_paths import TOO_LONG, deny
 
 
 def backup(tmp_path: Path, *arguments: str, **env: str) -> subprocess.CompletedProcess[str]:
@@ -106,6 +108,35 @@ def test_a_folder_this_user_may_not_write_is_one_line_and_exit_2(tmp_path: Path)
         2,
         ["dicebot: cannot write the backup into locked (Permission denied): name a folder this user may write"],
     )
+
+
+def test_a_path_it_cannot_look_at_is_one_line_naming_the_setting_and_exit_2(tmp_path: Path) -> None:
+    """``Path.is_file`` raises for a name too long, or below a folder this user may not enter: a traceback (QA)."""
+    dicebot_database(tmp_path)
+    source = backup(tmp_path, "b.sqlite3", DATABASE_URL=f"sqlite:///{TOO_LONG}/db.sqlite3")
+    assert (source.returncode, source.stdout, source.stderr.splitlines()) == (
+        2,
+        "",
+        [f"dicebot: cannot use the path {TOO_LONG}/db.sqlite3 (DATABASE_URL): file name too long"],
+    )
+    target = backup(tmp_path, f"{TOO_LONG}/b.sqlite3")
+    assert (target.returncode, target.stdout, target.stderr.splitlines()) == (
+        2,
+        "",
+        [f"dicebot: cannot use the path {TOO_LONG}/b.sqlite3 (backup target): file name too long"],
+    )
+
+
+def test_a_folder_this_user_may_not_enter_names_the_setting(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    dicebot_database(tmp_path)
+    locked = tmp_path / "locked"
+    deny(monkeypatch, locked)
+    with pytest.raises(DatabaseError) as source:
+        back_up(locked / "dicebot.sqlite3", tmp_path / "b.sqlite3")
+    assert str(source.value) == f"cannot use the path {locked / 'dicebot.sqlite3'} (DATABASE_URL): permission denied"
+    with pytest.raises(DatabaseError) as target:
+        back_up(tmp_path / "data" / "dicebot.sqlite3", locked / "b.sqlite3")
+    assert str(target.value) == f"cannot use the path {locked / 'b.sqlite3'} (backup target): permission denied"
 
 
 def test_what_it_cannot_copy_is_one_line_and_exit_2(tmp_path: Path) -> None:

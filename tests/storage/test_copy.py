@@ -34,6 +34,7 @@ from tests.newer import newer_sqlite
 from tests.postgres import fresh_schema, server_url
 from tests.reliability.test_databases import damaged
 from tests.results import store_finished_game
+from tests.test_paths import TOO_LONG
 
 KINDS = ("kniffel", "tutto")
 NOW = 1_800_000_000.0
@@ -284,6 +285,11 @@ async def test_a_source_it_cannot_use_names_from_and_the_admins_path(
     ("source", "target", "message"),
     [
         ("sqlite:///missing.sqlite3", "postgresql://x@127.0.0.1/db", "no SQLite database"),
+        (
+            f"sqlite:///{TOO_LONG}/old.sqlite3",
+            "postgresql://x@127.0.0.1/db",
+            f"cannot use the path {TOO_LONG}/old.sqlite3 (--from): file name too long",
+        ),
         ("sqlite:///old.sqlite3?mode=ro", "postgresql://x@127.0.0.1/db", "--from: a sqlite:/// URL takes no query"),
         ("postgresql://x@127.0.0.1/db", "postgresql://x@127.0.0.1/db", "--from must be"),
         ("sqlite:///old.sqlite3", "sqlite:///new.sqlite3", "--to must be"),
