@@ -16,6 +16,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bot.paths import Unexaminable, kind
+
 if TYPE_CHECKING:
     import asyncio
 
@@ -79,14 +81,18 @@ class Heartbeat:
 def unusable(path: Path) -> str | None:
     """Why the bot could never keep ``path`` as its heartbeat file, or None: checked at start, so an admin's
     mistake is one line then rather than a container that turns unhealthy, or a bot that cannot remove it."""
-    if path.is_dir():
-        return f"{path} is a folder"
-    if path.exists():
-        return None if os.access(path, os.W_OK) else f"{path} is not writable by this user"
-    parent = path.parent
-    while not parent.exists():
-        parent = parent.parent
-    if not parent.is_dir():
+    try:
+        found = kind(path, "HEALTH_FILE")
+        if found == "folder":
+            return f"{path} is a folder"
+        if found != "missing":
+            return None if os.access(path, os.W_OK) else f"{path} is not writable by this user"
+        parent = path.parent
+        while (found := kind(parent, "HEALTH_FILE")) == "missing":
+            parent = parent.parent
+    except Unexaminable as error:
+        return f"{error.path} cannot be used ({error.reason})"
+    if found != "folder":
         return f"{parent} is a file, not a folder"
     if not os.access(parent, os.W_OK | os.X_OK):
         return f"cannot create files in {parent} (permission denied)"
