@@ -70,6 +70,19 @@ def test_a_path_it_cannot_look_at_is_unusable(tmp_path: Path, monkeypatch: pytes
     assert unusable(locked) == f"{locked} cannot be used (permission denied)"
 
 
+def test_a_place_that_takes_no_file_is_unusable_although_its_permissions_say_yes() -> None:
+    """``HEALTH_FILE=/proc/h`` passed the check (``os.access`` allows root everything) and every beat failed later,
+    the container unhealthy with a warning in the log (QA); /proc takes no new file, nor writes to most of its own."""
+    assert unusable(Path("/proc/dicebot.health")) == "cannot create files in /proc (no such file or directory)"
+    assert unusable(Path("/proc/version")) == "/proc/version is not writable by this user (invalid argument)"
+
+
+def test_a_file_that_is_not_a_regular_one_is_unusable(tmp_path: Path) -> None:
+    """A pipe: opening it to write would wait for a reader, at every start."""
+    os.mkfifo(tmp_path / "pipe")
+    assert unusable(tmp_path / "pipe") == f"{tmp_path / 'pipe'} is not a regular file"
+
+
 @pytest.mark.skipif(os.geteuid() == 0, reason="root may write anywhere")
 def test_a_folder_the_bot_cannot_write_is_unusable(tmp_path: Path) -> None:
     locked = tmp_path / "locked"
