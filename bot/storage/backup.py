@@ -40,25 +40,53 @@ class BackedUp:
         return f"backed up {self.source} to {self.target} ({self.games} games, {self.results} results)"
 
 
+#: SQLite's errors of writing the copy: its pages, their sync. Reading the source fails otherwise (its pages
+#: unreadable or damaged, a lock, its -shm), so a full disk where the copy goes is not blamed on the source (QA).
+WRITE_ERRORS = frozenset(
+    {
+        sqlite3.SQLITE_FULL,
+        sqlite3.SQLITE_IOERR_WRITE,
+        sqlite3.SQLITE_IOERR_FSYNC,
+        sqlite3.SQLITE_IOERR_DIR_FSYNC,
+        sqlite3.SQLITE_IOERR_TRUNCATE,
+    }
+)
+
+
+class CopyUnwritten(Exception):
+    """The copy could not be written (a full disk where it goes): the message is SQLite's; the caller names the
+    place, which the admin chose, and not the source, which is fine."""
+
+
 def snapshot(path: Path, into: Path, setting: str) -> int:
     """A consistent copy of the live file ``path`` (its WAL included) in the new file ``into``, without writing to
     ``path``; its schema version, 0 when it holds no table at all. A damaged file is refused as damaged first,
-    whatever it holds, then another program's (:mod:`bot.storage.ownership`). Errors name ``setting``, what the
-    admin wrote the path into."""
+    whatever it holds, then another program's (:mod:`bot.storage.ownership`). Errors reading ``path`` name
+    ``setting``, what the admin wrote the path into; writing ``into`` raises :class:`CopyUnwritten`."""
     try:
         # A URI, to open it read-only; quoted, so a ? or # in a folder's name stays part of the path.
         source = sqlite3.connect(f"file:{quote(str(path))}?mode=ro", uri=True)
     except sqlite3.Error as exc:
         raise DatabaseError(f"cannot read the SQLite database {path} ({setting}): {exc}") from exc
     try:
-        with sqlite3.connect(into) as copy:
+        copy = sqlite3.connect(into)
+    except sqlite3.Error as exc:
+        source.close()
+        raise CopyUnwritten(str(exc)) from exc
+    try:
+        try:
             source.backup(copy)
-            check_sound(copy, path, setting)
-            version = identify(found(copy), bundled_migrations("sqlite"), str(path), setting, new_allowed=False)
-        copy.close()
+        except sqlite3.Error as exc:
+            # Python's error has no side: SQLite's code tells a failed write (sqlite_errorcode, since Python 3.11).
+            if getattr(exc, "sqlite_errorcode", None) in WRITE_ERRORS:
+                raise CopyUnwritten(str(exc)) from exc
+            raise
+        check_sound(copy, path, setting)
+        version = identify(found(copy), bundled_migrations("sqlite"), str(path), setting, new_allowed=False)
     except sqlite3.Error as exc:
         raise DatabaseError(f"cannot read the SQLite database {path} ({setting}): {exc}") from exc
     finally:
+        copy.close()
         source.close()
     return version
 
@@ -93,6 +121,11 @@ def back_up(source: Path, target: Path) -> BackedUp:
             )
         games, results = _counts(part)
         os.replace(part, target)
+    except CopyUnwritten as exc:
+        raise DatabaseError(
+            f"cannot write the backup {target} in {folder} ({exc}): check the disk there (free space) or name another "
+            "folder"
+        ) from exc
     except OSError as exc:
         raise DatabaseError(f"cannot write the backup {target} ({exc.strerror or exc})") from exc
     finally:

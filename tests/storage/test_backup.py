@@ -7,7 +7,9 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,17 +17,19 @@ from bot.settings import environment_names
 from bot.storage import Database, DatabaseError
 from bot.storage.backup import back_up
 from tests.reliability.test_databases import damaged
-from tests.storage.test_copy import answers, fill
+from tests.storage.test_copy import answers, fill, full_disk
 from tests.test_paths import TOO_LONG, deny
 
 
-def backup(tmp_path: Path, *arguments: str, **env: str) -> subprocess.CompletedProcess[str]:
+def backup(
+    tmp_path: Path, *arguments: str, preexec_fn: Callable[[], None] | None = None, **env: str
+) -> subprocess.CompletedProcess[str]:
     """``python -m bot backup`` in ``tmp_path``, as an admin runs it beside the bot: another process, no token,
-    only ``env`` of dicebot's settings."""
+    only ``env`` of dicebot's settings (``preexec_fn`` run in the child before it starts)."""
     clean = {name: value for name, value in os.environ.items() if name not in environment_names()}
     return subprocess.run(
         [sys.executable, "-m", "bot", "backup", *arguments],
-        env={**clean, **env}, cwd=tmp_path, capture_output=True, text=True, timeout=60,
+        env={**clean, **env}, cwd=tmp_path, capture_output=True, text=True, timeout=60, preexec_fn=preexec_fn,
     )  # fmt: skip
 
 
@@ -137,6 +141,48 @@ def test_a_folder_this_user_may_not_enter_names_the_setting(tmp_path: Path, monk
     with pytest.raises(DatabaseError) as target:
         back_up(tmp_path / "data" / "dicebot.sqlite3", locked / "b.sqlite3")
     assert str(target.value) == f"cannot use the path {locked / 'b.sqlite3'} (backup target): permission denied"
+
+
+async def test_a_copy_it_cannot_write_names_the_target_not_the_source(tmp_path: Path) -> None:
+    """A full disk where the backup went read "cannot read the SQLite database data/dicebot.sqlite3 (DATABASE_URL):
+    database or disk is full", sending the admin to a database that was fine (QA)."""
+    await (await Database.open(tmp_path / "data" / "dicebot.sqlite3")).close()
+    (tmp_path / "backups").mkdir()
+    done = backup(tmp_path, "backups/monday.sqlite3", preexec_fn=full_disk)
+    assert (done.returncode, done.stdout, done.stderr.splitlines()) == (
+        2,
+        "",
+        [
+            "dicebot: cannot write the backup backups/monday.sqlite3 in backups (disk I/O error): check the disk "
+            "there (free space) or name another folder"
+        ],
+    )
+    assert list((tmp_path / "backups").iterdir()) == []
+
+
+def test_a_full_disk_where_the_copy_goes_is_not_blamed_on_the_source(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SQLite's backup reads the source and writes the copy in one call: what failed is told by SQLite's error."""
+
+    class FullDisk(sqlite3.Connection):
+        def backup(self, *arguments: Any, **options: Any) -> None:
+            full = sqlite3.OperationalError("database or disk is full")
+            full.sqlite_errorcode = sqlite3.SQLITE_FULL
+            raise full
+
+    connect = sqlite3.connect
+    monkeypatch.setattr(
+        sqlite3, "connect", lambda *arguments, **options: connect(*arguments, **options, factory=FullDisk)
+    )
+    dicebot_database(tmp_path)
+    with pytest.raises(DatabaseError) as refused:
+        back_up(tmp_path / "data" / "dicebot.sqlite3", tmp_path / "b.sqlite3")
+    assert str(refused.value) == (
+        f"cannot write the backup {tmp_path / 'b.sqlite3'} in {tmp_path} (database or disk is full): check the disk "
+        "there (free space) or name another folder"
+    )
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["data", "unrelated.txt"]
 
 
 def test_what_it_cannot_copy_is_one_line_and_exit_2(tmp_path: Path) -> None:
