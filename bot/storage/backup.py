@@ -6,12 +6,14 @@ database without even its tables (QA). SQLite's online backup API reads the data
 WAL included, as the bot's own reads do: the copy is the database at one moment, and the bot keeps playing.
 ``migrate-db`` takes its source the same way (:func:`snapshot`).
 
-The copy is written beside the target under a temporary name and renamed once it is complete and checked, so a
-failed backup (a full disk) never leaves a file under the name an admin would restore from.
+The copy is written beside the target under a temporary name and linked to the target's name once it is complete
+and checked, so a failed backup (a full disk) never leaves a file under the name an admin would restore from, and a
+file that appeared under that name meanwhile is never replaced.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import sqlite3
 import tempfile
@@ -25,6 +27,8 @@ from bot.storage.sqlite import check_sound, found
 
 #: What the admin wrote the backup's path into, for errors: ``python -m bot backup PATH``.
 TARGET = "backup target"
+#: Why ``os.link`` fails on a file system without hard links (some network shares, FAT, some FUSE ones).
+NO_HARD_LINKS = frozenset({errno.EPERM, errno.EXDEV, errno.ENOTSUP, errno.EOPNOTSUPP})
 
 
 @dataclass(frozen=True)
@@ -101,7 +105,7 @@ def back_up(source: Path, target: Path) -> BackedUp:
     if there == "folder":
         raise DatabaseError(f"{target} is a folder: name the backup file in it, e.g. {target / 'dicebot.sqlite3'}")
     if there != "missing" or target.is_symlink():
-        raise DatabaseError(f"{target} already exists: name a new file (a backup never overwrites one)")
+        raise _taken(target)
     folder = target.parent
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -120,7 +124,7 @@ def back_up(source: Path, target: Path) -> BackedUp:
                 f"there is no dicebot database in {source} (DATABASE_URL): name the SQLite file the bot uses"
             )
         games, results = _counts(part)
-        os.replace(part, target)
+        _publish(part, target)
     except CopyUnwritten as exc:
         raise DatabaseError(
             f"cannot write the backup {target} in {folder} ({exc}): check the disk there (free space) or name another "
@@ -131,6 +135,26 @@ def back_up(source: Path, target: Path) -> BackedUp:
     finally:
         part.unlink(missing_ok=True)
     return BackedUp(source, target, games, results)
+
+
+def _publish(part: Path, target: Path) -> None:
+    """Give the finished copy ``part`` the name ``target``, never over a file written there since :func:`back_up`
+    looked: a hard link fails when the name is taken, where a rename replaced that file without a word. A file
+    system without hard links gets the look again, and the rename."""
+    try:
+        os.link(part, target)
+    except FileExistsError:
+        raise _taken(target) from None
+    except OSError as exc:
+        if exc.errno not in NO_HARD_LINKS:
+            raise
+        if path_kind(target, TARGET) != "missing" or target.is_symlink():
+            raise _taken(target) from None
+        os.replace(part, target)
+
+
+def _taken(target: Path) -> DatabaseError:
+    return DatabaseError(f"{target} already exists: name a new file (a backup never overwrites one)")
 
 
 def _counts(path: Path) -> tuple[int, int]:

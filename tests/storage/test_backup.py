@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import errno
 import os
 import shutil
 import sqlite3
@@ -15,8 +17,9 @@ import pytest
 
 from bot.settings import environment_names
 from bot.storage import Database, DatabaseError
+from bot.storage import backup as backups
 from bot.storage.backup import back_up
-from tests.reliability.test_databases import damaged
+from tests.reliability.test_databases import damaged, migrated
 from tests.storage.test_copy import answers, fill, full_disk
 from tests.test_paths import TOO_LONG, deny
 
@@ -183,6 +186,41 @@ def test_a_full_disk_where_the_copy_goes_is_not_blamed_on_the_source(
         "there (free space) or name another folder"
     )
     assert sorted(path.name for path in tmp_path.iterdir()) == ["data", "unrelated.txt"]
+
+
+def test_a_file_written_at_the_target_meanwhile_is_never_overwritten(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The target was checked at the start and the copy renamed onto it at the end: a file written there in between
+    (another backup, an admin's) was replaced without a word."""
+    source, target = tmp_path / "dicebot.sqlite3", tmp_path / "backups" / "b.sqlite3"
+    asyncio.run(migrated(source))
+    snapshot = backups.snapshot
+
+    def meanwhile(*arguments: Any) -> int:
+        target.write_text("another backup\n")
+        return snapshot(*arguments)
+
+    monkeypatch.setattr(backups, "snapshot", meanwhile)
+    with pytest.raises(DatabaseError) as refused:
+        back_up(source, target)
+    assert str(refused.value) == f"{target} already exists: name a new file (a backup never overwrites one)"
+    assert target.read_text() == "another backup\n"
+    assert [path.name for path in target.parent.iterdir()] == ["b.sqlite3"]
+
+
+def test_a_file_system_without_hard_links_still_takes_the_backup(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source, target = tmp_path / "dicebot.sqlite3", tmp_path / "backups" / "b.sqlite3"
+    asyncio.run(migrated(source))
+
+    def refused(*arguments: Any) -> None:
+        raise PermissionError(errno.EPERM, os.strerror(errno.EPERM))
+
+    monkeypatch.setattr(os, "link", refused)
+    assert back_up(source, target).target == target
+    assert [path.name for path in target.parent.iterdir()] == ["b.sqlite3"]
 
 
 def test_what_it_cannot_copy_is_one_line_and_exit_2(tmp_path: Path) -> None:
