@@ -41,7 +41,8 @@ class BackedUp:
     results: int
 
     def summary(self) -> str:
-        return f"backed up {self.source} to {self.target} ({self.games} games, {self.results} results)"
+        held = f"{_counted(self.games, 'game')}, {_counted(self.results, 'result')}"
+        return f"backed up {self.source} to {self.target} ({held})"
 
 
 #: SQLite's errors of writing the copy: its pages, their sync. Reading the source fails otherwise (its pages
@@ -163,3 +164,8 @@ def _counts(path: Path) -> tuple[int, int]:
         row = conn.execute("SELECT (SELECT COUNT(*) FROM games), (SELECT COUNT(*) FROM results)").fetchone()
     conn.close()
     return int(row[0]), int(row[1])
+
+
+def _counted(count: int, noun: str) -> str:
+    """``1 game``, ``2 games``: the admin's one line is English."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"

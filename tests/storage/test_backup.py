@@ -18,7 +18,7 @@ import pytest
 from bot.settings import environment_names
 from bot.storage import Database, DatabaseError
 from bot.storage import backup as backups
-from bot.storage.backup import back_up
+from bot.storage.backup import BackedUp, back_up
 from tests.reliability.test_databases import damaged, migrated
 from tests.storage.test_copy import answers, fill, full_disk
 from tests.test_paths import TOO_LONG, deny
@@ -221,6 +221,12 @@ def test_a_file_system_without_hard_links_still_takes_the_backup(
     monkeypatch.setattr(os, "link", refused)
     assert back_up(source, target).target == target
     assert [path.name for path in target.parent.iterdir()] == ["b.sqlite3"]
+
+
+def test_the_summary_counts_in_english() -> None:
+    """It said "(1 games, 1 results)"."""
+    assert BackedUp(Path("a"), Path("b"), 1, 0).summary() == "backed up a to b (1 game, 0 results)"
+    assert BackedUp(Path("a"), Path("b"), 2, 1).summary() == "backed up a to b (2 games, 1 result)"
 
 
 def test_what_it_cannot_copy_is_one_line_and_exit_2(tmp_path: Path) -> None:
