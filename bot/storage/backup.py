@@ -111,6 +111,8 @@ def back_up(source: Path, target: Path) -> BackedUp:
     try:
         folder.mkdir(parents=True, exist_ok=True)
         handle, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=folder)
+        # mkstemp's 0600 whatever the umask: the admin's tools, run as another user, could not read the backup.
+        os.fchmod(handle, 0o666 & ~_umask())
     except OSError as exc:
         # mkdir of a folder whose name a file holds says "File exists", of one below such a file "Not a directory".
         reason = "a file, not a folder" if isinstance(exc, FileExistsError) else exc.strerror or exc
@@ -169,3 +171,10 @@ def _counts(path: Path) -> tuple[int, int]:
 def _counted(count: int, noun: str) -> str:
     """``1 game``, ``2 games``: the admin's one line is English."""
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def _umask() -> int:
+    """The process's umask, which can only be read by setting it (this command runs no other thread meanwhile)."""
+    mask = os.umask(0o077)
+    os.umask(mask)
+    return mask

@@ -229,6 +229,20 @@ def test_the_summary_counts_in_english() -> None:
     assert BackedUp(Path("a"), Path("b"), 2, 1).summary() == "backed up a to b (2 games, 1 result)"
 
 
+@pytest.mark.parametrize(("umask", "mode"), [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
+def test_the_backup_gets_the_mode_any_new_file_would(tmp_path: Path, umask: int, mode: int) -> None:
+    """It was 0600 whatever the umask (mkstemp's): the admin's usual tools, running as another user, could not read
+    it."""
+    source, target = tmp_path / "dicebot.sqlite3", tmp_path / "b.sqlite3"
+    asyncio.run(migrated(source))
+    before = os.umask(umask)
+    try:
+        back_up(source, target)
+    finally:
+        os.umask(before)
+    assert target.stat().st_mode & 0o777 == mode
+
+
 def test_what_it_cannot_copy_is_one_line_and_exit_2(tmp_path: Path) -> None:
     assert backup(tmp_path, "b.sqlite3").stderr.splitlines() == [
         "dicebot: there is no SQLite database at data/dicebot.sqlite3 (DATABASE_URL): name the bot's database there"
