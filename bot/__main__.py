@@ -16,7 +16,7 @@ from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from bot import health
+from bot import health, paths
 from bot.envfile import ENV_FILE, env_file_problem
 from bot.stopsignal import SIGNALS, early_stop
 
@@ -406,7 +406,11 @@ def run_health(args: argparse.Namespace) -> int:
     path = health_file()
     if path is None:
         return fail("HEALTH_FILE is not set: the bot writes its heartbeat there and this check reads it")
-    if path.is_dir():
+    try:
+        found = paths.kind(path, "HEALTH_FILE")
+    except paths.Unexaminable as error:
+        return fail(str(error))
+    if found == "folder":
         return fail(f"HEALTH_FILE {path} is a folder: point it at the file the bot writes, e.g. /tmp/dicebot.health")
     problem = health.problem(path)
     if problem is not None:

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from bot.paths import Unexaminable, kind, reason
 
 if TYPE_CHECKING:
     import asyncio
@@ -78,18 +79,43 @@ class Heartbeat:
 
 def unusable(path: Path) -> str | None:
     """Why the bot could never keep ``path`` as its heartbeat file, or None: checked at start, so an admin's
-    mistake is one line then rather than a container that turns unhealthy, or a bot that cannot remove it."""
-    if path.is_dir():
-        return f"{path} is a folder"
-    if path.exists():
-        return None if os.access(path, os.W_OK) else f"{path} is not writable by this user"
-    parent = path.parent
-    while not parent.exists():
-        parent = parent.parent
-    if not parent.is_dir():
+    mistake is one line then rather than a container that turns unhealthy, or a bot that cannot remove it.
+
+    It writes to find out, as cheaply as it can: the file opened to append, or a nameless file made in the nearest
+    folder there is. ``os.access`` says yes to root everywhere, /proc included, where no file can be made (QA)."""
+    try:
+        found = kind(path, "HEALTH_FILE")
+        if found == "folder":
+            return f"{path} is a folder"
+        if found == "other":
+            return f"{path} is not a regular file"  # a pipe would hold the start until someone reads it
+        if found == "file":
+            return _written(path)
+        parent = path.parent
+        while (found := kind(parent, "HEALTH_FILE")) == "missing":
+            parent = parent.parent
+    except Unexaminable as error:
+        return f"{error.path} cannot be used ({error.reason})"
+    if found != "folder":
         return f"{parent} is a file, not a folder"
-    if not os.access(parent, os.W_OK | os.X_OK):
-        return f"cannot create files in {parent} (permission denied)"
+    # Imported here: the health check, which runs every few seconds, never calls this.
+    import tempfile
+
+    try:
+        with tempfile.TemporaryFile(dir=parent):
+            pass
+    except OSError as error:
+        return f"cannot create files in {parent} ({reason(error)})"
+    return None
+
+
+def _written(path: Path) -> str | None:
+    """Why the existing file ``path`` cannot be written, or None; opened to append, so nothing in it changes."""
+    try:
+        with path.open("ab"):
+            pass
+    except OSError as error:
+        return f"{path} is not writable by this user ({reason(error)})"
     return None
 
 

@@ -13,6 +13,7 @@ from pydantic import SecretStr
 import bot.__main__ as entry
 from bot.health import STALE_AFTER, Heartbeat, problem, unusable
 from bot.settings import Settings
+from tests.test_paths import TOO_LONG, deny
 
 
 def test_the_file_is_touched_only_while_healthy(tmp_path: Path) -> None:
@@ -60,6 +61,28 @@ def test_a_folder_or_a_path_through_a_file_is_unusable(tmp_path: Path) -> None:
     assert unusable(tmp_path / "run" / "nested" / "dicebot.health") is None
 
 
+def test_a_path_it_cannot_look_at_is_unusable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``Path.is_dir`` raised for these on Python 3.11: the start ended with a traceback (QA)."""
+    long = tmp_path / TOO_LONG / "dicebot.health"
+    assert unusable(long) == f"{long} cannot be used (file name too long)"
+    deny(monkeypatch, tmp_path / "locked")
+    locked = tmp_path / "locked" / "dicebot.health"
+    assert unusable(locked) == f"{locked} cannot be used (permission denied)"
+
+
+def test_a_place_that_takes_no_file_is_unusable_although_its_permissions_say_yes() -> None:
+    """``HEALTH_FILE=/proc/h`` passed the check (``os.access`` allows root everything) and every beat failed later,
+    the container unhealthy with a warning in the log (QA); /proc takes no new file, nor writes to most of its own."""
+    assert unusable(Path("/proc/dicebot.health")) == "cannot create files in /proc (no such file or directory)"
+    assert unusable(Path("/proc/version")) == "/proc/version is not writable by this user (invalid argument)"
+
+
+def test_a_file_that_is_not_a_regular_one_is_unusable(tmp_path: Path) -> None:
+    """A pipe: opening it to write would wait for a reader, at every start."""
+    os.mkfifo(tmp_path / "pipe")
+    assert unusable(tmp_path / "pipe") == f"{tmp_path / 'pipe'} is not a regular file"
+
+
 @pytest.mark.skipif(os.geteuid() == 0, reason="root may write anywhere")
 def test_a_folder_the_bot_cannot_write_is_unusable(tmp_path: Path) -> None:
     locked = tmp_path / "locked"
@@ -94,6 +117,16 @@ def test_the_check_on_a_folder_says_so(tmp_path: Path) -> None:
     folder = health({"HEALTH_FILE": str(tmp_path)}, tmp_path)
     assert (folder.returncode, folder.stderr.count("\n")) == (2, 1)
     assert f"HEALTH_FILE {tmp_path} is a folder" in folder.stderr
+
+
+def test_the_check_on_a_path_it_cannot_look_at_says_so(tmp_path: Path) -> None:
+    """Not a traceback and exit code 1, which a container reads as an unhealthy bot (QA)."""
+    path = tmp_path / TOO_LONG / "dicebot.health"
+    done = health({"HEALTH_FILE": str(path)}, tmp_path)
+    assert (done.returncode, done.stderr.splitlines()) == (
+        2,
+        [f"dicebot: cannot use the path {path} (HEALTH_FILE): file name too long"],
+    )
 
 
 def test_the_check_loads_neither_discord_nor_the_bot() -> None:

@@ -26,6 +26,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
+from bot.paths import Kind, Unexaminable, kind
+
 Dialect = Literal["sqlite", "postgres"]
 MIGRATION_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
 #: Where each dialect's migrations live inside ``bot/storage/migrations``.
@@ -235,6 +237,15 @@ def home_expanded(path: Path) -> Path:
         return path.expanduser()
     except RuntimeError:
         raise ValueError(f"{path.parts[0]} names no home folder on this system; write the full path") from None
+
+
+def path_kind(path: Path, setting: str) -> Kind:
+    """What is at a database's path (:func:`bot.paths.kind`), or :class:`DatabaseError` naming ``setting`` and why
+    the system would not say: "permission denied" for a folder on the way this user may not enter."""
+    try:
+        return kind(path, setting)
+    except Unexaminable as error:
+        raise DatabaseError(str(error)) from error
 
 
 @dataclass(frozen=True)

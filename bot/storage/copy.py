@@ -22,11 +22,12 @@ from bot.storage.backend import (
     Database,
     DatabaseError,
     Row,
+    path_kind,
     postgres_url,
     sqlite_path,
     sqlite_url_problem,
 )
-from bot.storage.backup import snapshot
+from bot.storage.backup import CopyUnwritten, snapshot
 from bot.storage.names import storable_name
 from bot.storage.postgres import PostgresDatabase, describe_url
 from bot.storage.sqlite import SqliteDatabase
@@ -111,11 +112,18 @@ async def migrate(source: str, target: str) -> Copied:
         path = sqlite_path(source)
     except ValueError as error:
         raise DatabaseError(f"--from: {error}") from None
-    if not path.is_file():
+    if path_kind(path, "--from") != "file":
         raise DatabaseError(f"there is no SQLite database at {path} (--from)")
     with tempfile.TemporaryDirectory(prefix="dicebot-copy-") as folder:
         taken = Path(folder) / "snapshot.sqlite3"
-        if snapshot(path, taken, "--from") == 0:
+        try:
+            version = snapshot(path, taken, "--from")
+        except CopyUnwritten as exc:
+            raise DatabaseError(
+                f"cannot write the temporary copy of {path} (--from) in {taken.parent.parent} ({exc}): check the "
+                "disk there (free space) or set TMPDIR to another folder"
+            ) from exc
+        if version == 0:
             # Refused before connecting, whose migrations would run on the copy: another program's file failed on
             # a table of the same name, and an empty one "copied" 0 games as a success into a target no longer empty.
             raise DatabaseError(

@@ -31,6 +31,7 @@ from bot.storage.backend import (
     Sql,
     Transaction,
     bundled_migrations,
+    path_kind,
 )
 from bot.storage.group_commit import REFUSED_VALUES, GroupCommit, Member, WriterBusy, run_group, translated
 from bot.storage.ownership import VERSION_TABLE, Found, identify
@@ -245,10 +246,12 @@ def _prepare(conn: sqlite3.Connection, migrations: list[Migration], where: Path,
 
 
 def _refuse_unusable_path(path: Path, setting: str) -> None:
-    """A folder or an existing empty file is a mistake in ``setting``, never a database to create."""
-    if path.is_dir():
+    """A folder or an existing empty file is a mistake in ``setting``, never a database to create; a path the
+    system will not look at is refused naming ``setting``, where its ``OSError`` read as Discord unreachable."""
+    found = path_kind(path, setting)
+    if found == "folder":
         raise DatabaseError(f"the database {path} ({setting}) is a folder; move it away or point {setting} elsewhere")
-    if path.is_file() and path.stat().st_size == 0:
+    if found == "file" and path.stat().st_size == 0:
         raise DatabaseError(
             f"the database file {path} is empty (0 bytes) although it exists; restore it from a backup, "
             "or delete it to start a new database"

@@ -15,7 +15,8 @@ import pytest
 
 from bot.storage import Database, DatabaseError
 from fakediscord import FakeDiscord
-from tests.e2e.test_entrypoint import TOKEN, bot_env
+from tests.e2e.test_entrypoint import TOKEN, bot_env, stopped
+from tests.test_paths import TOO_LONG, deny
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -87,6 +88,30 @@ async def test_open_refuses_an_unusable_database(tmp_path: Path, case: str) -> N
     with pytest.raises(DatabaseError, match=re.escape(message)):
         await Database.open(path)
     assert (path.read_bytes() if path.is_file() else None) == before
+
+
+async def test_open_names_the_setting_of_a_path_it_cannot_look_at(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    long = tmp_path / TOO_LONG / "dicebot.sqlite3"
+    with pytest.raises(DatabaseError) as refused:
+        await Database.open(long)
+    assert str(refused.value) == f"cannot use the path {long} (DATABASE_URL): file name too long"
+    deny(monkeypatch, tmp_path / "locked")
+    locked = tmp_path / "locked" / "dicebot.sqlite3"
+    with pytest.raises(DatabaseError) as refused:
+        await Database.open(locked)
+    assert str(refused.value) == f"cannot use the path {locked} (DATABASE_URL): permission denied"
+
+
+async def test_a_database_path_it_cannot_look_at_is_not_blamed_on_discord(tmp_path: Path) -> None:
+    """The OSError left the start as "cannot reach Discord (File name too long ...); check the network" (QA)."""
+    database = tmp_path / TOO_LONG / "dicebot.sqlite3"
+    async with FakeDiscord(token=TOKEN) as server:
+        code, text = await stopped(bot_env(server, database, DATA_DIR=str(tmp_path / "data")), tmp_path)
+    lines = [line for line in text.splitlines() if line.startswith("dicebot:")]
+    assert (code, lines) == (2, [f"dicebot: cannot use the path {database} (DATABASE_URL): file name too long"])
+    assert "Traceback" not in text
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root can write a read-only file")

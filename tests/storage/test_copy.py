@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import resource
 import sqlite3
 import subprocess
 import sys
@@ -34,8 +36,19 @@ from tests.newer import newer_sqlite
 from tests.postgres import fresh_schema, server_url
 from tests.reliability.test_databases import damaged
 from tests.results import store_finished_game
+from tests.test_paths import TOO_LONG
 
 KINDS = ("kniffel", "tutto")
+#: Bytes a file may grow to in a child run with :func:`full_disk`: less than a migrated database (about 170 KiB).
+FULL_AT = 64 * 1024
+
+
+def full_disk() -> None:
+    """In a child process: no file it writes grows past :data:`FULL_AT`, as on a full disk. Python ignores
+    SIGXFSZ, so the write fails (EFBIG, SQLite's "disk I/O error") rather than the signal ending the process."""
+    resource.setrlimit(resource.RLIMIT_FSIZE, (FULL_AT, FULL_AT))
+
+
 NOW = 1_800_000_000.0
 
 
@@ -280,10 +293,35 @@ async def test_a_source_it_cannot_use_names_from_and_the_admins_path(
     assert "DATABASE_URL" not in text and "snapshot" not in text
 
 
+async def test_a_snapshot_it_cannot_write_names_the_temporary_folder_not_the_source(tmp_path: Path) -> None:
+    """A full disk under the temporary copy read "cannot read the SQLite database ... (--from)" (QA)."""
+    path = tmp_path / "old.sqlite3"
+    await (await Database.open(path)).close()
+    (tmp_path / "tmp").mkdir()
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", "migrate-db", "--from", f"sqlite:///{path}", "--to", "postgresql://x@127.0.0.1/db",
+        env={**os.environ, "TMPDIR": str(tmp_path / "tmp")}, preexec_fn=full_disk, cwd=tmp_path,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    _, stderr = await asyncio.wait_for(process.communicate(), 60)
+    assert (process.returncode, stderr.decode().splitlines()) == (
+        2,
+        [
+            f"dicebot: cannot write the temporary copy of {path} (--from) in {tmp_path / 'tmp'} (disk I/O error): "
+            "check the disk there (free space) or set TMPDIR to another folder"
+        ],
+    )
+
+
 @pytest.mark.parametrize(
     ("source", "target", "message"),
     [
         ("sqlite:///missing.sqlite3", "postgresql://x@127.0.0.1/db", "no SQLite database"),
+        (
+            f"sqlite:///{TOO_LONG}/old.sqlite3",
+            "postgresql://x@127.0.0.1/db",
+            f"cannot use the path {TOO_LONG}/old.sqlite3 (--from): file name too long",
+        ),
         ("sqlite:///old.sqlite3?mode=ro", "postgresql://x@127.0.0.1/db", "--from: a sqlite:/// URL takes no query"),
         ("postgresql://x@127.0.0.1/db", "postgresql://x@127.0.0.1/db", "--from must be"),
         ("sqlite:///old.sqlite3", "sqlite:///new.sqlite3", "--to must be"),
