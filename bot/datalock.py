@@ -9,11 +9,17 @@ folder, which share the world file beside the database as well. So the second st
 a restart after a crash is never refused by a lock nobody holds; the file itself is left in place, empty. Shard
 processes (``SHARD_IDS``) each handle only their servers' games and may share a file (docs/deploy.md): they take
 the lock shared, which only a process that handles every game (exclusive) conflicts with.
+
+The lock is named after the database's real path, its symbolic links resolved: a bot started through a link to
+the file or to a folder above it took a lock of its own and ran beside the first (QA). A hard link is another name
+of the file that nothing ties to this one; it is not covered. A lock file this user may not write (left by another
+user) is locked through a read-only descriptor, which ``flock`` takes as well: the bot ran without any lock (QA).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import os
 from pathlib import Path
@@ -36,8 +42,10 @@ class DataLock:
 
 
 def lock_file(database: Path) -> Path:
-    """The lock file of ``database``: beside it, so every process that names the file finds the same lock."""
-    return database.with_name(f"{database.name}.lock")
+    """The lock file of ``database``: beside the file its links lead to, so every process that names the file, by
+    whatever path, finds the same lock."""
+    real = database.resolve()
+    return real.with_name(f"{real.name}.lock")
 
 
 def hold(database: Path, in_use: str, *, shared: bool = False) -> DataLock | None:
@@ -46,11 +54,11 @@ def hold(database: Path, in_use: str, *, shared: bool = False) -> DataLock | Non
     None when no lock can be taken at all (a folder that cannot be created or written, a file system without
     locks): the database's own opening then names what is wrong with the folder, with the setting that placed it.
     """
-    path = lock_file(database)
     try:
+        path = lock_file(database)
         path.parent.mkdir(parents=True, exist_ok=True)
-        descriptor = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
-    except OSError:
+        descriptor = _opened(path)
+    except (OSError, RuntimeError):  # RuntimeError: a loop of symbolic links
         return None
     try:
         fcntl.flock(descriptor, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
@@ -62,3 +70,13 @@ def hold(database: Path, in_use: str, *, shared: bool = False) -> DataLock | Non
             os.close(descriptor)
         return None
     return DataLock(descriptor)
+
+
+def _opened(path: Path) -> int:
+    """A descriptor of the lock file, created if need be; read-only when this user may not write it."""
+    try:
+        return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    except OSError as error:
+        if error.errno not in (errno.EACCES, errno.EPERM, errno.EROFS):
+            raise
+        return os.open(path, os.O_RDONLY | os.O_CLOEXEC)

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import errno
+import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from bot import datalock
 from bot.datalock import InUse, hold, lock_file
 
 
@@ -36,3 +40,51 @@ def test_shard_processes_share_it_and_a_process_of_every_game_is_refused_beside_
 def test_a_folder_that_cannot_take_the_lock_is_left_to_the_database_to_name(tmp_path: Path) -> None:
     (tmp_path / "file").touch()
     assert hold(tmp_path / "file" / "dicebot.sqlite3", "x") is None
+
+
+@pytest.mark.parametrize("link", ["file", "folder"])
+def test_a_path_through_a_symbolic_link_finds_the_same_lock(tmp_path: Path, link: str) -> None:
+    """The lock was named after the path as given: a second bot started through a link ran beside the first (QA)."""
+    database = tmp_path / "real" / "dicebot.sqlite3"
+    database.parent.mkdir()
+    database.touch()
+    if link == "file":
+        (tmp_path / "linked.sqlite3").symlink_to(database)
+        other = tmp_path / "linked.sqlite3"
+    else:
+        (tmp_path / "linked").symlink_to(tmp_path / "real")
+        other = tmp_path / "linked" / "dicebot.sqlite3"
+    held = hold(database, "x")
+    assert held is not None
+    with pytest.raises(InUse):
+        hold(other, "x")
+    held.release()
+    assert lock_file(other) == lock_file(database) == database.with_name("dicebot.sqlite3.lock")
+
+
+@pytest.mark.parametrize("refusal", [errno.EACCES, errno.EROFS])
+def test_a_lock_file_this_user_may_not_write_still_locks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, refusal: int
+) -> None:
+    """Another user's lock file (root writes it anyway, so the refusal is simulated): the bot ran unlocked (QA)."""
+    database = tmp_path / "dicebot.sqlite3"
+    lock_file(database).touch()
+    real_open = os.open
+
+    def refused_for_writing(path: Any, flags: int, *args: Any) -> int:
+        if flags & os.O_RDWR:
+            raise OSError(refusal, os.strerror(refusal), str(path))
+        return real_open(path, flags, *args)
+
+    monkeypatch.setattr(datalock.os, "open", refused_for_writing)
+    held = hold(database, "x")
+    assert held is not None
+    with pytest.raises(InUse):
+        hold(database, "x")
+    held.release()
+
+
+def test_a_loop_of_symbolic_links_is_left_to_the_database_to_name(tmp_path: Path) -> None:
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    assert hold(tmp_path / "a", "x") is None
