@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from bot.datalock import InUse, hold
 from bot.storage.backend import (
     Database,
     DatabaseError,
@@ -114,6 +115,23 @@ async def migrate(source: str, target: str) -> Copied:
         raise DatabaseError(f"--from: {error}") from None
     if path_kind(path, "--from") != "file":
         raise DatabaseError(f"there is no SQLite database at {path} (--from)")
+    # Held for the copy: games a bot plays meanwhile would be missing from it, and the README says to stop it.
+    try:
+        held = hold(
+            path,
+            f"a dicebot process uses {path} (--from): stop it first, or the games it plays after the copy are lost",
+        )
+    except InUse as error:
+        raise DatabaseError(str(error)) from None
+    try:
+        return await _migrate(path, url, target)
+    finally:
+        if held is not None:
+            held.release()
+
+
+async def _migrate(path: Path, url: str, target: str) -> Copied:
+    """:func:`migrate` once its arguments are checked and the source is locked."""
     with tempfile.TemporaryDirectory(prefix="dicebot-copy-") as folder:
         taken = Path(folder) / "snapshot.sqlite3"
         try:

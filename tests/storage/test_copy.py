@@ -11,11 +11,13 @@ import sys
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import asyncpg
 import pytest
 from yarl import URL
 
+from bot import datalock
 from bot.storage import (
     Database,
     DatabaseError,
@@ -207,6 +209,43 @@ async def test_a_forgotten_seat_stays_marked_and_a_person_named_like_one_keeps_t
             assert await history.moves(lobby.id) == []
         finally:
             await new.close()
+
+
+async def test_a_source_a_running_bot_holds_is_refused_and_held_while_it_is_copied(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """migrate-db copied the file of a running bot without a word: the games it played after the copy were lost
+    when the admin switched to PostgreSQL (QA). And a bot started during the copy is refused."""
+    path = tmp_path / "old.sqlite3"
+    old = await Database.open(path)
+    try:
+        await fill(old)
+    finally:
+        await old.close()
+    async with fresh_schema(server_url()) as url:
+        bot = datalock.hold(path, "the bot")
+        assert bot is not None
+        try:
+            with pytest.raises(DatabaseError, match=r"^a dicebot process uses .* \(--from\): stop it first"):
+                await migrate(f"sqlite:///{path}", url)
+        finally:
+            bot.release()
+        starts: list[str] = []
+        real_copy = copy._copy
+
+        async def copy_while_a_bot_starts(*args: Any) -> copy.Copied:
+            try:
+                datalock.hold(path, "in use")
+            except datalock.InUse as refused:
+                starts.append(str(refused))
+            return await real_copy(*args)
+
+        monkeypatch.setattr(copy, "_copy", copy_while_a_bot_starts)
+        copied = await migrate(f"sqlite:///{path}", url)
+        assert copied.counts["games"] == 4 and starts == ["in use"]
+    again = datalock.hold(path, "released")
+    assert again is not None
+    again.release()
 
 
 async def run_cli(*args: str) -> tuple[int, str, str]:
