@@ -479,6 +479,11 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callab
 }
 
 
+#: The subcommands that run until stopped, as the bot does: Ctrl+C is how they end, exit code 0.
+SERVING = frozenset({"playground"})
+#: Exit code of a command a Ctrl+C broke off (128 + SIGINT, as a shell reports it).
+EXIT_INTERRUPTED = 130
+
 #: The subcommands that read no setting, so a damaged ``.env`` does not stop them: ``migrate-db`` takes its URLs as
 #: arguments.
 WITHOUT_SETTINGS = frozenset({"migrate-db"})
@@ -496,12 +501,12 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
         prog="python -m bot",
         description="Run dicebot: on Discord when DISCORD_TOKEN is set, otherwise the browser playground.",
     )
-    parser.set_defaults(run=run_default, host=LOCALHOST, port=8080, reads_settings=True)
+    parser.set_defaults(run=run_default, host=LOCALHOST, port=8080, reads_settings=True, serves=True)
     subcommands = parser.add_subparsers(title="commands", metavar="COMMAND")
     for name, (summary, add_arguments, runner) in COMMANDS.items():
         sub = subcommands.add_parser(name, help=summary, description=summary)
         add_arguments(sub)
-        sub.set_defaults(run=runner, reads_settings=name not in WITHOUT_SETTINGS)
+        sub.set_defaults(run=runner, reads_settings=name not in WITHOUT_SETTINGS, serves=name in SERVING)
     return parser.parse_args(argv)
 
 
@@ -515,9 +520,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code: int = args.run(args)
     except KeyboardInterrupt:
-        # Ctrl+C before the bot or the playground notes it (``bot.stopsignal``), or during another command: a stop
-        # like any other, exit code 0 as the handled one gives, no traceback.
-        return 0
+        if args.serves:
+            # Ctrl+C before the bot or the playground notes it (``bot.stopsignal``): a stop like any other, exit
+            # code 0 as the handled one gives, no traceback.
+            return 0
+        # A backup or a copy broken off is no success: both said nothing and exited 0 (QA). What they leave is
+        # theirs to undo (the backup's part file, the copy's one transaction).
+        print("dicebot: interrupted (Ctrl+C) before it finished; run it again", file=sys.stderr)
+        return EXIT_INTERRUPTED
     return code
 
 

@@ -253,6 +253,23 @@ def test_ctrl_c_while_importing_is_a_quiet_stop(monkeypatch: pytest.MonkeyPatch,
     assert bot_main.main(command) == 0
 
 
+@pytest.mark.parametrize("command", [["backup", "copy.sqlite3"], ["migrate-db", "--from", "sqlite:///a", "--to", "x"]])
+def test_ctrl_c_breaking_off_an_admin_command_says_so_and_exits_130(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], command: list[str]
+) -> None:
+    """A backup or a copy interrupted said nothing and exited 0, as if it had succeeded (QA)."""
+
+    def interrupted(args: object) -> int:
+        raise KeyboardInterrupt
+
+    args = bot_main.parse(command)
+    monkeypatch.setattr(bot_main, "parse", lambda argv: args)
+    monkeypatch.setattr(args, "run", interrupted)
+    monkeypatch.setattr(args, "reads_settings", False)
+    assert bot_main.main(command) == 130
+    assert capsys.readouterr().err == "dicebot: interrupted (Ctrl+C) before it finished; run it again\n"
+
+
 @pytest.mark.parametrize("phase", START_PHASES)
 async def test_ctrl_c_at_any_moment_of_the_start_is_a_quiet_stop(tmp_path: Path, phase: str) -> None:
     """A Ctrl+C while importing was a KeyboardInterrupt traceback (exit code 130), while logging in a traceback of a
