@@ -13,6 +13,7 @@ file that appeared under that name meanwhile is never replaced.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import sqlite3
@@ -68,6 +69,7 @@ def snapshot(path: Path, into: Path, setting: str) -> int:
     ``path``; its schema version, 0 when it holds no table at all. A damaged file is refused as damaged first,
     whatever it holds, then another program's (:mod:`bot.storage.ownership`). Errors reading ``path`` name
     ``setting``, what the admin wrote the path into; writing ``into`` raises :class:`CopyUnwritten`."""
+    absent = [side for side in _side_files(path) if not side.exists()]
     try:
         # A URI, to open it read-only; quoted, so a ? or # in a folder's name stays part of the path.
         source = sqlite3.connect(f"file:{quote(str(path))}?mode=ro", uri=True)
@@ -93,7 +95,27 @@ def snapshot(path: Path, into: Path, setting: str) -> int:
     finally:
         copy.close()
         source.close()
+        if any(side.exists() for side in absent):
+            _tidy(path)
     return version
+
+
+def _side_files(path: Path) -> tuple[Path, Path]:
+    """The WAL and its index beside ``path``: a running bot keeps both; a stopped one leaves neither."""
+    return path.with_name(f"{path.name}-wal"), path.with_name(f"{path.name}-shm")
+
+
+def _tidy(path: Path) -> None:
+    """Remove the empty WAL and index the read-only copy made beside a stopped bot's database (a read-only
+    connection cannot delete them, QA). A read-write connection's close deletes them as SQLite always does: only
+    when it is the last connection (a bot started meanwhile keeps them), and without writing the file, whose WAL
+    is empty. A file or folder this user may not write keeps them; they are harmless."""
+    with contextlib.suppress(sqlite3.Error):
+        tidier = sqlite3.connect(f"file:{quote(str(path))}?mode=rw", uri=True)
+        try:
+            tidier.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+        finally:
+            tidier.close()
 
 
 def back_up(source: Path, target: Path) -> BackedUp:

@@ -66,6 +66,40 @@ async def test_a_running_bots_database_is_backed_up_whole_where_a_file_copy_lose
         await restored.close()
 
 
+async def test_a_stopped_bots_database_is_left_as_it_was_without_side_files(tmp_path: Path) -> None:
+    """The read-only copy left an empty -wal and -shm beside a stopped bot's database (QA)."""
+    path = tmp_path / "data" / "dicebot.sqlite3"
+    db = await Database.open(path)
+    try:
+        await fill(db)
+    finally:
+        await db.close()
+    before = path.read_bytes()
+    done = backup(tmp_path, "monday.sqlite3")
+    assert done.returncode == 0, done.stderr
+    assert sorted(file.name for file in path.parent.iterdir()) == ["dicebot.sqlite3"]
+    assert path.read_bytes() == before
+
+
+async def test_a_running_bots_side_files_stay_and_it_plays_on(tmp_path: Path) -> None:
+    path = tmp_path / "data" / "dicebot.sqlite3"
+    db = await Database.open(path)
+    try:
+        running = await fill(db)
+        done = backup(tmp_path, "monday.sqlite3")
+        assert done.returncode == 0, done.stderr
+        assert (path.parent / "dicebot.sqlite3-wal").exists()
+        assert (path.parent / "dicebot.sqlite3-shm").exists()
+        expected = await answers(db, running)
+    finally:
+        await db.close()
+    reopened = await Database.open(path)
+    try:
+        assert await answers(reopened, running) == expected
+    finally:
+        await reopened.close()
+
+
 def dicebot_database(tmp_path: Path) -> None:
     """A closed dicebot database at the default place, ``data/dicebot.sqlite3``."""
     path = tmp_path / "data" / "dicebot.sqlite3"
