@@ -9,7 +9,7 @@ from __future__ import annotations
 import ipaddress
 import re
 import socket
-from urllib.parse import SplitResult, urlsplit
+from urllib.parse import SplitResult, parse_qsl, urlsplit
 
 #: The ports a server can listen on.
 PORTS = range(1, 65536)
@@ -51,6 +51,13 @@ ENCODE_PASSWORD = (
 
 #: A URL that is only its scheme, as a half-edited ``.env`` leaves it.
 NAMES_NOTHING = "names no server and no database: write postgresql://user:password@host:5432/database"
+#: A URL naming a server but no database: libpq's default is a database named after the user.
+NAMES_NO_DATABASE = (
+    "names no database, so the driver would pick one named after the user: write "
+    "postgresql://user:password@host:5432/database"
+)
+#: The query parameters that name the database instead of the path: libpq's ``dbname``, asyncpg's ``database``.
+DATABASE_PARAMETERS = frozenset({"dbname", "database"})
 
 
 def check_database_url(url: str) -> None:
@@ -61,14 +68,26 @@ def check_database_url(url: str) -> None:
     print it ("port 'Zx9' is not a number"). An ``@`` in a query value (``?user=a@b``) is refused alike; encoded as
     ``%40`` it reads the same to the driver. A URL naming nothing after its scheme is refused too: the drivers fill
     in libpq's defaults (the local socket, a database named after the user), so ``migrate-db --to postgresql://``
-    copied into a database named ``root`` (QA).
+    copied into a database named ``root`` (QA), and so is one naming a server but no database
+    (``postgresql://host:5432``, ``postgresql:///``): the copy went into the database named after the user (review).
     """
     if not url.partition("://")[2]:
         raise ValueError(NAMES_NOTHING)
     written_userinfo = url.partition("://")[2].rpartition("@")[0]
     if RESERVED_IN_PASSWORD.intersection(written_userinfo):
         raise ValueError(ENCODE_PASSWORD)
+    if not _names_database(url):
+        raise ValueError(NAMES_NO_DATABASE)
     check_ports(url)
+
+
+def _names_database(url: str) -> bool:
+    """Whether ``url`` names its database, in its path or its query (read after the user information)."""
+    rest = url.partition("://")[2].rpartition("@")[2]
+    path, _, query = rest.partition("?")
+    if path.partition("/")[2].partition("#")[0].strip("/"):
+        return True
+    return any(name in DATABASE_PARAMETERS and value for name, value in parse_qsl(query.partition("#")[0]))
 
 
 def describe_url(url: str) -> str:

@@ -162,6 +162,11 @@ def test_token_is_never_shown() -> None:
             {"discord_token": "x", "database_url": "postgresql://"},
             "DATABASE_URL is invalid (Value error, names no server and no database: write postgresql://",
         ),
+        (
+            {"discord_token": "x", "database_url": "postgresql://dice@db:5432/"},
+            "DATABASE_URL is invalid (Value error, names no database, so the driver would pick one named after the "
+            "user: write postgresql://",
+        ),
         # Opened a new, empty file named "db.sqlite3?mode=ro" (QA).
         (
             {"discord_token": "x", "database_url": "sqlite:////srv/db.sqlite3?mode=ro"},

@@ -9,7 +9,7 @@ import pytest
 
 from bot.storage import DatabaseError
 from bot.storage.postgres import PostgresDatabase
-from bot.urls import ENCODE_PASSWORD, check_database_url, describe_url
+from bot.urls import ENCODE_PASSWORD, NAMES_NO_DATABASE, check_database_url, describe_url
 
 #: Passwords as a generator makes them (base64 holds / and +) or an admin types them, each with a character a URL
 #: reserves; every one broke the start, and the first printed its start as a port (QA).
@@ -35,10 +35,23 @@ def test_a_reserved_character_in_the_password_asks_for_percent_encoding_and_name
         "postgresql://dice:letters0and0digits@db/dicebot?search_path=dicebot",
         "postgresql://u@[::1]:5432/d",
         "postgres://db/d",
+        "postgresql://db?dbname=dicebot",
+        "postgresql://db:5432?database=dicebot",
+        "postgresql:///dicebot?host=/var/run/postgresql",
     ],
 )
 def test_an_encoded_password_and_plain_urls_pass(url: str) -> None:
     check_database_url(url)
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["postgresql://db:5432", "postgresql://dice@db/", "postgresql:///", "postgresql://@", "postgresql://db?dbname="],
+)
+def test_a_url_naming_no_database_is_refused(url: str) -> None:
+    """libpq's default is a database named after the user: ``migrate-db`` copied into it (review)."""
+    with pytest.raises(ValueError, match=re.escape(NAMES_NO_DATABASE)):
+        check_database_url(url)
 
 
 @pytest.mark.parametrize(

@@ -369,6 +369,10 @@ async def test_a_snapshot_it_cannot_write_names_the_temporary_folder_not_the_sou
         # Copied into libpq's default, a database named after the user (QA).
         ("sqlite:///old.sqlite3", "postgresql://", "--to: names no server and no database"),
         ("sqlite:///old.sqlite3", "postgres://", "--to: names no server and no database"),
+        # A server but no database: copied into the database named after the user too (review).
+        ("sqlite:///old.sqlite3", "postgresql://x@127.0.0.1:5432", "--to: names no database, so the driver"),
+        ("sqlite:///old.sqlite3", "postgresql:///", "--to: names no database, so the driver"),
+        ("sqlite:///old.sqlite3", "postgresql://@", "--to: names no database, so the driver"),
         # "--to: port 'Zx9' is not a number": the password's start (QA).
         ("sqlite:///old.sqlite3", "postgresql://x:Zx9/Qk+3w=@127.0.0.1/db", "--to: the password or user name holds"),
     ],
