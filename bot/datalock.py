@@ -55,9 +55,10 @@ def hold(database: Path, in_use: str, *, shared: bool = False) -> DataLock | Non
     locks): the database's own opening then names what is wrong with the folder, with the setting that placed it.
     """
     try:
-        path = lock_file(database)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        descriptor = _opened(path)
+        # The folder as named, never the one a link leads to: a link to a missing folder (an unmounted volume) is
+        # refused by the database's opening, where creating its target started a new, empty database (review).
+        database.parent.mkdir(parents=True, exist_ok=True)
+        descriptor = _opened(lock_file(database))
     except (OSError, RuntimeError):  # RuntimeError: a loop of symbolic links
         return None
     try:

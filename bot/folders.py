@@ -6,6 +6,8 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+from bot.paths import broken_link
+
 
 def unwritable(folder: Path) -> str | None:
     """Why this user cannot keep files in ``folder`` (created, parents too, if missing), or None when it can.
@@ -15,6 +17,8 @@ def unwritable(folder: Path) -> str | None:
         folder.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryFile(dir=folder):
             pass
+    except FileExistsError as error:
+        return broken_link(folder) or error.strerror or str(error)
     except OSError as error:
         return error.strerror or str(error)
     return None

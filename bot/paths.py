@@ -46,3 +46,16 @@ def kind(path: Path, setting: str) -> Kind:
     if stat.S_ISDIR(mode):
         return "folder"
     return "file" if stat.S_ISREG(mode) else "other"
+
+
+def broken_link(path: Path) -> str | None:
+    """Why a folder cannot be made at ``path`` when a symbolic link on the way leads nowhere (an unmounted
+    volume, a typo in its target), as a sentence goes on: ``mkdir`` says only "file exists" (review). None when no
+    link on the way is broken."""
+    try:
+        for place in (path, *path.parents):
+            if place.is_symlink() and not place.exists():
+                return f"{place} is a symbolic link to {place.readlink()}, which does not exist: create or mount it"
+    except OSError:
+        return None
+    return None

@@ -11,6 +11,7 @@ import pytest
 
 from bot import datalock
 from bot.datalock import InUse, hold, lock_file
+from bot.storage import Database, DatabaseError
 
 
 def test_an_exclusive_holder_refuses_every_other_until_released(tmp_path: Path) -> None:
@@ -88,3 +89,14 @@ def test_a_loop_of_symbolic_links_is_left_to_the_database_to_name(tmp_path: Path
     (tmp_path / "a").symlink_to(tmp_path / "b")
     (tmp_path / "b").symlink_to(tmp_path / "a")
     assert hold(tmp_path / "a", "x") is None
+
+
+async def test_a_link_to_a_missing_folder_is_left_to_the_database_to_refuse(tmp_path: Path) -> None:
+    """The lock created the folder a link led to (an unmounted volume), and the bot started a new, empty database
+    there as if every game were lost (review)."""
+    (tmp_path / "data").symlink_to(tmp_path / "volume" / "dicebot")
+    database = tmp_path / "data" / "dicebot.sqlite3"
+    assert hold(database, "x") is None
+    with pytest.raises(DatabaseError, match="volume/dicebot, which does not exist: create or mount it"):
+        await Database.open(database)
+    assert not (tmp_path / "volume").exists()

@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from bot.paths import Unexaminable, kind
+from bot.folders import data_dir_unusable
+from bot.paths import Unexaminable, broken_link, kind
 
 #: A folder name longer than any file system takes (255 bytes): looking at a path through it fails with
 #: "file name too long", for root too, where a folder root may not enter cannot be made with chmod.
@@ -54,3 +55,18 @@ def test_a_path_it_cannot_look_at_names_the_setting_and_the_reason(
         kind(tmp_path / "locked" / "db.sqlite3", "--from")
     assert str(denied.value) == f"cannot use the path {tmp_path / 'locked' / 'db.sqlite3'} (--from): permission denied"
     assert denied.value.reason == "permission denied"
+
+
+def test_a_folder_behind_a_broken_link_names_the_link_and_where_it_leads(tmp_path: Path) -> None:
+    """``mkdir`` said only "File exists" for a DATA_DIR linked to an unmounted volume (review)."""
+    (tmp_path / "data").symlink_to(tmp_path / "volume")
+    expected = (
+        f"{tmp_path / 'data'} is a symbolic link to {tmp_path / 'volume'}, which does not exist: create or mount it"
+    )
+    assert broken_link(tmp_path / "data" / "games") == expected
+    assert data_dir_unusable(tmp_path / "data" / "games", "the bot's") == (
+        f"cannot keep the bot's files in {tmp_path / 'data' / 'games'} ({expected}); set DATA_DIR to a folder this "
+        "user may write"
+    )
+    assert broken_link(tmp_path) is None
+    assert not (tmp_path / "volume").exists()

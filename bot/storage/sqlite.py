@@ -23,6 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
+from bot.paths import broken_link
 from bot.storage.backend import (
     Database,
     DatabaseError,
@@ -110,7 +111,8 @@ class SqliteDatabase(Database):
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise DatabaseError(f"cannot create the folder {path.parent} for {setting}: {exc.strerror}") from exc
+            why = broken_link(path.parent) if isinstance(exc, FileExistsError) else None
+            raise DatabaseError(f"cannot create the folder {path.parent} for {setting}: {why or exc.strerror}") from exc
         try:
             writer = _Worker(_connect(path), "dicebot-sqlite-writer")
         except sqlite3.Error as exc:
