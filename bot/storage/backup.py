@@ -133,14 +133,16 @@ def back_up(source: Path, target: Path) -> BackedUp:
     try:
         folder.mkdir(parents=True, exist_ok=True)
         handle, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=folder)
-        # mkstemp's 0600 whatever the umask: the admin's tools, run as another user, could not read the backup.
-        os.fchmod(handle, 0o666 & ~_umask())
     except OSError as exc:
         # mkdir of a folder whose name a file holds says "File exists", of one below such a file "Not a directory".
         reason = "a file, not a folder" if isinstance(exc, FileExistsError) else exc.strerror or exc
         raise DatabaseError(
             f"cannot write the backup into {folder} ({reason}): name a folder this user may write"
         ) from exc
+    # mkstemp's 0600 whatever the umask: the admin's tools, run as another user, could not read the backup. A file
+    # system without Unix modes (FAT, some shares) refuses it, and its files are readable anyway (review).
+    with contextlib.suppress(OSError):
+        os.fchmod(handle, 0o666 & ~_umask())
     os.close(handle)
     part = Path(name)
     try:

@@ -277,6 +277,19 @@ def test_the_backup_gets_the_mode_any_new_file_would(tmp_path: Path, umask: int,
     assert target.stat().st_mode & 0o777 == mode
 
 
+def test_a_file_system_without_modes_still_gets_its_backup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """FAT and some shares refuse chmod: the backup failed, its descriptor and a .part file left behind (review)."""
+    source, target = tmp_path / "dicebot.sqlite3", tmp_path / "backups" / "b.sqlite3"
+    asyncio.run(migrated(source))
+
+    def refused(handle: int, mode: int) -> None:
+        raise PermissionError(errno.EPERM, os.strerror(errno.EPERM))
+
+    monkeypatch.setattr(backups.os, "fchmod", refused)
+    assert back_up(source, target).target == target
+    assert sorted(file.name for file in target.parent.iterdir()) == ["b.sqlite3"]
+
+
 def test_what_it_cannot_copy_is_one_line_and_exit_2(tmp_path: Path) -> None:
     assert backup(tmp_path, "b.sqlite3").stderr.splitlines() == [
         "dicebot: there is no SQLite database at data/dicebot.sqlite3 (DATABASE_URL): name the bot's database there"
