@@ -412,6 +412,9 @@ def run_health(args: argparse.Namespace) -> int:
         return fail(str(error))
     if found == "folder":
         return fail(f"HEALTH_FILE {path} is a folder: point it at the file the bot writes, e.g. /tmp/dicebot.health")
+    unreached = health.unreachable(path) if found == "missing" else None
+    if unreached is not None:
+        return fail(f"HEALTH_FILE {unreached}: point it at the file the bot writes, e.g. /tmp/dicebot.health")
     problem = health.problem(path)
     if problem is not None:
         print(f"dicebot: unhealthy: {problem}", file=sys.stderr)

@@ -9,6 +9,7 @@ got ready stops touching it and turns unhealthy within :data:`STALE_AFTER` secon
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
 import time
 from collections.abc import Callable
@@ -91,6 +92,9 @@ def unusable(path: Path) -> str | None:
             return f"{path} is not a regular file"  # a pipe would hold the start until someone reads it
         if found == "file":
             return _written(path)
+        unreached = unreachable(path)
+        if unreached is not None:
+            return unreached
         parent = path.parent
         while (found := kind(parent, "HEALTH_FILE")) == "missing":
             parent = parent.parent
@@ -106,6 +110,28 @@ def unusable(path: Path) -> str | None:
             pass
     except OSError as error:
         return f"cannot create files in {parent} ({reason(error)})"
+    return None
+
+
+def unreachable(path: Path) -> str | None:
+    """Why no file can ever be at the missing ``path``, or None, without writing anything (the health check asks
+    too): a path through a file, a loop of symbolic links, or a link whose target's folder is missing, which every
+    beat failed to touch with a warning while the start had found nothing wrong (review)."""
+    try:
+        path.stat()
+    except OSError as error:
+        if error.errno == errno.ENOTDIR:
+            file = next(parent for parent in path.parents if parent.exists())
+            return f"{file} is a file, not a folder"
+        if error.errno == errno.ELOOP:
+            return f"{path} is a loop of symbolic links"
+    try:
+        if path.is_symlink():
+            target = path.parent / path.readlink()
+            if not target.parent.is_dir():
+                return f"{path} is a symbolic link to {target}, whose folder does not exist"
+    except OSError as error:
+        return f"{path} cannot be used ({reason(error)})"
     return None
 
 
@@ -125,6 +151,8 @@ def problem(path: Path, now: float | None = None, stale_after: float = STALE_AFT
         age = (time.time() if now is None else now) - path.stat().st_mtime
     except FileNotFoundError:
         return f"no heartbeat in {path} (the bot is starting, stopped, or never got ready)"
+    except OSError as error:
+        return f"cannot read the heartbeat in {path} ({reason(error)})"
     if age > stale_after:
         return f"the last heartbeat in {path} is {age:.0f} s old (a shard is disconnected or the bot hangs)"
     return None

@@ -74,7 +74,31 @@ def test_a_place_that_takes_no_file_is_unusable_although_its_permissions_say_yes
     """``HEALTH_FILE=/proc/h`` passed the check (``os.access`` allows root everything) and every beat failed later,
     the container unhealthy with a warning in the log (QA); /proc takes no new file, nor writes to most of its own."""
     assert unusable(Path("/proc/dicebot.health")) == "cannot create files in /proc (no such file or directory)"
-    assert unusable(Path("/proc/version")) == "/proc/version is not writable by this user (invalid argument)"
+    # Root is told "invalid argument", any other user "permission denied".
+    assert (unusable(Path("/proc/version")) or "").startswith("/proc/version is not writable by this user (")
+
+
+def broken_links(tmp_path: Path) -> dict[Path, str]:
+    """Missing paths where no file can ever be, and why: every beat failed to touch them (review)."""
+    (tmp_path / "loop").symlink_to(tmp_path / "other")
+    (tmp_path / "other").symlink_to(tmp_path / "loop")
+    (tmp_path / "dangling").symlink_to(tmp_path / "unmounted" / "dicebot.health")
+    (tmp_path / "file").touch()
+    return {
+        tmp_path / "loop": f"{tmp_path / 'loop'} is a loop of symbolic links",
+        tmp_path / "dangling": (
+            f"{tmp_path / 'dangling'} is a symbolic link to {tmp_path / 'unmounted' / 'dicebot.health'}, whose folder "
+            "does not exist"
+        ),
+        tmp_path / "file" / "run" / "dicebot.health": f"{tmp_path / 'file'} is a file, not a folder",
+    }
+
+
+def test_a_loop_or_a_link_into_a_missing_folder_is_unusable(tmp_path: Path) -> None:
+    for path, why in broken_links(tmp_path).items():
+        assert unusable(path) == why
+    (tmp_path / "fine").symlink_to(tmp_path / "dicebot.health")
+    assert unusable(tmp_path / "fine") is None
 
 
 def test_a_file_that_is_not_a_regular_one_is_unusable(tmp_path: Path) -> None:
@@ -127,6 +151,16 @@ def test_the_check_on_a_path_it_cannot_look_at_says_so(tmp_path: Path) -> None:
         2,
         [f"dicebot: cannot use the path {path} (HEALTH_FILE): file name too long"],
     )
+
+
+def test_the_check_on_a_path_where_no_file_can_be_says_so(tmp_path: Path) -> None:
+    """A file on the way or a loop of links ended the check with a traceback (review)."""
+    for path, why in broken_links(tmp_path).items():
+        done = health({"HEALTH_FILE": str(path)}, tmp_path)
+        assert (done.returncode, done.stderr.splitlines()) == (
+            2,
+            [f"dicebot: HEALTH_FILE {why}: point it at the file the bot writes, e.g. /tmp/dicebot.health"],
+        )
 
 
 def test_the_check_loads_neither_discord_nor_the_bot() -> None:
