@@ -73,6 +73,14 @@ CONNECT_TIMEOUT = 2.0
 MIGRATION_LOCK = 7_164_220_019
 
 
+def _failure(error: BaseException, waited: float) -> str:
+    """What went wrong, as a message goes on: a server that never answers raises a TimeoutError with no text, and
+    the line ended in "(DATABASE_URL): " (review). ``waited``: the seconds the call was given."""
+    if isinstance(error, TimeoutError | asyncio.TimeoutError) and not str(error):
+        return f"no answer within {waited:g} s: check the host and port, and that PostgreSQL listens there"
+    return str(error) or type(error).__name__
+
+
 class PostgresDatabase(Database):
     """A pool of ``pool_size`` connections to one database (and the schema its URL's ``search_path`` names)."""
 
@@ -108,7 +116,8 @@ class PostgresDatabase(Database):
                 timeout=CONNECT_TIMEOUT,
             )
         except UNUSABLE as exc:
-            raise DatabaseError(f"cannot connect to the database {where} ({setting}): {exc}") from exc
+            why = _failure(exc, CONNECT_TIMEOUT)
+            raise DatabaseError(f"cannot connect to the database {where} ({setting}): {why}") from exc
         db = cls(pool, where)
         try:
             async with pool.acquire() as conn:
@@ -119,7 +128,8 @@ class PostgresDatabase(Database):
             raise
         except UNUSABLE as exc:
             await pool.close()
-            raise DatabaseError(f"cannot use the database {where} ({setting}): {exc}") from exc
+            why = _failure(exc, statement_timeout + 5)
+            raise DatabaseError(f"cannot use the database {where} ({setting}): {why}") from exc
         return db
 
     async def close(self) -> None:

@@ -4,6 +4,7 @@ that race, and the ``?`` placeholders translated to ``$n``."""
 from __future__ import annotations
 
 import asyncio
+import socket
 import uuid
 from urllib.parse import urlsplit, urlunsplit
 
@@ -202,3 +203,19 @@ async def test_a_transaction_the_server_rolls_back_for_a_deadlock_is_unavailable
             assert await GamesRepository(db).next_deadline() is None
         finally:
             await db.close()
+
+
+async def test_a_server_that_never_answers_is_named_as_such(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A port that takes the connection and says nothing: the line ended in "(DATABASE_URL): " (review)."""
+    monkeypatch.setattr(postgres, "CONNECT_TIMEOUT", 0.2)
+    silent = socket.create_server(("127.0.0.1", 0))
+    try:
+        port = silent.getsockname()[1]
+        with pytest.raises(DatabaseError) as caught:
+            await Database.open(f"postgresql://nobody@127.0.0.1:{port}/x")
+    finally:
+        silent.close()
+    assert str(caught.value) == (
+        f"cannot connect to the database postgresql://nobody@127.0.0.1:{port}/x (DATABASE_URL): no answer within "
+        "0.2 s: check the host and port, and that PostgreSQL listens there"
+    )
