@@ -486,6 +486,15 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callab
 SERVING = frozenset({"playground"})
 #: Exit code of a command a Ctrl+C broke off (128 + SIGINT, as a shell reports it).
 EXIT_INTERRUPTED = 130
+#: What a Ctrl+C left, by subcommand. A copy broken off after its commit (while counting what it wrote) is refused
+#: as "not empty" when run again: "run it again" alone would not say why (review).
+INTERRUPTED = {
+    "migrate-db": (
+        "interrupted (Ctrl+C) before it finished; run it again (should it find the target not empty, the copy had "
+        "been committed and only its check was broken off)"
+    ),
+}
+INTERRUPTED_ANY = "interrupted (Ctrl+C) before it finished; run it again"
 
 #: The subcommands that read no setting, so a damaged ``.env`` does not stop them: ``migrate-db`` takes its URLs as
 #: arguments.
@@ -509,7 +518,12 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     for name, (summary, add_arguments, runner) in COMMANDS.items():
         sub = subcommands.add_parser(name, help=summary, description=summary)
         add_arguments(sub)
-        sub.set_defaults(run=runner, reads_settings=name not in WITHOUT_SETTINGS, serves=name in SERVING)
+        sub.set_defaults(
+            run=runner,
+            reads_settings=name not in WITHOUT_SETTINGS,
+            serves=name in SERVING,
+            interrupted=INTERRUPTED.get(name, INTERRUPTED_ANY),
+        )
     return parser.parse_args(argv)
 
 
@@ -529,7 +543,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         # A backup or a copy broken off is no success: both said nothing and exited 0 (QA). What they leave is
         # theirs to undo (the backup's part file, the copy's one transaction).
-        print("dicebot: interrupted (Ctrl+C) before it finished; run it again", file=sys.stderr)
+        print(f"dicebot: {args.interrupted}", file=sys.stderr)
         return EXIT_INTERRUPTED
     return code
 

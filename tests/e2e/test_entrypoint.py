@@ -253,9 +253,20 @@ def test_ctrl_c_while_importing_is_a_quiet_stop(monkeypatch: pytest.MonkeyPatch,
     assert bot_main.main(command) == 0
 
 
-@pytest.mark.parametrize("command", [["backup", "copy.sqlite3"], ["migrate-db", "--from", "sqlite:///a", "--to", "x"]])
+@pytest.mark.parametrize(
+    ("command", "told"),
+    [
+        (["backup", "copy.sqlite3"], "before it finished; run it again\n"),
+        # The rerun of a copy broken off after its commit is refused as not empty (review).
+        (
+            ["migrate-db", "--from", "sqlite:///a", "--to", "x"],
+            "before it finished; run it again (should it find the target not empty, the copy had been committed and "
+            "only its check was broken off)\n",
+        ),
+    ],
+)
 def test_ctrl_c_breaking_off_an_admin_command_says_so_and_exits_130(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], command: list[str]
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], command: list[str], told: str
 ) -> None:
     """A backup or a copy interrupted said nothing and exited 0, as if it had succeeded (QA)."""
 
@@ -267,7 +278,7 @@ def test_ctrl_c_breaking_off_an_admin_command_says_so_and_exits_130(
     monkeypatch.setattr(args, "run", interrupted)
     monkeypatch.setattr(args, "reads_settings", False)
     assert bot_main.main(command) == 130
-    assert capsys.readouterr().err == "dicebot: interrupted (Ctrl+C) before it finished; run it again\n"
+    assert capsys.readouterr().err == f"dicebot: interrupted (Ctrl+C) {told}"
 
 
 @pytest.mark.parametrize("phase", START_PHASES)
