@@ -242,6 +242,11 @@ START_PHASES = [
 def test_ctrl_c_while_importing_is_a_quiet_stop(monkeypatch: pytest.MonkeyPatch, command: list[str]) -> None:
     """A Ctrl+C in the first instants, before the bot or the playground notes it (``bot/stopsignal.py``), was a
     KeyboardInterrupt traceback and exit code 130 (QA): ``main`` ends it as a stop, exit code 0."""
+    assert main_interrupted(monkeypatch, command) == 0
+
+
+def main_interrupted(monkeypatch: pytest.MonkeyPatch, command: list[str]) -> int:
+    """``main(command)``'s exit code when a Ctrl+C lands in the command itself, before any handler of its own."""
 
     def interrupted(args: object) -> int:
         raise KeyboardInterrupt
@@ -250,7 +255,7 @@ def test_ctrl_c_while_importing_is_a_quiet_stop(monkeypatch: pytest.MonkeyPatch,
     monkeypatch.setattr(bot_main, "parse", lambda argv: args)
     monkeypatch.setattr(args, "run", interrupted)
     monkeypatch.setattr(args, "reads_settings", False)
-    assert bot_main.main(command) == 0
+    return bot_main.main(command)
 
 
 @pytest.mark.parametrize(
@@ -269,15 +274,7 @@ def test_ctrl_c_breaking_off_an_admin_command_says_so_and_exits_130(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], command: list[str], told: str
 ) -> None:
     """A backup or a copy interrupted said nothing and exited 0, as if it had succeeded (QA)."""
-
-    def interrupted(args: object) -> int:
-        raise KeyboardInterrupt
-
-    args = bot_main.parse(command)
-    monkeypatch.setattr(bot_main, "parse", lambda argv: args)
-    monkeypatch.setattr(args, "run", interrupted)
-    monkeypatch.setattr(args, "reads_settings", False)
-    assert bot_main.main(command) == 130
+    assert main_interrupted(monkeypatch, command) == 130
     assert capsys.readouterr().err == f"dicebot: interrupted (Ctrl+C) {told}"
 
 

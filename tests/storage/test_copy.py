@@ -211,17 +211,23 @@ async def test_a_forgotten_seat_stays_marked_and_a_person_named_like_one_keeps_t
             await new.close()
 
 
-async def test_a_source_a_running_bot_holds_is_refused_and_held_while_it_is_copied(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """migrate-db copied the file of a running bot without a word: the games it played after the copy were lost
-    when the admin switched to PostgreSQL (QA). And a bot started during the copy is refused."""
+async def filled_source(tmp_path: Path) -> Path:
+    """A closed SQLite database of four games (:func:`fill`), as ``--from`` names it."""
     path = tmp_path / "old.sqlite3"
     old = await Database.open(path)
     try:
         await fill(old)
     finally:
         await old.close()
+    return path
+
+
+async def test_a_source_a_running_bot_holds_is_refused_and_held_while_it_is_copied(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """migrate-db copied the file of a running bot without a word: the games it played after the copy were lost
+    when the admin switched to PostgreSQL (QA). And a bot started during the copy is refused."""
+    path = await filled_source(tmp_path)
     async with fresh_schema(server_url()) as url:
         bot = datalock.hold(path, "the bot")
         assert bot is not None
@@ -259,12 +265,7 @@ async def run_cli(*args: str) -> tuple[int, str, str]:
 
 
 async def test_a_target_that_is_not_empty_is_refused_with_one_line_and_exit_2(tmp_path: Path) -> None:
-    path = tmp_path / "old.sqlite3"
-    old = await Database.open(path)
-    try:
-        await fill(old)
-    finally:
-        await old.close()
+    path = await filled_source(tmp_path)
     async with fresh_schema(server_url()) as url:
         command = ("migrate-db", "--from", f"sqlite:///{path}", "--to", url)
         code, out, err = await run_cli(*command)
