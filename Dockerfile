@@ -4,6 +4,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \
     DATABASE_URL=sqlite:////data/dicebot.sqlite3 \
+    DATA_DIR=/data \
     REQUIRE_TOKEN=true
 
 WORKDIR /app

@@ -256,6 +256,13 @@ class LaunchSettings(BaseSettings):
         """``DATA_DIR=`` as in .env.example: ``data``, not ``Path("")``, the working directory."""
         return empty_is_unset(value)
 
+    @field_validator("require_token", mode="before")
+    @classmethod
+    def _empty_is_false(cls, value: object) -> object:
+        """``REQUIRE_TOKEN=`` means the default, as an empty line does for every other setting (QA: it was
+        refused as no boolean)."""
+        return False if empty_is_unset(value) is None else value
+
     @field_validator("data_dir")
     @classmethod
     def _home_expanded(cls, value: Path | None) -> Path | None:

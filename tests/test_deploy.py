@@ -93,8 +93,21 @@ def image_environment() -> dict[str, str]:
 def test_the_env_example_overrides_nothing_the_image_sets() -> None:
     """``docker run --env-file .env`` (and compose's ``env_file``) beat the image's ``ENV``: an example that sets
     ``DATABASE_URL`` or ``REQUIRE_TOKEN`` moves the database off the volume and turns a missing token into a
-    playground nobody can reach. Those lines stay commented out, so following docs/deploy.md keeps the image's."""
+    playground nobody can reach. Those lines stay commented out, so following docs/deploy.md keeps the image's.
+    ``DATA_DIR`` is the image's too: with a PostgreSQL ``DATABASE_URL`` its default, ``data`` in ``/app``, was not
+    the bot's to write (QA)."""
     example = dotenv_values(COMPOSE.parent / ".env.example")
     image = image_environment()
-    assert {"DATABASE_URL", "REQUIRE_TOKEN"} <= set(image)
+    assert {"DATABASE_URL", "DATA_DIR", "REQUIRE_TOKEN"} <= set(image)
+    assert image["DATA_DIR"] == "/data"
     assert not set(example) & set(image)
+
+
+def test_the_build_context_holds_what_the_image_copies_and_no_secret() -> None:
+    """No .dockerignore: ``docker build .`` sent the virtualenv, .git and .env with the token to the builder (QA)."""
+    ignore = (COMPOSE.parent / ".dockerignore").read_text().splitlines()
+    kept = {line[1:].rstrip("/") for line in ignore if line.startswith("!")}
+    dockerfile = (COMPOSE.parent / "Dockerfile").read_text().splitlines()
+    copied = {word.rstrip("/") for line in dockerfile if line.startswith("COPY ") for word in line.split()[1:-1]}
+    assert "*" in ignore  # everything left out first, then what the image copies let back in
+    assert kept == copied

@@ -74,6 +74,9 @@ def test_empty_lines_mean_the_defaults(tmp_path: Path) -> None:
 def test_an_empty_data_dir_is_the_default_for_the_playground_too() -> None:
     assert LaunchSettings(data_dir="", _env_file=None).data_dir is None
     assert LaunchSettings(data_dir=" ", _env_file=None).data_dir is None
+    # Refused as "no valid boolean", where an empty line means the default for every other setting (QA).
+    assert LaunchSettings(require_token="", _env_file=None).require_token is False
+    assert LaunchSettings(require_token=" ", _env_file=None).require_token is False
 
 
 def test_a_tilde_in_data_dir_and_a_sqlite_path_is_the_home_folder(
