@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from bot import health, paths
-from bot.envfile import ENV_FILE, env_file_problem
+from bot.envfile import ENV_FILE, env_file_problem, quoted_setting
 from bot.stopsignal import SIGNALS, early_stop
 
 if TYPE_CHECKING:
@@ -38,13 +38,15 @@ def fail(message: str) -> int:
     return EXIT_CONFIG
 
 
-def warn_misspelt_settings() -> None:
-    """One line on standard error for each near miss of a setting's name in ``.env`` or the environment (see the
-    settings module)."""
-    from bot.settings import misspelt_settings
+def environment_problem() -> str | None:
+    """A setting in quotes in the environment (:func:`bot.envfile.quoted_setting`) as the line to fail with, after
+    one warning line on standard error for each near miss of a setting's name in ``.env`` or the environment (see
+    the settings module)."""
+    from bot.settings import environment_names, misspelt_settings
 
     for warning in misspelt_settings():
         print(f"dicebot: {warning}", file=sys.stderr)
+    return quoted_setting(environment_names())
 
 
 async def run(bot: DiceBot, token: str) -> None:
@@ -107,7 +109,9 @@ def _with_discord(what: Callable[[DiceBot, str], Coroutine[Any, Any, None]], *, 
     from bot.settings import Settings, describe_error
     from bot.storage import DatabaseError
 
-    warn_misspelt_settings()
+    problem = environment_problem()
+    if problem is not None:
+        return fail(problem)
     try:
         settings = Settings()
     except ValidationError as error:
@@ -271,7 +275,9 @@ def run_playground(args: argparse.Namespace) -> int:
     from bot.settings import LaunchSettings, describe_error
     from bot.storage import DatabaseError
 
-    warn_misspelt_settings()
+    problem = environment_problem()
+    if problem is not None:
+        return fail(problem)
     try:
         launch = LaunchSettings()
     except ValidationError as error:
@@ -308,8 +314,11 @@ def run_default(args: argparse.Namespace) -> int:
     early_stop.defer()
     from pydantic import ValidationError
 
-    from bot.settings import LaunchSettings, describe_error
+    from bot.settings import LaunchSettings, describe_error, environment_names
 
+    quoted = quoted_setting(environment_names())
+    if quoted is not None:
+        return fail(quoted)
     try:
         launch = LaunchSettings()
     except ValidationError as error:
@@ -352,7 +361,9 @@ def run_backup(args: argparse.Namespace) -> int:
     from bot.storage import DatabaseError
     from bot.storage.backup import back_up
 
-    warn_misspelt_settings()
+    problem = environment_problem()
+    if problem is not None:
+        return fail(problem)
     try:
         settings = DatabaseSettings()
     except ValidationError as error:

@@ -82,7 +82,10 @@ class DatabaseSettings(BaseSettings):
     @field_validator("database_url", mode="before")
     @classmethod
     def _empty_url_is_default(cls, value: object) -> object:
-        return DEFAULT_DATABASE_URL if empty_is_unset(value) is None else value
+        """Spaces around the URL are no part of it (QA: " sqlite:///x" was told it must start with sqlite:///)."""
+        if empty_is_unset(value) is None:
+            return DEFAULT_DATABASE_URL
+        return value.strip() if isinstance(value, str) else value
 
     @field_validator("database_url")
     @classmethod

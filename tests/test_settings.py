@@ -12,7 +12,7 @@ import pytest
 from pydantic import ValidationError
 
 from bot.__main__ import main, parse
-from bot.envfile import env_file_problem
+from bot.envfile import env_file_problem, quoted_setting
 from bot.settings import FIX_HINTS, LaunchSettings, Settings, describe_error, environment_names, misspelt_settings
 
 ENV_NAMES = environment_names()
@@ -74,9 +74,17 @@ def test_empty_lines_mean_the_defaults(tmp_path: Path) -> None:
 def test_an_empty_data_dir_is_the_default_for_the_playground_too() -> None:
     assert LaunchSettings(data_dir="", _env_file=None).data_dir is None
     assert LaunchSettings(data_dir=" ", _env_file=None).data_dir is None
-    # Refused as "no valid boolean", where an empty line means the default for every other setting (QA).
+
+
+def test_an_empty_require_token_is_the_default() -> None:
+    """Refused as "no valid boolean", where an empty line means the default for every other setting (QA)."""
     assert LaunchSettings(require_token="", _env_file=None).require_token is False
     assert LaunchSettings(require_token=" ", _env_file=None).require_token is False
+
+
+def test_spaces_around_the_database_url_are_no_part_of_it() -> None:
+    """It was told it "must start with sqlite:///", which it did after the space (QA)."""
+    assert Settings(discord_token="x", database_url=" sqlite:///x.db ", _env_file=None).database_url == "sqlite:///x.db"
 
 
 def test_a_tilde_in_data_dir_and_a_sqlite_path_is_the_home_folder(
@@ -387,6 +395,43 @@ def test_a_token_of_spaces_is_empty_where_a_token_is_required(tmp_path: Path) ->
     assert done.stderr.splitlines() == [
         "dicebot: DISCORD_TOKEN is empty: set it to your bot token from the Discord developer portal (see .env.example)"
     ]
+
+
+@pytest.mark.parametrize(
+    ("env", "told"),
+    [
+        # Rejected by Discord as a wrong token, though the token in the quotes was right (QA).
+        ({"DISCORD_TOKEN": '"QAsecret.abc123.xyz789"'}, 'DISCORD_TOKEN is in quotes ("...")'),
+        # A folder named " in the working directory (QA).
+        ({"DATA_DIR": "'/srv/dicebot'"}, "DATA_DIR is in quotes ('...')"),
+        ({"REQUIRE_TOKEN": "true", "database_url": ' "sqlite:///db.sqlite3" '}, 'DATABASE_URL is in quotes ("...")'),
+    ],
+)
+def test_a_setting_in_quotes_in_the_environment_is_one_line_naming_it(
+    tmp_path: Path, env: dict[str, str], told: str
+) -> None:
+    """``docker run --env-file`` keeps a value's quotes, which python-dotenv takes off in ``.env``."""
+    done = run_bot(env, tmp_path)
+    assert (done.returncode, done.stderr.splitlines()) == (
+        2,
+        [f"dicebot: {told}, which docker run --env-file keeps as part of the value: write it without them"],
+    )
+    assert "QAsecret" not in done.stderr and list(tmp_path.iterdir()) == []
+
+
+def test_quotes_inside_a_value_or_at_one_end_are_its_own() -> None:
+    names = environment_names()
+    assert quoted_setting(names, {"DATA_DIR": "/srv/it's", "LOG_LEVEL": "'INFO", "OTHER": '"x"'}) is None
+    assert quoted_setting(names, {"HEALTH_FILE": "''"}) is not None
+
+
+def test_an_env_folder_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What Docker makes where it mounts a missing .env: it was skipped without a word, the playground started (QA)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".env").mkdir()
+    assert env_file_problem() == (
+        ".env is a folder, not a file of settings: remove it and write the file (cp .env.example .env)"
+    )
 
 
 def test_shards_unset_mean_one_process_with_every_shard() -> None:
