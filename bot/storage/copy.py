@@ -87,8 +87,9 @@ class Copied:
     target: str
 
     def summary(self) -> str:
-        rows = ", ".join(f"{count} {table}" for table, count in self.counts.items())
-        return f"copied into {self.target} and verified: {rows}"
+        """Rows by table, the table's name first: "1 games" read as a miscount (QA)."""
+        rows = ", ".join(f"{table} {count}" for table, count in self.counts.items())
+        return f"copied into {self.target} and verified, rows per table: {rows}"
 
 
 async def migrate(source: str, target: str) -> Copied:
@@ -167,6 +168,11 @@ def _storable(table: str, columns: tuple[str, ...], row: Row) -> tuple[Any, ...]
     return tuple(values)
 
 
+def _rows(count: int) -> str:
+    """``1 row``, ``2 rows``: the admin's one line is English."""
+    return "1 row" if count == 1 else f"{count} rows"
+
+
 async def _counts(db: Database) -> dict[str, int]:
     tables = [table for table, _ in COPIED] + list(DERIVED)
     row = await db.fetch_one("SELECT " + ", ".join(f"(SELECT COUNT(*) FROM {table})" for table in tables))
@@ -185,7 +191,7 @@ async def _copy(old: SqliteDatabase, new: PostgresDatabase, target: str) -> Copi
     if filled:
         first = next(iter(filled))
         raise DatabaseError(
-            f"the target database is not empty ({filled[first]} rows in {first}); copy only into an empty database"
+            f"the target database is not empty ({_rows(filled[first])} in {first}); copy only into an empty database"
         )
     expected = await _counts(old)
 

@@ -270,10 +270,17 @@ async def test_a_target_that_is_not_empty_is_refused_with_one_line_and_exit_2(tm
         command = ("migrate-db", "--from", f"sqlite:///{path}", "--to", url)
         code, out, err = await run_cli(*command)
         assert code == 0, err
-        assert "verified" in out and "4 games" in out
+        assert "verified, rows per table: games 4, " in out
         code, out, err = await run_cli(*command)
         assert code == 2
-        assert err.count("\n") == 1 and "not empty" in err
+        assert err.count("\n") == 1 and "not empty (4 rows in games)" in err
+
+
+def test_the_copys_lines_count_in_english() -> None:
+    """ "1 games" read as a miscount (QA)."""
+    assert copy.Copied({"games": 1, "results": 0}, "postgresql://db/d").summary() == (
+        "copied into postgresql://db/d and verified, rows per table: games 1, results 0"
+    )
 
 
 async def test_a_target_that_does_not_exist_names_to_not_database_url(tmp_path: Path) -> None:
