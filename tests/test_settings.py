@@ -42,7 +42,7 @@ def test_a_postgresql_url_selects_postgresql_with_its_pool_settings() -> None:
     )
     assert settings.uses_postgres
     assert (settings.database_pool_size, settings.database_statement_timeout) == (4, 2.5)
-    assert Settings(discord_token="abc", database_statement_timeout="0.001").database_statement_timeout == 0.001
+    assert Settings(discord_token="abc", database_statement_timeout="0.1").database_statement_timeout == 0.1
     assert settings.files_dir == Path("data")
     assert Settings(discord_token="abc", data_dir="/srv/tables").files_dir == Path("/srv/tables")
     assert Settings(discord_token="abc", data_dir="").files_dir == Path("data")
@@ -193,9 +193,12 @@ def test_token_is_never_shown() -> None:
         # Passed "above 0", then reached PostgreSQL as int(0.4 ms) = 0: no timeout at all (QA).
         (
             {"discord_token": "x", "database_statement_timeout": "0.0004"},
-            "DATABASE_STATEMENT_TIMEOUT is invalid (Input should be greater than or equal to 0.001): use a number of "
-            "seconds from 0.001 to 300",
+            "DATABASE_STATEMENT_TIMEOUT is invalid (Input should be greater than or equal to 0.1): use a number of "
+            "seconds from 0.1 to 300",
         ),
+        # The start failed, "cannot use the database (DATABASE_URL): canceling statement due to statement timeout"
+        # (QA).
+        ({"discord_token": "x", "database_statement_timeout": "0.001"}, "DATABASE_STATEMENT_TIMEOUT is invalid"),
         ({"discord_token": "x", "dev_guild_id": "abc"}, "DEV_GUILD_ID is invalid"),
         (
             {"discord_token": "x", "discord_gateway_url": "http://x"},
