@@ -69,6 +69,9 @@ FAILED_WRITES: tuple[type[BaseException], ...] = (asyncpg.PostgresError, *UNAVAI
 UNUSABLE: tuple[type[BaseException], ...] = (*UNAVAILABLE, asyncpg.PostgresError, ValueError)
 #: Seconds to open a connection: a click must be answered within Discord's 3 s, "try again" included.
 CONNECT_TIMEOUT = 2.0
+#: How the bot's connections appear in ``pg_stat_activity``, unless its URL names another.
+APPLICATION_NAME = "dicebot"
+_NAMES_APPLICATION = re.compile(r"[?&]application_name=", re.IGNORECASE)
 #: Held while migrating, so bot processes starting together apply each migration once.
 MIGRATION_LOCK = 7_164_220_019
 
@@ -106,6 +109,9 @@ class PostgresDatabase(Database):
         migrations = bundled_migrations("postgres") if migrations is None else migrations
         where = describe_url(url)
         settings = {"statement_timeout": str(int(statement_timeout * 1000))}
+        if not _NAMES_APPLICATION.search(url):
+            # The bot's connections told apart in pg_stat_activity and the server's log (QA); the URL's own wins.
+            settings["application_name"] = APPLICATION_NAME
         try:
             pool = await asyncpg.create_pool(
                 url,

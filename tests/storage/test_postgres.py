@@ -219,3 +219,16 @@ async def test_a_server_that_never_answers_is_named_as_such(monkeypatch: pytest.
         f"cannot connect to the database postgresql://nobody@127.0.0.1:{port}/x (DATABASE_URL): no answer within "
         "0.2 s: check the host and port, and that PostgreSQL listens there"
     )
+
+
+@pytest.mark.parametrize(("query", "name"), [("", "dicebot"), ("application_name=bot-eu", "bot-eu")])
+async def test_its_connections_are_named_in_pg_stat_activity(query: str, name: str) -> None:
+    """Unnamed, the bot's connections could not be told from any other client's (QA); a URL's own name wins."""
+    async with migrated_schema(server_url()) as url:
+        named = f"{url}{'&' if '?' in url else '?'}{query}" if query else url
+        db = await Database.open(named)
+        try:
+            row = await db.fetch_one("SELECT application_name FROM pg_stat_activity WHERE pid = pg_backend_pid()")
+        finally:
+            await db.close()
+    assert row is not None and row[0] == name
