@@ -84,9 +84,13 @@ async def run(bot: DiceBot, token: str) -> None:
 
 
 async def sync(bot: DiceBot, token: str) -> None:
-    """Log in, which opens storage, loads the cogs and forces the command sync; then close without the gateway."""
+    """Log in, which opens storage, loads the cogs and forces the command sync; then close without the gateway.
+    What it synced is printed, as ``backup`` and ``migrate-db`` print theirs: at ``LOG_LEVEL=WARNING`` a success
+    said nothing at all (QA)."""
     async with bot:
         await bot.login(token)
+    if bot.synced is not None:
+        print(f"dicebot: {bot.synced}")
 
 
 def run_bot(args: argparse.Namespace) -> int:
@@ -519,11 +523,22 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_CONFIG, f"dicebot: {message} (see python -m bot --help)\n")
 
 
+def installed_version() -> str:
+    """The version pip installed (pyproject.toml's), for ``--version`` and an admin's bug report."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("dicebot")
+    except PackageNotFoundError:
+        return "unknown (not installed with pip)"
+
+
 def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = _Parser(
         prog="python -m bot",
         description="Run dicebot: on Discord when DISCORD_TOKEN is set, otherwise the browser playground.",
     )
+    parser.add_argument("--version", action="version", version=f"dicebot {installed_version()}")
     parser.set_defaults(run=run_default, host=LOCALHOST, port=8080, reads_settings=True, serves=True)
     subcommands = parser.add_subparsers(title="commands", metavar="COMMAND")
     for name, (summary, add_arguments, runner) in COMMANDS.items():

@@ -112,6 +112,8 @@ class DiceBot(commands.AutoShardedBot):
         self._rng = rng
         self.clock = clock
         self._sync_only = sync_only
+        #: What this process's command sync sent ("synced 7 commands globally"), None before one.
+        self.synced: str | None = None
         #: The strategy tables' folder: beside the database unless given.
         self.brain = Brain(strategy_dir or settings.strategy_dir)
         self._warm_strategy = warm_strategy
@@ -236,7 +238,8 @@ class DiceBot(commands.AutoShardedBot):
             return
         synced = await self._upload_commands(payload, tree_commands, guild_id)
         await meta.set(COMMAND_SYNC_KEY, digest)
-        log.info("synced %d commands%s", len(synced), where)
+        self.synced = f"synced {len(synced)} commands{where}"
+        log.info("%s", self.synced)
 
     async def _upload_commands(
         self,

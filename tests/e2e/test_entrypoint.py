@@ -8,6 +8,7 @@ import signal
 import socket
 import sqlite3
 import sys
+import tomllib
 from pathlib import Path
 
 import asyncpg
@@ -342,3 +343,11 @@ async def test_a_second_bot_on_the_same_sqlite_file_is_refused_until_the_first_i
                 again.kill()
                 await again.wait()
     assert again.returncode == 0
+
+
+def test_version_prints_the_installed_version_and_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
+    """There was no --version for an admin's bug report (QA)."""
+    with pytest.raises(SystemExit) as ended:
+        bot_main.parse(["--version"])
+    project = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())["project"]
+    assert (ended.value.code, capsys.readouterr().out) == (0, f"dicebot {project['version']}\n")
