@@ -17,8 +17,9 @@ def unwritable(folder: Path) -> str | None:
         folder.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryFile(dir=folder):
             pass
-    except FileExistsError as error:
-        return broken_link(folder) or error.strerror or str(error)
+    except FileExistsError:
+        # mkdir's "File exists": a file holds the folder's name, or a link on the way leads nowhere (QA).
+        return broken_link(folder) or "a file, not a folder"
     except OSError as error:
         return error.strerror or str(error)
     return None

@@ -70,3 +70,12 @@ def test_a_folder_behind_a_broken_link_names_the_link_and_where_it_leads(tmp_pat
     )
     assert broken_link(tmp_path) is None
     assert not (tmp_path / "volume").exists()
+
+
+def test_a_data_dir_that_is_a_file_says_so(tmp_path: Path) -> None:
+    """It said "(File exists)" (QA)."""
+    (tmp_path / "file").touch()
+    assert data_dir_unusable(tmp_path / "file", "the playground's") == (
+        f"cannot keep the playground's files in {tmp_path / 'file'} (a file, not a folder); set DATA_DIR to a folder "
+        "this user may write"
+    )
