@@ -165,17 +165,33 @@ def _with_discord(what: Callable[[DiceBot, str], Coroutine[Any, Any, None]], *, 
 def lock_database(settings: Settings) -> DataLock | None:
     """Lock a SQLite database for this process (``bot/datalock.py``); PostgreSQL needs none: shard processes
     sharing it is the supported way to run several. A process with ``SHARD_IDS`` locks it shared."""
-    from bot.datalock import hold
+    from bot.datalock import InUse, hold, hold_shards
 
     if settings.uses_postgres:
         return None
     database = settings.database_path
-    return hold(
+    held = hold(
         database,
         f"another dicebot process uses the database {database} (DATABASE_URL); stop it first, or give this one its "
         "own DATABASE_URL (several processes share PostgreSQL, each with its SHARD_IDS: docs/deploy.md)",
         shared=settings.shard_scope is not None,
     )
+    if held is None or settings.shard_ids is None:
+        return held
+    try:
+        return held.joined(
+            hold_shards(
+                database,
+                settings.shard_ids,
+                lambda shard: (
+                    f"another dicebot process runs shard {shard} on the database {database} (SHARD_IDS); "
+                    "give each process other shards"
+                ),
+            )
+        )
+    except InUse:
+        held.release()
+        raise
 
 
 def files_unusable(settings: Settings) -> str | None:

@@ -8,7 +8,8 @@ folder, which share the world file beside the database as well. So the second st
 ``flock`` is released by the operating system when the process ends, however it ends (kill -9, a power cut), so
 a restart after a crash is never refused by a lock nobody holds; the file itself is left in place, empty. Shard
 processes (``SHARD_IDS``) each handle only their servers' games and may share a file (docs/deploy.md): they take
-the lock shared, which only a process that handles every game (exclusive) conflicts with.
+the lock shared, which only a process that handles every game (exclusive) conflicts with, and each of their shards'
+own lock (``dicebot.sqlite3.shard-0.lock``) exclusively: two processes given the same shard both ran it (QA).
 
 The lock is named after the database's real path, its symbolic links resolved: a bot started through a link to
 the file or to a folder above it took a lock of its own and ran beside the first (QA). A hard link is another name
@@ -22,6 +23,7 @@ import contextlib
 import errno
 import fcntl
 import os
+from collections.abc import Callable, Collection
 from pathlib import Path
 
 
@@ -30,15 +32,20 @@ class InUse(Exception):
 
 
 class DataLock:
-    """A held lock; :meth:`release` gives it back (the end of the process does so too)."""
+    """Held locks; :meth:`release` gives them back (the end of the process does so too)."""
 
-    def __init__(self, descriptor: int) -> None:
-        self._descriptor: int | None = descriptor
+    def __init__(self, *descriptors: int) -> None:
+        self._descriptors = list(descriptors)
 
     def release(self) -> None:
-        if self._descriptor is not None:
-            os.close(self._descriptor)
-            self._descriptor = None
+        while self._descriptors:
+            os.close(self._descriptors.pop())
+
+    def joined(self, other: DataLock) -> DataLock:
+        """One lock of both, released together; ``other`` is emptied."""
+        self._descriptors.extend(other._descriptors)
+        other._descriptors.clear()
+        return self
 
 
 def lock_file(database: Path) -> Path:
@@ -81,3 +88,20 @@ def _opened(path: Path) -> int:
         if error.errno not in (errno.EACCES, errno.EPERM, errno.EROFS):
             raise
         return os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+
+
+def hold_shards(database: Path, shards: Collection[int], in_use: Callable[[int], str]) -> DataLock:
+    """Lock each of ``shards`` of ``database`` for this process, or raise :class:`InUse` with ``in_use(shard)`` for
+    the first another process holds (none stays held then). Named after the database's real path, as its lock is;
+    a shard whose lock cannot be taken at all is left unlocked, as :func:`hold` leaves the database."""
+    real = database.resolve()
+    held = DataLock()
+    try:
+        for shard in sorted(shards):
+            lock = hold(real.with_name(f"{real.name}.shard-{shard}"), in_use(shard))
+            if lock is not None:
+                held.joined(lock)
+    except InUse:
+        held.release()
+        raise
+    return held

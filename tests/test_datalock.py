@@ -10,7 +10,9 @@ from typing import Any
 import pytest
 
 from bot import datalock
-from bot.datalock import InUse, hold, lock_file
+from bot.__main__ import lock_database
+from bot.datalock import InUse, hold, hold_shards, lock_file
+from bot.settings import Settings
 from bot.storage import Database, DatabaseError
 
 
@@ -100,3 +102,39 @@ async def test_a_link_to_a_missing_folder_is_left_to_the_database_to_refuse(tmp_
     with pytest.raises(DatabaseError, match="volume/dicebot, which does not exist: create or mount it"):
         await Database.open(database)
     assert not (tmp_path / "volume").exists()
+
+
+def test_two_processes_given_the_same_shard_are_refused_and_nothing_stays_held(tmp_path: Path) -> None:
+    """Both ran shard 0 of one file, each with its own copy of its games (QA)."""
+    database = tmp_path / "dicebot.sqlite3"
+    first = hold_shards(database, [1, 2], lambda shard: f"shard {shard}")
+    with pytest.raises(InUse, match=r"^shard 2$"):
+        hold_shards(database, [2, 0], lambda shard: f"shard {shard}")
+    others = hold_shards(database, [0, 3], lambda shard: f"shard {shard}")  # 0 was given back by the refusal
+    first.release()
+    again = hold_shards(database, [1, 2], lambda shard: f"shard {shard}")
+    again.release()
+    others.release()
+
+
+def sharded(tmp_path: Path, shard_ids: str | None) -> Settings:
+    database = f"sqlite:///{tmp_path / 'dicebot.sqlite3'}"
+    if shard_ids is None:
+        return Settings(discord_token="x", database_url=database, _env_file=None)
+    return Settings(discord_token="x", database_url=database, shard_count="4", shard_ids=shard_ids, _env_file=None)
+
+
+def test_a_bots_lock_covers_the_database_and_each_of_its_shards(tmp_path: Path) -> None:
+    first = lock_database(sharded(tmp_path, "0,1"))
+    assert first is not None
+    with pytest.raises(InUse, match=r"another dicebot process runs shard 1 on the database .* give each process other"):
+        lock_database(sharded(tmp_path, "1,2"))
+    with pytest.raises(InUse, match="another dicebot process uses the database"):
+        lock_database(sharded(tmp_path, None))
+    second = lock_database(sharded(tmp_path, "2,3"))  # nothing of the refused one stayed held
+    assert second is not None
+    first.release()
+    second.release()
+    every = lock_database(sharded(tmp_path, None))
+    assert every is not None
+    every.release()
