@@ -137,6 +137,8 @@ class DiceBot(commands.AutoShardedBot):
             pool_size=settings.database_pool_size,  # PostgreSQL's pool; SQLite has none
             statement_timeout=settings.database_statement_timeout,
         )
+        if not self._sync_only:  # a sync runs no game, beside the bot
+            await self.db.claim(None if settings.shard_scope is None else settings.shard_ids)
         self.games = GamesRepository(self.db, settings.shard_scope)
         self.results = ResultsRepository(self.db)
         self.guild_settings = GuildSettingsRepository(self.db)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 import sqlite3
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Collection, Iterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -200,6 +200,11 @@ class Database(ABC):
     @abstractmethod
     async def close(self) -> None:
         """Wait for a running transaction to finish, then close every connection."""
+
+    @abstractmethod
+    async def claim(self, shards: Collection[int] | None) -> None:
+        """Claim the games of ``shards`` (None: every game) for this process, or raise :class:`DatabaseError` when
+        another process runs any of them: two processes running one game each keep their own copy of it."""
 
 
 #: How ``DATABASE_URL`` names each backend.

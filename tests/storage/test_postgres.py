@@ -232,3 +232,31 @@ async def test_its_connections_are_named_in_pg_stat_activity(query: str, name: s
         finally:
             await db.close()
     assert row is not None and row[0] == name
+
+
+async def test_two_processes_never_run_the_same_games_of_one_schema() -> None:
+    """Two bots on one database both started and both ran every game (QA); shard processes share it, a shard once."""
+    async with migrated_schema(server_url()) as url:
+        every, first, second, third = [await Database.open(url) for _ in range(4)]
+        try:
+            await every.claim(None)
+            with pytest.raises(DatabaseError, match=r"^another dicebot process uses the database .* SHARD_IDS"):
+                await first.claim([0])
+            await every.close()
+            await first.claim([0, 1])
+            with pytest.raises(DatabaseError, match=r"^another dicebot process runs shard 1 on the database .*"):
+                await second.claim([1, 2])
+            await second.claim([2, 3])  # nothing of the refused claim stayed held
+            with pytest.raises(DatabaseError, match=r"^another dicebot process uses the database"):
+                await third.claim(None)
+        finally:
+            for db in (every, first, second, third):
+                await db.close()
+        async with migrated_schema(server_url()) as other:  # another schema of the same database: no conflict
+            one, two = await Database.open(url), await Database.open(other)
+            try:
+                await one.claim(None)
+                await two.claim(None)
+            finally:
+                await one.close()
+                await two.close()
