@@ -134,12 +134,13 @@ def _with_discord(what: Callable[[DiceBot, str], Coroutine[Any, Any, None]], *, 
 
     from bot.app import create_bot
     from bot.endpoints import configure_endpoints
+    from bot.logs import setup_logging
 
     if early_stop.requested:  # a stop signal during the imports
         if held is not None:
             held.release()
         return 0
-    discord.utils.setup_logging(level=getattr(logging, settings.log_level))
+    setup_logging(settings.log_level)
     configure_endpoints(settings.discord_api_base, settings.discord_gateway_url)
     # A real bot builds its strategy tables at start (in a worker thread); tests and the playground load lazily.
     # It also freezes its start-up heap, which in a test process would freeze the other tests' objects too.
@@ -302,14 +303,13 @@ def run_playground(args: argparse.Namespace) -> int:
         launch = LaunchSettings()
     except ValidationError as error:
         return fail(describe_error(error))
-    import discord
-
+    from bot.logs import setup_logging
     from bot.playground import BotCrashed, DataDirUnusable, DataInUse, Playground, PortInUse, WorldUnreadable
 
     if early_stop.requested:
         return 0  # a stop signal during the imports
     # One line on the terminal, the URL: discord.py's connection chatter only when LOG_LEVEL asks for it.
-    discord.utils.setup_logging(level=getattr(logging, launch.log_level or "WARNING"))
+    setup_logging(launch.log_level or "WARNING")
     playground = Playground(host=args.host, port=args.port, data_dir=launch.data_dir or Path("data"))
     try:
         asyncio.run(serve_playground(playground, has_token=launch.has_token))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import signal
 import socket
 import sqlite3
@@ -24,6 +25,9 @@ pytestmark = pytest.mark.timeout(90)
 
 TOKEN = "entrypoint-token"
 SETTINGS = environment_names()
+#: A log record's first line, once the colour codes discord.py's formatter adds in a container are gone: its time.
+RECORD = re.compile(r"^\[?\d{4}-\d\d-\d\d \d\d:\d\d:\d\d")
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def bot_env(server: FakeDiscord, database: Path, **extra: str) -> dict[str, str]:
@@ -203,15 +207,59 @@ async def test_sigterm_stops_a_bot_whose_gateway_it_cannot_reach(tmp_path: Path)
         )
         assert process.stderr is not None
         try:
-            while b"Failed to connect for shard_id: 0" not in await asyncio.wait_for(process.stderr.readline(), 30):
+            while b"Failed to connect for shard_id: 0" not in (
+                line := await asyncio.wait_for(process.stderr.readline(), 30)
+            ):
                 assert process.returncode is None
             process.send_signal(signal.SIGTERM)
-            await asyncio.wait_for(process.communicate(), 30)
+            _, rest = await asyncio.wait_for(process.communicate(), 30)
         finally:
             if process.returncode is None:
                 process.kill()
                 await process.wait()
     assert process.returncode == 0
+    # Each attempt is one line, as a reconnect is (below), not the failed connection's traceback.
+    assert (
+        ANSI.sub("", line.decode())
+        .rstrip()
+        .endswith(f"(cannot connect to 127.0.0.1:{closed_port}: Connection refused)")
+    )
+    assert "Traceback" not in rest.decode()
+
+
+async def test_a_gateway_outage_logs_one_line_per_reconnect_attempt(tmp_path: Path, shared_tables: Path) -> None:
+    """discord.py logged every reconnect attempt with the failed connection's traceback: some fifty lines each,
+    hundreds a minute in an admin's logs while Discord was down (QA). Each attempt is one line naming the reason."""
+    data_dir = tmp_path / "data"
+    data_dir.mkdir()
+    (data_dir / "strategy").symlink_to(shared_tables, target_is_directory=True)
+    async with FakeDiscord(token=TOKEN) as server:
+        env = bot_env(server, tmp_path / "db.sqlite3", DATA_DIR=str(data_dir))
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "bot", env=env, cwd=tmp_path, stderr=asyncio.subprocess.PIPE
+        )
+        assert process.stderr is not None
+        lines: list[str] = []
+        try:
+            await server.wait_until_ready(timeout=30)
+            gateway = server.gateway_url.removeprefix("ws://").removesuffix("/gateway")
+            await server.close()  # Discord is down: the connection drops, every new one is refused
+            async with asyncio.timeout(30):
+                while sum("Attempting a reconnect" in line for line in lines) < 3:
+                    line = (await process.stderr.readline()).decode()
+                    assert line, "the bot ended during the outage"
+                    lines.append(ANSI.sub("", line.rstrip("\n")))
+        finally:
+            if process.returncode is None:
+                process.send_signal(signal.SIGTERM)
+            _, rest = await asyncio.wait_for(process.communicate(), 30)
+    assert process.returncode == 0
+    assert "Traceback" not in "\n".join(lines) + rest.decode()
+    outage = lines[next(i for i, line in enumerate(lines) if "Attempting a reconnect" in line) :]
+    assert all(RECORD.match(line) for line in outage), outage
+    for attempt in (line for line in outage if "Attempting a reconnect" in line):
+        assert "WARNING" in attempt
+        assert attempt.endswith(f"(cannot connect to {gateway}: Connection refused)"), attempt
 
 
 async def until_line(process: asyncio.subprocess.Process, marker: str) -> None:
