@@ -136,9 +136,11 @@ class DiceBot(commands.AutoShardedBot):
             setting=self._database_setting,
             pool_size=settings.database_pool_size,  # PostgreSQL's pool; SQLite has none
             statement_timeout=settings.database_statement_timeout,
+            # PostgreSQL's claim on the games this process runs (a sync runs none, beside the bot); SQLite's is its
+            # lock files, taken before (bot/datalock.py).
+            claim=not self._sync_only,
+            shards=None if settings.shard_scope is None else settings.shard_ids,
         )
-        if not self._sync_only:  # a sync runs no game, beside the bot
-            await self.db.claim(None if settings.shard_scope is None else settings.shard_ids)
         self.games = GamesRepository(self.db, settings.shard_scope)
         self.results = ResultsRepository(self.db)
         self.guild_settings = GuildSettingsRepository(self.db)

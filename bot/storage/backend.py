@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 import sqlite3
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Callable, Collection, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -160,7 +160,7 @@ class Database(ABC):
         """Open ``DATABASE_URL`` (or a SQLite file's path), check it and migrate it, or raise DatabaseError.
 
         ``setting`` is what placed the database, named by its errors (the playground's file is placed by
-        ``DATA_DIR``); ``options`` are the PostgreSQL pool's settings (``pool_size``, ``statement_timeout``).
+        ``DATA_DIR``); ``options`` are PostgreSQL's (``pool_size``, ``statement_timeout``, ``claim``, ``shards``).
         """
         url = postgres_url(target)
         if url is not None:
@@ -200,11 +200,6 @@ class Database(ABC):
     @abstractmethod
     async def close(self) -> None:
         """Wait for a running transaction to finish, then close every connection."""
-
-    @abstractmethod
-    async def claim(self, shards: Collection[int] | None) -> None:
-        """Claim the games of ``shards`` (None: every game) for this process, or raise :class:`DatabaseError` when
-        another process runs any of them: two processes running one game each keep their own copy of it."""
 
 
 #: How ``DATABASE_URL`` names each backend.

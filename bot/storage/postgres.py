@@ -31,6 +31,7 @@ from bot.storage.backend import (
     numbered,
     refuse_newer,
 )
+from bot.storage.claims import KEEPALIVES, Claim
 from bot.storage.ownership import VERSION_TABLE, Found, identify
 from bot.urls import describe_url
 
@@ -69,10 +70,6 @@ FAILED_WRITES: tuple[type[BaseException], ...] = (asyncpg.PostgresError, *UNAVAI
 UNUSABLE: tuple[type[BaseException], ...] = (*UNAVAILABLE, asyncpg.PostgresError, ValueError)
 #: Seconds to open a connection: a click must be answered within Discord's 3 s, "try again" included.
 CONNECT_TIMEOUT = 2.0
-#: The advisory locks' first key, with the schema's name (:meth:`PostgresDatabase.claim`), and the second key's
-#: value for "every game"; a shard's own is its id.
-CLAIM_KEY = "dicebot claim: "
-EVERY_GAME = -1
 #: How the bot's connections appear in ``pg_stat_activity``, unless its URL names another.
 APPLICATION_NAME = "dicebot"
 _NAMES_APPLICATION = re.compile(r"[?&]application_name=", re.IGNORECASE)
@@ -93,11 +90,11 @@ class PostgresDatabase(Database):
 
     dialect = "postgres"
 
-    def __init__(self, pool: asyncpg.Pool, where: str, claiming: Callable[[], Awaitable[asyncpg.Connection]]) -> None:
+    def __init__(self, pool: asyncpg.Pool, where: str, claim: Claim | None = None) -> None:
         self._pool = pool
         self.where = where
-        self._claiming = claiming
-        self._claimed: asyncpg.Connection | None = None
+        #: This process's claim on its games (:mod:`bot.storage.claims`), when it runs games.
+        self.claim = claim
 
     @classmethod
     async def connect(
@@ -108,8 +105,12 @@ class PostgresDatabase(Database):
         pool_size: int = 10,
         statement_timeout: float = 10.0,
         setting: str = "DATABASE_URL",
+        claim: bool = False,
+        shards: Collection[int] | None = None,
     ) -> PostgresDatabase:
-        """Connect, refuse a newer schema, migrate; a server that cannot be used raises :class:`DatabaseError`.
+        """Connect, refuse a newer schema, claim the games of ``shards`` (None: every game) when ``claim`` (a bot
+        that runs games; not a sync, a copy or a test of storage), migrate; a server that cannot be used, or games
+        another process claimed, raise :class:`DatabaseError`.
 
         ``setting`` is what the admin wrote the URL into, named by every error (``migrate-db`` passes ``--to``)."""
         migrations = bundled_migrations("postgres") if migrations is None else migrations
@@ -130,68 +131,34 @@ class PostgresDatabase(Database):
         except UNUSABLE as exc:
             why = _failure(exc, CONNECT_TIMEOUT)
             raise DatabaseError(f"cannot connect to the database {where} ({setting}): {why}") from exc
-        db = cls(pool, where, lambda: asyncpg.connect(url, server_settings=settings, timeout=CONNECT_TIMEOUT))
+        db = cls(pool, where)
+        if claim:
+
+            def claiming() -> Awaitable[asyncpg.Connection]:
+                keepalives = {**settings, **KEEPALIVES}
+                return asyncpg.connect(url, server_settings=keepalives, timeout=CONNECT_TIMEOUT)
+
+            db.claim = Claim(claiming, shards, where, UNUSABLE)
         try:
             async with pool.acquire() as conn:
                 await _require_schema(conn, where, setting)
+                # Before migrating: a second bot (a newer one started by mistake) migrated the schema under the
+                # running one, then was refused (review). After the schema check: its name is the claim's key.
+                if db.claim is not None:
+                    await db.claim.take()
                 await _migrate(conn, migrations, where, setting)
         except DatabaseError:
-            await pool.close()
+            await db.close()
             raise
         except UNUSABLE as exc:
-            await pool.close()
+            await db.close()
             why = _failure(exc, statement_timeout + 5)
             raise DatabaseError(f"cannot use the database {where} ({setting}): {why}") from exc
         return db
 
-    async def claim(self, shards: Collection[int] | None) -> None:
-        """Advisory locks, as SQLite's lock files (``bot/datalock.py``): every game (key -1) exclusively for a
-        process of every shard, shared for a shard process, which also takes each of its shards' exclusively. Two
-        processes on one database ran the same games (QA). Held by a connection of their own, outside the pool,
-        until :meth:`close` (or the process's end, which the server sees as the connection's); keyed by the schema,
-        so bots in other schemas of the database are not in the way."""
-        try:
-            conn = await self._claiming()
-        except UNUSABLE as exc:
-            raise DatabaseError(
-                f"cannot connect to the database {self.where}: {_failure(exc, CONNECT_TIMEOUT)}"
-            ) from exc
-        try:
-            taken = await self._claimed_by(conn, shards)
-        except UNUSABLE as exc:
-            conn.terminate()
-            raise DatabaseError(f"cannot use the database {self.where}: {_failure(exc, CONNECT_TIMEOUT)}") from exc
-        except BaseException:
-            conn.terminate()
-            raise
-        if taken is not None:
-            conn.terminate()
-            raise DatabaseError(taken)
-        self._claimed = conn
-
-    async def _claimed_by(self, conn: asyncpg.Connection, shards: Collection[int] | None) -> str | None:
-        """Take the locks of ``shards`` on ``conn``: None, or the line saying which another process holds."""
-        lock = "pg_try_advisory_lock" if shards is None else "pg_try_advisory_lock_shared"
-        if not await conn.fetchval(f"SELECT {lock}(hashtext($1 || current_schema()), $2)", CLAIM_KEY, EVERY_GAME):
-            return (
-                f"another dicebot process uses the database {self.where} (DATABASE_URL); stop it first, or give "
-                "each process its SHARD_IDS (docs/deploy.md)"
-            )
-        for shard in sorted(shards or ()):
-            query = "SELECT pg_try_advisory_lock(hashtext($1 || current_schema()), $2)"
-            if not await conn.fetchval(query, CLAIM_KEY, shard):
-                return (
-                    f"another dicebot process runs shard {shard} on the database {self.where} (SHARD_IDS); give each "
-                    "process other shards"
-                )
-        return None
-
     async def close(self) -> None:
-        if self._claimed is not None:
-            # Gone with the server's restart, perhaps: its locks went with it, and closing it has nothing to say.
-            with contextlib.suppress(*UNUSABLE):
-                await self._claimed.close(timeout=CONNECT_TIMEOUT)
-            self._claimed = None
+        if self.claim is not None:
+            await self.claim.release()
         await self._pool.close()
 
     async def run(self, batch: Transaction) -> None:

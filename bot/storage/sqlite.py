@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sqlite3
-from collections.abc import AsyncIterator, Callable, Collection, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
@@ -132,9 +132,6 @@ class SqliteDatabase(Database):
             await writer.close()
             raise
         return cls(writer, reader, path)
-
-    async def claim(self, shards: Collection[int] | None) -> None:
-        """Claimed before it opened: its lock files (``bot/datalock.py``), which the playground takes as well."""
 
     async def close(self) -> None:
         await self._groups.drain()

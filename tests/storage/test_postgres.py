@@ -4,6 +4,7 @@ that race, and the ``?`` placeholders translated to ``$n``."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import socket
 import uuid
 from urllib.parse import urlsplit, urlunsplit
@@ -11,7 +12,7 @@ from urllib.parse import urlsplit, urlunsplit
 import asyncpg
 import pytest
 
-from bot.storage import Database, DatabaseError, GamesRepository, StorageUnavailable, postgres
+from bot.storage import Database, DatabaseError, GamesRepository, StorageUnavailable, claims, postgres
 from bot.storage.backend import Migration, bundled_migrations, numbered
 from tests.postgres import fresh_schema, migrated_schema, server_url, with_search_path
 
@@ -236,27 +237,47 @@ async def test_its_connections_are_named_in_pg_stat_activity(query: str, name: s
 
 async def test_two_processes_never_run_the_same_games_of_one_schema() -> None:
     """Two bots on one database both started and both ran every game (QA); shard processes share it, a shard once."""
-    async with migrated_schema(server_url()) as url:
-        every, first, second, third = [await Database.open(url) for _ in range(4)]
-        try:
-            await every.claim(None)
-            with pytest.raises(DatabaseError, match=r"^another dicebot process uses the database .* SHARD_IDS"):
-                await first.claim([0])
-            await every.close()
-            await first.claim([0, 1])
-            with pytest.raises(DatabaseError, match=r"^another dicebot process runs shard 1 on the database .*"):
-                await second.claim([1, 2])
-            await second.claim([2, 3])  # nothing of the refused claim stayed held
-            with pytest.raises(DatabaseError, match=r"^another dicebot process uses the database"):
-                await third.claim(None)
-        finally:
-            for db in (every, first, second, third):
-                await db.close()
+    async with migrated_schema(server_url()) as url, contextlib.AsyncExitStack() as opened:
+
+        async def bot(shards: list[int] | None) -> Database:
+            db = await Database.open(url, claim=True, shards=shards)
+            opened.push_async_callback(db.close)
+            return db
+
+        every = await bot(None)
+        with pytest.raises(DatabaseError, match=r"^another dicebot process uses the database .* SHARD_IDS"):
+            await bot([0])
+        await every.close()
+        await bot([0, 1])
+        with pytest.raises(DatabaseError, match=r"^another dicebot process runs shard 1 on the database .*"):
+            await bot([1, 2])
+        await bot([2, 3])  # nothing of the refused claim stayed held
+        with pytest.raises(DatabaseError, match=r"^another dicebot process uses the database"):
+            await bot(None)
+        await (await Database.open(url)).close()  # a sync or a copy claims nothing
         async with migrated_schema(server_url()) as other:  # another schema of the same database: no conflict
-            one, two = await Database.open(url), await Database.open(other)
+            await (await Database.open(other, claim=True)).close()
+
+
+async def test_a_claim_lost_with_its_connection_is_taken_again() -> None:
+    """Lost for good when the server restarted or ended the session: a second bot then ran beside the first
+    (review)."""
+    async with migrated_schema(server_url()) as url:
+        db = await Database.open(url, claim=True)
+        try:
+            assert isinstance(db, postgres.PostgresDatabase) and db.claim is not None
+            admin = await asyncpg.connect(url)  # the same search_path: the claim's key
             try:
-                await one.claim(None)
-                await two.claim(None)
+                ended = await admin.fetch(
+                    "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2 "
+                    "AND classid = hashtext($1 || current_schema())::oid",
+                    claims.CLAIM_KEY,
+                )
             finally:
-                await one.close()
-                await two.close()
+                await admin.close()
+            assert [row[0] for row in ended] == [True]
+            await asyncio.wait_for(db.claim.wait_taken(2), 30)
+            with pytest.raises(DatabaseError, match=r"^another dicebot process uses the database"):
+                await Database.open(url, claim=True)
+        finally:
+            await db.close()

@@ -1,0 +1,152 @@
+"""A bot process's claim on its games in a PostgreSQL database: advisory locks, as SQLite's lock files are
+(``bot/datalock.py``).
+
+Two processes running the same games each keep their own copy of a game in progress, fire the same deadlines and
+repair the same messages (QA: two bots on one database both started and both ran every game). So a process of
+every shard takes the key "every game" exclusively; a shard process takes it shared, and each of its shards' key
+exclusively. The keys hash the schema's name, so bots in other schemas of the database are not in the way.
+
+The locks are held by a connection of their own, outside the pool, with short TCP keepalives: the server drops a
+crashed host's connection, and its locks, within a minute rather than after its two-hour default, which locked a
+restarted bot out of its own database (review). A claim lost with its connection (the server restarted, an admin
+ended the session) is logged and taken again as soon as the server answers; should another process have taken the
+games meanwhile, that is logged as an error, since both now run them (the optimistic version check still lets
+only one save of a game through).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+from collections.abc import Awaitable, Callable, Collection
+from typing import TYPE_CHECKING, Any
+
+import asyncpg
+
+from bot.storage.backend import DatabaseError
+
+if TYPE_CHECKING:
+    from asyncpg.pool import PoolConnectionProxy
+
+log = logging.getLogger(__name__)
+
+#: The advisory locks' first key, hashed with the schema's name, and the second key of "every game"; a shard's own
+#: is its id.
+CLAIM_KEY = "dicebot claim: "
+EVERY_GAME = -1
+#: The claim's connection: the server probes it after 30 s of silence, every 10 s, and drops it after 3 misses.
+KEEPALIVES = {"tcp_keepalives_idle": "30", "tcp_keepalives_interval": "10", "tcp_keepalives_count": "3"}
+#: Seconds between attempts to take a lost claim again: growing, up to half a minute.
+RETRY_AFTER = (0.0, 1.0, 2.0, 5.0, 10.0, 30.0)
+
+_LOCK = "SELECT {function}(hashtext($1 || current_schema()), $2)"
+
+
+class Claim:
+    """The games of ``shards`` (None: every game) of one database, claimed for this process."""
+
+    def __init__(
+        self,
+        connecting: Callable[[], Awaitable[asyncpg.Connection]],
+        shards: Collection[int] | None,
+        where: str,
+        unusable: tuple[type[BaseException], ...],
+    ) -> None:
+        self._connecting = connecting
+        self._shards = None if shards is None else sorted(shards)
+        self._where = where
+        self._unusable = unusable
+        self._connection: asyncpg.Connection | None = None
+        self._retaking: asyncio.Task[None] | None = None
+        self._released = False
+        #: How many times it was taken: once at start, once more after each loss.
+        self.taken = 0
+        self._changed = asyncio.Event()
+
+    async def take(self) -> None:
+        """Take the claim, or raise :class:`DatabaseError` with one line: another process holds some of it, or the
+        server cannot be used."""
+        try:
+            conn = await self._connecting()
+        except self._unusable as exc:
+            raise DatabaseError(f"cannot connect to the database {self._where} (DATABASE_URL): {_told(exc)}") from exc
+        try:
+            taken = await self._locked(conn)
+        except self._unusable as exc:
+            conn.terminate()
+            raise DatabaseError(f"cannot use the database {self._where} (DATABASE_URL): {_told(exc)}") from exc
+        except BaseException:
+            conn.terminate()
+            raise
+        if taken is not None:
+            conn.terminate()
+            raise DatabaseError(taken)
+        conn.add_termination_listener(self._lost)
+        self._connection = conn
+        self.taken += 1
+        self._changed.set()
+
+    async def wait_taken(self, times: int) -> None:
+        """Return once the claim was taken ``times`` times in all (a loss and its retaking observed)."""
+        while self.taken < times:
+            self._changed.clear()
+            await self._changed.wait()
+
+    async def release(self) -> None:
+        """Give the claim back: its connection closed, a retaking in progress stopped."""
+        self._released = True
+        if self._retaking is not None:
+            self._retaking.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._retaking
+        if self._connection is not None:
+            # Gone with the server's restart, perhaps: its locks went with it, and closing it has nothing to say.
+            with contextlib.suppress(*self._unusable):
+                await self._connection.close(timeout=5)
+            self._connection = None
+
+    async def _locked(self, conn: asyncpg.Connection) -> str | None:
+        """Take the locks on ``conn``: None, or the line saying which of them another process holds."""
+        every = "pg_try_advisory_lock" if self._shards is None else "pg_try_advisory_lock_shared"
+        if not await conn.fetchval(_LOCK.format(function=every), CLAIM_KEY, EVERY_GAME):
+            return (
+                f"another dicebot process uses the database {self._where} (DATABASE_URL); stop it first, or give "
+                "each process its SHARD_IDS (docs/deploy.md)"
+            )
+        for shard in self._shards or ():
+            if not await conn.fetchval(_LOCK.format(function="pg_try_advisory_lock"), CLAIM_KEY, shard):
+                return (
+                    f"another dicebot process runs shard {shard} on the database {self._where} (DATABASE_URL, "
+                    "SHARD_IDS); give each process other shards"
+                )
+        return None
+
+    def _lost(self, conn: asyncpg.Connection | PoolConnectionProxy[Any]) -> None:
+        """asyncpg's termination listener: the connection closed, by :meth:`release` or not."""
+        if self._released or conn is not self._connection:
+            return
+        self._connection = None
+        log.warning("lost the claim on the games in %s (its connection closed); taking it again", self._where)
+        self._retaking = asyncio.get_running_loop().create_task(self._retake(), name="dicebot-claim")
+
+    async def _retake(self) -> None:
+        for attempt, pause in enumerate(itertools.chain(RETRY_AFTER, itertools.repeat(RETRY_AFTER[-1]))):
+            await asyncio.sleep(pause)
+            try:
+                await self.take()
+            except DatabaseError as error:
+                if not isinstance(error.__cause__, self._unusable):
+                    log.error("%s; until then both processes run these games", error)
+                    return
+                if attempt == 0 or pause == RETRY_AFTER[-1]:
+                    log.warning("cannot take the claim on the games in %s again yet: %s", self._where, error)
+                continue
+            log.warning("took the claim on the games in %s again", self._where)
+            return
+
+
+def _told(error: BaseException) -> str:
+    """The error's words; a timeout has none."""
+    return str(error) or type(error).__name__
