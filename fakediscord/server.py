@@ -101,8 +101,15 @@ class FakeDiscord:
         self.gateway.url = self.gateway_url
 
     async def close(self) -> None:
-        """Close gateway sockets and the HTTP server, then stop the world's timer (a click answered meanwhile could
-        have set it again)."""
+        """Stop listening, close gateway sockets and the HTTP server, then stop the world's timer (a click answered
+        meanwhile could have set it again).
+
+        Listening stops first: a client told the gateway closed reconnects at once, and a connection accepted while
+        the server shut down hung unanswered (a bot saw no outage for over a minute), where a closed port refuses
+        it as Discord's outage would."""
+        if self._runner is not None:
+            for site in list(self._runner.sites):
+                await site.stop()
         await self.gateway.close()
         if self._runner is not None:
             await self._runner.cleanup()
