@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import logging
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -121,7 +122,9 @@ def unreachable(path: Path) -> str | None:
         path.stat()
     except OSError as error:
         if error.errno == errno.ENOTDIR:
-            file = next(parent for parent in path.parents if parent.exists())
+            # Along the path its links lead to: a link through a file blamed the folder the link is in (review).
+            real = Path(os.path.realpath(path))
+            file = next(parent for parent in real.parents if parent.exists())
             return f"{file} is a file, not a folder"
         if error.errno == errno.ELOOP:
             return f"{path} is a loop of symbolic links"

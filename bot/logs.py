@@ -51,7 +51,10 @@ def reason(error: BaseException) -> str:
     if isinstance(error, discord.ConnectionClosed):
         return f"the gateway closed the connection with code {error.code}"
     if isinstance(error, discord.HTTPException):
-        return f"Discord answered {error.status} {error.text}".strip()
+        # A proxy's error page is HTML over many lines (Cloudflare's 502): its status's name says enough (review).
+        lines = error.text.strip().splitlines()
+        text = getattr(error.response, "reason", "") if not lines or lines[0].startswith("<") else lines[0][:100]
+        return f"Discord answered {error.status} {text or ''}".strip()
     if isinstance(error, TimeoutError):
         return "no answer in time"
     if isinstance(error, OSError):

@@ -7,6 +7,7 @@ Pure: the standard library only, so settings and storage can both use it.
 from __future__ import annotations
 
 import ipaddress
+import os
 import re
 import socket
 from urllib.parse import SplitResult, parse_qsl, urlsplit
@@ -56,8 +57,9 @@ NAMES_NO_DATABASE = (
     "names no database, so the driver would pick one named after the user: write "
     "postgresql://user:password@host:5432/database"
 )
-#: The query parameters that name the database instead of the path: libpq's ``dbname``, asyncpg's ``database``.
-DATABASE_PARAMETERS = frozenset({"dbname", "database"})
+#: The query parameters that name the database instead of the path: libpq's ``dbname``, asyncpg's ``database``,
+#: and ``service``, whose entry in pg_service.conf may.
+DATABASE_PARAMETERS = frozenset({"dbname", "database", "service"})
 
 
 def check_database_url(url: str) -> None:
@@ -76,7 +78,7 @@ def check_database_url(url: str) -> None:
     written_userinfo = url.partition("://")[2].rpartition("@")[0]
     if RESERVED_IN_PASSWORD.intersection(written_userinfo):
         raise ValueError(ENCODE_PASSWORD)
-    if not _names_database(url):
+    if not _names_database(url) and not os.environ.get("PGDATABASE"):  # the drivers' default before the user's
         raise ValueError(NAMES_NO_DATABASE)
     check_ports(url)
 

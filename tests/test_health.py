@@ -84,6 +84,7 @@ def broken_links(tmp_path: Path) -> dict[Path, str]:
     (tmp_path / "other").symlink_to(tmp_path / "loop")
     (tmp_path / "dangling").symlink_to(tmp_path / "unmounted" / "dicebot.health")
     (tmp_path / "file").touch()
+    (tmp_path / "through").symlink_to(tmp_path / "file" / "dicebot.health")
     return {
         tmp_path / "loop": f"{tmp_path / 'loop'} is a loop of symbolic links",
         tmp_path / "dangling": (
@@ -91,6 +92,8 @@ def broken_links(tmp_path: Path) -> dict[Path, str]:
             "does not exist"
         ),
         tmp_path / "file" / "run" / "dicebot.health": f"{tmp_path / 'file'} is a file, not a folder",
+        # The link's own folder was blamed (review).
+        tmp_path / "through": f"{tmp_path / 'file'} is a file, not a folder",
     }
 
 

@@ -7,6 +7,7 @@ import inspect
 import io
 import logging
 import socket
+from types import SimpleNamespace
 
 import aiohttp
 import discord
@@ -129,6 +130,18 @@ def test_other_errors_keep_their_traceback() -> None:
         (ConnectionResetError(104, "reset"), "Connection reset by peer"),
         (TimeoutError(), "no answer in time"),
         (discord.GatewayNotFound(), "The gateway to connect to discord was not found."),
+        # Cloudflare's error page, many lines of HTML, was the "one line" (review).
+        (
+            discord.DiscordServerError(
+                SimpleNamespace(status=502, reason="Bad Gateway"),
+                "<html>\r\n<head><title>502</title></head>\r\n</html>",
+            ),
+            "Discord answered 502 Bad Gateway",
+        ),
+        (
+            discord.DiscordServerError(SimpleNamespace(status=503, reason="x"), "upstream\nbusy"),
+            "Discord answered 503 upstream",
+        ),
     ],
 )
 def test_the_reason_is_a_few_words(error: BaseException, said: str) -> None:

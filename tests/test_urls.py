@@ -37,6 +37,7 @@ def test_a_reserved_character_in_the_password_asks_for_percent_encoding_and_name
         "postgres://db/d",
         "postgresql://db?dbname=dicebot",
         "postgresql://db:5432?database=dicebot",
+        "postgresql://db?service=dicebot",
         "postgresql:///dicebot?host=/var/run/postgresql",
     ],
 )
@@ -48,10 +49,13 @@ def test_an_encoded_password_and_plain_urls_pass(url: str) -> None:
     "url",
     ["postgresql://db:5432", "postgresql://dice@db/", "postgresql:///", "postgresql://@", "postgresql://db?dbname="],
 )
-def test_a_url_naming_no_database_is_refused(url: str) -> None:
+def test_a_url_naming_no_database_is_refused(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """libpq's default is a database named after the user: ``migrate-db`` copied into it (review)."""
+    monkeypatch.delenv("PGDATABASE", raising=False)
     with pytest.raises(ValueError, match=re.escape(NAMES_NO_DATABASE)):
         check_database_url(url)
+    monkeypatch.setenv("PGDATABASE", "dicebot")  # the drivers' default before the user's name (review)
+    check_database_url(url)
 
 
 @pytest.mark.parametrize(

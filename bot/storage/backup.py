@@ -69,6 +69,7 @@ def snapshot(path: Path, into: Path, setting: str) -> int:
     ``path``; its schema version, 0 when it holds no table at all. A damaged file is refused as damaged first,
     whatever it holds, then another program's (:mod:`bot.storage.ownership`). Errors reading ``path`` name
     ``setting``, what the admin wrote the path into; writing ``into`` raises :class:`CopyUnwritten`."""
+    # Both missing: a stopped bot's. A -wal alone (a database copied with it) holds writes a tidy would checkpoint.
     absent = [side for side in _side_files(path) if not side.exists()]
     try:
         # A URI, to open it read-only; quoted, so a ? or # in a folder's name stays part of the path.
@@ -95,7 +96,7 @@ def snapshot(path: Path, into: Path, setting: str) -> int:
     finally:
         copy.close()
         source.close()
-        if any(side.exists() for side in absent):
+        if len(absent) == 2 and any(side.exists() for side in absent):
             _tidy(path)
     return version
 

@@ -81,6 +81,28 @@ async def test_a_stopped_bots_database_is_left_as_it_was_without_side_files(tmp_
     assert path.read_bytes() == before
 
 
+def test_a_database_copied_with_its_wal_alone_is_not_written(tmp_path: Path) -> None:
+    """A -wal without its -shm (a database copied as two files) was checkpointed into the file by the tidy (review)."""
+    live, copied = tmp_path / "live", tmp_path / "copied"
+    live.mkdir()
+    copied.mkdir()
+    asyncio.run(migrated(live / "dicebot.sqlite3"))
+    writer = sqlite3.connect(live / "dicebot.sqlite3")
+    writer.execute("PRAGMA wal_autocheckpoint = 0")
+    with writer:
+        writer.execute("INSERT INTO bot_meta (key, value) VALUES ('kept', 'in the wal')")
+    for name in ("dicebot.sqlite3", "dicebot.sqlite3-wal"):
+        shutil.copy(live / name, copied / name)
+    writer.close()
+    before = (copied / "dicebot.sqlite3").read_bytes()
+    back_up(copied / "dicebot.sqlite3", tmp_path / "b.sqlite3")
+    assert (copied / "dicebot.sqlite3").read_bytes() == before
+    assert (copied / "dicebot.sqlite3-wal").stat().st_size > 0
+    with sqlite3.connect(tmp_path / "b.sqlite3") as backed_up:
+        assert backed_up.execute("SELECT value FROM bot_meta WHERE key = 'kept'").fetchall() == [("in the wal",)]
+    backed_up.close()
+
+
 async def test_a_running_bots_side_files_stay_and_it_plays_on(tmp_path: Path) -> None:
     path = tmp_path / "data" / "dicebot.sqlite3"
     db = await Database.open(path)
