@@ -334,11 +334,8 @@ def run_default(args: argparse.Namespace) -> int:
     early_stop.defer()
     from pydantic import ValidationError
 
-    from bot.settings import LaunchSettings, describe_error, environment_names
+    from bot.settings import LaunchSettings, describe_error
 
-    quoted = quoted_setting(environment_names())
-    if quoted is not None:
-        return fail(quoted)
     try:
         launch = LaunchSettings()
     except ValidationError as error:

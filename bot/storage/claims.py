@@ -53,11 +53,14 @@ class Claim:
         shards: Collection[int] | None,
         where: str,
         unusable: tuple[type[BaseException], ...],
+        failure: Callable[[BaseException], str],
     ) -> None:
+        """``unusable``: what the server's absence raises; ``failure``: its words, as the backend says them."""
         self._connecting = connecting
         self._shards = None if shards is None else sorted(shards)
         self._where = where
         self._unusable = unusable
+        self._failure = failure
         self._connection: asyncpg.Connection | None = None
         self._retaking: asyncio.Task[None] | None = None
         self._released = False
@@ -71,12 +74,14 @@ class Claim:
         try:
             conn = await self._connecting()
         except self._unusable as exc:
-            raise DatabaseError(f"cannot connect to the database {self._where} (DATABASE_URL): {_told(exc)}") from exc
+            why = self._failure(exc)
+            raise DatabaseError(f"cannot connect to the database {self._where} (DATABASE_URL): {why}") from exc
         try:
             taken = await self._locked(conn)
         except self._unusable as exc:
             conn.terminate()
-            raise DatabaseError(f"cannot use the database {self._where} (DATABASE_URL): {_told(exc)}") from exc
+            why = self._failure(exc)
+            raise DatabaseError(f"cannot use the database {self._where} (DATABASE_URL): {why}") from exc
         except BaseException:
             conn.terminate()
             raise
@@ -145,8 +150,3 @@ class Claim:
                 continue
             log.warning("took the claim on the games in %s again", self._where)
             return
-
-
-def _told(error: BaseException) -> str:
-    """The error's words; a timeout has none."""
-    return str(error) or type(error).__name__

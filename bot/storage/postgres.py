@@ -138,7 +138,7 @@ class PostgresDatabase(Database):
                 keepalives = {**settings, **KEEPALIVES}
                 return asyncpg.connect(url, server_settings=keepalives, timeout=CONNECT_TIMEOUT)
 
-            db.claim = Claim(claiming, shards, where, UNUSABLE)
+            db.claim = Claim(claiming, shards, where, UNUSABLE, lambda exc: _failure(exc, CONNECT_TIMEOUT))
         try:
             async with pool.acquire() as conn:
                 await _require_schema(conn, where, setting)
