@@ -158,4 +158,8 @@ def problem(path: Path, now: float | None = None, stale_after: float = STALE_AFT
         return f"cannot read the heartbeat in {path} ({reason(error)})"
     if age > stale_after:
         return f"the last heartbeat in {path} is {age:.0f} s old (a shard is disconnected or the bot hangs)"
+    if -age > stale_after:
+        # A clock set back: a beating bot rewrites the file within BEAT_EVERY, so this passes at once for it, while
+        # a hung one would otherwise count as fresh until the clock caught up.
+        return f"the last heartbeat in {path} is dated {-age:.0f} s in the future (the clock was set back)"
     return None

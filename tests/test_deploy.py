@@ -4,6 +4,9 @@ configuration as processes.)"""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +16,7 @@ from dotenv import dotenv_values
 from bot.settings import LaunchSettings, Settings
 
 COMPOSE = Path(__file__).resolve().parents[1] / "compose.yaml"
+HEALTHCHECK = ["CMD-SHELL", "python -m bot health || exit 1"]
 
 
 def compose() -> dict[str, Any]:
@@ -63,11 +67,28 @@ def test_bots_wait_for_a_healthy_database_restart_and_check_their_health() -> No
     for service in bots().values():
         assert service["depends_on"] == {"postgres": {"condition": "service_healthy"}}
         assert service["restart"] == "unless-stopped"
-        assert service["healthcheck"]["test"] == ["CMD", "python", "-m", "bot", "health"]
+        assert service["healthcheck"]["test"] == HEALTHCHECK
         assert service["environment"]["HEALTH_FILE"]
         assert service["environment"]["DATABASE_URL"].startswith("postgresql://")
         for volume in service["volumes"]:
             assert volume.split(":")[0] in document["volumes"]
+
+
+def test_the_health_check_answers_only_what_docker_reads(tmp_path: Path) -> None:
+    """Docker reads 0 as healthy, 1 as unhealthy and reserves every other code; ``health`` exits 2 for an unusable
+    ``HEALTH_FILE`` (one line for an admin at a shell), which the service's check must turn into 1."""
+    kind, command = HEALTHCHECK
+    assert kind == "CMD-SHELL"
+    clean = {key: value for key, value in os.environ.items() if key != "HEALTH_FILE"}
+    path = tmp_path / "dicebot.health"
+    python = str(Path(sys.executable).parent)
+    shell = {**clean, "PATH": os.pathsep.join((python, clean.get("PATH", "")))}
+    codes = []
+    for environment in ({}, {"HEALTH_FILE": str(tmp_path)}, {"HEALTH_FILE": str(path)}):
+        codes.append(subprocess.run(["sh", "-c", command], env={**shell, **environment}, cwd=tmp_path).returncode)
+    path.touch()
+    codes.append(subprocess.run(["sh", "-c", command], env={**shell, "HEALTH_FILE": str(path)}).returncode)
+    assert codes == [1, 1, 1, 0]
 
 
 def test_the_tables_volume_is_where_the_bots_keep_their_files() -> None:

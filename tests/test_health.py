@@ -36,6 +36,15 @@ def test_a_missing_or_old_file_is_a_problem(tmp_path: Path) -> None:
     assert "s old" in (problem(path, now=written + STALE_AFTER + 1) or "")
 
 
+def test_a_file_dated_far_in_the_future_is_a_problem(tmp_path: Path) -> None:
+    """After the clock was set back, a hung bot's last beat must not count as fresh until the clock catches up."""
+    path = tmp_path / "dicebot.health"
+    path.touch()
+    written = path.stat().st_mtime
+    assert problem(path, now=written - 1) is None
+    assert "in the future" in (problem(path, now=written - STALE_AFTER - 1) or "")
+
+
 async def test_stopping_removes_the_file(tmp_path: Path) -> None:
     path = tmp_path / "dicebot.health"
     beat = Heartbeat(path, lambda: True)
