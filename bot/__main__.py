@@ -166,7 +166,7 @@ def _with_discord(what: Callable[[DiceBot, str], Coroutine[Any, Any, None]], *, 
 def lock_database(settings: Settings) -> DataLock | None:
     """Lock a SQLite database for this process (``bot/datalock.py``); PostgreSQL needs none: shard processes
     sharing it is the supported way to run several. A process with ``SHARD_IDS`` locks it shared."""
-    from bot.datalock import InUse, hold, hold_shards
+    from bot.datalock import InUse, hold, hold_count, hold_shards
 
     if settings.uses_postgres:
         return None
@@ -180,7 +180,7 @@ def lock_database(settings: Settings) -> DataLock | None:
     if held is None or settings.shard_ids is None:
         return held
     try:
-        return held.joined(
+        held.joined(
             hold_shards(
                 database,
                 settings.shard_ids,
@@ -190,9 +190,21 @@ def lock_database(settings: Settings) -> DataLock | None:
                 ),
             )
         )
+        if settings.shard_count is not None:
+            held.joined(
+                hold_count(
+                    database,
+                    settings.shard_count,
+                    lambda other: (
+                        f"another dicebot process runs with SHARD_COUNT={other} on the database {database}, this "
+                        f"one with {settings.shard_count}; give every process the same SHARD_COUNT (docs/deploy.md)"
+                    ),
+                )
+            )
     except InUse:
         held.release()
         raise
+    return held
 
 
 def files_unusable(settings: Settings) -> str | None:

@@ -139,7 +139,7 @@ class DiceBot(commands.AutoShardedBot):
             # PostgreSQL's claim on the games this process runs (a sync runs none, beside the bot); SQLite's is its
             # lock files, taken before (bot/datalock.py).
             claim=not self._sync_only,
-            shards=None if settings.shard_scope is None else settings.shard_ids,
+            shards=settings.shard_scope,
         )
         self.games = GamesRepository(self.db, settings.shard_scope)
         self.results = ResultsRepository(self.db)

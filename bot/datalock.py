@@ -9,7 +9,10 @@ folder, which share the world file beside the database as well. So the second st
 a restart after a crash is never refused by a lock nobody holds; the file itself is left in place, empty. Shard
 processes (``SHARD_IDS``) each handle only their servers' games and may share a file (docs/deploy.md): they take
 the lock shared, which only a process that handles every game (exclusive) conflicts with, and each of their shards'
-own lock (``dicebot.sqlite3.shard-0.lock``) exclusively: two processes given the same shard both ran it (QA).
+own lock (``dicebot.sqlite3.shard-0.lock``) exclusively: two processes given the same shard both ran it (QA). They
+must also agree on ``SHARD_COUNT`` (a guild's shard depends on it: with 2 and 3, both ran some servers): each
+holds its count's lock (``dicebot.sqlite3.shard-count-2.lock``) shared and is refused while another count's is held,
+which it looks for under ``dicebot.sqlite3.shard-count.lock``, so two starting together cannot both miss each other.
 
 The lock is named after the database's real path, its symbolic links resolved: a bot started through a link to
 the file or to a folder above it took a lock of its own and ran beside the first (QA). A hard link is another name
@@ -78,6 +81,55 @@ def hold(database: Path, in_use: str, *, shared: bool = False) -> DataLock | Non
             os.close(descriptor)
         return None
     return DataLock(descriptor)
+
+
+def hold_count(database: Path, count: int, in_use: Callable[[int], str]) -> DataLock:
+    """Hold ``count``'s lock of ``database`` shared, or raise :class:`InUse` with ``in_use(other)`` while a process
+    holds another count's. Named after the database's real path; left unlocked where no lock can be taken, as
+    :func:`hold` leaves the database."""
+    real = database.resolve()
+    prefix = f"{real.name}.shard-count-"
+    try:
+        looking = _opened(real.with_name(f"{real.name}.shard-count.lock"))
+    except OSError:
+        return DataLock()
+    try:
+        fcntl.flock(looking, fcntl.LOCK_EX)  # held only while looking: a moment
+        for other in _counts(real.parent, prefix):
+            if other != count and _held(real.with_name(f"{prefix}{other}.lock")):
+                raise InUse(in_use(other))
+        return hold(real.with_name(f"{prefix}{count}"), "", shared=True) or DataLock()
+    except OSError:
+        return DataLock()
+    finally:
+        os.close(looking)
+
+
+def _counts(folder: Path, prefix: str) -> list[int]:
+    """The counts whose lock files lie in ``folder``: listed by name, as a glob would read ``[`` in it as a pattern."""
+    counts = []
+    for name in os.listdir(folder):
+        number = name.removeprefix(prefix).removesuffix(".lock")
+        if name.startswith(prefix) and name.endswith(".lock") and number.isdigit():
+            counts.append(int(number))
+    return sorted(counts)
+
+
+def _held(path: Path) -> bool:
+    """Whether a process holds ``path``'s lock: it cannot be taken exclusively now."""
+    try:
+        descriptor = _opened(path)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(descriptor)
+    return False
 
 
 def _opened(path: Path) -> int:

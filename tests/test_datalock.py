@@ -11,7 +11,7 @@ import pytest
 
 from bot import datalock
 from bot.__main__ import lock_database
-from bot.datalock import InUse, hold, hold_shards, lock_file
+from bot.datalock import InUse, hold, hold_count, hold_shards, lock_file
 from bot.settings import Settings
 from bot.storage import Database, DatabaseError
 
@@ -117,11 +117,13 @@ def test_two_processes_given_the_same_shard_are_refused_and_nothing_stays_held(t
     others.release()
 
 
-def sharded(tmp_path: Path, shard_ids: str | None) -> Settings:
+def sharded(tmp_path: Path, shard_ids: str | None, count: int = 4) -> Settings:
     database = f"sqlite:///{tmp_path / 'dicebot.sqlite3'}"
     if shard_ids is None:
         return Settings(discord_token="x", database_url=database, _env_file=None)
-    return Settings(discord_token="x", database_url=database, shard_count="4", shard_ids=shard_ids, _env_file=None)
+    return Settings(
+        discord_token="x", database_url=database, shard_count=str(count), shard_ids=shard_ids, _env_file=None
+    )
 
 
 def test_a_bots_lock_covers_the_database_and_each_of_its_shards(tmp_path: Path) -> None:
@@ -138,3 +140,34 @@ def test_a_bots_lock_covers_the_database_and_each_of_its_shards(tmp_path: Path) 
     every = lock_database(sharded(tmp_path, None))
     assert every is not None
     every.release()
+
+
+def test_shard_processes_with_another_shard_count_are_refused(tmp_path: Path) -> None:
+    """With SHARD_COUNT 2 in one process and 3 in another, both ran the servers their counts gave both (review)."""
+    first = lock_database(sharded(tmp_path, "0", count=2))
+    assert first is not None
+    with pytest.raises(InUse, match=r"runs with SHARD_COUNT=2 on the database .*, this one with 3; give every process"):
+        lock_database(sharded(tmp_path, "2", count=3))
+    second = lock_database(sharded(tmp_path, "1", count=2))  # nothing of the refused one stayed held
+    assert second is not None
+    first.release()
+    with pytest.raises(InUse, match=r"SHARD_COUNT=2"):
+        lock_database(sharded(tmp_path, "0", count=3))  # shard 1 still runs with 2
+    second.release()
+    third = lock_database(sharded(tmp_path, "0", count=3))  # every process of count 2 gone
+    assert third is not None
+    third.release()
+
+
+def test_a_count_is_looked_for_by_the_lock_files_real_names(tmp_path: Path) -> None:
+    """Counts are read off the folder's file names; a database named like a glob pattern must not hide them."""
+    database = tmp_path / "dice[1].sqlite3"
+    link = tmp_path / "link.sqlite3"
+    link.symlink_to(database)
+    held = hold_count(database, 10, str)
+    with pytest.raises(InUse, match=r"^10$"):
+        hold_count(link, 2, str)
+    same = hold_count(database, 10, str)
+    held.release()
+    same.release()
+    hold_count(database, 2, str).release()

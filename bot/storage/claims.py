@@ -6,6 +6,11 @@ repair the same messages (QA: two bots on one database both started and both ran
 every shard takes the key "every game" exclusively; a shard process takes it shared, and each of its shards' key
 exclusively. The keys hash the schema's name, so bots in other schemas of the database are not in the way.
 
+Shard processes must agree on ``SHARD_COUNT``: with 2 in one and 3 in another, both took their shards and ran the
+servers their counts gave both (every guild's shard depends on the count). So a shard process also holds the key
+of its count shared, and is refused while another count's key is held: read from ``pg_locks``, under a lock
+that lets one process at a time look, so two starting together cannot both miss each other.
+
 The locks are held by a connection of their own, outside the pool, with short TCP keepalives: the server drops a
 crashed host's connection, and its locks, within a minute rather than after its two-hour default, which locked a
 restarted bot out of its own database (review). A claim lost with its connection (the server restarted, an admin
@@ -20,11 +25,12 @@ import asyncio
 import contextlib
 import itertools
 import logging
-from collections.abc import Awaitable, Callable, Collection
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import asyncpg
 
+from bot.sharding import ShardScope
 from bot.storage.backend import DatabaseError
 
 if TYPE_CHECKING:
@@ -36,12 +42,24 @@ log = logging.getLogger(__name__)
 #: is its id.
 CLAIM_KEY = "dicebot claim: "
 EVERY_GAME = -1
+#: The first key of the shard counts' locks, hashed with the schema's name; the second is the count, or
+#: :data:`LOOKING` for the lock of the process that reads which counts are held.
+COUNT_KEY = "dicebot shard count: "
+LOOKING = -1
 #: The claim's connection: the server probes it after 30 s of silence, every 10 s, and drops it after 3 misses.
 KEEPALIVES = {"tcp_keepalives_idle": "30", "tcp_keepalives_interval": "10", "tcp_keepalives_count": "3"}
 #: Seconds between attempts to take a lost claim again: growing, up to half a minute.
 RETRY_AFTER = (0.0, 1.0, 2.0, 5.0, 10.0, 30.0)
 
 _LOCK = "SELECT {function}(hashtext($1 || current_schema()), $2)"
+#: The shard counts other sessions hold (advisory locks of the two-key form: ``objsubid`` 2).
+_OTHER_COUNTS = """
+SELECT DISTINCT objid::bigint FROM pg_locks
+WHERE locktype = 'advisory' AND objsubid = 2 AND granted AND pid <> pg_backend_pid()
+  AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+  AND classid = hashtext($1 || current_schema())::oid AND objid <> $2::oid
+ORDER BY 1
+"""
 
 
 class Claim:
@@ -50,14 +68,14 @@ class Claim:
     def __init__(
         self,
         connecting: Callable[[], Awaitable[asyncpg.Connection]],
-        shards: Collection[int] | None,
+        shards: ShardScope | None,
         where: str,
         unusable: tuple[type[BaseException], ...],
         failure: Callable[[BaseException], str],
     ) -> None:
         """``unusable``: what the server's absence raises; ``failure``: its words, as the backend says them."""
         self._connecting = connecting
-        self._shards = None if shards is None else sorted(shards)
+        self._shards = shards
         self._where = where
         self._unusable = unusable
         self._failure = failure
@@ -120,13 +138,28 @@ class Claim:
                 f"another dicebot process uses the database {self._where} (DATABASE_URL); stop it first, or give "
                 "each process its SHARD_IDS (docs/deploy.md)"
             )
-        for shard in self._shards or ():
+        if self._shards is None:
+            return None
+        for shard in self._shards.ids:
             if not await conn.fetchval(_LOCK.format(function="pg_try_advisory_lock"), CLAIM_KEY, shard):
                 return (
                     f"another dicebot process runs shard {shard} on the database {self._where} (DATABASE_URL, "
                     "SHARD_IDS); give each process other shards"
                 )
-        return None
+        return await self._counted(conn, self._shards.count)
+
+    async def _counted(self, conn: asyncpg.Connection, count: int) -> str | None:
+        """Hold ``count``'s key shared on ``conn``: None, or the line naming the other count a process runs with."""
+        async with conn.transaction():
+            await conn.execute(_LOCK.format(function="pg_advisory_xact_lock"), COUNT_KEY, LOOKING)
+            others = [row[0] for row in await conn.fetch(_OTHER_COUNTS, COUNT_KEY, count)]
+            if not others:
+                await conn.fetchval(_LOCK.format(function="pg_advisory_lock_shared"), COUNT_KEY, count)
+                return None
+        return (
+            f"another dicebot process runs with SHARD_COUNT={others[0]} on the database {self._where} (DATABASE_URL), "
+            f"this one with {count}; give every process the same SHARD_COUNT (docs/deploy.md)"
+        )
 
     def _lost(self, conn: asyncpg.Connection | PoolConnectionProxy[Any]) -> None:
         """asyncpg's termination listener: the connection closed, by :meth:`release` or not."""

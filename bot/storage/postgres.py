@@ -13,11 +13,12 @@ import asyncio
 import contextlib
 import logging
 import re
-from collections.abc import Awaitable, Callable, Collection, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import asyncpg
 
+from bot.sharding import ShardScope
 from bot.storage.backend import (
     Conflict,
     Database,
@@ -106,7 +107,7 @@ class PostgresDatabase(Database):
         statement_timeout: float = 10.0,
         setting: str = "DATABASE_URL",
         claim: bool = False,
-        shards: Collection[int] | None = None,
+        shards: ShardScope | None = None,
     ) -> PostgresDatabase:
         """Connect, refuse a newer schema, claim the games of ``shards`` (None: every game) when ``claim`` (a bot
         that runs games; not a sync, a copy or a test of storage), migrate; a server that cannot be used, or games

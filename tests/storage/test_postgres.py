@@ -12,6 +12,7 @@ from urllib.parse import urlsplit, urlunsplit
 import asyncpg
 import pytest
 
+from bot.sharding import ShardScope
 from bot.storage import Database, DatabaseError, GamesRepository, StorageUnavailable, claims, postgres
 from bot.storage.backend import Migration, bundled_migrations, numbered
 from tests.postgres import fresh_schema, migrated_schema, server_url, with_search_path
@@ -239,8 +240,9 @@ async def test_two_processes_never_run_the_same_games_of_one_schema() -> None:
     """Two bots on one database both started and both ran every game (QA); shard processes share it, a shard once."""
     async with migrated_schema(server_url()) as url, contextlib.AsyncExitStack() as opened:
 
-        async def bot(shards: list[int] | None) -> Database:
-            db = await Database.open(url, claim=True, shards=shards)
+        async def bot(shards: list[int] | None, count: int = 4) -> Database:
+            scope = None if shards is None else ShardScope.of(count, shards)
+            db = await Database.open(url, claim=True, shards=scope)
             opened.push_async_callback(db.close)
             return db
 
@@ -257,6 +259,42 @@ async def test_two_processes_never_run_the_same_games_of_one_schema() -> None:
         await (await Database.open(url)).close()  # a sync or a copy claims nothing
         async with migrated_schema(server_url()) as other:  # another schema of the same database: no conflict
             await (await Database.open(other, claim=True)).close()
+
+
+async def test_shard_processes_with_another_shard_count_are_refused() -> None:
+    """With SHARD_COUNT 2 in one process and 3 in another, both ran the servers their counts gave both (review)."""
+    async with migrated_schema(server_url()) as url, contextlib.AsyncExitStack() as opened:
+
+        async def bot(count: int, *shards: int) -> Database:
+            db = await Database.open(url, claim=True, shards=ShardScope.of(count, shards))
+            opened.push_async_callback(db.close)
+            return db
+
+        first = await bot(2, 0)
+        with pytest.raises(
+            DatabaseError, match=r"^another dicebot process runs with SHARD_COUNT=2 on .*, this one with 3; give"
+        ):
+            await bot(3, 2)
+        await bot(2, 1)  # the same count: welcome, and nothing of the refused one stayed held
+        async with migrated_schema(server_url()) as other:  # another schema: its own counts
+            await (await Database.open(other, claim=True, shards=ShardScope.of(3, [2]))).close()
+        await first.close()
+        with pytest.raises(DatabaseError, match=r"SHARD_COUNT=2"):
+            await bot(3, 0)  # shard 1 still runs with 2
+
+
+async def test_two_shard_processes_starting_together_with_other_counts_never_both_run() -> None:
+    """Each looks for the other's count under one lock, so two starting at the same moment cannot both miss it."""
+    async with migrated_schema(server_url()) as url:
+        for _ in range(5):
+            started = await asyncio.gather(
+                *(Database.open(url, claim=True, shards=ShardScope.of(count, [count - 1])) for count in (2, 3)),
+                return_exceptions=True,
+            )
+            opened = [db for db in started if isinstance(db, Database)]
+            for db in opened:
+                await db.close()
+            assert len(opened) == 1, started
 
 
 async def test_a_claim_lost_with_its_connection_is_taken_again() -> None:
