@@ -297,6 +297,20 @@ async def test_two_shard_processes_starting_together_with_other_counts_never_bot
             assert len(opened) == 1, started
 
 
+async def test_the_claims_connection_probes_a_silent_peer_within_a_minute() -> None:
+    """With the server's two-hour keepalive default a crashed host's claim locked its restarted bot out (review)."""
+    async with migrated_schema(server_url()) as url:
+        db = await Database.open(url, claim=True)
+        try:
+            assert isinstance(db, postgres.PostgresDatabase) and db.claim is not None
+            connection = db.claim._connection
+            assert connection is not None
+            shown = {name: await connection.fetchval(f"SHOW {name}") for name in claims.KEEPALIVES}
+        finally:
+            await db.close()
+    assert shown == {"tcp_keepalives_idle": "30", "tcp_keepalives_interval": "10", "tcp_keepalives_count": "3"}
+
+
 async def test_a_claim_lost_with_its_connection_is_taken_again() -> None:
     """Lost for good when the server restarted or ended the session: a second bot then ran beside the first
     (review)."""
