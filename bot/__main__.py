@@ -66,6 +66,10 @@ async def run(bot: DiceBot, token: str) -> None:
         await asyncio.wait({starting, stop}, return_when=asyncio.FIRST_COMPLETED)
         if starting.done():
             starting.result()  # it ended by itself: its error (a rejected token, a database it cannot use)
+            if bot.stopped_by is not None:  # or it stopped itself: another process took its games
+                from bot.storage import DatabaseError
+
+                raise DatabaseError(bot.stopped_by)
     finally:
         stop.cancel()
         # The start is stopped where it is before anything closes: closed beside it, the bot went on opening

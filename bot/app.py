@@ -126,6 +126,9 @@ class DiceBot(commands.AutoShardedBot):
         self._close_lock = asyncio.Lock()
         self._closed = False
         self._catch_up: asyncio.Task[None] | None = None
+        self._guarding: asyncio.Task[None] | None = None
+        #: Why the bot stopped by itself (another process took its games), for the exit line; None otherwise.
+        self.stopped_by: str | None = None
         self._settling: asyncio.Task[None] | None = None
         self.heartbeat = Heartbeat(settings.health_file, self.healthy) if settings.health_file is not None else None
 
@@ -165,6 +168,7 @@ class DiceBot(commands.AutoShardedBot):
             return
         self.scheduler.start()
         self.service.shown.start()
+        self._guarding = asyncio.create_task(self._stop_when_overtaken(), name="dicebot-claim-guard")
         if self.heartbeat is not None:
             self.heartbeat.start()
         if self._warm_strategy:
@@ -174,6 +178,11 @@ class DiceBot(commands.AutoShardedBot):
         self._catch_up = asyncio.create_task(self._show_games_behind(), name="dicebot-catch-up")
         if self._settle_heap:
             self._settling = asyncio.create_task(self._settle(), name="dicebot-settle-heap")
+
+    async def _stop_when_overtaken(self) -> None:
+        """Close once another process took this one's games (``Database.overtaken``): both would run them."""
+        self.stopped_by = await self.db.overtaken()
+        await self.close()
 
     async def _settle(self) -> None:
         """Once connected and the strategy tables are loaded, freeze what start-up built (``bot/heap.py``)."""
@@ -281,6 +290,8 @@ class DiceBot(commands.AutoShardedBot):
                     self._warming.cancel()
                 if self._settling is not None:
                     self._settling.cancel()
+                if self._guarding is not None and self._guarding is not asyncio.current_task():
+                    self._guarding.cancel()
                 if self._catch_up is not None:
                     self._catch_up.cancel()
                     with contextlib.suppress(asyncio.CancelledError):

@@ -14,6 +14,7 @@ to PostgreSQL's ``$n`` once and caches it. Where the dialects really differ a re
 
 from __future__ import annotations
 
+import asyncio
 import re
 import sqlite3
 from abc import ABC, abstractmethod
@@ -170,6 +171,12 @@ class Database(ABC):
         from bot.storage.sqlite import SqliteDatabase
 
         return await SqliteDatabase.connect(sqlite_path(target), migrations, setting=setting)
+
+    async def overtaken(self) -> str:
+        """Wait until another process took this one's games (a claim lost and taken meanwhile): the line saying so.
+        SQLite's locks are held by the process itself and never lost, so only PostgreSQL's claim can end it."""
+        never: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        return await never
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[Transaction]:

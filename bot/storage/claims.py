@@ -15,8 +15,7 @@ The locks are held by a connection of their own, outside the pool, with short TC
 crashed host's connection, and its locks, within a minute rather than after its two-hour default, which locked a
 restarted bot out of its own database (review). A claim lost with its connection (the server restarted, an admin
 ended the session) is logged and taken again as soon as the server answers; should another process have taken the
-games meanwhile, that is logged as an error, since both now run them (the optimistic version check still lets
-only one save of a game through).
+games meanwhile, this one stops (:meth:`Claim.overtaken`): both ran them, logged as an error only (review).
 """
 
 from __future__ import annotations
@@ -85,6 +84,7 @@ class Claim:
         #: How many times it was taken: once at start, once more after each loss.
         self.taken = 0
         self._changed = asyncio.Event()
+        self._overtaken: asyncio.Future[str] = asyncio.get_running_loop().create_future()
 
     async def take(self) -> None:
         """Take the claim, or raise :class:`DatabaseError` with one line: another process holds some of it, or the
@@ -116,6 +116,10 @@ class Claim:
         while self.taken < times:
             self._changed.clear()
             await self._changed.wait()
+
+    async def overtaken(self) -> str:
+        """Wait until another process took the games while the claim was lost; the line saying so."""
+        return await asyncio.shield(self._overtaken)
 
     async def release(self) -> None:
         """Give the claim back: its connection closed, a retaking in progress stopped."""
@@ -176,7 +180,8 @@ class Claim:
                 await self.take()
             except DatabaseError as error:
                 if not isinstance(error.__cause__, self._unusable):
-                    log.error("%s; until then both processes run these games", error)
+                    log.error("%s: it took the games while this process's claim was lost; stopping", error)
+                    self._overtaken.set_result(str(error))
                     return
                 if attempt == 0 or pause == RETRY_AFTER[-1]:
                     log.warning("cannot take the claim on the games in %s again yet: %s", self._where, error)

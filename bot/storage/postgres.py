@@ -157,6 +157,11 @@ class PostgresDatabase(Database):
             raise DatabaseError(f"cannot use the database {where} ({setting}): {why}") from exc
         return db
 
+    async def overtaken(self) -> str:
+        if self.claim is None:
+            return await super().overtaken()
+        return await self.claim.overtaken()
+
     async def close(self) -> None:
         if self.claim is not None:
             await self.claim.release()

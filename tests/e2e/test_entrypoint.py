@@ -17,6 +17,7 @@ import pytest
 
 from bot import __main__ as bot_main
 from bot.settings import environment_names
+from bot.storage import claims
 from fakediscord import FakeDiscord
 from tests.newer import newer_sqlite
 from tests.postgres import fresh_schema, schema_of_another_role
@@ -395,6 +396,43 @@ async def test_a_second_bot_on_the_same_sqlite_file_is_refused_until_the_first_i
                 again.kill()
                 await again.wait()
     assert again.returncode == 0
+
+
+async def test_a_bot_whose_games_another_process_took_while_its_claim_was_lost_stops_with_one_line(
+    tmp_path: Path,
+) -> None:
+    """Its claim's connection ended (a server restart, an admin), another process took the games before it could
+    take them again: both ran them, which was only logged (review). It stops as a second start is refused."""
+    async with FakeDiscord(token=TOKEN) as server, fresh_schema() as url:
+        env = bot_env(server, tmp_path / "unused.sqlite3", DATABASE_URL=url)
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "bot", env=env, cwd=tmp_path, stderr=asyncio.subprocess.PIPE
+        )
+        try:
+            await until_line(process, "has connected to Gateway")
+            other = await asyncpg.connect(url)  # the same search_path: the claim's key
+            try:
+                key = "hashtext($1 || current_schema())"
+                ended = await other.fetch(
+                    f"SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2 "
+                    f"AND classid = {key}::oid",
+                    claims.CLAIM_KEY,
+                )
+                assert [row[0] for row in ended] == [True]
+                # Queued at once, so granted as the ended session lets go, before the bot can even reconnect.
+                await other.execute(f"SELECT pg_advisory_lock({key}, $2)", claims.CLAIM_KEY, claims.EVERY_GAME)
+                _, stderr = await asyncio.wait_for(process.communicate(), 60)
+            finally:
+                await other.close()
+        finally:
+            if process.returncode is None:
+                process.kill()
+                await process.wait()
+    lines = stderr.decode().splitlines()
+    assert process.returncode == 2, lines
+    assert lines[-1].startswith("dicebot: another dicebot process uses the database "), lines
+    assert any("lost the claim" in line for line in lines)
+    assert not any("Traceback" in line for line in lines), lines
 
 
 def test_version_prints_the_installed_version_and_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
