@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Literal
@@ -49,11 +50,21 @@ FIX_HINTS: dict[str, str] = {
 DEFAULT_DATABASE_URL = "sqlite:///data/dicebot.sqlite3"
 
 
+#: ``statement_timeout`` in a PostgreSQL URL's query: as a parameter, or inside ``options=-c ...``.
+STATEMENT_TIMEOUT_IN_URL = re.compile(r"statement_timeout", re.IGNORECASE)
+
+
 def checked_database_url(value: str) -> str:
     """``value`` if it names a SQLite file or a PostgreSQL database the bot can use, else ValueError (whose text
     names no part of a password: see :func:`bot.urls.check_database_url`)."""
     if value.startswith(POSTGRES_PREFIXES):
         check_database_url(value)
+        if STATEMENT_TIMEOUT_IN_URL.search(value.partition("?")[2]):
+            # The bot's own setting replaced it without a word, and its client-side wait follows that setting.
+            raise ValueError(
+                "sets statement_timeout, which the bot takes from DATABASE_STATEMENT_TIMEOUT: remove it from the URL "
+                "and set DATABASE_STATEMENT_TIMEOUT (seconds) instead"
+            )
         return value
     if not value.startswith(SQLITE_PREFIX) or len(value) == len(SQLITE_PREFIX):
         raise ValueError("must start with sqlite:/// followed by a file path, or be a postgresql:// URL")

@@ -178,6 +178,16 @@ def test_token_is_never_shown() -> None:
             "DATABASE_URL is invalid (Value error, names no database, so the driver would pick one named after the "
             "user: write postgresql://",
         ),
+        # Replaced by DATABASE_STATEMENT_TIMEOUT's value without a word (review).
+        (
+            {"discord_token": "x", "database_url": "postgresql://db/dice?statement_timeout=60000"},
+            "DATABASE_URL is invalid (Value error, sets statement_timeout, which the bot takes from "
+            "DATABASE_STATEMENT_TIMEOUT: remove it from the URL and set DATABASE_STATEMENT_TIMEOUT (seconds) instead)",
+        ),
+        (
+            {"discord_token": "x", "database_url": "postgresql://db/dice?options=-c%20Statement_Timeout%3D0"},
+            "sets statement_timeout",
+        ),
         # Opened a new, empty file named "db.sqlite3?mode=ro" (QA).
         (
             {"discord_token": "x", "database_url": "sqlite:////srv/db.sqlite3?mode=ro"},
