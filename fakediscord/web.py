@@ -17,11 +17,18 @@ see on Discord: public messages plus that user's own ephemeral replies.
   (a double click whose first press the bot answered by editing the message), where Discord's client tells the
   player only that the interaction failed, so the page says that in a player's words; the diagnostic listing what
   the message holds stays in ``error`` for API clients and tests.
+
+Only the page itself may act (:func:`refusal`): any site the player visits could otherwise post to these
+endpoints (a ``text/plain`` form post needs no permission from this server) or open the socket and read every
+user's private replies (QA). So an ``Origin`` other than the server's own, an API request that is not JSON, and,
+on a server bound to this machine only, a ``Host`` other than this machine's names (a DNS rebinding: another
+site's name that resolves here) are refused with 403.
 """
 
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import json
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
@@ -30,6 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from aiohttp import WSCloseCode, WSMsgType, web
+from yarl import URL
 
 from fakediscord import commands as cmd
 from fakediscord.errors import APIError, FakeDiscordError, InvalidInput, cut, shown
@@ -53,6 +61,34 @@ RECENT_INTERACTIONS = 30
 #: What a request the page never sends raises on the way in: wrong JSON types, ``Infinity`` as an id, a body
 #: nested too deep. Refused (a 400, a frame ignored), never a traceback and a dead handler.
 MALFORMED = (ValueError, KeyError, TypeError, AttributeError, OverflowError, RecursionError)
+
+
+#: The names by which a browser on this machine reaches a server bound to it.
+LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
+
+
+def loopback(host: str) -> bool:
+    """Whether a server bound to ``host`` is reachable from this machine only."""
+    try:
+        return host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def refusal(request: web.Request, *, local_only: bool, json_body: bool = False) -> str | None:
+    """Why ``request`` did not come from the playground's own page, or None (see the module's docstring)."""
+    try:
+        host = URL(f"http://{request.host}").host or ""
+    except ValueError:
+        return "the request names no valid host"
+    if local_only and host not in LOOPBACK_NAMES:
+        return f"this playground answers on this machine only, not as {request.host}"
+    origin = request.headers.get("Origin")
+    if origin is not None and URL(origin).raw_authority != request.host:
+        return "another site may not act in the playground"
+    if json_body and request.content_type != "application/json":
+        return "the body must be JSON (Content-Type: application/json)"
+    return None
 
 
 class BadRequest(Exception):
@@ -91,6 +127,11 @@ class WebUI:
         self._pushing: set[asyncio.Future[None]] = set()
         self.world.changes.subscribe(self._changed)
 
+    @property
+    def local_only(self) -> bool:
+        """Bound to this machine only: a request naming another host is a DNS rebinding, refused."""
+        return loopback(self.server.host)
+
     def install(self, app: web.Application) -> None:
         app.router.add_get("/", self.page)
         app.router.add_static("/static/", STATIC_DIR, show_index=False)
@@ -120,13 +161,19 @@ class WebUI:
 
     # -- the page -----------------------------------------------------------------------------------------
 
-    async def page(self, request: web.Request) -> web.FileResponse:
+    async def page(self, request: web.Request) -> web.StreamResponse:
+        refused = refusal(request, local_only=self.local_only)
+        if refused is not None:
+            return web.json_response({"ok": False, "error": refused}, status=403)
         response = web.FileResponse(STATIC_DIR / "index.html")
         response.headers["Content-Security-Policy"] = CONTENT_SECURITY_POLICY
         response.headers["Cache-Control"] = "no-store"
         return response
 
-    async def socket(self, request: web.Request) -> web.WebSocketResponse:
+    async def socket(self, request: web.Request) -> web.StreamResponse:
+        refused = refusal(request, local_only=self.local_only)
+        if refused is not None:
+            return web.json_response({"ok": False, "error": refused}, status=403)
         ws = web.WebSocketResponse(heartbeat=20.0)
         await ws.prepare(request)
         viewer = Viewer(ws)
@@ -287,6 +334,9 @@ class WebUI:
         self, action: Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
     ) -> Callable[[web.Request], Awaitable[web.Response]]:
         async def handle(request: web.Request) -> web.Response:
+            refused = refusal(request, local_only=self.local_only, json_body=True)
+            if refused is not None:
+                return web.json_response({"ok": False, "error": refused}, status=403)
             try:
                 body = await request.json()
                 if not isinstance(body, dict):

@@ -279,3 +279,61 @@ async def test_each_push_of_messages_names_the_user_it_was_meant_for(server: Fak
             pass
         assert data["for"] == str(alice.id)
         assert [m["content"] for m in data["upsert"]] == ["hello"]
+
+
+@pytest.mark.parametrize(
+    ("headers", "data"),
+    [
+        # A form on another site posts text/plain without asking this server first.
+        ({"Content-Type": "text/plain", "Origin": "https://evil.example"}, '{"name": "Mallory"}'),
+        ({"Content-Type": "text/plain"}, '{"name": "Mallory"}'),
+        ({"Content-Type": "application/json", "Origin": "https://evil.example"}, '{"name": "Mallory"}'),
+        ({"Content-Type": "application/json", "Origin": "null"}, '{"name": "Mallory"}'),
+        # A DNS rebinding: another site's name resolving to this machine, same-origin under that name.
+        (
+            {"Content-Type": "application/json", "Host": "evil.example", "Origin": "http://evil.example"},
+            '{"name": "M"}',
+        ),
+    ],
+)
+async def test_another_site_cannot_act_in_the_playground(
+    server: FakeDiscord, headers: dict[str, str], data: str
+) -> None:
+    """Any page the player visits could add users, play and read private replies as anyone (QA)."""
+    users = len(server.world.users)
+    async with (
+        aiohttp.ClientSession() as session,
+        session.post(f"{server.url}ui/api/add-user", data=data, headers=headers) as reply,
+    ):
+        assert reply.status == 403, await reply.text()
+    assert len(server.world.users) == users
+
+
+@pytest.mark.parametrize(("origin", "host"), [("https://evil.example", None), (None, "rebound.example:80")])
+async def test_another_site_cannot_open_the_playgrounds_socket_or_page(
+    server: FakeDiscord, origin: str | None, host: str | None
+) -> None:
+    headers = {"Host": host} if host else {}
+    async with aiohttp.ClientSession() as session:
+        with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+            await session.ws_connect(f"{server.url}ui/ws", origin=origin, headers=headers)
+        assert refused.value.status == 403
+        if host:
+            async with session.get(server.url, headers=headers) as page:
+                assert page.status == 403
+
+
+async def test_the_pages_own_requests_are_served(server: FakeDiscord) -> None:
+    """What the page sends: its own origin, JSON, under any of this machine's names."""
+    port = server.url.rstrip("/").rpartition(":")[2]
+    async with aiohttp.ClientSession() as session:
+        for name in ("127.0.0.1", "localhost"):
+            origin, host = f"http://{name}:{port}", {"Host": f"{name}:{port}"}
+            add = {"name": f"From {name}"}
+            async with session.post(
+                f"{server.url}ui/api/add-user", json=add, headers={"Origin": origin, **host}
+            ) as reply:
+                assert reply.status == 200, await reply.text()
+            async with session.ws_connect(f"{server.url}ui/ws", origin=origin, headers=host) as ws:
+                await ws.send_json({"type": "view", "user": None})
+                assert (await ws.receive(timeout=10)).type == aiohttp.WSMsgType.TEXT
