@@ -178,11 +178,31 @@ class Leaderboard(commands.Cog):
         period: str = "all",
         scope: str = "server",
     ) -> None:
+        forged = self._forged(_locale(interaction), game=game, metric=metric, period=period)
+        if forged is not None:
+            await interaction.response.send_message(forged, ephemeral=True)
+            return
         request = ui.BoardRequest(
             game, metric, period, "global" if scope == "global" else "server", 0, interaction.user.id
         )
         embed, view = await self._board(interaction, request, await self._public_locale(interaction))
         await interaction.response.send_message(embed=embed, view=view)
+
+    def _forged(self, locale: str, **options: str | None) -> str | None:
+        """The private answer to an option no client offers (a forged interaction), else None: a board titled with a
+        catalogue key was posted in the channel for an unknown game, and an unknown metric was an internal error
+        (QA). ``None`` is an option left out."""
+        offered: dict[str, tuple[str, Iterable[str]]] = {
+            "game": ("game", self.kinds),
+            "metric": ("leaderboard.metric", METRICS),
+            "period": ("leaderboard.period", PERIODS),
+        }
+        for name, value in options.items():
+            prefix, values = offered[name]
+            if value is not None and value not in values:
+                allowed = " / ".join(t(f"{prefix}.{choice}", locale) for choice in values)
+                return t("error.bad_option", locale, name=t(f"cmd.option.{name}", locale), allowed=allowed)
+        return None
 
     async def turn_page(self, interaction: discord.Interaction[Any], request: ui.BoardRequest) -> None:
         """Previous/Next: the owner's board changes in place; anyone else gets that page privately.
@@ -240,6 +260,10 @@ class Leaderboard(commands.Cog):
     async def stats_command(
         self, interaction: discord.Interaction[Any], user: discord.User | None = None, game: str | None = None
     ) -> None:
+        forged = self._forged(_locale(interaction), game=game)
+        if forged is not None:
+            await interaction.response.send_message(forged, ephemeral=True)
+            return
         who = user or interaction.user
         kinds = (game,) if game else self.kinds
         # Games against computers are their own standings, shown after each game's own.

@@ -74,6 +74,10 @@ class Settings(commands.Cog):
                 if chosen in languages()
                 else t("settings.current_auto", locale, language=self._server_language(interaction))
             )
+        elif language != AUTO and language not in languages():
+            # A forged value was stored, and every new game of the server then spoke a language nobody ships (QA).
+            allowed = " / ".join([*(spoken_name(code, locale) for code in languages()), t("settings.auto", locale)])
+            text = t("error.bad_option", locale, name=t("cmd.option.language", locale), allowed=allowed)
         elif language == AUTO:
             await repository.set_language(guild_id, None)
             text = t("settings.set_auto", locale, language=self._server_language(interaction))

@@ -73,10 +73,11 @@ def game_locale(
     """The language of a new game's public messages, kept for the whole game.
 
     The server's ``/settings language`` choice, else the server's preferred locale (Community servers set it),
-    else the locale of the user who opened the game (outside a server).
+    else the locale of the user who opened the game (outside a server). A stored choice no catalogue ships (written
+    by a forged command before it was refused) counts as none.
     """
-    if chosen is not None:
-        return chosen
+    if chosen in languages():
+        return str(chosen)
     found = guild_locale if guild_locale is not None else user_locale
     return str(found.value if isinstance(found, discord.Locale) else found or FALLBACK)
 

@@ -15,10 +15,8 @@ import discord
 
 from bot.play.discord_io import InteractionRequest
 from bot.play.service import GameService
+from bot.storage import MAX_GAME_ID
 from bot.ui.render import CUSTOM_ID, parse_custom_id
-
-#: The largest game id SQLite (and PostgreSQL's BIGINT) can hold; a larger one in an id is forged.
-MAX_GAME_ID = 2**63 - 1
 
 
 async def dispatch(interaction: discord.Interaction[Any], service: GameService) -> None:

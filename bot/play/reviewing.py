@@ -16,7 +16,7 @@ from bot.play import computer, review, transitions
 from bot.play.ports import Request, origin
 from bot.play.spec import AnySpec
 from bot.play.transitions import Game, Refusal
-from bot.storage import FinishedGame, GameRecord, GamesRepository, HistoryRepository, StorageUnavailable
+from bot.storage import MAX_GAME_ID, FinishedGame, GameRecord, GamesRepository, HistoryRepository, StorageUnavailable
 from bot.ui import review as review_ui
 from bot.ui.render import Click, Rendered
 
@@ -75,7 +75,9 @@ class Reviews:
                 await request.refuse("review.no_games", game=name)
                 return
             game_id = latest[0].game_id
-        record = await self._games.get(game_id)
+        # A forged id past what the database holds raised there (OverflowError) and was answered as an internal
+        # error (QA); it is no game of anyone's, as a button's is (components.dispatch).
+        record = await self._games.get(game_id) if 0 < game_id <= MAX_GAME_ID else None
         if record is None or record.kind != spec.kind or not review_seat(record, request.actor.player):
             await request.refuse("review.unknown_game", game=name)
             return

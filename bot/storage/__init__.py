@@ -2,7 +2,7 @@
 
 from bot.rankings import CounterTotal, CounterValue, GameStats, LeaderboardPage, Standing
 from bot.storage.database import Database, DatabaseError, StorageUnavailable
-from bot.storage.games import ChannelBusy, GameRecord, GamesRepository, Seat, StaleVersion
+from bot.storage.games import MAX_GAME_ID, ChannelBusy, GameRecord, GamesRepository, Seat, StaleVersion
 from bot.storage.history import FinishedGame, HistoryRepository, MoveRow, MoveSource, StoredMove
 from bot.storage.meta import MetaRepository
 from bot.storage.results import ResultRow, ResultsRepository
@@ -10,6 +10,7 @@ from bot.storage.settings import GuildSettingsRepository
 from bot.storage.stats import Forgotten, StatsRepository
 
 __all__ = [
+    "MAX_GAME_ID",
     "ChannelBusy",
     "CounterTotal",
     "CounterValue",

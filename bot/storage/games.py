@@ -191,6 +191,10 @@ def _update_sql(columns: tuple[str, ...]) -> str:
     return f"UPDATE games SET {assignments}version = ?, updated_at = ? WHERE id = ? AND version = ?"
 
 
+#: The largest game id SQLite (and PostgreSQL's BIGINT) can hold; a larger one in a request is forged.
+MAX_GAME_ID = 2**63 - 1
+
+
 class GamesRepository:
     """All SQL about games and seats.
 

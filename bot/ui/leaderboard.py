@@ -126,10 +126,10 @@ def render_board(
         elif page.metric == "wins":
             # Games played may well be stored (alone, or lost): the board lists only those who have won.
             lines.append(t("leaderboard.empty_wins", locale))
-            lines.append(t("leaderboard.empty_wins_hint", locale, command=page.kind))
+            lines.append(t("leaderboard.empty_wins_hint", locale, command=_start_command(page.kind, locale)))
         else:
             lines.append(t("leaderboard.empty", locale))
-            lines.append(t("leaderboard.empty_hint", locale, command=page.kind))
+            lines.append(t("leaderboard.empty_hint", locale, command=_start_command(page.kind, locale)))
         if page.apart_results:
             # Games with a computer of this game in this scope and period, kept apart (in /stats only), left the
             # board empty: it says where they went (QA: a Kniffel with a computer, then "nobody is on it").
@@ -322,3 +322,9 @@ def render_forget_prompt(count: int, games: int, user_id: int, locale: str | Non
 def render_forgotten(count: int, games: int, locale: str | None) -> str:
     """What forget-me did: the results deleted, else the games in progress that will store none."""
     return t("forget.done", locale, count=count) if count else t("forget.done_games", locale, count=games)
+
+
+def _start_command(kind: str, locale: str | None) -> str:
+    """``/<game> start`` as the reader's client lists it (``würfelpoker start`` in German): the English names
+    named a command a German, Hungarian or Polish server does not have (QA)."""
+    return f"{t(f'cmd.{kind}.name', locale)} {t('cmd.start.name', locale)}"

@@ -127,6 +127,7 @@ async def test_command_localizations_come_from_the_catalogue() -> None:
         (None, discord.Locale.german, "pl", "de"),
         (None, None, "pl", "pl"),
         (None, None, None, "en"),
+        ("xx", "hu", "de", "hu"),  # a choice no catalogue ships, stored by a forged command before it was refused
     ],
 )
 def test_a_games_language_is_the_servers_choice_then_its_locale_then_the_openers(

@@ -198,3 +198,51 @@ async def test_a_forged_id_never_strips_a_message_that_is_not_that_game_s_board(
     assert shown(h, board) == board_before
     assert shown(h, cancelled) == cancelled_before
     await unchanged(h, live)
+
+
+MANAGE_GUILD = 1 << 5
+
+
+@pytest.mark.parametrize(
+    ("options", "refused"),
+    [
+        ({"game": "bogus"}, "Option game must be Kniffel / Dice poker / Knister / Tutto."),
+        (
+            {"game": "kniffel", "metric": "bogus"},
+            "Option metric must be Wins / Best score / Average score / Games played.",
+        ),
+        ({"game": "kniffel", "period": "bogus"}, "Option period must be All time / Last 30 days / Last 7 days."),
+    ],
+)
+async def test_a_forged_leaderboard_option_is_refused_privately(
+    running: Harness, options: dict[str, str], refused: str
+) -> None:
+    """An unknown game's board was posted in the channel titled with a catalogue key; an unknown metric or period
+    was answered as an internal error (QA)."""
+    h = running
+    assert await refusal(await h.server.forge_slash(h.alice, h.channel, "leaderboard", **options)) == refused
+
+
+async def test_a_forged_stats_game_is_refused_privately(running: Harness) -> None:
+    h = running
+    text = await refusal(await h.server.forge_slash(h.alice, h.channel, "stats", game="bogus"))
+    assert text == "Option game must be Kniffel / Dice poker / Knister / Tutto."
+
+
+async def test_a_forged_settings_language_is_refused_and_not_stored(running: Harness) -> None:
+    """It was stored, and every new game of the server spoke a language nobody ships (QA)."""
+    h = running
+    dora = h.server.add_user("Dora", permissions=MANAGE_GUILD)
+    text = await refusal(await h.server.forge_slash(dora, h.channel, "settings language", language="xx"))
+    assert text == "Option language must be English / German / Hungarian / Polish / Server default."
+    assert await h.bot.guild_settings.language(h.guild.id) is None
+    await lobby(h, "kniffel", h.alice)
+    record = await h.record()
+    assert record is not None and record.locale == "en-US"
+
+
+async def test_a_forged_review_game_past_the_databases_range_is_an_unknown_game(running: Harness) -> None:
+    """SQLite raised OverflowError, answered as an internal error (QA)."""
+    h = running
+    text = await refusal(await h.server.forge_slash(h.alice, h.channel, "kniffel review", game=2**63))
+    assert text == "That is not a finished Kniffel game of yours."

@@ -48,3 +48,23 @@ def test_an_empty_leaderboard_says_games_with_computers_count_in_stats_when_ther
     assert (embed.description or "").splitlines()[-1] == note
     embed, _ = render_board(empty, request, language)
     assert note not in (embed.description or "").splitlines()
+
+
+@pytest.mark.parametrize(
+    ("language", "command"),
+    [
+        ("en", "/dicepoker start"),
+        ("de", "/würfelpoker start"),
+        ("hu", "/kockapóker start"),
+        ("pl", "/kościany-poker start"),
+    ],
+)
+@pytest.mark.parametrize("metric", ["wins", "games"])
+def test_an_empty_boards_hint_names_the_command_as_the_readers_client_lists_it(
+    language: str, command: str, metric: str
+) -> None:
+    """A German board said `/dicepoker start`, a command a German client does not list (QA)."""
+    request = BoardRequest("dicepoker", metric, "all", "server", 0, 101)
+    empty = LeaderboardPage("dicepoker", metric, "all", 1, 0, 0, (), None, 0)  # type: ignore[arg-type]
+    embed, _ = render_board(empty, request, language)
+    assert f"`{command}`" in (embed.description or ""), embed.description
