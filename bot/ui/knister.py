@@ -84,7 +84,11 @@ class KnisterUI:
             title=t("knister.title", locale, round=state.round, rounds=knister.ROUNDS), colour=COLOUR_PLAYING
         )
         active = state.active
-        if state.dice is None:
+        if state.dice is None and table.is_computer(state.roller):
+            # A computer rolls by itself: nobody is told to press a Roll button nobody can press (QA).
+            content = t("computer.playing", locale, player=table.mention(state.roller))
+            embed.description = t("knister.waiting_roll_computer", locale, player=table.mention(state.roller))
+        elif state.dice is None:
             content = t("knister.content_roll", locale, player=table.mention(state.roller))
             embed.description = t("knister.waiting_roll", locale, player=table.mention(state.roller))
         else:

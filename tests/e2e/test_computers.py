@@ -262,6 +262,10 @@ async def test_knister_computers_place_as_soon_as_the_roll_is_announced(bot: Har
     await (await h.server.click(h.alice, grid, cell.custom_id or "")).message()
     state = await h.state()
     assert state.roller == "cpu-normal-1" and state.dice is None
+    # Nobody is told to press the Roll button nobody can press (QA: "🤖 Normal, roll the dice! … press Roll").
+    await h.server.wait_for(lambda: "rolls this round" in lobby.text, what="the computer's round on the board")
+    assert lobby.button(prefix="g:").disabled
+    assert "**🤖 Normal** is playing…" in lobby.text and "press **Roll**" not in lobby.text, lobby.text
     await h.advance(STEP)  # the computer rolls
     rolled = await h.state()
     await h.server.wait_for(  # Alice's open grid follows the computer's roll (a deadline, not a click)
