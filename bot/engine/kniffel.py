@@ -164,6 +164,15 @@ def extra_bonus(dice: Sequence[int], scorecard: Scorecard, ruleset: str = "kniff
     return 0
 
 
+def upper_bonus_gained(scorecard: Scorecard, box: str, points: int, ruleset: str = "kniffel") -> int:
+    """The upper bonus that scoring ``points`` in ``box`` earns now: all of it when it lifts the upper sum to the
+    threshold, else 0. The Score… select and the news name it, as they name an extra Kniffel's bonus."""
+    before = card_breakdown(scorecard, 0, ruleset).upper_bonus
+    after: dict[str, int] = dict(scorecard.items())
+    after[box] = points
+    return card_breakdown(after, 0, ruleset).upper_bonus - before
+
+
 def card_breakdown(scorecard: Scorecard, bonus: int = 0, ruleset: str = "kniffel") -> CardTotals:
     """Upper sum, upper bonus, lower sum, extra bonus and total of a (possibly partial) scorecard."""
     _check_ruleset(ruleset)
@@ -337,6 +346,7 @@ def apply(state: State, player: str, action: Action, rng: random.Random) -> Stat
         nxt = state.successor()
         card = nxt.cards[player]
         bonus = extra_bonus(nxt.dice, card, nxt.ruleset)
+        upper_bonus = upper_bonus_gained(card, action.box, points, nxt.ruleset)
         if action.box == "kniffel" and points == KNIFFEL_POINTS:
             nxt.kniffels[player] += 1
         if bonus:
@@ -352,6 +362,7 @@ def apply(state: State, player: str, action: Action, rng: random.Random) -> Stat
                     "box": action.box,
                     "points": points,
                     "bonus": bonus,
+                    "upper_bonus": upper_bonus,
                     "dice": list(nxt.dice),
                 },
             )

@@ -69,6 +69,13 @@ class KniffelUI(ScorecardUI):
             )
             if params["bonus"]:
                 line += " " + t("kniffel.scored_bonus", locale, bonus=params["bonus"])
+            if params.get("upper_bonus"):  # absent from the events of games saved before it was named
+                line += " " + t(
+                    "kniffel.scored_upper_bonus",
+                    locale,
+                    bonus=params["upper_bonus"],
+                    threshold=kniffel.UPPER_BONUS_THRESHOLD,
+                )
             return line
         if event.key == "game.over":
             return self.over_line(table, params["winners"])
@@ -85,7 +92,14 @@ def _choices(
     scorecard = dict(card)
     options = kniffel.score_options(dice, scorecard, ruleset)
     bonus = kniffel.extra_bonus(dice, scorecard, ruleset)
-    return tuple((option_label(box, points, bonus, locale), box, None) for box, points in options.items())
+    return tuple(
+        (
+            option_label(box, points, bonus + kniffel.upper_bonus_gained(scorecard, box, points, ruleset), locale),
+            box,
+            None,
+        )
+        for box, points in options.items()
+    )
 
 
 @lru_cache(maxsize=4096)

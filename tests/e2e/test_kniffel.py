@@ -79,6 +79,33 @@ async def test_joker_and_extra_kniffel_bonus_through_the_select(running: Harness
     assert state.bonuses[str(h.alice.id)] == 200
 
 
+async def test_the_box_that_reaches_63_says_it_earns_the_upper_bonus(running: Harness) -> None:
+    """Scoring it added 35 to the total without a word, where an extra Kniffel's +100 is named twice (QA)."""
+    h = running
+    message = await h.start_game("kniffel", [h.alice])
+    for faces, box in (((6, 6, 6, 6, 1), "sixes"), ((5, 5, 5, 5, 1), "fives")):  # 24 + 20
+        h.rng.script(*faces)
+        await h.click(h.alice, message, "Roll")
+        await (await h.server.select(h.alice, message, message.select().custom_id, [box])).response()
+    h.rng.script(4, 4, 4, 4, 3)
+    await h.click(h.alice, message, "Roll")
+    labels = {o.value: o.label for o in message.select().options}
+    assert labels["fours"] == "Fours — 16"  # 60: not there yet
+    assert labels["threes"] == "Threes — 3"
+    await (await h.server.select(h.alice, message, message.select().custom_id, ["fours"])).response()
+
+    h.rng.script(3, 3, 3, 2, 1)
+    await h.click(h.alice, message, "Roll")
+    labels = {o.value: o.label for o in message.select().options}
+    assert labels["threes"] == "Threes — 9 (+35 bonus)"
+    assert labels["twos"] == "Twos — 2"  # 62: one short
+    assert labels["chance"] == "Chance — 12"
+    await (await h.server.select(h.alice, message, message.select().custom_id, ["threes"])).response()
+    await h.wait_post("Alice: 9 in Threes and +35 bonus for 63 in the upper section!")
+    card = kniffel.card_totals(await h.state(), str(h.alice.id))
+    assert (card.upper, card.upper_bonus, card.total) == (69, 35, 104)
+
+
 async def test_only_the_current_player_may_act(running: Harness) -> None:
     h = running
     message = await h.start_game("kniffel", [h.alice, h.bob])

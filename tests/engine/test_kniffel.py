@@ -301,6 +301,7 @@ def test_roll_hold_reroll_and_score() -> None:
         "box": "small_straight",
         "points": 30,
         "bonus": 0,
+        "upper_bonus": 0,
         "dice": [1, 2, 3, 6, 4],
     }
     assert state.events[1].params == {"player": "bob", "turn": 1}
@@ -598,3 +599,19 @@ def test_remembered_card_totals_are_the_cards_sums_all_game_long(ruleset: str) -
         state = kniffel.apply(state, player, kniffel.timeout_action(state, player), rng)
     with pytest.raises(NotAPlayer):
         kniffel.card_totals(state, "4")
+
+
+@pytest.mark.parametrize(
+    ("card", "box", "points", "ruleset", "gained"),
+    [
+        ({"sixes": 24, "fives": 20, "fours": 16}, "threes", 3, "kniffel", 35),  # 60 + 3: reaches 63
+        ({"sixes": 24, "fives": 20, "fours": 16}, "twos", 2, "kniffel", 0),  # 62: one short
+        ({"sixes": 24, "fives": 20, "fours": 16}, "chance", 30, "kniffel", 0),  # not an upper box
+        ({"sixes": 24, "fives": 25, "fours": 16}, "threes", 9, "kniffel", 0),  # earned already
+        ({"sixes": 24, "fives": 20, "fours": 16}, "threes", 9, "classic", 0),  # no bonus under these rules
+    ],
+)
+def test_the_upper_bonus_is_gained_by_the_box_that_reaches_63(
+    card: dict[str, int], box: str, points: int, ruleset: str, gained: int
+) -> None:
+    assert kniffel.upper_bonus_gained(card, box, points, ruleset) == gained
