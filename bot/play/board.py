@@ -170,9 +170,12 @@ def pointer(clicked: GameRecord | None, current: GameRecord | None, action: str 
         if lobby_closed(current, action):
             return Pointer("lobby.already_started", {"link": jump_url(current)})
         return Pointer("play.board_moved", {"link": jump_url(current)})
+    # A lobby closed before it started (cancelled, expired, left empty) was no game: "that game is over" puzzled
+    # whoever pressed Join on it (QA).
+    old = "play.old_lobby" if clicked is not None and clicked.state is None else "play.old_game"
     if current is not None:
-        return Pointer("play.old_game", {"link": jump_url(current)})
-    return Pointer("play.old_game_none", {})
+        return Pointer(old, {"link": jump_url(current)})
+    return Pointer(f"{old}_none", {})
 
 
 def stale_press(record: GameRecord, origin: Origin, followed: bool = False) -> Pointer:

@@ -211,6 +211,7 @@ async def test_lobby_join_leave_cancel_and_host_rules(running: Harness) -> None:
     h = running
     lobby = await h.open_lobby("kniffel", h.alice, rules="classic")
     assert "Classic" in lobby.text
+    as_opened = h.snapshot(lobby)  # as a client that missed the edits still shows it
     await h.click(h.bob, lobby, "Join")
     again = await h.click(h.bob, lobby, "Join")
     assert "already in this game" in (await again.message()).text
@@ -225,6 +226,9 @@ async def test_lobby_join_leave_cancel_and_host_rules(running: Harness) -> None:
     assert (await h.record()).status == "abandoned"
     assert lobby.components == []
     await h.wait_post("cancelled")
+    late = await h.server.click_button(h.carol, as_opened, label="Join")
+    # QA: "That game is over, …" about a game that never started.
+    assert (await late.message()).text == "That lobby is closed, and no game is running in this channel now."
 
 
 async def test_second_game_in_the_channel_is_refused_with_a_link(running: Harness) -> None:

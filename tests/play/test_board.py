@@ -81,6 +81,9 @@ def test_an_old_click_points_to_the_live_board_the_channels_current_game_or_nowh
     assert board.pointer(game, other) == board.Pointer("play.old_game", {"link": other_link})
     assert board.pointer(None, other) == board.Pointer("play.old_game", {"link": other_link})
     assert board.pointer(game, None) == board.Pointer("play.old_game_none", {})
+    closed = replace(lobby(ALICE).record, status="abandoned", message_id=400)  # cancelled before it started
+    assert board.pointer(closed, other) == board.Pointer("play.old_lobby", {"link": other_link})
+    assert board.pointer(closed, None) == board.Pointer("play.old_lobby_none", {})  # QA: it said "that game is over"
     for action in tr.LOBBY_ACTIONS:  # an old lobby message of the game: the lobby is closed, the game is here
         assert board.pointer(game, game, action) == board.Pointer("lobby.already_started", {"link": link})
     assert board.pointer(game, game, "roll") == board.Pointer("play.board_moved", {"link": link})
