@@ -142,9 +142,13 @@ def dice_action(click: Click, score: Callable[[str], Any]) -> Any:
     if click.action == "roll":
         return fivedice.roll_action()
     if click.action == "hold":
-        return fivedice.hold_action(int(click.arg.partition(".")[0]))
+        index, _, held = click.arg.partition(".")
+        if held not in ("0", "1"):  # what a die's button asks for: held or not; anything else is forged
+            raise ValueError(f"hold target {held!r}")
+        return fivedice.hold_action(int(index))
     if click.action == "score":
-        return score(click.values[0])
+        (box,) = click.values  # the select offers one choice; a forged several were read as their first (QA)
+        return score(box)
     raise KeyError(click.action)
 
 

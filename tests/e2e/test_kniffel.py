@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import copy
+import dataclasses
+
 import discord
 import pytest
 
@@ -11,6 +14,7 @@ from tests.discord_limits import assert_pings_only_people
 from tests.e2e.board import ALREADY, CHANGED, live_board, settle
 from tests.e2e.conftest import Harness
 from tests.e2e.dice import best_option, forge, play_to_end, play_turn
+from tests.reliability.conftest import forged as forged_button
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -400,6 +404,20 @@ async def test_forged_box_in_the_select_is_refused_without_effect(running: Harne
         reply = await forge(h, message, h.alice, value, "Forged")
         assert (await reply.message()).text == expected
         assert (await reply.message()).ephemeral
+    doctored = dataclasses.replace(message, components=copy.deepcopy(message.components))
+    for row in doctored.components:
+        for component in row.get("components", []):
+            if component.get("type") == 3:
+                component["max_values"] = 2
+    several = await h.server.select(h.alice, doctored, message.select().custom_id, ["ones", "twos"])
+    assert (await several.message()).text == "That is not allowed right now."  # QA: it scored the first
+    die = next(b.custom_id or "" for b in message.buttons if ":hold:" in (b.custom_id or ""))
+    game, hold, stamp = die.rpartition(":")[0].rpartition(":")[0], die.split(":")[3], die.rpartition(":")[2]
+    assert hold.endswith((".0", ".1"))  # a die's button: hold it (1) or release it (0)
+    for target in ("0.7", "0", "x.1"):
+        forged = f"{game}:{target}:{stamp}"
+        reply = await h.server.click(h.alice, forged_button(message, forged), forged)
+        assert (await reply.message()).text == "That is not allowed right now.", target
     assert await h.state() == before
     assert (await h.record()).version == version
 
