@@ -48,9 +48,18 @@ class KniffelUI(ScorecardUI):
         return kniffel.card_totals(table.state, player).total
 
     def status_lines(self, table: Table) -> list[str]:
-        """The rule set, named as the lobby and the start command's choices name it (``variant.<rule set>``)."""
-        ruleset, locale = table.state.ruleset, table.locale
-        return [t(f"kniffel.ruleset.{ruleset}", locale, name=t(f"variant.{ruleset}", locale))]
+        """The rule set, named as the lobby and the start command's choices name it (``variant.<rule set>``); under
+        Kniffel's rules the upper section of the player to act against the bonus's 63, which only the private
+        scorecard showed: the bonus decides many a Kniffel box (QA)."""
+        state, locale = table.state, table.locale
+        lines = [t(f"kniffel.ruleset.{state.ruleset}", locale, name=t(f"variant.{state.ruleset}", locale))]
+        if state.ruleset == "kniffel":
+            sums = kniffel.card_totals(state, state.current_player)
+            key = "kniffel.upper_made" if sums.upper_bonus else "kniffel.upper_progress"
+            lines.append(
+                t(key, locale, upper=sums.upper, threshold=kniffel.UPPER_BONUS_THRESHOLD, bonus=kniffel.UPPER_BONUS)
+            )
+        return lines
 
     def event_line(self, event: Event, table: Table) -> str | None:
         locale, params = table.locale, event.params

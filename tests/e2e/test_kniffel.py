@@ -441,3 +441,28 @@ async def test_a_name_with_markdown_and_everyone_is_shown_as_typed_and_pings_nob
     assert any(escaped in text for text in said)  # the roll-off and the scored box name the player
     assert not [text for text in said if prankster.name in text]
     assert_pings_only_people(h.server)
+
+
+async def test_the_board_shows_the_upper_section_of_the_player_to_act_against_63(running: Harness) -> None:
+    """Only the private scorecard said how far the upper bonus was (QA); classic rules have none to show."""
+    h = running
+    message = await h.start_game("kniffel", [h.alice])
+    assert "⬆️ Upper section: 0/63 for +35" in message.text
+    h.rng.script(6, 6, 6, 6, 6)
+    await h.click(h.alice, message, "Roll")
+    await (await h.server.select(h.alice, message, message.select().custom_id, ["sixes"])).response()
+    await h.server.wait_for(lambda: "⬆️ Upper section: 30/63 for +35" in message.text, what="the upper sum")
+    h.rng.script(5, 5, 5, 5, 5)
+    await h.click(h.alice, message, "Roll")
+    await (await h.server.select(h.alice, message, message.select().custom_id, ["fives"])).response()
+    await h.server.wait_for(lambda: "⬆️ Upper section: 55/63 for +35" in message.text, what="the upper sum")
+    h.rng.script(4, 4, 1, 1, 1)
+    await h.click(h.alice, message, "Roll")
+    await (await h.server.select(h.alice, message, message.select().custom_id, ["fours"])).response()
+    await h.server.wait_for(lambda: "⬆️ Upper section: 63 ✅ +35" in message.text, what="the bonus made")
+
+
+async def test_a_classic_board_shows_no_upper_bonus(running: Harness) -> None:
+    h = running
+    message = await h.start_game("kniffel", [h.alice], rules="classic")
+    assert "Upper section" not in message.text
