@@ -320,7 +320,15 @@ def run_playground(args: argparse.Namespace) -> int:
     except ValidationError as error:
         return fail(describe_error(error))
     from bot.logs import setup_logging
-    from bot.playground import BotCrashed, DataDirUnusable, DataInUse, Playground, PortInUse, WorldUnreadable
+    from bot.playground import (
+        BotCrashed,
+        CannotServe,
+        DataDirUnusable,
+        DataInUse,
+        Playground,
+        PortInUse,
+        WorldUnreadable,
+    )
 
     if early_stop.requested:
         return 0  # a stop signal during the imports
@@ -337,11 +345,13 @@ def run_playground(args: argparse.Namespace) -> int:
         return fail(f"playground: {error}")
     except BotCrashed as error:
         return fail(f"the playground's bot crashed: {error}")
-    except OSError as error:
+    except CannotServe as error:
         return fail(
             f"cannot serve the playground on {address} ({error}); "
             "try python -m bot playground with another --host or --port"
         )
+    except OSError as error:  # a disk gone full or read-only under it: another port would not help (review)
+        return fail(f"the playground stopped: {error}")
     return 0
 
 

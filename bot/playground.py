@@ -76,6 +76,10 @@ class WorldUnreadable(Exception):
         )
 
 
+class CannotServe(Exception):
+    """The page's server could not listen on its address (no such address here, no permission for the port)."""
+
+
 class BotCrashed(Exception):
     """The bot stopped without being asked to; the message is its last error."""
 
@@ -138,7 +142,7 @@ class Playground:
             self._release_data()
             if error.errno == errno.EADDRINUSE:
                 raise PortInUse(self.port) from None
-            raise
+            raise CannotServe(str(error)) from error
         self.server = server
         server.world.changes.subscribe(self._schedule_save)
         # A message the bot was told it posted, edited or deleted is so in the file by then: a playground killed

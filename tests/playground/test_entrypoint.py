@@ -135,6 +135,25 @@ def test_a_start_that_fails_on_another_host_says_only_why(tmp_path: Path) -> Non
     assert len(done.stderr.splitlines()) == 1 and "cannot serve the playground on 203.0.113.7:" in done.stderr
 
 
+def test_a_disk_failing_under_a_running_playground_is_not_blamed_on_its_address(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Any OSError read "cannot serve the playground on …; try another --host or --port" (review)."""
+    monkeypatch.chdir(tmp_path)
+    for name in environment_names():
+        monkeypatch.delenv(name, raising=False)
+
+    async def full_disk(playground: object, *, has_token: bool) -> None:
+        raise OSError(28, "No space left on device", str(tmp_path / "data" / "playground.world.json"))
+
+    monkeypatch.setattr(entry, "serve_playground", full_disk)
+    assert entry.main(["playground", "--port", str(free_port())]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"dicebot: the playground stopped: [Errno 28] No space left on device: "
+        f"'{tmp_path / 'data' / 'playground.world.json'}'"
+    ]
+
+
 @pytest.mark.parametrize(
     ("host", "others"),
     [
