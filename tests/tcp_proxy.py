@@ -1,7 +1,10 @@
 """A TCP relay between the bot and the PostgreSQL server that a test can take down and bring back.
 
 Taking it down closes every relayed connection and turns new ones away, which is what the bot sees while its
-database server restarts, without stopping the server other tests share.
+database server restarts, without stopping the server other tests share. Two partial failures act on the
+connections relayed so far only: :meth:`Relay.stall` drops whatever either side sends and never passes a close on
+(a partition: neither side hears of the other), :meth:`Relay.cut_clients` closes the client's side and keeps the
+server's open (a proxy or NAT that dropped only the client: the server's session and its locks stay).
 """
 
 from __future__ import annotations
@@ -9,7 +12,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from urllib.parse import urlsplit, urlunsplit
+
+
+@dataclass(eq=False)
+class _Link:
+    """One relayed connection: its client's and its server's writers, and how it fails."""
+
+    client: asyncio.StreamWriter
+    server: asyncio.StreamWriter
+    stalled: bool = False
+    lingering: bool = False
 
 
 class Relay:
@@ -17,6 +31,7 @@ class Relay:
         self._target = (host, port)
         self._up = True
         self._writers: set[asyncio.StreamWriter] = set()
+        self._links: set[_Link] = set()
         self._pumps: set[asyncio.Task[None]] = set()
         self._server: asyncio.Server | None = None
         self.port = 0
@@ -54,6 +69,17 @@ class Relay:
     def up(self) -> None:
         self._up = True
 
+    def stall(self) -> None:
+        """From now on the connections relayed so far carry nothing and are never closed by the relay."""
+        for link in self._links:
+            link.stalled = True
+
+    def cut_clients(self) -> None:
+        """Close the client's side of every connection relayed so far; their server sessions stay open."""
+        for link in self._links:
+            link.lingering = True
+            link.client.close()
+
     async def _accept(self, client_reader: asyncio.StreamReader, client_writer: asyncio.StreamWriter) -> None:
         if not self._up:
             client_writer.close()
@@ -64,18 +90,23 @@ class Relay:
             client_writer.close()
             return
         self._writers.update((client_writer, server_writer))
+        link = _Link(client_writer, server_writer)
+        self._links.add(link)
         for source, sink in ((client_reader, server_writer), (server_reader, client_writer)):
-            pump = asyncio.create_task(self._pump(source, sink))
+            pump = asyncio.create_task(self._pump(source, sink, link))
             self._pumps.add(pump)
             pump.add_done_callback(self._pumps.discard)
 
-    async def _pump(self, source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
+    async def _pump(self, source: asyncio.StreamReader, sink: asyncio.StreamWriter, link: _Link) -> None:
         try:
             while data := await source.read(65536):
+                if link.stalled:
+                    continue
                 sink.write(data)
                 await sink.drain()
         except (OSError, asyncio.CancelledError):
             pass
         finally:
-            sink.close()
-            self._writers.discard(sink)
+            if not (link.stalled and self._up) and not (link.lingering and sink is link.server):
+                sink.close()
+                self._writers.discard(sink)

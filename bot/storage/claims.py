@@ -15,7 +15,11 @@ The locks are held by a connection of their own, outside the pool, with short TC
 crashed host's connection, and its locks, within a minute rather than after its two-hour default, which locked a
 restarted bot out of its own database (review). A claim lost with its connection (the server restarted, an admin
 ended the session) is logged and taken again as soon as the server answers; should another process have taken the
-games meanwhile, this one stops (:meth:`Claim.overtaken`): both ran them, logged as an error only (review).
+games meanwhile, this one stops (:meth:`Claim.overtaken`): both ran them, logged as an error only (review). The
+connection is idle, so a session the server dropped without the client hearing of it (a partition, a failover) went
+unnoticed while another process took the games: a ``SELECT 1`` every :data:`PROBE_EVERY` seconds finds it. And a
+loss the client saw first can find the old session still holding the locks on the server (a proxy between them):
+that session, recognised by its process id, is ended and the claim taken again, not given up (review).
 """
 
 from __future__ import annotations
@@ -49,8 +53,19 @@ LOOKING = -1
 KEEPALIVES = {"tcp_keepalives_idle": "30", "tcp_keepalives_interval": "10", "tcp_keepalives_count": "3"}
 #: Seconds between attempts to take a lost claim again: growing, up to half a minute.
 RETRY_AFTER = (0.0, 1.0, 2.0, 5.0, 10.0, 30.0)
+#: Seconds between two probes of the claim's connection, and how long one may take before the connection counts
+#: as lost.
+PROBE_EVERY = 30.0
+PROBE_TIMEOUT = 10.0
 
 _LOCK = "SELECT {function}(hashtext($1 || current_schema()), $2)"
+#: The sessions holding this schema's claims other than this one.
+_HOLDERS = """
+SELECT DISTINCT pid FROM pg_locks
+WHERE locktype = 'advisory' AND objsubid = 2 AND granted AND pid <> pg_backend_pid()
+  AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+  AND classid = hashtext($1 || current_schema())::oid
+"""
 #: The shard counts other sessions hold (advisory locks of the two-key form: ``objsubid`` 2).
 _OTHER_COUNTS = """
 SELECT DISTINCT objid::bigint FROM pg_locks
@@ -59,6 +74,10 @@ WHERE locktype = 'advisory' AND objsubid = 2 AND granted AND pid <> pg_backend_p
   AND classid = hashtext($1 || current_schema())::oid AND objid <> $2::oid
 ORDER BY 1
 """
+
+
+class Lingering(DatabaseError):
+    """The claim is held by this process's own previous session, which the server has not ended yet."""
 
 
 class Claim:
@@ -85,6 +104,9 @@ class Claim:
         self.taken = 0
         self._changed = asyncio.Event()
         self._overtaken: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        #: The server process of the session that held the claim last: a refusal by it is no other process's.
+        self._pid: int | None = None
+        self._probing: asyncio.Task[None] | None = None
 
     async def take(self) -> None:
         """Take the claim, or raise :class:`DatabaseError` with one line: another process holds some of it, or the
@@ -96,6 +118,7 @@ class Claim:
             raise DatabaseError(f"cannot connect to the database {self._where} (DATABASE_URL): {why}") from exc
         try:
             taken = await self._locked(conn)
+            lingering = taken is not None and await self._ended_own_session(conn)
         except self._unusable as exc:
             conn.terminate()
             why = self._failure(exc)
@@ -105,11 +128,37 @@ class Claim:
             raise
         if taken is not None:
             conn.terminate()
-            raise DatabaseError(taken)
+            raise Lingering(taken) if lingering else DatabaseError(taken)
         conn.add_termination_listener(self._lost)
         self._connection = conn
+        self._pid = conn.get_server_pid()
+        self._probing = asyncio.get_running_loop().create_task(self._probe(conn), name="dicebot-claim-probe")
         self.taken += 1
         self._changed.set()
+
+    async def _ended_own_session(self, conn: asyncpg.Connection) -> bool:
+        """Whether the refusing holder is this process's previous session: then it is ended (the same role may)."""
+        if self._pid is None:
+            return False
+        holders = {row[0] for row in await conn.fetch(_HOLDERS, CLAIM_KEY)}
+        if self._pid not in holders:
+            return False
+        await conn.fetchval("SELECT pg_terminate_backend($1)", self._pid)
+        return True
+
+    async def _probe(self, conn: asyncpg.Connection) -> None:
+        """Ask the claim's connection something now and then; one that does not answer is closed, which starts the
+        retaking (:meth:`_lost`)."""
+        failures: tuple[type[BaseException], ...] = (TimeoutError, asyncpg.InterfaceError, *self._unusable)
+        while not conn.is_closed():
+            await asyncio.sleep(PROBE_EVERY)
+            try:
+                await conn.fetchval("SELECT 1", timeout=PROBE_TIMEOUT)
+            except failures:
+                if not conn.is_closed():
+                    log.warning("the claim's connection to %s does not answer; closing it", self._where)
+                    conn.terminate()
+                return
 
     async def wait_taken(self, times: int) -> None:
         """Return once the claim was taken ``times`` times in all (a loss and its retaking observed)."""
@@ -124,6 +173,8 @@ class Claim:
     async def release(self) -> None:
         """Give the claim back: its connection closed, a retaking in progress stopped."""
         self._released = True
+        if self._probing is not None:
+            self._probing.cancel()
         if self._retaking is not None:
             self._retaking.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -178,6 +229,11 @@ class Claim:
             await asyncio.sleep(pause)
             try:
                 await self.take()
+            except Lingering:
+                log.warning(
+                    "the claim on the games in %s is still held by this process's old session; ended it", self._where
+                )
+                continue
             except DatabaseError as error:
                 if not isinstance(error.__cause__, self._unusable):
                     log.error("%s: it took the games while this process's claim was lost; stopping", error)

@@ -16,6 +16,7 @@ from bot.sharding import ShardScope
 from bot.storage import Database, DatabaseError, GamesRepository, StorageUnavailable, claims, postgres
 from bot.storage.backend import Migration, bundled_migrations, numbered
 from tests.postgres import fresh_schema, migrated_schema, server_url, with_search_path
+from tests.tcp_proxy import Relay
 
 
 def test_placeholders_are_numbered_in_order_and_numbered_ones_kept() -> None:
@@ -309,6 +310,47 @@ async def test_the_claims_connection_probes_a_silent_peer_within_a_minute() -> N
         finally:
             await db.close()
     assert shown == {"tcp_keepalives_idle": "30", "tcp_keepalives_interval": "10", "tcp_keepalives_count": "3"}
+
+
+async def claimed_by(url: str, holder: asyncpg.Connection) -> None:
+    """Take every game of ``url``'s schema on ``holder``, as another bot would; waits while a session ends."""
+    key = "hashtext($1 || current_schema())"
+    await holder.execute(f"SELECT pg_advisory_lock({key}, $2)", claims.CLAIM_KEY, claims.EVERY_GAME)
+
+
+async def test_a_claim_whose_old_session_lingers_on_the_server_is_taken_again_not_given_up() -> None:
+    """A proxy dropped only the client's side: the retake was refused by the bot's own old session, and the bot
+    stopped as if another process had taken its games (review)."""
+    async with migrated_schema(server_url()) as url, Relay.to(url) as relay:
+        db = await Database.open(relay.url(url), claim=True)
+        try:
+            assert isinstance(db, postgres.PostgresDatabase) and db.claim is not None
+            relay.cut_clients()
+            await asyncio.wait_for(db.claim.wait_taken(2), 30)
+            assert not db.claim._overtaken.done()
+        finally:
+            await db.close()
+
+
+async def test_a_claim_the_server_dropped_unheard_is_found_by_its_probe(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Partitioned, the client never heard that the server ended its session; another bot took the games and both
+    ran them (review). The probe finds the silent connection; the retake then finds the games taken."""
+    monkeypatch.setattr(claims, "PROBE_EVERY", 0.05)
+    monkeypatch.setattr(claims, "PROBE_TIMEOUT", 0.5)
+    async with migrated_schema(server_url()) as url, Relay.to(url) as relay:
+        db = await Database.open(relay.url(url), claim=True)
+        other = await asyncpg.connect(url)
+        try:
+            assert isinstance(db, postgres.PostgresDatabase) and db.claim is not None
+            relay.stall()
+            await other.execute("SELECT pg_terminate_backend($1)", db.claim._pid)
+            await claimed_by(url, other)
+            line = await asyncio.wait_for(db.overtaken(), 30)
+            assert line.startswith("another dicebot process uses the database")
+        finally:
+            await other.close()
+            await relay.down()  # the pool's stalled connections would never answer a graceful close
+            await db.close()
 
 
 async def test_a_claim_lost_with_its_connection_is_taken_again() -> None:
