@@ -129,11 +129,6 @@ class FakeDiscord:
         return f"http://{self._base}/"
 
     @property
-    def host(self) -> str:
-        """The address the server was told to bind (``127.0.0.1``, ``0.0.0.0``, ...)."""
-        return self._host
-
-    @property
     def api_base(self) -> str:
         """The REST base to give discord.py (``http://127.0.0.1:PORT/api/v10``)."""
         return f"http://{self._base}{API_PREFIX}"

@@ -20,9 +20,10 @@ see on Discord: public messages plus that user's own ephemeral replies.
 
 Only the page itself may act (:func:`refusal`): any site the player visits could otherwise post to these
 endpoints (a ``text/plain`` form post needs no permission from this server) or open the socket and read every
-user's private replies (QA). So an ``Origin`` other than the server's own, an API request that is not JSON, and,
-on a server bound to this machine only, a ``Host`` other than this machine's names (a DNS rebinding: another
-site's name that resolves here) are refused with 403.
+user's private replies (QA). So an ``Origin`` other than the server's own, an API request that is not JSON, and a
+``Host`` that is neither an address nor one of this machine's names are refused with 403: the last is a DNS
+rebinding, another site's name made to resolve to this machine, whose pages are then of the same origin as it.
+A reverse proxy in front must keep the ``Host`` the browser sent and name the machine.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import json
+import socket
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -63,32 +65,37 @@ RECENT_INTERACTIONS = 30
 MALFORMED = (ValueError, KeyError, TypeError, AttributeError, OverflowError, RecursionError)
 
 
-#: The names by which a browser on this machine reaches a server bound to it.
-LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
+def own_names() -> frozenset[str]:
+    """The names this machine answers to, lower-cased: ``localhost``, its host name, that name on the local network
+    (``.local``) and its fully qualified one."""
+    name = socket.gethostname().lower()
+    return frozenset({"localhost", name, f"{name}.local", socket.getfqdn().lower()})
 
 
-def loopback(host: str) -> bool:
-    """Whether a server bound to ``host`` is reachable from this machine only."""
-    try:
-        return host == "localhost" or ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-def refusal(request: web.Request, *, local_only: bool, json_body: bool = False) -> str | None:
+def refusal(request: web.Request, *, json_body: bool = False) -> str | None:
     """Why ``request`` did not come from the playground's own page, or None (see the module's docstring)."""
     try:
-        host = URL(f"http://{request.host}").host or ""
+        host = (URL(f"http://{request.host}").host or "").lower()
+        origin = request.headers.get("Origin")
+        foreign = origin is not None and URL(origin).raw_authority.lower() != request.host.lower()
     except ValueError:
-        return "the request names no valid host"
-    if local_only and host not in LOOPBACK_NAMES:
-        return f"this playground answers on this machine only, not as {request.host}"
-    origin = request.headers.get("Origin")
-    if origin is not None and URL(origin).raw_authority != request.host:
+        return "the request names no valid host or origin"
+    if not _address(host) and host not in own_names():
+        return f"this playground answers to this machine's names and addresses, not to {request.host}"
+    if foreign:
         return "another site may not act in the playground"
     if json_body and request.content_type != "application/json":
         return "the body must be JSON (Content-Type: application/json)"
     return None
+
+
+def _address(host: str) -> bool:
+    """Whether ``host`` is an IP address: a page reached by address was not reached through somebody's DNS."""
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
 
 
 class BadRequest(Exception):
@@ -127,11 +134,6 @@ class WebUI:
         self._pushing: set[asyncio.Future[None]] = set()
         self.world.changes.subscribe(self._changed)
 
-    @property
-    def local_only(self) -> bool:
-        """Bound to this machine only: a request naming another host is a DNS rebinding, refused."""
-        return loopback(self.server.host)
-
     def install(self, app: web.Application) -> None:
         app.router.add_get("/", self.page)
         app.router.add_static("/static/", STATIC_DIR, show_index=False)
@@ -162,7 +164,7 @@ class WebUI:
     # -- the page -----------------------------------------------------------------------------------------
 
     async def page(self, request: web.Request) -> web.StreamResponse:
-        refused = refusal(request, local_only=self.local_only)
+        refused = refusal(request)
         if refused is not None:
             return web.json_response({"ok": False, "error": refused}, status=403)
         response = web.FileResponse(STATIC_DIR / "index.html")
@@ -171,7 +173,7 @@ class WebUI:
         return response
 
     async def socket(self, request: web.Request) -> web.StreamResponse:
-        refused = refusal(request, local_only=self.local_only)
+        refused = refusal(request)
         if refused is not None:
             return web.json_response({"ok": False, "error": refused}, status=403)
         ws = web.WebSocketResponse(heartbeat=20.0)
@@ -334,7 +336,7 @@ class WebUI:
         self, action: Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
     ) -> Callable[[web.Request], Awaitable[web.Response]]:
         async def handle(request: web.Request) -> web.Response:
-            refused = refusal(request, local_only=self.local_only, json_body=True)
+            refused = refusal(request, json_body=True)
             if refused is not None:
                 return web.json_response({"ok": False, "error": refused}, status=403)
             try:

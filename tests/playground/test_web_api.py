@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -294,6 +295,7 @@ async def test_each_push_of_messages_names_the_user_it_was_meant_for(server: Fak
             {"Content-Type": "application/json", "Host": "evil.example", "Origin": "http://evil.example"},
             '{"name": "M"}',
         ),
+        ({"Content-Type": "application/json", "Origin": "http://[::1"}, '{"name": "Mallory"}'),  # was a 500
     ],
 )
 async def test_another_site_cannot_act_in_the_playground(
@@ -324,10 +326,12 @@ async def test_another_site_cannot_open_the_playgrounds_socket_or_page(
 
 
 async def test_the_pages_own_requests_are_served(server: FakeDiscord) -> None:
-    """What the page sends: its own origin, JSON, under any of this machine's names."""
+    """What the page sends: its own origin, JSON, under any of this machine's names or addresses (a loopback one
+    other than 127.0.0.1 was refused; review), whatever address the server is bound to."""
     port = server.url.rstrip("/").rpartition(":")[2]
+    names = ["127.0.0.1", "localhost", "LocalHost", "127.0.0.2", "[::1]", "192.0.2.7", socket.gethostname()]
     async with aiohttp.ClientSession() as session:
-        for name in ("127.0.0.1", "localhost"):
+        for name in names:
             origin, host = f"http://{name}:{port}", {"Host": f"{name}:{port}"}
             add = {"name": f"From {name}"}
             async with session.post(
