@@ -66,10 +66,6 @@ async def run(bot: DiceBot, token: str) -> None:
         await asyncio.wait({starting, stop}, return_when=asyncio.FIRST_COMPLETED)
         if starting.done():
             starting.result()  # it ended by itself: its error (a rejected token, a database it cannot use)
-            if bot.stopped_by is not None:  # or it stopped itself: another process took its games
-                from bot.storage import DatabaseError
-
-                raise DatabaseError(bot.stopped_by)
     finally:
         stop.cancel()
         # The start is stopped where it is before anything closes: closed beside it, the bot went on opening
@@ -85,6 +81,10 @@ async def run(bot: DiceBot, token: str) -> None:
             await bot.close()
         finally:
             early_stop.hand_over(loop)
+    if bot.stopped_by is not None:  # it stopped itself (another process took its games), a stop signal or not
+        from bot.storage import DatabaseError
+
+        raise DatabaseError(bot.stopped_by)
 
 
 async def sync(bot: DiceBot, token: str) -> None:
@@ -169,7 +169,8 @@ def _with_discord(what: Callable[[DiceBot, str], Coroutine[Any, Any, None]], *, 
 
 def lock_database(settings: Settings) -> DataLock | None:
     """Lock a SQLite database for this process (``bot/datalock.py``); PostgreSQL needs none: shard processes
-    sharing it is the supported way to run several. A process with ``SHARD_IDS`` locks it shared."""
+    sharing it is the supported way to run several. A process with ``SHARD_IDS`` locks it shared, and its shards
+    and its ``SHARD_COUNT`` as well."""
     from bot.datalock import InUse, hold, hold_count, hold_shards
 
     if settings.uses_postgres:
@@ -194,7 +195,7 @@ def lock_database(settings: Settings) -> DataLock | None:
                 ),
             )
         )
-        if settings.shard_count is not None:
+        if settings.shard_count is not None:  # always, with SHARD_IDS (the settings' check): for the type checker
             held.joined(
                 hold_count(
                     database,

@@ -110,7 +110,7 @@ def _counts(folder: Path, prefix: str) -> list[int]:
     counts = []
     for name in os.listdir(folder):
         number = name.removeprefix(prefix).removesuffix(".lock")
-        if name.startswith(prefix) and name.endswith(".lock") and number.isdigit():
+        if name.startswith(prefix) and name.endswith(".lock") and number.isdecimal() and number.isascii():
             counts.append(int(number))
     return sorted(counts)
 

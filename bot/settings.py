@@ -8,6 +8,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Literal
+from urllib.parse import parse_qsl
 
 from dotenv import dotenv_values
 from pydantic import Field, SecretStr, ValidationError, ValidationInfo, field_validator
@@ -50,8 +51,21 @@ FIX_HINTS: dict[str, str] = {
 DEFAULT_DATABASE_URL = "sqlite:///data/dicebot.sqlite3"
 
 
-#: ``statement_timeout`` in a PostgreSQL URL's query: as a parameter, or inside ``options=-c ...``.
-STATEMENT_TIMEOUT_IN_URL = re.compile(r"statement_timeout", re.IGNORECASE)
+#: ``statement_timeout`` inside a PostgreSQL URL's ``options`` (``-c statement_timeout=...``,
+#: ``--statement-timeout=...``).
+STATEMENT_TIMEOUT_OPTION = re.compile(r"statement[-_]timeout", re.IGNORECASE)
+
+
+def sets_statement_timeout(url: str) -> bool:
+    """Whether ``url``'s query sets ``statement_timeout``: as a parameter, or in ``options``; read decoded, as the
+    driver reads it (``statement%5Ftimeout`` is the same parameter)."""
+    query = url.partition("?")[2].partition("#")[0]
+    for name, value in parse_qsl(query, keep_blank_values=True):
+        if name.lower() == "statement_timeout" or (
+            name.lower() == "options" and STATEMENT_TIMEOUT_OPTION.search(value)
+        ):
+            return True
+    return False
 
 
 def checked_database_url(value: str) -> str:
@@ -59,7 +73,7 @@ def checked_database_url(value: str) -> str:
     names no part of a password: see :func:`bot.urls.check_database_url`)."""
     if value.startswith(POSTGRES_PREFIXES):
         check_database_url(value)
-        if STATEMENT_TIMEOUT_IN_URL.search(value.partition("?")[2]):
+        if sets_statement_timeout(value):
             # The bot's own setting replaced it without a word, and its client-side wait follows that setting.
             raise ValueError(
                 "sets statement_timeout, which the bot takes from DATABASE_STATEMENT_TIMEOUT: remove it from the URL "

@@ -178,7 +178,7 @@ class Leaderboard(commands.Cog):
         period: str = "all",
         scope: str = "server",
     ) -> None:
-        forged = self._forged(_locale(interaction), game=game, metric=metric, period=period)
+        forged = self._forged(_locale(interaction), game=game, metric=metric, period=period, scope=scope)
         if forged is not None:
             await interaction.response.send_message(forged, ephemeral=True)
             return
@@ -196,6 +196,7 @@ class Leaderboard(commands.Cog):
             "game": ("game", self.kinds),
             "metric": ("leaderboard.metric", METRICS),
             "period": ("leaderboard.period", PERIODS),
+            "scope": ("leaderboard.scope", ("server", "global")),
         }
         for name, value in options.items():
             prefix, values = offered[name]

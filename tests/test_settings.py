@@ -188,6 +188,14 @@ def test_token_is_never_shown() -> None:
             {"discord_token": "x", "database_url": "postgresql://db/dice?options=-c%20Statement_Timeout%3D0"},
             "sets statement_timeout",
         ),
+        (
+            {"discord_token": "x", "database_url": "postgresql://db/dice?statement%5Ftimeout=1"},
+            "sets statement_timeout",
+        ),
+        (
+            {"discord_token": "x", "database_url": "postgresql://db/dice?options=--statement-timeout%3D1234"},
+            "sets statement_timeout",
+        ),
         # Opened a new, empty file named "db.sqlite3?mode=ro" (QA).
         (
             {"discord_token": "x", "database_url": "sqlite:////srv/db.sqlite3?mode=ro"},
@@ -375,6 +383,12 @@ def test_a_sqlite_url_with_a_query_string_exits_2_and_creates_no_file(tmp_path: 
 
 def test_a_postgresql_url_keeps_its_search_path() -> None:
     url = "postgresql://dice@db:5432/dicebot?search_path=dicebot"
+    assert Settings(discord_token="x", database_url=url, _env_file=None).database_url == url
+
+
+def test_a_url_only_naming_statement_timeout_in_another_value_passes() -> None:
+    """Only the parameter and ``options`` set it: any text containing the words was refused (review)."""
+    url = "postgresql://db/dicebot?application_name=statement_timeout_x&options=-c%20work_mem%3D64MB"
     assert Settings(discord_token="x", database_url=url, _env_file=None).database_url == url
 
 

@@ -212,6 +212,7 @@ MANAGE_GUILD = 1 << 5
             "Option metric must be Wins / Best score / Average score / Games played.",
         ),
         ({"game": "kniffel", "period": "bogus"}, "Option period must be All time / Last 30 days / Last 7 days."),
+        ({"game": "kniffel", "scope": "bogus"}, "Option scope must be This server / All servers."),
     ],
 )
 async def test_a_forged_leaderboard_option_is_refused_privately(
