@@ -17,6 +17,7 @@ from bot import __main__ as bot_main
 from bot import datalock
 from bot.settings import environment_names
 from bot.stopsignal import SIGNALS, EarlyStop, early_stop
+from bot.storage import DatabaseError
 
 
 @pytest.mark.parametrize("signum", SIGNALS)
@@ -30,14 +31,18 @@ def test_a_stop_signal_during_the_start_is_noted_not_raised(signum: signal.Signa
 class NeverStarting:
     """A bot whose start never ends by itself; ``close`` is what a stop must reach."""
 
-    def __init__(self) -> None:
+    def __init__(self, stopped_by: str | None = None) -> None:
         self.closed = False
+        self.stopped_by: str | None = None
+        self._stops_by = stopped_by
 
     async def start(self, token: str) -> None:
         await asyncio.Event().wait()
 
     async def close(self) -> None:
+        """Closed; with ``stopped_by``, as the bot's own guard closes it once another process took its games."""
         self.closed = True
+        self.stopped_by = self._stops_by
 
 
 async def test_a_signal_noted_before_the_loop_handled_signals_stops_the_start(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -54,6 +59,22 @@ async def test_a_signal_noted_before_the_loop_handled_signals_stops_the_start(mo
         for signum in SIGNALS:
             loop.remove_signal_handler(signum)
     assert bot.closed
+
+
+async def test_a_bot_that_stopped_itself_as_a_signal_came_says_why(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its games taken while its claim was lost, the bot closed itself; a stop signal landing meanwhile won the
+    wait, and the process exited 0 without the line (review)."""
+    early = EarlyStop()
+    early.requested = True
+    monkeypatch.setattr(bot_main, "early_stop", early)
+    bot: Any = NeverStarting(stopped_by="another dicebot process uses the database")
+    try:
+        with pytest.raises(DatabaseError, match=r"^another dicebot process uses the database$"):
+            await asyncio.wait_for(bot_main.run(bot, "token"), 30)
+    finally:
+        loop = asyncio.get_running_loop()
+        for signum in SIGNALS:
+            loop.remove_signal_handler(signum)
 
 
 async def test_a_signal_after_the_stop_is_ignored(monkeypatch: pytest.MonkeyPatch) -> None:
