@@ -300,6 +300,7 @@ class DiceBot(commands.AutoShardedBot):
                 await self.service.followers.close()
                 await self.service.hints.close()
                 await self.service.refusals.close()
+                await self.service.cards.close()
             await super().close()
             if hasattr(self, "db"):
                 await self.db.close()

@@ -287,6 +287,10 @@ class GameService(LiveBoards):
         #: Each player's latest refusal of a press on a game's message (its board, their grid) in a channel,
         #: deleted when the next one is shown or a press of theirs is accepted.
         self.refusals = PrivateNotes("refusal", clock)
+        #: Each player's latest scorecard (a view that does not follow the game) in a channel, deleted when they
+        #: open another, once they wrote something on their card and when the game ends: on a phone a tall card
+        #: left under the board pushed the dice off screen, and showed boxes as open they had scored since (QA).
+        self.cards = PrivateNotes("card", clock)
         #: The language a server chose with ``/settings language`` (None: its preferred locale).
         self.guild_language: Callable[[int], Awaitable[str | None]] = no_guild_language
 
@@ -445,8 +449,7 @@ class GameService(LiveBoards):
             shown = table(game, request.locale)
             rendered = private.render(shown, whose) if target else private.shown(shown, spec.kind, viewer, whose)
             await request.show_private(rendered)
-            if whose == viewer:
-                self._follow(request, spec, game, view, rendered)
+            self._keep_private(request, spec, game, view, rendered, whose == viewer)
 
     @tracked
     async def _command(self, request: Request, spec: AnySpec, decide: Callable[[Game], Outcome]) -> None:
@@ -546,7 +549,7 @@ class GameService(LiveBoards):
             if private is not None:
                 rendered = private.render(table(saved, request.locale), request.actor.player)
                 await request.update(rendered)
-                self._follow(request, spec, saved, view, rendered)
+                self._keep_private(request, spec, saved, view, rendered, True)
             else:
                 await request.acknowledge()
         except ResponseFailed as failed:
@@ -799,12 +802,16 @@ class GameService(LiveBoards):
             return
         rendered = view.shown(table(game, request.locale), spec.kind, viewer, whose)
         await request.show_private(rendered)
-        if whose == viewer:
-            self._follow(request, spec, game, click.action, rendered)
+        self._keep_private(request, spec, game, click.action, rendered, whose == viewer)
 
-    def _follow(self, request: Request, spec: AnySpec, game: Game, view: str, rendered: Rendered) -> None:
-        """The asker now sees their private ``view`` as ``rendered``: keep it current if it is one that follows."""
-        if spec.private_views[view].follows and game.record.active:
+    def _keep_private(
+        self, request: Request, spec: AnySpec, game: Game, view: str, rendered: Rendered, own: bool
+    ) -> None:
+        """The asker now sees a private ``view`` as ``rendered``: their own one that follows is kept current, any
+        other kind is a card that goes when it is out of date (:attr:`cards`)."""
+        if not spec.private_views[view].follows:
+            self.cards.shown(game.record.channel_id, request.actor.player, request.private_message())
+        elif own and game.record.active:
             self.followers.follow(game, request.actor.player, view, request.locale, request.private_message(), rendered)
 
     def _render_private(self, game: Game, view: str, player: str, locale: str) -> Rendered:
@@ -1238,11 +1245,14 @@ class GameService(LiveBoards):
         for move in outcome.moves:
             if self.refusals.holds(channel, move.player) and move.source == "player":
                 self.refusals.retire(channel, move.player)
+            if self.cards.holds(channel, move.player) and move.source == "player" and transitions.settled(move):
+                self.cards.retire(channel, move.player)
             if not ended and self.hints.holds(channel, move.player) and transitions.moved_on(move):
                 self.hints.retire(channel, move.player)
         if ended:
             for seat in record.seats:
                 self.hints.retire(channel, seat.player)
+                self.cards.retire(channel, seat.player)
 
     def _prepare_computers(self, game: Game) -> None:
         """A running game with computer players: start loading its strategy tables (once, in a worker thread)."""

@@ -543,6 +543,13 @@ def moved_on(move: MoveRow) -> bool:
     return not _picks(str(json.loads(move.action).get("kind", "")))
 
 
+def settled(move: MoveRow) -> bool:
+    """Whether ``move`` wrote something down (a box scored, a row passed): neither picking dice nor rolling them.
+    A scorecard opened before it shows the card as it was."""
+    kind = str(json.loads(move.action).get("kind", ""))
+    return not _picks(kind) and kind != "roll"
+
+
 def computer_step(rules: AnyRules, game: Game, choose: Choose, rng: random.Random, now: float) -> Outcome:
     """Every computer the engine waits for plays one step: its toggles and the action they prepare.
 

@@ -466,3 +466,22 @@ async def test_a_classic_board_shows_no_upper_bonus(running: Harness) -> None:
     h = running
     message = await h.start_game("kniffel", [h.alice], rules="classic")
     assert "Upper section" not in message.text
+
+
+async def test_a_scorecard_goes_when_another_is_opened_and_once_its_player_scored(running: Harness) -> None:
+    """On a phone a tall card left under the board pushed the dice off screen, and went on showing boxes as open
+    that had been scored since (QA). Rolling leaves it: the card is what the player reads to choose a box."""
+    h = running
+    message = await h.start_game("kniffel", [h.alice, h.bob])
+    player = h.user((await h.state()).current_player)
+    first = await (await h.server.click_button(player, message, label="Scorecard")).message()
+    second = await (await h.server.click_button(player, message, label="Scorecard")).message()
+    await h.server.wait_for(lambda: first.deleted, what="the older card to go")
+    await h.click(player, message, "Roll")
+    assert not second.deleted
+    await (await h.server.select(player, message, message.select().custom_id, [best_option(message)])).response()
+    await h.server.wait_for(lambda: second.deleted, what="the card to go once its player scored")
+    watcher = h.alice if player is h.bob else h.bob
+    watched = await (await h.command(watcher, "kniffel scorecard")).message()
+    assert (await (await h.command(watcher, "kniffel end")).message()).text == "The game was ended."
+    await h.server.wait_for(lambda: watched.deleted, what="every card to go with the game")
