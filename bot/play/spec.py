@@ -42,7 +42,8 @@ class PrivateView:
     #: "You are not playing in this game.", though ``/kniffel scorecard player:`` shows anyone's card).
     watchers: Watchers | None = None
     #: True for views that go stale in a way that matters (a Knister grid): the player's latest one is edited
-    #: when the game changes (``bot/play/following.py``). A scorecard may stay as it was opened.
+    #: when the game changes (``bot/play/following.py``). Any other (a scorecard) goes once it is out of date
+    #: (``GameService.cards``).
     follows: bool = False
 
     def whose(self, viewer: str, seated: bool, to_act: Sequence[str]) -> str | None:
