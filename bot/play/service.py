@@ -1234,7 +1234,8 @@ class GameService(LiveBoards):
     def _retire_notes(self, record: GameRecord, outcome: Outcome) -> None:
         """Private notes this save made out of date go (``notes.py``). A refusal goes once a press of its player
         is accepted (a move of source "player": their turn came, say, and "Not your turn" is now wrong). A hint
-        goes after its player's move past its position, and every player's when the save ended the game. A later
+        goes after its player's move past its position, and every player's when the save ended the game; a refusal
+        also goes when its player's turn comes. A later
         save of an ended game (noting the rematch) leaves the channel's notes alone: they are the new game's. Each
         note is looked up (``holds``, a dict membership) before anything else: a move of a player with nothing on
         screen costs no more."""
@@ -1253,6 +1254,15 @@ class GameService(LiveBoards):
             for seat in record.seats:
                 self.hints.retire(channel, seat.player)
                 self.cards.retire(channel, seat.player)
+            return
+        before, after = outcome.before.state, outcome.after.state
+        if before is not None and after is not None and self.refusals:
+            # "Not your turn" under the board that now says it is theirs contradicted it (QA).
+            engine = self.specs[record.kind].engine
+            waited = set(engine.to_act(before))
+            for player in engine.to_act(after):
+                if player not in waited and self.refusals.holds(channel, player):
+                    self.refusals.retire(channel, player)
 
     def _prepare_computers(self, game: Game) -> None:
         """A running game with computer players: start loading its strategy tables (once, in a worker thread)."""

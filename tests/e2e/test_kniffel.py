@@ -125,6 +125,13 @@ async def test_only_the_current_player_may_act(running: Harness) -> None:
     outsider = await h.click(h.carol, message, "Roll")
     assert "not playing" in (await outsider.message()).text
 
+    # Once the turn is theirs, "Not your turn" under the board that says it is went (QA: both were on screen).
+    refusal = await reply.message()
+    await h.click(acting, message, "Roll")
+    assert not refusal.deleted  # still not their turn
+    await (await h.server.select(acting, message, message.select().custom_id, [best_option(message)])).response()
+    await h.server.wait_for(lambda: refusal.deleted, what="the refusal to go once it is their turn")
+
 
 async def test_double_click_on_roll_rolls_once(running: Harness) -> None:
     """QA: the second press was answered "This message is outdated — use the latest game message." on the latest
