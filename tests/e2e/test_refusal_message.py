@@ -99,11 +99,11 @@ async def test_an_accepted_press_takes_its_players_refusal_away(harness: Harness
     assert private(h, h.bob) == []
 
 
-async def test_an_accepted_press_leaves_other_players_refusals_and_deletes_nothing_without_one(
+async def test_a_refusal_goes_when_the_turn_becomes_its_players_and_a_press_without_one_deletes_nothing(
     harness: Harness,
 ) -> None:
-    """A press of a player with no refusal on screen deletes nothing (nor anyone else's refusal); the next press of
-    the player who has one takes exactly that one away."""
+    """Bob's "Not your turn" goes once Alice's press hands him the turn (it sat under the board that said it was
+    his; QA); a press of a player with no refusal on screen deletes nothing."""
     h = harness
     h.rng = Script(["stop", "bonus_300"], [1, 2, 3, 4, 6, 6], start=0)
     await h.start_bot(EXTENSIONS)
@@ -111,16 +111,15 @@ async def test_an_accepted_press_leaves_other_players_refusals_and_deletes_nothi
     board = await h.start_game("tutto", [h.alice, h.bob])
     refusal = await press(h, h.bob, board, "draw")
 
-    await press(h, h.alice, board, "draw")  # Alice had no refusal: her accepted press retires nothing
+    await press(h, h.alice, board, "draw")  # Alice drew Stop: the turn is Bob's
     await h.wait_post("🛑 Alice drew Stop — turn over.")
-    refusals = h.bot.service.refusals
-    assert not refusals.holds(h.channel.id, str(h.alice.id))
-    assert refusals.holds(h.channel.id, str(h.bob.id)) and not refusal.deleted
-    assert h.server.find_requests("DELETE", ORIGINAL) == []
-
-    await press(h, h.bob, board, "draw")
     await h.server.wait_for(lambda: refusal.deleted, what="Bob's refusal to go")
-    assert len(h.server.find_requests("DELETE", ORIGINAL)) == 1 and len(refusals) == 0
+    refusals = h.bot.service.refusals
+    assert len(refusals) == 0 and len(h.server.find_requests("DELETE", ORIGINAL)) == 1
+
+    await press(h, h.bob, board, "draw")  # Bob has no refusal left: nothing more is deleted
+    await h.wait_post("Bob drew")
+    assert len(h.server.find_requests("DELETE", ORIGINAL)) == 1
 
 
 async def test_refusals_of_presses_on_a_knister_grid_replace_each_other_and_go_once_a_placement_is_accepted(
