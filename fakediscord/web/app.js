@@ -313,7 +313,11 @@ function renderMessage(message) {
   const author = message.author;
   const ephemeral = (message.flags & EPHEMERAL) !== 0;
   const loading = (message.flags & LOADING) !== 0;
-  const node = el("li", { class: `message${ephemeral ? " ephemeral" : ""}`, dataset: { messageId: message.id } });
+  // As Discord's client marks a message that mentions the reader: whose turn it is stands out on a phone (QA).
+  const content = typeof message.content === "string" ? message.content : "";
+  const mentionsMe = Boolean(state.me) && (content.includes(`<@${state.me}>`) || content.includes(`<@!${state.me}>`));
+  const classes = `message${ephemeral ? " ephemeral" : ""}${mentionsMe ? " mentions-me" : ""}`;
+  const node = el("li", { class: classes, dataset: { messageId: message.id } });
   const metadata = message.interaction_metadata;
   if (metadata?.user && message.playground?.command) {
     const who = metadata.user.global_name || metadata.user.username;

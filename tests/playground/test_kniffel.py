@@ -76,6 +76,11 @@ async def test_phone_width_keeps_the_game_playable(world: World) -> None:
     assert scroll_width <= PHONE["width"]
     assert await alice.pick(game, "Full house") == "Full house — 25"
     await expect(game.locator(".embed-title")).to_contain_text("turn 2/13")
+    # A fingertip's targets (QA: 32 px buttons, a 30 by 29 px menu toggle), and "your turn" marked as Discord marks
+    # a message that mentions the reader (QA: it looked like any other).
+    for button in (game.get_by_role("button", name="Roll"), alice.page.get_by_role("button", name="Channels")):
+        assert (await box_of(button))["height"] >= 40
+    await expect(game).to_have_class(re.compile(r"\bmentions-me\b"))
 
 
 async def test_a_second_click_on_a_die_the_first_click_replaced_fails_in_a_player_s_words(world: World) -> None:
