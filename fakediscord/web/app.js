@@ -747,6 +747,7 @@ async function act(action, body) {
     // A press on a message that changed since this page showed it (an edit replaced or disabled the control
     // under a double click, or deleted the message): what Discord's client says, not fakediscord's diagnostic.
     if (!result.ok) notice(result.changed ? COMPONENT_CHANGED : result.error);
+    else clearNotice(); // an old complaint under a request that worked read as if that one had failed (QA)
     return result;
   } catch (error) {
     notice(`The playground is not reachable (${error.message}).`);
@@ -755,6 +756,11 @@ async function act(action, body) {
 }
 
 let noticeTimer = null;
+function clearNotice() {
+  window.clearTimeout(noticeTimer);
+  $("notice").hidden = true;
+}
+
 function notice(text) {
   const node = $("notice");
   node.textContent = text;

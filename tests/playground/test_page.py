@@ -121,6 +121,7 @@ async def test_autocomplete_offers_subcommands_options_choices_and_ranges(world:
     await timeout.fill("5")
     await box.press("Enter")
     await expect(alice.message_with("Kniffel").locator(".embed")).to_contain_text("Classic")
+    await expect(alice.page.locator("#notice")).to_be_hidden()  # the complaint went with the command that worked
 
     await box.fill("/stats")
     await suggestions.filter(has_text="/stats").first.click()
