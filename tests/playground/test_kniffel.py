@@ -83,6 +83,15 @@ async def test_phone_width_keeps_the_game_playable(world: World) -> None:
     await expect(game).to_have_class(re.compile(r"\bmentions-me\b"))
 
 
+async def test_a_phone_sends_a_command_with_the_send_button(world: World) -> None:
+    """After picking a command from the suggestions the phone's keyboard is down: no Enter to press (QA)."""
+    alice = await world.screen("Alice", "kniffel", viewport=PHONE)
+    await alice.page.locator("#composer-input").fill("/kniffel sta")
+    await alice.page.locator(".suggestion").filter(has_text="/kniffel start").click()
+    await alice.page.get_by_role("button", name="Send").click()
+    await expect(alice.message_with("Kniffel").locator(".reply-line")).to_contain_text("@Alice used /kniffel start")
+
+
 async def test_a_second_click_on_a_die_the_first_click_replaced_fails_in_a_player_s_words(world: World) -> None:
     """QA: a fast double click on a die held it, then showed fakediscord's diagnostic ("no button 'g:1:hold:2.1:69'
     on message …: button '4' (g:1:hold:0.0:69), …"): the first click's edit had replaced the buttons before the
