@@ -184,17 +184,13 @@ def test_token_is_never_shown() -> None:
             "DATABASE_URL is invalid (Value error, sets statement_timeout, which the bot takes from "
             "DATABASE_STATEMENT_TIMEOUT: remove it from the URL and set DATABASE_STATEMENT_TIMEOUT (seconds) instead)",
         ),
-        (
-            {"discord_token": "x", "database_url": "postgresql://db/dice?options=-c%20Statement_Timeout%3D0"},
-            "sets statement_timeout",
-        ),
-        (
-            {"discord_token": "x", "database_url": "postgresql://db/dice?statement%5Ftimeout=1"},
-            "sets statement_timeout",
-        ),
-        (
-            {"discord_token": "x", "database_url": "postgresql://db/dice?options=--statement-timeout%3D1234"},
-            "sets statement_timeout",
+        *(
+            ({"discord_token": "x", "database_url": f"postgresql://db/dice?{query}"}, "sets statement_timeout")
+            for query in (
+                "options=-c%20Statement_Timeout%3D0",
+                "statement%5Ftimeout=1",  # decoded, as the driver reads it
+                "options=--statement-timeout%3D1234",
+            )
         ),
         # Opened a new, empty file named "db.sqlite3?mode=ro" (QA).
         (
