@@ -19,7 +19,7 @@ import discord
 from bot.engine import fivedice
 from bot.engine.core import Event, PlayerResult
 from bot.i18n import listing, number, t
-from bot.ui.common import COLOUR_OVER, COLOUR_PLAYING, DIE_FACES, faces, monospace_table, shorten
+from bot.ui.common import COLOUR_OVER, COLOUR_PLAYING, DIE_FACES, faces, monospace_table, shorten, unbroken
 from bot.ui.ended import ended_embed
 from bot.ui.render import Rendered, Table, custom_id
 from bot.ui.standings import board_mark, final_footer, marked_name, ranked, standing, staying_first
@@ -131,8 +131,9 @@ class ScorecardUI:
         rolled = [die for die, keep in zip(dice, held, strict=True) if not keep]
         name = table.name(player)
         if not kept:
-            return t("dice.computer_rolled", table.locale, name=name, dice=faces(rolled))
-        return t("dice.computer_kept_rolled", table.locale, name=name, kept=faces(kept), dice=faces(rolled))
+            return t("dice.computer_rolled", table.locale, name=name, dice=unbroken(faces(rolled)))
+        kept_faces, rolled_faces = unbroken(faces(kept)), unbroken(faces(rolled))  # each group one word on a phone
+        return t("dice.computer_kept_rolled", table.locale, name=name, kept=kept_faces, dice=rolled_faces)
 
     def render_turn(self, table: Table) -> Rendered:
         state, locale = table.state, table.locale

@@ -8,7 +8,7 @@ from types import ModuleType
 from bot.engine import kniffel
 from bot.engine.core import Event
 from bot.i18n import number, t
-from bot.ui.common import EMPTY, faces
+from bot.ui.common import EMPTY, faces, unbroken
 from bot.ui.fivedice import ScorecardUI
 from bot.ui.render import Table
 
@@ -64,7 +64,10 @@ class KniffelUI(ScorecardUI):
     def event_line(self, event: Event, table: Table) -> str | None:
         locale, params = table.locale, event.params
         if event.key == "kniffel.rolloff":
-            rolls = ", ".join(f"{table.name(p)} {faces(dice)} ({sum(dice)})" for p, dice in params["rolls"].items())
+            # Each player's dice and sum one word on a phone: "Bob ⚀ / ⚀ ⚂ ⚀ ⚃ (10)" read as two groups (QA).
+            rolls = ", ".join(
+                f"{table.name(p)} {unbroken(f'{faces(dice)} ({sum(dice)})')}" for p, dice in params["rolls"].items()
+            )
             return t("kniffel.rolloff", locale, round=params["round"], rolls=rolls)
         if event.key == "kniffel.order":
             return t("kniffel.order", locale, players=", ".join(table.name(p) for p in params["players"]))

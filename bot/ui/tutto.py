@@ -388,7 +388,7 @@ class TuttoUI:
                     "tutto.rolled",
                     table.locale,
                     name=table.name(event.params["player"]),
-                    dice=faces(event.params["dice"]),
+                    dice=unbroken(faces(event.params["dice"])),
                 )
             elif (
                 event.key in NULLS
@@ -410,7 +410,7 @@ class TuttoUI:
             table.locale,
             name=name,
             card=card_name(card.params["card"], table.locale),
-            dice=faces(roll.params["dice"]),
+            dice=unbroken(faces(roll.params["dice"])),
         )
 
     def _drew(self, card: Event, table: Table) -> str:
@@ -424,15 +424,21 @@ class TuttoUI:
             "tutto.rolled_on",
             table.locale,
             name=table.name(roll.params["player"]),
-            aside=faces(sorted(aside.params["dice"])),  # as the board lists them
-            dice=faces(roll.params["dice"]),
+            aside=unbroken(faces(sorted(aside.params["dice"]))),  # as the board lists them
+            dice=unbroken(faces(roll.params["dice"])),
         )
 
     def _null_rolled(self, null: Event, roll: Event, table: Table) -> str:
         """A null with the dice that made it: the turn ends at once, so the board never shows that roll."""
         lost = null.params.get("lost", 0)
         key = "tutto.null_nothing_dice" if null.key == "tutto.null" and not lost else NULLS[null.key]
-        return t(key, table.locale, name=table.name(null.params["player"]), dice=faces(roll.params["dice"]), lost=lost)
+        return t(
+            key,
+            table.locale,
+            name=table.name(null.params["player"]),
+            dice=unbroken(faces(roll.params["dice"])),
+            lost=lost,
+        )
 
     def event_line(self, event: Event, table: Table) -> str | None:
         """The announcement for one engine event, or None to stay quiet."""

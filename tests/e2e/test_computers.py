@@ -314,7 +314,7 @@ async def test_a_persons_bust_stays_in_the_news_only_until_the_computers_turn_en
     await h.click(h.alice, lobby, "Start")
     game = TuttoTable(h, await live_board(h))
     await game.press(h.alice, "draw")
-    bust = ["🃏 Alice drew **Bonus 300** and rolled ⚁ ⚁ ⚂ ⚂ ⚃ ⚅.", "💥 Alice: Null — the turn ends with nothing."]
+    bust = ["🃏 Alice drew **Bonus 300** and rolled ⚁ ⚁ ⚂ ⚂ ⚃ ⚅.", "💥 Alice: Null — the turn ends with nothing."]
     assert news(game)[-2:] == bust
 
     await h.advance(STEP)
@@ -325,10 +325,10 @@ async def test_a_persons_bust_stays_in_the_news_only_until_the_computers_turn_en
     game = TuttoTable(h, await live_board(h))
     assert (await h.state()).current == str(h.alice.id)
     ended = news(game)
-    assert ended == ["💥 🤖 Normal rolled ⚁ ⚂ ⚃ ⚅ ⚁ ⚂: Null — the turn ends with nothing."]
+    assert ended == ["💥 🤖 Normal rolled ⚁ ⚂ ⚃ ⚅ ⚁ ⚂: Null — the turn ends with nothing."]
 
     await game.press(h.alice, "draw")
-    assert news(game) == [*ended, "🃏 Alice drew **Bonus 200** and rolled ⚀ ⚁ ⚂ ⚃ ⚅ ⚅."]
+    assert news(game) == [*ended, "🃏 Alice drew **Bonus 200** and rolled ⚀ ⚁ ⚂ ⚃ ⚅ ⚅."]
 
 
 async def test_a_timed_out_person_is_played_by_the_normal_computer(bot: Harness) -> None:

@@ -224,7 +224,7 @@ async def test_a_whole_tutto_game_on_a_german_server(harness: Harness) -> None:
     await h.wait_post("🛑 Alice zieht Stopp — Zug vorbei.")
     assert await press(h, seen, h.bob, game, "draw") == ""
     assert t("tutto.rule.bonus", "de", bonus=300) in game.text
-    await h.wait_post("🃏 Bob zieht **Bonus 300** und würfelt ⚀ ⚀ ⚀ ⚄ ⚄ ⚄.")
+    await h.wait_post("🃏 Bob zieht **Bonus 300** und würfelt ⚀ ⚀ ⚀ ⚄ ⚄ ⚄.")
     for index in range(6):
         assert await press(h, seen, h.bob, game, "die", index) == ""
     assert game.button(prefix=f"g:{game_id(game)}:roll_on:").label == "Tutto!"

@@ -187,7 +187,7 @@ async def test_one_tap_on_draw_shows_the_card_and_the_rolled_dice(harness: Harne
     assert "**Bonus 300**" in game.text and "# ⚀ ⚁ ⚂ ⚃ ⚅ ⚅" in game.text
     assert [game.button("die", index).label for index in range(6)] == ["⚀ 1", "⚁ 2", "⚂ 3", "⚃ 4", "⚅ 6", "⚅ 6"]
     assert not game.has("roll") and not game.has("draw")
-    await harness.wait_post("🃏 Alice drew **Bonus 300** and rolled ⚀ ⚁ ⚂ ⚃ ⚅ ⚅.")
+    await harness.wait_post("🃏 Alice drew **Bonus 300** and rolled ⚀ ⚁ ⚂ ⚃ ⚅ ⚅.")
     record = await harness.record()
     assert record is not None and record.version == before.version + 1
     assert harness.bot is not None
@@ -611,12 +611,12 @@ async def test_roll_on_replaces_the_news_of_the_roll_before_it(harness: Harness)
     alice, bob = harness.alice, harness.bob
     game = await play(harness, script, [alice, bob])
     await game.press(alice, "draw")
-    assert news(game)[-1] == "🃏 Alice drew **Bonus 300** and rolled ⚀ ⚁ ⚂ ⚃ ⚅ ⚅."
+    assert news(game)[-1] == "🃏 Alice drew **Bonus 300** and rolled ⚀ ⚁ ⚂ ⚃ ⚅ ⚅."
 
     await game.pick(alice, 1)
     await game.press(alice, "roll_on")
     assert "# ⚁ ⚂ ⚃ ⚅ ⚄" in game.text
     assert news(game) == [
         t("tutto.order", LOCALE, players="Alice, Bob"),
-        "🎲 Alice set aside ⚀ and rolled ⚁ ⚂ ⚃ ⚅ ⚄.",
+        "🎲 Alice set aside ⚀ and rolled ⚁ ⚂ ⚃ ⚅ ⚄.",
     ]

@@ -9,6 +9,7 @@ import discord
 import pytest
 
 from bot.engine import dicepoker, fivedice, kniffel
+from bot.engine.core import Event
 from bot.i18n import languages, listing, t
 from bot.ui.dicepoker import UI as DICEPOKER_UI
 from bot.ui.dicepoker import bonus_status, signed
@@ -223,10 +224,13 @@ def test_a_computers_roll_is_told_with_the_dice_it_kept_and_a_persons_is_not(
     state = state.model_copy(update={"current": state.players.index("cpu-normal-1")})
     state = engine.apply(state, "cpu-normal-1", fivedice.Roll(), random.Random(2))
     first = ui.announce(Table(seats, 1, 1, "en-US", state))
-    assert first == [f"🎲 🤖 Normal rolled {' '.join('⚀⚁⚂⚃⚄⚅'[die - 1] for die in state.dice)}."]
+    # Each group of dice one word on a phone (no-break spaces; QA: a group broke across two lines).
+    group = "\N{NO-BREAK SPACE}".join("⚀⚁⚂⚃⚄⚅"[die - 1] for die in state.dice)
+    assert first == [f"🎲 🤖 Normal rolled {group}."]
     held = engine.apply(state, "cpu-normal-1", fivedice.ToggleHold(index=0), random.Random(3))
     again = engine.apply(held, "cpu-normal-1", fivedice.Roll(), random.Random(4))
-    kept, rolled = "⚀⚁⚂⚃⚄⚅"[again.dice[0] - 1], " ".join("⚀⚁⚂⚃⚄⚅"[die - 1] for die in again.dice[1:])
+    kept = "⚀⚁⚂⚃⚄⚅"[again.dice[0] - 1]
+    rolled = "\N{NO-BREAK SPACE}".join("⚀⚁⚂⚃⚄⚅"[die - 1] for die in again.dice[1:])
     assert ui.announce(Table(seats, 1, 2, "en-US", again)) == [f"🎲 🤖 Normal kept {kept} and rolled {rolled}."]
     person = state.model_copy(update={"current": state.players.index("1"), "rolls": 0})
     person = engine.apply(person, "1", fivedice.Roll(), random.Random(5))
@@ -310,3 +314,13 @@ def test_the_remembered_totals_follow_a_score_a_name_a_leaver_and_the_language()
     rich = state.model_copy(update={"bonuses": {"101": 1200, "102": 0}})
     assert totals(rich) == ["Anna 1,200", "Bert     0"]
     assert totals(rich, "de") == ["Anna 1.200", "Bert     0"]
+
+
+def test_a_roll_offs_dice_and_sum_are_one_word_per_player() -> None:
+    """QA: on a phone "Bob ⚀ / ⚀ ⚂ ⚀ ⚃ (10)" broke one player's dice across two lines."""
+    seats = (SeatView("1", "Alice"), SeatView("2", "Bob"))
+    state = kniffel.new_game(["1", "2"], random.Random(1))
+    event = Event(key="kniffel.rolloff", params={"round": 1, "rolls": {"1": [1, 1, 3, 1, 4], "2": [6, 6, 6, 6, 5]}})
+    line = KNIFFEL_UI.event_line(event, Table(seats, 1, 1, "en-US", state))
+    nbsp = "\N{NO-BREAK SPACE}"
+    assert line == f"🎲 Roll-off 1: Alice {nbsp.join('⚀⚀⚂⚀⚃')}{nbsp}(10), Bob {nbsp.join('⚅⚅⚅⚅⚄')}{nbsp}(29)"

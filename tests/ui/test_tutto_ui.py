@@ -512,17 +512,17 @@ def announce(state: tu.State) -> list[str]:
 def test_a_roll_on_its_own_is_told_and_toggles_are_not() -> None:
     """A computer's Roll step after its card (QA: the news still told the move before its turn)."""
     state = rolled("bonus_600", 1, 2, 3, 4, 5, 6)
-    assert announce(state) == ["🎲 Alice rolled ⚀ ⚁ ⚂ ⚃ ⚄ ⚅."]
+    assert announce(state) == ["🎲 Alice rolled ⚀ ⚁ ⚂ ⚃ ⚄ ⚅."]
     assert announce(take(state, 1)) == []
 
 
 def test_a_roll_on_tells_the_dice_set_aside_and_the_new_roll() -> None:
     """The news before it described the roll it replaced, which the board no longer shows."""
     state = act(take(rolled("bonus_600", 1, 2, 3, 4, 5, 6), 1, 5), tu.RollOn(), 2, 2, 2, 6)
-    assert announce(state) == ["🎲 Alice set aside ⚀ ⚄ and rolled ⚁ ⚁ ⚁ ⚅."]
-    # in the order the board lists them, not the order they were tapped (QA: "set aside ⚄ ⚀ ⚄")
+    assert announce(state) == ["🎲 Alice set aside ⚀ ⚄ and rolled ⚁ ⚁ ⚁ ⚅."]
+    # in the order the board lists them, not the order they were tapped (QA: "set aside ⚄ ⚀ ⚄")
     state = act(take(rolled("bonus_600", 5, 2, 3, 4, 1, 6), 5, 1), tu.RollOn(), 2, 2, 2, 6)
-    assert announce(state) == ["🎲 Alice set aside ⚀ ⚄ and rolled ⚁ ⚁ ⚁ ⚅."]
+    assert announce(state) == ["🎲 Alice set aside ⚀ ⚄ and rolled ⚁ ⚁ ⚁ ⚅."]
 
 
 def test_a_roll_on_is_not_told_once_the_click_replaced_its_dice() -> None:
@@ -534,22 +534,22 @@ def test_a_roll_on_is_not_told_once_the_click_replaced_its_dice() -> None:
     story = [*drawn.events, *first.events, *on.events, *banked.events]
     lines = announce(banked.model_copy(update={"events": story}))
     assert lines == [
-        "🃏 Alice drew **Bonus 300** and rolled ⚀ ⚁ ⚂ ⚃ ⚅ ⚅.",
+        "🃏 Alice drew **Bonus 300** and rolled ⚀ ⚁ ⚂ ⚃ ⚅ ⚅.",
         t("tutto.banked", LOCALE, name="Alice", points=150, score=150),
     ]
     again = act(take(on, 5), tu.RollOn(), 1, 2, 3, 4)
     both = again.model_copy(update={"events": [*on.events, *again.events]})
-    assert announce(both) == ["🎲 Alice set aside ⚄ and rolled ⚀ ⚁ ⚂ ⚃."]  # the second roll is the one shown
+    assert announce(both) == ["🎲 Alice set aside ⚄ and rolled ⚀ ⚁ ⚂ ⚃."]  # the second roll is the one shown
 
 
 def test_a_card_drawn_and_rolled_in_one_click_is_told_in_one_line() -> None:
     drawn = act(game(["bonus_300"]), tu.Draw())
     assert announce(drawn) == ["🃏 Alice drew **Bonus 300**."]  # a computer draws on its own step
     both = drawn.model_copy(update={"events": drawn.events + act(drawn, tu.Roll(), 1, 2, 3, 4, 6, 6).events})
-    assert announce(both) == ["🃏 Alice drew **Bonus 300** and rolled ⚀ ⚁ ⚂ ⚃ ⚅ ⚅."]
+    assert announce(both) == ["🃏 Alice drew **Bonus 300** and rolled ⚀ ⚁ ⚂ ⚃ ⚅ ⚅."]
     null = drawn.model_copy(update={"events": drawn.events + act(drawn, tu.Roll(), 2, 2, 3, 3, 4, 6).events})
     assert announce(null) == [
-        "🃏 Alice drew **Bonus 300** and rolled ⚁ ⚁ ⚂ ⚂ ⚃ ⚅.",
+        "🃏 Alice drew **Bonus 300** and rolled ⚁ ⚁ ⚂ ⚂ ⚃ ⚅.",
         t("tutto.null_nothing", LOCALE, name="Alice"),
     ]
 
@@ -557,10 +557,10 @@ def test_a_card_drawn_and_rolled_in_one_click_is_told_in_one_line() -> None:
 def test_stop_card_and_null_say_what_was_lost() -> None:
     assert announce(act(game(["stop"]), tu.Draw())) == [t("tutto.stop_card", LOCALE, name="Alice")]
     state = act(take(rolled("bonus_600", 1, 2, 3, 4, 5, 6), 1, 5), tu.RollOn(), 2, 2, 3, 4)
-    assert announce(state)[0] == "💥 Alice rolled ⚁ ⚁ ⚂ ⚃: Null — the turn's 150 points are lost."  # the dice: the
+    assert announce(state)[0] == "💥 Alice rolled ⚁ ⚁ ⚂ ⚃: Null — the turn's 150 points are lost."  # the dice: the
     # turn ends at once, so the board never shows the roll that ended it
     nothing = act(act(game(["bonus_300"]), tu.Draw()), tu.Roll(), 2, 2, 3, 3, 4, 6)  # a computer's own Roll step
-    assert announce(nothing) == ["💥 Alice rolled ⚁ ⚁ ⚂ ⚂ ⚃ ⚅: Null — the turn ends with nothing."]
+    assert announce(nothing) == ["💥 Alice rolled ⚁ ⚁ ⚂ ⚂ ⚃ ⚅: Null — the turn ends with nothing."]
     assert "1,050" in t("tutto.null", LOCALE, name="Alice", lost=1050)
 
 
@@ -592,7 +592,7 @@ def test_street_fireworks_and_cloverleaf_lines() -> None:
     assert "Street complete: +2,000" in announce(street)[0]
     fireworks = act(take(rolled("fireworks", 1, 2, 3, 4, 6, 6), 1), tu.RollOn(), 2, 3, 4, 6, 6)
     assert announce(fireworks)[:2] == [
-        "🎆 Alice rolled ⚁ ⚂ ⚃ ⚅ ⚅: the Fireworks end at a null; the points are kept.",
+        "🎆 Alice rolled ⚁ ⚂ ⚃ ⚅ ⚅: the Fireworks end at a null; the points are kept.",
         t("tutto.banked", LOCALE, name="Alice", points=100, score=100),
     ]
     clover = act(take(rolled("cloverleaf", 1, 1, 1, 5, 5, 5), 1, 1, 1, 5, 5, 5), tu.RollOn())
