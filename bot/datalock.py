@@ -96,7 +96,7 @@ def hold_count(database: Path, count: int, in_use: Callable[[int], str]) -> Data
     try:
         fcntl.flock(looking, fcntl.LOCK_EX)  # held only while looking: a moment
         for other in _counts(real.parent, prefix):
-            if other != count and _held(real.with_name(f"{prefix}{other}.lock")):
+            if other != count and _held(real.with_name(f"{prefix}{other}")):
                 raise InUse(in_use(other))
         return hold(real.with_name(f"{prefix}{count}"), "", shared=True) or DataLock()
     except OSError:
@@ -115,20 +115,14 @@ def _counts(folder: Path, prefix: str) -> list[int]:
     return sorted(counts)
 
 
-def _held(path: Path) -> bool:
-    """Whether a process holds ``path``'s lock: it cannot be taken exclusively now."""
+def _held(name: Path) -> bool:
+    """Whether a process holds the lock of ``name`` (:func:`hold`'s): it cannot be taken exclusively now."""
     try:
-        descriptor = _opened(path)
-    except OSError:
-        return False
-    try:
-        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
+        probe = hold(name, "")
+    except InUse:
         return True
-    except OSError:
-        return False
-    finally:
-        os.close(descriptor)
+    if probe is not None:
+        probe.release()
     return False
 
 

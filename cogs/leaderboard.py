@@ -20,7 +20,7 @@ from discord import app_commands
 from discord.app_commands import locale_str as _
 from discord.ext import commands
 
-from bot.i18n import game_locale, t
+from bot.i18n import alternatives, game_locale, t
 from bot.rankings import METRICS, PERIODS, Metric, Period
 from bot.storage import StatsRepository
 from bot.ui import leaderboard as ui
@@ -201,7 +201,7 @@ class Leaderboard(commands.Cog):
         for name, value in options.items():
             prefix, values = offered[name]
             if value is not None and value not in values:
-                allowed = " / ".join(t(f"{prefix}.{choice}", locale) for choice in values)
+                allowed = alternatives(prefix, values, locale)
                 return t("error.bad_option", locale, name=t(f"cmd.option.{name}", locale), allowed=allowed)
         return None
 
@@ -211,7 +211,7 @@ class Leaderboard(commands.Cog):
         The board in the channel keeps the server's language whoever pages it; a private copy is the clicker's, on
         every page of it.
         """
-        if request.kind not in self.kinds or request.metric not in METRICS or request.period not in PERIODS:
+        if self._forged(_locale(interaction), game=request.kind, metric=request.metric, period=request.period):
             await interaction.response.send_message(t("leaderboard.outdated", _locale(interaction)), ephemeral=True)
             return
         if interaction.user.id != request.owner:

@@ -163,6 +163,12 @@ def percent(value: float, locale: str | discord.Locale | None) -> str:
     return format_percent(value, locale=_babel_locale(language_of(locale)))
 
 
+def alternatives(prefix: str, choices: Iterable[str], locale: str | discord.Locale | None) -> str:
+    """What an option may be, as a refusal names it: each choice's catalogue name under ``prefix``, between
+    slashes ("Leicht / Normal / Perfekt")."""
+    return " / ".join(t(f"{prefix}.{choice}", locale) for choice in choices)
+
+
 def listing(items: Iterable[str], locale: str | discord.Locale | None) -> str:
     """Names joined into a sentence the language's way: "Bob and Alice", "Bob, Alice und Carol", "Bob i Alice".
 

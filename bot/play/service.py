@@ -20,7 +20,7 @@ from dataclasses import replace
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from bot.engine.core import GameError, NotYourTurn, secure_rng
-from bot.i18n import catalogue, game_locale, has, language_of, number, t
+from bot.i18n import alternatives, catalogue, game_locale, has, language_of, number, t
 from bot.play import board, computer, transitions
 from bot.play.cache import GameCache
 from bot.play.following import Followers
@@ -145,7 +145,7 @@ def option_named(spec: AnySpec, params: Mapping[str, Any], locale: str) -> dict[
     choices, shown_as = shown.pop("choices", None), shown.pop("shown_as", None)
     low, high = shown.pop("low", None), shown.pop("high", None)
     if choices is not None:
-        shown["allowed"] = " / ".join(t(f"{shown_as}.{choice}", locale) for choice in choices)
+        shown["allowed"] = alternatives(shown_as, choices, locale)
     elif low is not None and high is not None:
         shown["allowed"] = f"{number(low, locale)}–{number(high, locale)}"
     name = shown.get("name")

@@ -59,21 +59,17 @@ PROBE_EVERY = 30.0
 PROBE_TIMEOUT = 10.0
 
 _LOCK = "SELECT {function}(hashtext($1 || current_schema()), $2)"
-#: The sessions holding this schema's claims other than this one.
-_HOLDERS = """
-SELECT DISTINCT pid FROM pg_locks
+#: The locks other sessions hold under the first key ``$1`` of this schema (the two-key form: ``objsubid`` 2).
+_OTHERS_LOCKS = """
+FROM pg_locks
 WHERE locktype = 'advisory' AND objsubid = 2 AND granted AND pid <> pg_backend_pid()
   AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
   AND classid = hashtext($1 || current_schema())::oid
 """
-#: The shard counts other sessions hold (advisory locks of the two-key form: ``objsubid`` 2).
-_OTHER_COUNTS = """
-SELECT DISTINCT objid::bigint FROM pg_locks
-WHERE locktype = 'advisory' AND objsubid = 2 AND granted AND pid <> pg_backend_pid()
-  AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
-  AND classid = hashtext($1 || current_schema())::oid AND objid <> $2::oid
-ORDER BY 1
-"""
+#: The sessions holding this schema's claims other than this one.
+_HOLDERS = f"SELECT DISTINCT pid {_OTHERS_LOCKS}"
+#: The shard counts other sessions hold.
+_OTHER_COUNTS = f"SELECT DISTINCT objid::bigint {_OTHERS_LOCKS} AND objid <> $2::oid ORDER BY 1"
 
 
 class Lingering(DatabaseError):
@@ -221,6 +217,8 @@ class Claim:
         if self._released or conn is not self._connection:
             return
         self._connection = None
+        if self._probing is not None:  # the lost connection's: a new take starts its own
+            self._probing.cancel()
         log.warning("lost the claim on the games in %s (its connection closed); taking it again", self._where)
         self._retaking = asyncio.get_running_loop().create_task(self._retake(), name="dicebot-claim")
 
